@@ -1,0 +1,3 @@
+from seekbench.cli import main
+
+raise SystemExit(main())

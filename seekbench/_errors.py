@@ -1,0 +1,50 @@
+"""The one exceptions module: user errors, and typed warnings for undefined values."""
+
+from __future__ import annotations
+
+
+class SeekbenchError(Exception):
+    """Base class of every error seekbench raises on purpose."""
+
+
+class UserInputError(SeekbenchError):
+    """Bad input from the user: printed as one line by the CLI, exit code 2.
+
+    The message names the file, the line, the trace id and the JSON path of
+    the offending field when they are known, then what is wrong and what to do.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        trace_id: str | None = None,
+        path: str | None = None,
+    ) -> None:
+        self.message = message
+        self.file = file
+        self.line = line
+        self.trace_id = trace_id
+        self.path = path
+        super().__init__(self.one_line())
+
+    def one_line(self) -> str:
+        where = []
+        if self.file is not None:
+            where.append(f"{self.file}:{self.line}" if self.line is not None else str(self.file))
+        if self.trace_id is not None:
+            where.append(f"trace {self.trace_id}")
+        if self.path is not None:
+            where.append(f"at {self.path}")
+        prefix = ": ".join([", ".join(where)]) + ": " if where else ""
+        return (prefix + self.message).replace("\n", " ")
+
+
+class UndefinedMetricWarning(UserWarning):
+    """A metric could not be computed (no labeled steps, ACC = 0, ...); NaN was returned."""
+
+
+class SeekbenchWarning(UserWarning):
+    """Something was skipped or normalised and the user should know."""

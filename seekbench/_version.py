@@ -1,0 +1,2 @@
+__version__ = "0.1.0"
+SCHEMA_VERSION = "1.0"

@@ -1,0 +1,73 @@
+"""Input options shared by the commands: trace files, format, labels, --skip-invalid."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ..labels import AnnotationSet, load_annotations
+from ..traces import available_formats, build_tables, read_traces
+from ..traces._read import ReadResult
+
+
+def add_input_arguments(p: argparse.ArgumentParser, *, files_required: bool = True) -> None:
+    p.add_argument("files", nargs="+" if files_required else "*", metavar="FILE",
+                   help="trace files (JSONL; Parquet later)" + ("" if files_required else
+                                                               "; default: the embedded sample traces"))
+    p.add_argument("--format", choices=available_formats(), default=None,
+                   help="force the input format (default: detected per file)")
+    p.add_argument("--skip-invalid", action="store_true",
+                   help="process the valid records and report how many were skipped and why "
+                        "(default: stop at the first bad record with exit code 2)")
+
+
+def add_label_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--labels", metavar="FILE", default=None,
+                   help="annotation set (JSONL) to use for step labels; default: the labels inline in the traces")
+    p.add_argument("--rater", default=None,
+                   help="with --labels holding several raters: the rater whose labels to use")
+
+
+@dataclass
+class LoadedInput:
+    read: ReadResult
+    labels: AnnotationSet | None
+    steps: pd.DataFrame
+    traces: pd.DataFrame
+    label_source: str
+
+
+def load_input(args: argparse.Namespace) -> LoadedInput:
+    """Read traces and labels as the flags say, report skipped records on stderr, build the tables."""
+    if not args.files:
+        from ..data import sample_traces_path
+
+        args.files = [str(sample_traces_path())]
+    files = args.files
+    read = read_traces(files, format=args.format, skip_invalid=args.skip_invalid)
+    report_skipped(read.skipped, what="trace records")
+    labels = None
+    source = "inline labels"
+    if getattr(args, "labels", None):
+        labels = load_annotations(args.labels, skip_invalid=args.skip_invalid)
+        report_skipped(labels.skipped, what="label records")
+        if args.rater:
+            labels = labels.for_rater(args.rater)
+        source = f"{args.labels}" + (f" (rater {args.rater})" if args.rater else "")
+    steps, traces = build_tables(read.traces, None if labels is None else labels.records)
+    return LoadedInput(read, labels, steps, traces, source)
+
+
+def report_skipped(skipped: list, *, what: str) -> None:
+    if not skipped:
+        return
+    reasons = Counter(e.message.split(";")[0] for e in skipped)
+    print(f"seekbench: skipped {len(skipped)} invalid {what}:", file=sys.stderr)
+    for reason, n in reasons.most_common(5):
+        print(f"  {n} x {reason}", file=sys.stderr)
+    for e in skipped[:3]:
+        print(f"  e.g. {e.one_line()}", file=sys.stderr)

@@ -1,0 +1,62 @@
+"""Entry point: argument parsing, dispatch, and the one place user errors become exit code 2."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from .._errors import UserInputError
+from .._version import __version__
+from . import _convert, _metrics, _validate
+
+COMMANDS = (_validate, _convert, _metrics)
+
+DESCRIPTION = """\
+Audit how LLM search agents reach their answers.
+
+Reads agent traces (SeekBench JSONL, Search-R1 tagged text, OpenAI chat messages,
+ATIF, or seekbench's canonical format), takes per-step labels (inline, or an
+annotation set), and reports process metrics per agent: RQI (groundedness of
+reasoning), ERF (evidence recovery), CE (calibration of the decision to answer),
+and outcome and efficiency numbers, with bootstrap confidence intervals.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="seekbench", description=DESCRIPTION,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"seekbench {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for mod in _command_modules():
+        mod.register(sub)
+    return parser
+
+
+def _command_modules():
+    mods = list(COMMANDS)
+    for name in ("_report",):
+        try:
+            mods.append(__import__(f"{__package__}.{name}", fromlist=["register"]))
+        except ModuleNotFoundError as e:
+            if e.name != f"{__package__}.{name}":
+                raise
+    return mods
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.run(args) or 0)
+    except UserInputError as e:
+        print(f"seekbench: error: {e.one_line()}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("seekbench: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0

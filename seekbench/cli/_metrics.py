@@ -1,0 +1,113 @@
+"""``seekbench metrics``: per-group process and outcome metrics, as a table or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+from .._errors import UserInputError
+from ..traces._io import dumps
+from ._inputs import add_input_arguments, add_label_arguments, load_input
+
+BY_CHOICES = {"agent": ("agent",), "dataset": ("dataset",), "agent,dataset": ("agent", "dataset")}
+
+
+def add_metric_options(p: argparse.ArgumentParser) -> None:
+    """The metric options of spec sections 2-5, shared by ``metrics`` and ``report``."""
+    g = p.add_argument_group("metric options (spec: ../shared/spec/metrics.md)")
+    g.add_argument("--by", default="agent", choices=list(BY_CHOICES), help="grouping (default: agent)")
+    g.add_argument("--evidence-mapping", default="sum", choices=["sum", "sufficiency_first"],
+                   help="E = C + Q (sum, default) or the released code's sufficiency-first mapping")
+    g.add_argument("--evidence-scope", default="cumulative", choices=["cumulative", "latest"],
+                   help="E at turn t: best evidence so far (default) or the latest observation only")
+    g.add_argument("--ce-aggregate", default="trace", choices=["trace", "pooled"],
+                   help="CE per trace then mean (default, the paper) or pooled over decision points")
+    g.add_argument("--ce-prevalence", default="global", choices=["global", "group"],
+                   help="with --ce-aggregate pooled: P(E=k) over all agents (default) or within the group")
+    g.add_argument("--decision-points", default="turn", choices=["turn", "step"],
+                   help="CE decision points: every turn (default) or every step (released code)")
+    g.add_argument("--recovery", default="evidence_or_correct", choices=["evidence_or_correct", "evidence"],
+                   help="ERF event: E=2 or a correct answer (default), or E=2 only (released code)")
+    g.add_argument("--erf-method", default="aalen_johansen", choices=["aalen_johansen", "km"],
+                   help="ERF estimator: Aalen-Johansen cumulative incidence (default) or 1-KM (overstates)")
+    g.add_argument("--time", default="turn", choices=["turn", "step"], help="ERF time scale (default: turn)")
+    g.add_argument("--rqi-aggregate", default="trace", choices=["trace", "step"],
+                   help="RQI: mean of per-trace RQI (default) or pooled over reasoning steps")
+    g.add_argument("--n-boot", type=int, default=2000, metavar="B", help="bootstrap resamples (default 2000)")
+    g.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+
+
+def metric_kwargs(args: argparse.Namespace) -> dict:
+    if args.n_boot < 0:
+        raise UserInputError("--n-boot must be >= 0")
+    return {"by": BY_CHOICES[args.by], "evidence_mapping": args.evidence_mapping,
+            "evidence_scope": args.evidence_scope, "ce_aggregate": args.ce_aggregate,
+            "ce_prevalence": args.ce_prevalence, "decision_points": args.decision_points,
+            "recovery": args.recovery, "erf_method": args.erf_method, "time": args.time,
+            "rqi_aggregate": args.rqi_aggregate, "n_boot": args.n_boot, "seed": args.seed}
+
+
+def register(sub) -> None:
+    p = sub.add_parser("metrics", help="process and outcome metrics per agent",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       description="Compute RQI, CE, ERF and outcome metrics per group with bootstrap CIs.\n"
+                                   "Label-dependent metrics are null (undefined) when steps are unlabeled, "
+                                   "with the count of unlabeled steps; label them with `seekbench annotate` "
+                                   "or pass --labels.")
+    add_input_arguments(p, files_required=False)
+    add_label_arguments(p)
+    add_metric_options(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..metrics import summarize
+
+    loaded = load_input(args)
+    summary = summarize(loaded.steps, loaded.traces, **metric_kwargs(args))
+    out = summary.to_dict()
+    out["inputs"] = {"files": args.files, "labels": loaded.label_source,
+                     "skipped_records": loaded.read.n_skipped}
+    if args.json:
+        sys.stdout.write(dumps(out) + "\n")
+    else:
+        sys.stdout.write(format_table(out, by=BY_CHOICES[args.by]) + "\n")
+    return 0
+
+
+def _fmt(v, ci=None) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    s = f"{v:.3f}"
+    if ci and all(c is not None for c in ci):
+        s += f" [{ci[0]:.2f}, {ci[1]:.2f}]"
+    return s
+
+
+def format_table(out: dict, *, by: tuple[str, ...]) -> str:
+    """A readable fixed-width table of the main numbers per group."""
+    cols = [*by, "traces", "RQI [95% CI]", "CE [95% CI]", "overconf", "overcaut", "ERF@8", "median T",
+            "accuracy", "EM", "F1", "tools", "dup q"]
+    rows = []
+    for g in out["groups"]:
+        med = g.get("median_recovery_turn")
+        rows.append([*(str(g.get(k)) for k in by), str(g["n_traces"]), _fmt(g["rqi"], g.get("rqi_ci")),
+                     _fmt(g["ce"], g.get("ce_ci")), _fmt(g["overconfident"]), _fmt(g["overcautious"]),
+                     _fmt(g.get("recovered_by_8")), "not reached" if med is None else f"{med:g}",
+                     _fmt(g["accuracy"]), _fmt(g["em"]), _fmt(g["f1"]), _fmt(g["tool_calls"]),
+                     _fmt(g["duplicate_query_rate"])])
+    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
+    line = lambda r: "  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip()  # noqa: E731
+    text = [line(cols), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+    opts = ", ".join(f"{k}={v}" for k, v in out["options"].items())
+    text.append(f"\noptions: {opts}")
+    unl = {}
+    for g in out["groups"]:
+        for k, v in (g.get("unlabeled") or {}).items():
+            unl[k] = unl.get(k, 0) + (v or 0)
+    if any(unl.values()):
+        text.append("not usable: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in unl.items() if v))
+        text.append("n/a = undefined (no labels); label steps with `seekbench annotate` or pass --labels FILE")
+    return "\n".join(text)

@@ -1,0 +1,45 @@
+"""``seekbench validate``: check trace or annotation files against the schemas."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..labels import load_annotations
+from ..traces import available_formats, read_traces
+from ._inputs import report_skipped
+
+
+def register(sub) -> None:
+    p = sub.add_parser("validate", help="check files against the canonical schemas",
+                       description="Check trace files (any supported format, converted on the fly) or an "
+                                   "annotation set against schemas/trace.schema.json or "
+                                   "schemas/annotation.schema.json. Exit 0 if valid, 2 naming the first "
+                                   "problem (file:line, trace id, JSON path) otherwise.")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--format", choices=available_formats(), default=None)
+    p.add_argument("--annotations", action="store_true", help="the files are annotation sets, not traces")
+    p.add_argument("--all", action="store_true", dest="report_all",
+                   help="report every invalid record instead of stopping at the first")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.annotations:
+        total = bad = 0
+        for f in args.files:
+            aset = load_annotations(f, skip_invalid=args.report_all)
+            total += len(aset)
+            bad += len(aset.skipped)
+            for e in aset.skipped:
+                print(e.one_line(), file=sys.stderr)
+        print(f"{total} valid label records" + (f", {bad} invalid" if bad else ""))
+        return 2 if bad else 0
+    res = read_traces(args.files, format=args.format, skip_invalid=args.report_all)
+    for e in res.skipped:
+        print(e.one_line(), file=sys.stderr)
+    n_steps = sum(len(t["steps"]) for t in res.traces)
+    fmts = ", ".join(sorted(set(res.formats.values())))
+    print(f"{len(res.traces)} valid traces ({n_steps} steps; format {fmts})"
+          + (f", {res.n_skipped} invalid" if res.n_skipped else ""))
+    return 2 if res.skipped else 0

@@ -1,0 +1,144 @@
+"""Annotation sets: step labels kept apart from the traces, one JSONL record per label.
+
+Several raters can label the same traces; each set is a table with columns
+``trace_id, step, field, value, unscored_reason, rater, provenance``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from .._errors import UserInputError
+from .._schemas import validator
+from .._version import SCHEMA_VERSION
+from ..traces._io import iter_jsonl, write_jsonl
+from ..traces._ontology import LABEL_FIELDS, canonical_field, canonical_value
+from ..traces._validate import json_path
+
+COLUMNS = ["trace_id", "step", "field", "value", "unscored_reason", "rater", "provenance"]
+
+
+def utc_now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+@dataclass
+class AnnotationSet:
+    """The labels of one or more raters for steps of some traces.
+
+    Attributes
+    ----------
+    records : DataFrame
+        One row per label (see ``COLUMNS``); ``value`` is canonical, or None when unscored.
+    name : str
+        A display name (the rater for single-rater sets, else the file name).
+    """
+
+    records: pd.DataFrame
+    name: str = "labels"
+    skipped: list[UserInputError] = field(default_factory=list)
+
+    @property
+    def raters(self) -> list[str]:
+        return sorted(self.records["rater"].unique().tolist())
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def for_rater(self, rater: str) -> "AnnotationSet":
+        return AnnotationSet(self.records[self.records["rater"] == rater].reset_index(drop=True), name=rater)
+
+    def to_records(self) -> list[dict]:
+        out = []
+        for row in self.records.itertuples(index=False):
+            rec = {"schema_version": SCHEMA_VERSION, "trace_id": row.trace_id, "step": int(row.step),
+                   "field": row.field, "value": row.value, "rater": row.rater, "provenance": row.provenance}
+            if row.value is None:
+                rec["unscored_reason"] = row.unscored_reason or "unscored"
+            out.append(rec)
+        return out
+
+    def save(self, path: str | os.PathLike) -> int:
+        """Write the set as JSONL atomically; return the number of records."""
+        return write_jsonl(path, self.to_records())
+
+    @classmethod
+    def from_records(cls, records: Iterable[dict], *, name: str = "labels") -> "AnnotationSet":
+        df = pd.DataFrame(list(records), columns=COLUMNS)
+        df["step"] = df["step"].astype("int64")
+        df["value"] = df["value"].astype(object).where(df["value"].notna(), None)
+        return cls(df, name=name)
+
+    @classmethod
+    def from_traces(cls, traces: Iterable[dict], *, source: str | None = None) -> "AnnotationSet":
+        """Split the inline labels of traces into an annotation set (rater from ``inline_labels``)."""
+        now = utc_now()
+        recs = []
+        name = None
+        for tr in traces:
+            meta = tr.get("inline_labels") or {}
+            rater = meta.get("rater") or f"inline:{source or 'traces'}"
+            name = name or rater
+            prov = {"kind": meta.get("kind", "human"), "source": source, "time": now}
+            for st in tr["steps"]:
+                for f, v in (st.get("labels") or {}).items():
+                    if v is not None:
+                        recs.append({"trace_id": tr["trace_id"], "step": st["index"], "field": f, "value": v,
+                                     "unscored_reason": None, "rater": rater, "provenance": prov})
+        return cls.from_records(recs, name=name or "inline")
+
+
+def load_annotations(path: str | os.PathLike, *, skip_invalid: bool = False) -> AnnotationSet:
+    """Read an annotation set from JSONL, validating every record.
+
+    Label values are normalised (case, legacy spellings); a value outside the
+    ontology is a user error naming file, line, trace id and field.
+    """
+    file = str(path)
+    recs: list[dict] = []
+    skipped: list[UserInputError] = []
+    n_lines = 0
+    for line, obj in iter_jsonl(path):
+        n_lines += 1
+        try:
+            if isinstance(obj, UserInputError):
+                raise obj
+            recs.append(_check_record(obj, file=file, line=line))
+        except UserInputError as e:
+            if not skip_invalid:
+                raise
+            skipped.append(e)
+    if n_lines == 0:
+        raise UserInputError("annotation file is empty; expected one JSON label record per line", file=file)
+    aset = AnnotationSet.from_records(recs, name=os.path.basename(file))
+    aset.skipped = skipped
+    return aset
+
+
+def _check_record(obj: object, *, file: str, line: int) -> dict:
+    tid = obj.get("trace_id") if isinstance(obj, dict) else None
+    tid = tid if isinstance(tid, str) else None
+    if isinstance(obj, dict):
+        obj = dict(obj)
+        if isinstance(obj.get("field"), str):
+            obj["field"] = canonical_field(obj["field"]) or ("correct" if obj["field"] == "correct" else obj["field"])
+    from jsonschema.exceptions import best_match
+
+    err = best_match(validator("annotation").iter_errors(obj))
+    if err is not None:
+        raise UserInputError(err.message[:200], file=file, line=line, trace_id=tid,
+                             path=json_path(err.absolute_path))
+    value = obj["value"]
+    if value is not None and obj["field"] in LABEL_FIELDS:
+        canon = canonical_value(obj["field"], value)
+        if canon is None:
+            raise UserInputError(f"label {value!r} is outside the ontology for {obj['field']}", file=file,
+                                 line=line, trace_id=tid, path="$.value")
+        value = canon
+    return {"trace_id": obj["trace_id"], "step": obj["step"], "field": obj["field"], "value": value,
+            "unscored_reason": obj.get("unscored_reason"), "rater": obj["rater"], "provenance": obj["provenance"]}

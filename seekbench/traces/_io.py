@@ -1,0 +1,160 @@
+"""Reading JSONL line by line with positions, and writing files atomically."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO
+
+from .._errors import UserInputError
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_json_line(text: str, *, file: str, line: int) -> object:
+    """Parse one JSON line; NaN and Infinity are refused (they are not JSON)."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except (json.JSONDecodeError, ValueError) as e:
+        msg = e.msg if isinstance(e, json.JSONDecodeError) else str(e)
+        col = f" (column {e.colno})" if isinstance(e, json.JSONDecodeError) else ""
+        raise UserInputError(f"malformed JSON{col}: {msg}; fix or remove this line, or pass --skip-invalid",
+                             file=file, line=line) from e
+
+
+def iter_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, object | UserInputError]]:
+    """Yield ``(line_number, parsed_object_or_error)`` for each non-blank line, streaming.
+
+    A bad line yields a :class:`UserInputError` instead of stopping the stream,
+    so callers decide whether one bad record ends the run.
+    """
+    path = Path(path)
+    name = str(path)
+    if not path.exists():
+        raise UserInputError("file not found", file=name)
+    if path.is_dir():
+        raise UserInputError("is a directory, expected a file", file=name)
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                yield lineno, UserInputError(
+                    f"invalid UTF-8 at byte {e.start}; re-encode the file as UTF-8", file=name, line=lineno)
+                continue
+            text = text.rstrip("\r\n")
+            if not text.strip():
+                continue
+            if "\x00" in text:
+                yield lineno, UserInputError("NUL byte in line; the file is binary or corrupt", file=name, line=lineno)
+                continue
+            try:
+                yield lineno, parse_json_line(text, file=name, line=lineno)
+            except UserInputError as e:
+                yield lineno, e
+
+
+def read_text(path: str | os.PathLike) -> str:
+    """Read a whole text file as UTF-8 (BOM tolerated) with user errors for the usual failures."""
+    path = Path(path)
+    if not path.exists():
+        raise UserInputError("file not found", file=str(path))
+    if path.is_dir():
+        raise UserInputError("is a directory, expected a file", file=str(path))
+    data = path.read_bytes()
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise UserInputError(f"invalid UTF-8 at byte {e.start}; re-encode the file as UTF-8",
+                             file=str(path), line=line) from e
+
+
+def _json_default(obj: object) -> object:
+    if hasattr(obj, "item"):  # numpy scalars
+        return obj.item()
+    if isinstance(obj, (set, frozenset)):
+        return sorted(obj)
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+def dumps(obj: object) -> str:
+    """One-line JSON with NaN written as null (never the non-standard ``NaN`` token)."""
+    return json.dumps(_nan_to_none(obj), ensure_ascii=False, default=_json_default, allow_nan=False)
+
+
+def _nan_to_none(obj: object) -> object:
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _nan_to_none(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_nan_to_none(v) for v in obj]
+    if hasattr(obj, "item") and not hasattr(obj, "__len__"):
+        return _nan_to_none(obj.item())
+    return obj
+
+
+@contextlib.contextmanager
+def atomic_writer(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
+    """Open a temporary file beside ``path``; on success fsync it and rename it over ``path``.
+
+    A crash at any point leaves either the old file or the complete new one, never a truncated one.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": "\n"})) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        _fsync_dir(path.parent)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def _fsync_dir(directory: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def write_jsonl(path: str | os.PathLike, records: Iterable[object]) -> int:
+    """Write records as JSONL atomically; return how many were written."""
+    n = 0
+    with atomic_writer(path) as fh:
+        for rec in records:
+            fh.write(dumps(rec))
+            fh.write("\n")
+            n += 1
+    return n
+
+
+def write_text(path: str | os.PathLike, text: str) -> None:
+    """Write a text file atomically."""
+    with atomic_writer(path) as fh:
+        fh.write(text)
+
+
+def write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write a binary file atomically."""
+    with atomic_writer(path, "wb") as fh:
+        fh.write(data)

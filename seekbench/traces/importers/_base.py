@@ -1,0 +1,55 @@
+"""What every importer gives back, and small helpers they share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..._errors import UserInputError
+from ..._version import SCHEMA_VERSION
+
+
+@dataclass
+class ImportedRecord:
+    """One source record after conversion: a canonical trace, or the error that stopped it.
+
+    Exactly one of ``trace`` and ``error`` is set. ``line`` is the 1-based line
+    (or record number) in the source file.
+    """
+
+    line: int | None
+    trace: dict | None = None
+    error: UserInputError | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def new_trace(*, trace_id: str, agent: str, question: str, fmt: str, file: str | None,
+              line: int | None, record_id: str | None = None) -> dict:
+    """A canonical trace skeleton with the fields every importer fills."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "trace_id": trace_id,
+        "agent": agent,
+        "dataset": None,
+        "question_id": None,
+        "question": question,
+        "gold_answers": [],
+        "final_answer": None,
+        "correct": None,
+        "source": {"format": fmt, "file": file, "line": line, "record_id": record_id, "path": None},
+        "steps": [],
+    }
+
+
+def expect_type(value: object, types: type | tuple[type, ...], *, what: str, file: str, line: int | None,
+                trace_id: str | None, path: str) -> None:
+    """Raise the one user error wording for a field of the wrong JSON type."""
+    if isinstance(value, bool) and bool not in (types if isinstance(types, tuple) else (types,)):
+        ok = False
+    else:
+        ok = isinstance(value, types)
+    if not ok:
+        names = {str: "string", int: "integer", float: "number", list: "array", dict: "object", bool: "boolean",
+                 type(None): "null"}
+        want = " or ".join(names.get(t, t.__name__) for t in (types if isinstance(types, tuple) else (types,)))
+        got = names.get(type(value), type(value).__name__)
+        raise UserInputError(f"{what} must be {want}, got {got}", file=file, line=line, trace_id=trace_id, path=path)

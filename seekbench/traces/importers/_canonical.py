@@ -1,0 +1,32 @@
+"""Reader for seekbench's own canonical JSONL (schemas/trace.schema.json)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from ..._errors import UserInputError
+from .._io import iter_jsonl
+from ._base import ImportedRecord
+
+FORMAT = "canonical"
+
+
+def sniff(path: str, head: str, first: object) -> bool:
+    return isinstance(first, dict) and "schema_version" in first and "steps" in first
+
+
+def iter_records(path: str | os.PathLike) -> Iterator[ImportedRecord]:
+    """Yield the canonical traces of a JSONL file; validation happens in the loader."""
+    file = str(path)
+    for line, obj in iter_jsonl(path):
+        if isinstance(obj, UserInputError):
+            yield ImportedRecord(line, error=obj)
+        elif not isinstance(obj, dict):
+            yield ImportedRecord(line, error=UserInputError("record must be a JSON object", file=file, line=line,
+                                                            path="$"))
+        else:
+            src = obj.get("source")
+            if isinstance(src, dict) and src.get("line") is None and src.get("file") is None:
+                src.update({"file": file, "line": line})
+            yield ImportedRecord(line, trace=obj)

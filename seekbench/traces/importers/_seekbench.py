@@ -1,0 +1,185 @@
+"""Importer for SeekBench JSONL (the format of the SeekBench release, labels included).
+
+One record per line: ``question``, ``ground_truth``, ``is_correct``, ``reward``,
+``final_answer``, ``model`` (the agent), ``dataset``, ``id`` and ``trace``, a
+list of steps typed ``reasoning`` / ``search`` / ``search_result`` /
+``CorrectAnswer`` / ``IncorrectAnswer`` with an ``annotation`` holding
+the step type label and ``attributes`` (legacy spellings such as
+``groundness: "Not Grounded"``, ``information_clarity``, ``information_quality``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from ..._errors import UserInputError
+from .._io import iter_jsonl
+from .._ontology import LABEL_VALUES, canonical_field, canonical_kind, canonical_value
+from ._base import ImportedRecord, expect_type, new_trace
+
+FORMAT = "seekbench"
+_TYPE_FIELD_BY_KIND = {"reasoning": "reasoning_type", "search": "search_type"}
+
+
+def sniff(path: str, head: str, first: object) -> bool:
+    """True when the parsed first record looks like SeekBench JSONL."""
+    record = first
+    return isinstance(record, dict) and "schema_version" not in record and isinstance(record.get("trace"), list) and "question" in record
+
+
+def iter_records(path: str | os.PathLike, *, rater: str | None = None) -> Iterator[ImportedRecord]:
+    """Convert each line of a SeekBench JSONL file to a canonical trace with inline labels."""
+    file = str(path)
+    rater = rater or os.path.splitext(os.path.basename(file))[0]
+    for line, obj in iter_jsonl(path):
+        if isinstance(obj, UserInputError):
+            yield ImportedRecord(line, error=obj)
+            continue
+        try:
+            yield ImportedRecord(line, trace=convert(obj, file=file, line=line, rater=rater))
+        except UserInputError as e:
+            yield ImportedRecord(line, error=e)
+
+
+def convert(rec: object, *, file: str, line: int | None, rater: str) -> dict:
+    """Convert one parsed SeekBench record."""
+    expect_type(rec, dict, what="record", file=file, line=line, trace_id=None, path="$")
+    rid = rec.get("id")
+    trace_id = str(rid) if rid is not None else f"{os.path.basename(file)}:{line}"
+    ctx = {"file": file, "line": line, "trace_id": trace_id}
+    question = rec.get("question")
+    expect_type(question, str, what="question", path="$.question", **ctx)
+    agent = rec.get("agent", rec.get("model"))
+    if agent is None:
+        raise UserInputError("missing agent (the 'model' field); add the agent name", path="$.model", **ctx)
+    expect_type(agent, str, what="model", path="$.model", **ctx)
+    trace = new_trace(trace_id=trace_id, agent=agent, question=question, fmt=FORMAT, file=file, line=line,
+                      record_id=None if rid is None else str(rid))
+    dataset = rec.get("dataset")
+    if dataset is not None:
+        expect_type(dataset, str, what="dataset", path="$.dataset", **ctx)
+    trace["dataset"] = dataset
+    gold = rec.get("ground_truth", rec.get("gold_answers", []))
+    if isinstance(gold, str):
+        gold = [gold]
+    expect_type(gold, list, what="ground_truth", path="$.ground_truth", **ctx)
+    for i, g in enumerate(gold):
+        expect_type(g, str, what="gold answer", path=f"$.ground_truth[{i}]", **ctx)
+    trace["gold_answers"] = list(gold)
+    trace["question_id"] = _question_id(rec, dataset)
+    final = rec.get("final_answer")
+    if final is not None and not isinstance(final, str):
+        final = str(final)
+    trace["final_answer"] = final
+    is_correct = rec.get("is_correct")
+    if is_correct is not None:
+        expect_type(is_correct, bool, what="is_correct", path="$.is_correct", **ctx)
+        trace["correct"] = {"value": is_correct, "source": "source_data",
+                            "detail": {"field": "is_correct", "reward": rec.get("reward")}}
+    steps = rec.get("trace")
+    expect_type(steps, list, what="trace", path="$.trace", **ctx)
+    trace["inline_labels"] = {"rater": rater, "kind": "human"}
+    trace["steps"] = [_convert_step(s, pos, ctx) for pos, s in enumerate(steps)]
+    kept = {"question", "ground_truth", "gold_answers", "is_correct", "final_answer", "model", "agent",
+            "dataset", "id", "trace"}
+    extra = {k: v for k, v in rec.items() if k not in kept}
+    if extra:
+        trace["metadata"] = extra
+    return trace
+
+
+def _question_id(rec: dict, dataset: str | None) -> str | None:
+    qid = rec.get("question_id")
+    if qid is not None:
+        return str(qid)
+    q = rec.get("question")
+    # Several agents answer the same question: the question text identifies it within a dataset.
+    return f"{dataset or ''}::{' '.join(q.split()).lower()}" if isinstance(q, str) else None
+
+
+def _convert_step(s: object, pos: int, ctx: dict) -> dict:
+    path = f"$.trace[{pos}]"
+    expect_type(s, dict, what="step", path=path, **ctx)
+    raw_type = s.get("type")
+    kind = canonical_kind(raw_type)
+    if kind is None:
+        if not isinstance(raw_type, str):
+            raise UserInputError("step type missing or not a string", path=f"{path}.type", **ctx)
+        kind = "other"
+    index = s.get("step_index", pos)
+    expect_type(index, int, what="step_index", path=f"{path}.step_index", **ctx)
+    step: dict = {"index": index, "kind": kind, "original_kind": raw_type,
+                  "source_ref": {"format": FORMAT, "file": ctx["file"], "line": ctx["line"],
+                                 "record_id": ctx["trace_id"], "path": path}}
+    text = s.get("content")
+    if text is not None:
+        expect_type(text, str, what="content", path=f"{path}.content", **ctx)
+        step["text"] = text
+    if "query" in s:
+        expect_type(s["query"], (str, type(None)), what="query", path=f"{path}.query", **ctx)
+        step["query"] = s["query"]
+    if "documents" in s:
+        step["documents"] = _documents(s["documents"], f"{path}.documents", ctx)
+    dep = (s.get("trace_dependency") or {}).get("dependent_on") if isinstance(s.get("trace_dependency"), dict) else None
+    if dep is not None:
+        deps = dep if isinstance(dep, list) else [dep]
+        for d in deps:
+            expect_type(d, int, what="dependent_on", path=f"{path}.trace_dependency.dependent_on", **ctx)
+        step["depends_on"] = list(deps)
+    labels = _labels(s.get("annotation"), kind, path, ctx)
+    if labels:
+        step["labels"] = labels
+    return step
+
+
+def _documents(docs: object, path: str, ctx: dict) -> list[dict]:
+    expect_type(docs, list, what="documents", path=path, **ctx)
+    out = []
+    for r, d in enumerate(docs, start=1):
+        if isinstance(d, str):
+            out.append({"id": None, "title": None, "text": d, "rank": r})
+            continue
+        expect_type(d, dict, what="document", path=f"{path}[{r - 1}]", **ctx)
+        doc = {"id": None if d.get("id") is None else str(d["id"]), "title": d.get("title"),
+               "text": d.get("content", d.get("text")), "rank": r}
+        if isinstance(d.get("score"), (int, float)) and not isinstance(d.get("score"), bool):
+            doc["score"] = float(d["score"])
+        if isinstance(d.get("url"), str):
+            doc["url"] = d["url"]
+        for key in ("title", "text"):
+            if doc[key] is not None and not isinstance(doc[key], str):
+                raise UserInputError(f"document {key} must be string", path=f"{path}[{r - 1}].{key}", **ctx)
+        out.append(doc)
+    return out
+
+
+def _labels(ann: object, kind: str, path: str, ctx: dict) -> dict:
+    if ann is None:
+        return {}
+    expect_type(ann, dict, what="annotation", path=f"{path}.annotation", **ctx)
+    labels: dict = {}
+    type_field = _TYPE_FIELD_BY_KIND.get(kind)
+    ann_type = ann.get("type")
+    if type_field and ann_type is not None:
+        value = canonical_value(type_field, ann_type)
+        if value is None:
+            raise UserInputError(
+                f"label {ann_type!r} is outside the ontology for {type_field}; "
+                f"allowed: {', '.join(LABEL_VALUES[type_field])}", path=f"{path}.annotation.type", **ctx)
+        labels[type_field] = value
+    attrs = ann.get("attributes") or {}
+    expect_type(attrs, dict, what="annotation attributes", path=f"{path}.annotation.attributes", **ctx)
+    for name, raw in attrs.items():
+        field = canonical_field(name)
+        apath = f"{path}.annotation.attributes.{name}"
+        if field is None or field == "reasoning_type":
+            raise UserInputError(f"unknown label field {name!r}", path=apath, **ctx)
+        if raw is None:
+            continue
+        value = canonical_value(field, raw)
+        if value is None:
+            raise UserInputError(f"label {raw!r} is outside the ontology for {field}; "
+                                 f"allowed: {', '.join(LABEL_VALUES[field])}", path=apath, **ctx)
+        labels[field] = value
+    return labels
