@@ -130,6 +130,8 @@ def build_tables(traces: Iterable[dict], labels: pd.DataFrame | None = None) -> 
     step_df["turn"] = step_df["turn"].astype("int64")
     step_df["n_documents"] = step_df["n_documents"].astype("int64")
     trace_df = pd.DataFrame(trows, columns=TRACE_COLUMNS)
+    # Correctness is three-valued (True, False, unknown): keep Python objects, never a bool dtype.
+    trace_df["correct"] = pd.Series(trows["correct"], dtype=object)
     if labels is not None:
         step_df = attach_labels(step_df, labels)
     return step_df, trace_df
