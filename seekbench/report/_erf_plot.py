@@ -1,0 +1,73 @@
+"""Plotting for the evidence recovery function (matplotlib imported lazily, inside the functions)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+
+    from ..metrics._erf import EvidenceRecoveryFitter
+
+_METHOD_NAMES = {"aalen_johansen": "Aalen-Johansen", "km": "Kaplan-Meier (stops censored)"}
+
+
+def plot_erf(fitter: EvidenceRecoveryFitter, ax: Axes | None = None, ci: bool = True, *, raw: bool = False,
+             ci_alpha: float = 0.25, **kw: Any) -> Axes:
+    """Draw a fitted ERF as a right-continuous step curve with its pointwise CI band.
+
+    Parameters
+    ----------
+    fitter : EvidenceRecoveryFitter
+        A fitted estimator.
+    ax : matplotlib Axes, optional
+        Where to draw; default the current Axes (``plt.gca()``), so repeated calls overlay
+        curves as in lifelines.
+    ci : bool, default True
+        Shade the band between ``curve_["lower"]`` and ``curve_["upper"]``.
+    raw : bool, default False
+        Also draw the raw curve (1/N) sum 1(T_i <= t), dashed.
+    ci_alpha : float, default 0.25
+        Opacity of the band.
+    **kw
+        Passed to ``Axes.step`` for the curve (``color``, ``label``, ``linewidth``, ...).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on; y runs over [0, 1] (share of traces recovered by t).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import pandas as pd
+    >>> from seekbench.metrics._erf import EvidenceRecoveryFitter
+    >>> ev = pd.DataFrame({"duration": [1, 2, 3], "event": ["recovered", "stopped", "recovered"]})
+    >>> ax = plot_erf(EvidenceRecoveryFitter().fit_events(ev, label="agent"))
+    >>> [float(y) for y in ax.get_ylim()]
+    [0.0, 1.02]
+    """
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        ax = plt.gca()
+    curve = fitter.curve_
+    t = curve.index.to_numpy(dtype=float)
+    kw.setdefault("label", fitter.label_)
+    (line,) = ax.step(t, curve["erf"].to_numpy(), where="post", **kw)
+    color = line.get_color()
+    if ci:
+        ax.fill_between(t, curve["lower"].to_numpy(), curve["upper"].to_numpy(), step="post", alpha=ci_alpha,
+                        color=color, linewidth=0, label=f"{kw['label']} {100 * (1 - fitter.alpha):g}% CI")
+    if raw:
+        ax.step(t, fitter.raw_curve_.to_numpy(), where="post", linestyle="--", color=color, alpha=0.8,
+                label=f"{kw['label']} raw (1/N)")
+    ax.set_ylim(0.0, 1.02)
+    ax.set_xlabel("step" if fitter.time == "step" else "turn")
+    ax.set_ylabel(f"ERF(t), {_METHOD_NAMES.get(fitter.method, fitter.method)}")
+    if curve.index.dtype.kind == "i":
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    return ax
