@@ -13,7 +13,7 @@ FORMAT = "canonical"
 
 
 def sniff(path: str, head: str, first: object) -> bool:
-    return isinstance(first, dict) and "schema_version" in first and "steps" in first
+    return isinstance(first, dict) and "schema_version" in first and "steps" in first and "trace_id" in first
 
 
 def iter_records(path: str | os.PathLike) -> Iterator[ImportedRecord]:

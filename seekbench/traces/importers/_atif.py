@@ -1,0 +1,196 @@
+"""Importer for ATIF, the Agent Trajectory Interchange Format (Harbor, Terminal-Bench).
+
+A trajectory is ``{"schema_version": "ATIF-v1.x", "session_id", "agent": {name,
+version, model_name?, extra?}, "steps": [...], "notes"?, "final_metrics"?,
+"extra"?}``; each step has ``step_id``, ``source`` (``system`` / ``user`` /
+``agent``), ``message`` (a string or a list of content parts), and for agent
+steps ``reasoning_content``, ``tool_calls`` ``[{tool_call_id, function_name,
+arguments}]`` and ``observation`` ``{results: [{source_call_id, content}]}``.
+One trajectory per JSONL line, one per file (pretty-printed), or a JSON list of them.
+
+Mapping: system messages -> ``metadata["system"]``; the first user message is the
+question (unless ``extra.question`` or ``question=`` gives it; then it is
+``metadata["prompt"]``), later user messages -> ``other``; an agent step gives
+its ``reasoning_content`` -> reasoning, its ``message`` -> reasoning when it makes
+tool calls, each tool call -> search (as in the OpenAI importer: ``query`` from
+``query`` / ``q`` / ``queries`` / ``search_query``, ``url`` from ``url`` ...),
+each observation result -> search_result matched by ``source_call_id`` and
+placed after its call. A result without ``source_call_id`` matches the single
+pending call, else it becomes an ``other`` step. The last agent step, when it
+makes no tool calls, is the answer. The agent is ``agent.name`` and, when
+given, ``/`` + ``agent.model_name``. The root ``extra`` may carry ``question``,
+``gold_answers`` (or ``golden_answers`` / ``ground_truth``), ``dataset``,
+``question_id`` and ``is_correct``; ``agent``, ``notes``, ``final_metrics`` and
+the rest of ``extra`` go to ``metadata``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+
+from ..._errors import UserInputError
+from ._base import ImportedRecord, expect_type, new_trace
+from ._openai_chat import StepBuilder, content_text, import_documents, search_step
+from ._search_r1 import HEADER_FIELDS, apply_fields, record_fields
+
+FORMAT = "atif"
+_HEAD = re.compile(r'"schema_version"\s*:\s*"ATIF', re.IGNORECASE)
+#: Keys of the root ``extra`` read as trace fields; the rest of ``extra`` is kept in metadata.
+EXTRA_FIELDS = HEADER_FIELDS - {"id", "agent", "model"}
+
+
+def sniff(path: str, head: str, first: object) -> bool:
+    """True for an ATIF trajectory (``schema_version`` "ATIF-..." and a ``steps`` list), or a list of them."""
+    obj = first[0] if isinstance(first, list) and first else first
+    if isinstance(obj, dict):
+        return is_atif(obj)
+    return first is None and bool(_HEAD.search(head))
+
+
+def is_atif(obj: object) -> bool:
+    """True when ``obj`` declares an ATIF schema version and has a steps list."""
+    return (isinstance(obj, dict) and isinstance(obj.get("schema_version"), str)
+            and obj["schema_version"].upper().startswith("ATIF") and isinstance(obj.get("steps"), list))
+
+
+def iter_records(path: str | os.PathLike, *, agent: str | None = None, question: str | None = None,
+                 answer_tag: str | None = "answer") -> Iterator[ImportedRecord]:
+    """Convert each ATIF trajectory in ``path`` to a canonical trace.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        JSONL of trajectories, one trajectory, or a JSON list of trajectories.
+    agent : str, optional
+        The agent when a trajectory has no ``agent.name``.
+    question : str, optional
+        The question when ``extra.question`` is absent (else the first user message).
+    answer_tag : str or None, default "answer"
+        Take ``final_answer`` from the last ``<answer_tag>`` block of the answer; None keeps the message.
+
+    Yields
+    ------
+    ImportedRecord
+    """
+    yield from import_documents(path, lambda _: False, _convert, agent=agent, question=question,
+                                answer_tag=answer_tag)
+
+
+def _agent_name(doc: dict, ctx: dict, prefix: str, fallback: str | None) -> str:
+    info = doc.get("agent")
+    if info is None and fallback is not None:
+        return fallback
+    expect_type(info, dict, what="agent", path=f"{prefix}.agent", **ctx)
+    name, model = info.get("name"), info.get("model_name")
+    if name is None and fallback is None:
+        raise UserInputError("missing agent.name: add it, or pass agent=", path=f"{prefix}.agent.name", **ctx)
+    if name is not None:
+        expect_type(name, str, what="agent.name", path=f"{prefix}.agent.name", **ctx)
+    if model is not None:
+        expect_type(model, str, what="agent.model_name", path=f"{prefix}.agent.model_name", **ctx)
+    base = name or fallback
+    return f"{base}/{model}" if model and name else base
+
+
+def _convert(doc: object, *, file: str, line: int, prefix: str, agent: str | None, question: str | None,
+             answer_tag: str | None) -> dict:
+    ctx = {"file": file, "line": line, "trace_id": None}
+    expect_type(doc, dict, what="trajectory", path=prefix, **ctx)
+    rid = None
+    for key in ("session_id", "trajectory_id"):
+        if doc.get(key) is not None:
+            expect_type(doc[key], str, what=key, path=f"{prefix}.{key}", **ctx)
+            rid = rid or doc[key] or None
+    ctx["trace_id"] = rid or f"{os.path.basename(file)}:{line}" + ("" if prefix == "$" else prefix[1:])
+    version = doc.get("schema_version")
+    expect_type(version, str, what="schema_version", path=f"{prefix}.schema_version", **ctx)
+    if not version.upper().startswith("ATIF"):
+        raise UserInputError(f"schema_version {version!r} is not an ATIF version (ATIF-v1.x); "
+                             "pick the importer that fits this file", path=f"{prefix}.schema_version", **ctx)
+    steps = doc.get("steps")
+    expect_type(steps, list, what="steps", path=f"{prefix}.steps", **ctx)
+    extra = doc.get("extra")
+    if extra is not None:
+        expect_type(extra, dict, what="extra", path=f"{prefix}.extra", **ctx)
+    fields = record_fields({k: v for k, v in (extra or {}).items() if k in EXTRA_FIELDS}, ctx, f"{prefix}.extra")
+    trace = new_trace(trace_id=ctx["trace_id"], agent=_agent_name(doc, ctx, prefix, agent),
+                      question="", fmt=FORMAT, file=file, line=line, record_id=rid)
+    if prefix != "$":
+        trace["source"]["path"] = prefix
+    meta: dict = {"schema_version": version}
+    for key in ("agent", "notes", "final_metrics"):
+        if doc.get(key) is not None:
+            meta[key] = doc[key]
+    rest = {k: v for k, v in (extra or {}).items() if k not in EXTRA_FIELDS}
+    if rest:
+        meta["extra"] = rest
+    given = fields["question"] if fields["question"] is not None else question
+    sources = [s.get("source") if isinstance(s, dict) else None for s in steps]
+    last_agent = max((i for i, s in enumerate(sources) if s == "agent"), default=-1)
+    b = StepBuilder(FORMAT, ctx)
+    user_seen = False
+    for k, st in enumerate(steps):
+        p = f"{prefix}.steps[{k}]"
+        expect_type(st, dict, what="step", path=p, **ctx)
+        source = st.get("source")
+        expect_type(source, str, what="source", path=f"{p}.source", **ctx)
+        message = content_text(st.get("message"), ctx, f"{p}.message")
+        b.new_turn()
+        if source == "system":
+            meta.setdefault("system", []).append(message)
+        elif source == "user" and not user_seen:
+            user_seen = True
+            if given is None:
+                given = message or ""
+            else:
+                meta["prompt"] = message
+        elif source == "agent":
+            _agent_step(b, st, message, p, ctx, final=k == last_agent, answer_tag=answer_tag, trace=trace)
+        else:
+            b.add({"kind": "other", "text": message, "original_kind": source}, f"{p}.message")
+        _observation(b, st.get("observation"), p, ctx)
+    trace["question"] = given or ""
+    apply_fields(trace, fields)
+    trace["steps"] = b.finish()
+    trace["metadata"] = meta
+    return trace
+
+
+def _agent_step(b: StepBuilder, st: dict, message: str | None, p: str, ctx: dict, *, final: bool,
+                answer_tag: str | None, trace: dict) -> None:
+    reasoning = st.get("reasoning_content")
+    if reasoning is not None:
+        expect_type(reasoning, str, what="reasoning_content", path=f"{p}.reasoning_content", **ctx)
+        reasoning = (reasoning, "reasoning_content", f"{p}.reasoning_content")
+    raw_calls = st.get("tool_calls") or []
+    expect_type(raw_calls, list, what="tool_calls", path=f"{p}.tool_calls", **ctx)
+    calls = []
+    for j, tc in enumerate(raw_calls):
+        tp = f"{p}.tool_calls[{j}]"
+        expect_type(tc, dict, what="tool call", path=tp, **ctx)
+        cid = tc.get("tool_call_id")
+        expect_type(cid, (str, type(None)), what="tool_call_id", path=f"{tp}.tool_call_id", **ctx)
+        step = search_step(tc.get("function_name"), tc.get("arguments"), ctx, f"{tp}.function_name",
+                           f"{tp}.arguments")
+        calls.append(({**step, "original_kind": "tool_call"}, tp, cid))
+    answer = b.model_turn(reasoning, message, ("message", f"{p}.message"), calls, final=final, answer_tag=answer_tag)
+    if answer is not None:
+        trace["final_answer"] = answer
+
+
+def _observation(b: StepBuilder, obs: object, p: str, ctx: dict) -> None:
+    if obs is None:
+        return
+    expect_type(obs, dict, what="observation", path=f"{p}.observation", **ctx)
+    results = obs.get("results")
+    expect_type(results, list, what="observation.results", path=f"{p}.observation.results", **ctx)
+    for i, res in enumerate(results):
+        rp = f"{p}.observation.results[{i}]"
+        expect_type(res, dict, what="observation result", path=rp, **ctx)
+        text = content_text(res.get("content"), ctx, f"{rp}.content")
+        if text is None and res.get("subagent_trajectory_ref") is not None:
+            text = f"[subagent trajectory: {res['subagent_trajectory_ref']!r}]"
+        if not b.add_result(text, res.get("source_call_id"), rp, f"{rp}.source_call_id"):
+            b.add({"kind": "other", "text": text, "original_kind": "observation"}, rp)

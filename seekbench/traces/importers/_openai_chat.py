@@ -1,0 +1,385 @@
+"""Importer for OpenAI Chat Completions message lists (tool calling).
+
+A record is ``{"messages": [...], "id"?, "agent"/"model"?, "question"?, "gold_answers"
+(or "golden_answers" / "ground_truth")?, "dataset"?, "question_id"?, "is_correct"?}`` or a
+bare list of messages; one per JSONL line, or the whole file is one JSON document (a record,
+a conversation or a list of records). Mapping, in message order: system/developer messages
+-> ``metadata["system"]``; the first user message is the question (``metadata["prompt"]``
+when the record or ``question=`` gives one), later user messages -> ``other``; assistant
+``reasoning_content`` (or ``reasoning``) -> reasoning, ``content`` beside tool calls ->
+reasoning; each ``tool_calls[i]`` (or legacy ``function_call``) -> search, ``tool`` = function
+name, ``query`` from the ``query`` / ``q`` / ``queries`` / ``search_query`` argument (a list is
+joined with `` | ``), ``url`` from ``url`` / ``urls`` / ``link`` / ``doc_id`` / ``document_id``;
+each ``tool`` (or ``function``) message, matched by ``tool_call_id``, -> search_result placed
+right after its call, with documents from a JSON list of ``{title, text|content|snippet, url,
+id, score}`` (bare or under ``results`` / ``documents`` / ``docs`` / ``organic`` / ``items`` /
+``data``), else ``Doc i(Title: t)`` passages, else one document holding the text; the last
+assistant message, without tool calls -> answer, ``final_answer`` = its last ``<answer>``
+block if any, else its content. A tool message without ``tool_call_id`` matches the one call
+of the same turn still waiting, if there is exactly one; an id no waiting call has is a user
+error. A search_result depends on its call, every other step on the step before it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import re
+from collections.abc import Callable, Iterator
+
+from ..._errors import UserInputError
+from .._io import iter_jsonl, read_text
+from ._base import ImportedRecord, expect_type, new_trace
+from ._search_r1 import HEADER_FIELDS, apply_fields, parse_tool_output, record_fields, record_id
+
+FORMAT = "openai_chat"
+QUERY_KEYS = ("query", "q", "queries", "search_query")
+URL_KEYS = ("url", "urls", "link", "doc_id", "document_id")
+_HEAD = re.compile(r'"messages"\s*:\s*\[\s*\{|^\s*\[\s*\{\s*"role"\s*:')
+
+
+def sniff(path: str, head: str, first: object) -> bool:
+    """True for a chat record, a bare conversation, or a list of records."""
+    if isinstance(first, dict):
+        return _is_record(first)
+    if isinstance(first, list):
+        return bool(first) and (is_conversation(first) or all(_is_record(r) or is_conversation(r) for r in first))
+    return first is None and '"schema_version"' not in head[:2000] and bool(_HEAD.search(head))
+
+
+def _is_record(obj: object) -> bool:
+    return (isinstance(obj, dict) and "steps" not in obj and "trace" not in obj
+            and isinstance(obj.get("messages"), list) and (not obj["messages"] or is_conversation(obj["messages"])))
+
+
+def is_conversation(obj: object) -> bool:
+    """True for a list whose first item is a message (a dict with ``role``)."""
+    return isinstance(obj, list) and bool(obj) and isinstance(obj[0], dict) and "role" in obj[0]
+
+
+def iter_records(path: str | os.PathLike, *, agent: str | None = None, question: str | None = None,
+                 answer_tag: str | None = "answer") -> Iterator[ImportedRecord]:
+    """Convert each chat record in ``path`` to a canonical trace.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        JSONL of records or conversations, or one JSON document.
+    agent : str, optional
+        The agent when a record names none; without either, the record is a user error.
+    question : str, optional
+        The question when a record has no ``question`` field (else the first user message).
+    answer_tag : str or None, default "answer"
+        Take ``final_answer`` from the last ``<answer_tag>`` block of the answer; None keeps the content.
+
+    Yields
+    ------
+    ImportedRecord
+    """
+    yield from import_documents(path, is_conversation, _convert, agent=agent, question=question,
+                                answer_tag=answer_tag)
+
+
+def import_documents(path: str | os.PathLike, single: Callable[[list], bool], convert: Callable[..., dict],
+                     **options: object) -> Iterator[ImportedRecord]:
+    """Run ``convert(doc, file=, line=, prefix=, **options)`` on each document of :func:`iter_documents`."""
+    for line, doc, prefix in iter_documents(path, single=single):
+        try:
+            if isinstance(doc, UserInputError):
+                raise doc
+            yield ImportedRecord(line, trace=convert(doc, file=str(path), line=line, prefix=prefix, **options))
+        except UserInputError as e:
+            yield ImportedRecord(line, error=e)
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def iter_documents(path: str | os.PathLike, *, single: Callable[[list], bool]
+                   ) -> Iterator[tuple[int, object, str]]:
+    """Yield ``(line, document_or_error, json_path_prefix)`` from JSONL or one whole-file JSON document.
+
+    A list (a JSONL line, or the whole file) is split into its items, with prefix
+    ``$[i]`` and each item's own line, unless ``single(list)`` says it is one record.
+    A file whose first line is not JSON but which parses as a whole is one document.
+    """
+    lines = iter_jsonl(path)
+    head = next(lines, None)
+    if head is None:
+        return
+    whole = _whole_document(path) if isinstance(head[1], UserInputError) else None
+    if whole is not None:
+        text, value = whole
+        if isinstance(value, UserInputError):
+            yield value.line, value, "$"
+            return
+        start = len(text) - len(text.lstrip())
+        base = text.count("\n", 0, start) + 1
+        if isinstance(value, list) and not single(value):
+            for i, (item, at) in enumerate(zip(value, _item_lines(text, start, len(value)), strict=True)):
+                yield base + at, item, f"$[{i}]"
+        else:
+            yield base, value, "$"
+        return
+    for line, obj in itertools.chain([head], lines):
+        if isinstance(obj, list) and not single(obj):
+            for i, item in enumerate(obj):
+                yield line, item, f"$[{i}]"
+        else:
+            yield line, obj, "$"
+
+
+def _whole_document(path: str | os.PathLike) -> tuple[str, object] | None:
+    """``(text, value)`` when the file is one JSON document, ``(text, error)`` when it is a broken
+    pretty-printed one (first line ``[`` or ``{``), None when it should be read line by line."""
+    try:
+        text = read_text(path)
+    except UserInputError:
+        return None
+    stripped = text.lstrip()
+    if stripped[:1] not in ("[", "{"):
+        return None
+    try:
+        return text, json.loads(text, parse_constant=_no_constant)
+    except ValueError as e:
+        if stripped.split("\n", 1)[0].strip() not in ("[", "{"):
+            return None
+        if isinstance(e, json.JSONDecodeError):
+            msg, line = f"malformed JSON (line {e.lineno}, column {e.colno}): {e.msg}", e.lineno
+        else:
+            msg, line = f"malformed JSON: {e}", 1
+        return text, UserInputError(msg, file=str(path), line=line)
+
+
+def _item_lines(text: str, start: int, n: int) -> list[int]:
+    """Line offsets (from the document's first line) of the n items of a valid top-level JSON array."""
+    decoder = json.JSONDecoder()
+    pos, out = start + 1, []
+    for _ in range(n):
+        while text[pos] in " \t\r\n,":
+            pos += 1
+        out.append(text.count("\n", start, pos))
+        _, pos = decoder.raw_decode(text, pos)
+    return out
+
+
+def content_text(value: object, ctx: dict, path: str) -> str | None:
+    """Message content as text: a string, or a list of content parts (non-text parts become ``[type]``)."""
+    if value is None or isinstance(value, str):
+        return value
+    expect_type(value, list, what="content", path=path, **ctx)
+    for i, part in enumerate(value):
+        expect_type(part, (str, dict), what="content part", path=f"{path}[{i}]", **ctx)
+    return "\n".join(p if isinstance(p, str) else p["text"] if isinstance(p.get("text"), str)
+                     else f"[{p.get('type', 'part')}]" for p in value)
+
+
+def parse_arguments(raw: object, ctx: dict, path: str) -> dict:
+    """Tool-call arguments as an object: a JSON-encoded string, an object, or empty."""
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return {}
+    if isinstance(raw, dict):
+        return raw
+    expect_type(raw, str, what="tool-call arguments", path=path, **ctx)
+    try:
+        value = json.loads(raw, parse_constant=_no_constant)
+    except ValueError as e:
+        detail = f" (column {e.colno}): {e.msg}" if isinstance(e, json.JSONDecodeError) else f": {e}"
+        raise UserInputError(f"invalid JSON in tool-call arguments{detail}; arguments must be a JSON object "
+                             "encoded as a string", path=path, **ctx) from e
+    expect_type(value, dict, what="tool-call arguments (decoded)", path=path, **ctx)
+    return value
+
+
+def _text_arg(args: dict, keys: tuple[str, ...], ctx: dict, path: str) -> str | None:
+    for key in keys:
+        value = args.get(key)
+        if value is None:
+            continue
+        if isinstance(value, list):
+            for i, v in enumerate(value):
+                expect_type(v, str, what=key, path=f"{path}.{key}[{i}]", **ctx)
+            return " | ".join(value)
+        expect_type(value, str, what=key, path=f"{path}.{key}", **ctx)
+        return value
+    return None
+
+
+def search_step(name: object, raw_args: object, ctx: dict, path: str, args_path: str) -> dict:
+    """A search step from a tool name and its arguments (query, url and raw text filled)."""
+    expect_type(name, str, what="function name", path=path, **ctx)
+    args = parse_arguments(raw_args, ctx, args_path)
+    text = raw_args if isinstance(raw_args, str) or raw_args is None else json.dumps(raw_args, ensure_ascii=False)
+    step = {"kind": "search", "tool": name, "text": text,
+            "query": _text_arg(args, QUERY_KEYS, ctx, args_path)}
+    url = _text_arg(args, URL_KEYS, ctx, args_path)
+    if url is not None:
+        step["url"] = url
+    return step
+
+
+def extract_answer(content: str, tag: str | None) -> str:
+    """The last ``<tag>...</tag>`` block of ``content`` (an unclosed last tag runs to the end), else the content."""
+    if tag:
+        closed = re.findall(rf"<{re.escape(tag)}>(.*?)</{re.escape(tag)}>", content, re.DOTALL | re.IGNORECASE)
+        opened = [m.end() for m in re.finditer(rf"<{re.escape(tag)}>", content, re.IGNORECASE)]
+        if opened and f"</{tag.lower()}>" not in content[opened[-1]:].lower():
+            return content[opened[-1]:].strip()
+        if closed:
+            return closed[-1].strip()
+    return content.strip()
+
+
+class StepBuilder:
+    """Collects steps in order, places each result right after its call, and numbers them at the end."""
+
+    def __init__(self, fmt: str, ctx: dict) -> None:
+        self.fmt, self.ctx = fmt, ctx
+        self.steps: list[dict] = []
+        self.pending: list[tuple[str | None, dict]] = []  # (call id, search step) awaiting a result
+        self.batch = 0  # position where the current model turn's steps start
+
+    def new_turn(self) -> None:
+        self.batch = len(self.steps)
+
+    def _ref(self, path: str) -> dict:
+        return {"format": self.fmt, "file": self.ctx["file"], "line": self.ctx["line"],
+                "record_id": self.ctx["trace_id"], "path": path}
+
+    def add(self, step: dict, path: str, call_id: str | None = None, *, is_call: bool = False) -> None:
+        """Append ``step``; a call (``is_call``) then waits for its result under ``call_id``."""
+        step["source_ref"] = self._ref(path)
+        self.steps.append(step)
+        if is_call:
+            self.pending.append((call_id, step))
+
+    def model_turn(self, reasoning: tuple[str, str, str] | None, message: str | None, message_ref: tuple[str, str],
+                   calls: list[tuple[dict, str, str | None]], *, final: bool, answer_tag: str | None) -> str | None:
+        """One model turn: its reasoning, its message (reasoning beside calls; the answer when it is the
+        final turn and makes no call), then its calls ``(step, path, call id)``. Returns the final answer or None."""
+        self.new_turn()
+        if reasoning is not None and reasoning[0].strip():
+            self.add({"kind": "reasoning", "text": reasoning[0], "original_kind": reasoning[1]}, reasoning[2])
+        answers = final and not calls and bool(message and message.strip())
+        if message and message.strip():
+            self.add({"kind": "answer" if answers else "reasoning", "text": message,
+                      "original_kind": message_ref[0]}, message_ref[1])
+        for step, path, call_id in calls:
+            self.add(step, path, call_id, is_call=True)
+        return extract_answer(message, answer_tag) if answers else None
+
+    def add_result(self, text: str | None, call_id: object, path: str, id_path: str) -> bool:
+        """Add a search_result for ``call_id``; False when it is None and no single call of this turn waits."""
+        if call_id is None:  # only unambiguous: one call waiting, made in the current model turn
+            if len(self.pending) != 1 or not any(s is self.pending[0][1] for s in self.steps[self.batch:]):
+                return False
+            match = 0
+        else:
+            expect_type(call_id, str, what="tool call id", path=id_path, **self.ctx)
+            match = next((i for i, (cid, _) in enumerate(self.pending) if cid == call_id), None)
+            if match is None:
+                raise UserInputError(f"tool call id {call_id!r} matches no earlier tool call without a result; "
+                                     "fix the id or remove this result", path=id_path, **self.ctx)
+        _, call = self.pending.pop(match)
+        step = {"kind": "search_result", "text": text or "", "documents": parse_tool_output(text), "_call": call,
+                "source_ref": self._ref(path)}
+        at = next(i for i, s in enumerate(self.steps) if s is call)
+        self.steps.insert(at + 1 if at >= self.batch else len(self.steps), step)
+        return True
+
+    def finish(self) -> list[dict]:
+        """Number the steps and fill ``depends_on`` (a result on its call, any other step on the previous one)."""
+        position = {id(s): i for i, s in enumerate(self.steps)}
+        for i, s in enumerate(self.steps):
+            s["index"] = i
+            call = s.pop("_call", None)
+            s["depends_on"] = [position[id(call)]] if call is not None else ([i - 1] if i else [])
+        return self.steps
+
+
+def _convert(doc: object, *, file: str, line: int, prefix: str, agent: str | None, question: str | None,
+             answer_tag: str | None) -> dict:
+    ctx = {"file": file, "line": line, "trace_id": None}
+    if isinstance(doc, list):
+        rec, messages, mpath = {}, doc, prefix
+    else:
+        expect_type(doc, dict, what="record (an object with messages, or a list of messages)", path=prefix, **ctx)
+        rec, messages, mpath = doc, doc.get("messages"), f"{prefix}.messages"
+    rid = record_id(rec, ctx, prefix)
+    ctx["trace_id"] = rid or f"{os.path.basename(file)}:{line}" + ("" if prefix == "$" else prefix[1:])
+    expect_type(messages, list, what="messages", path=mpath, **ctx)
+    fields = record_fields(rec, ctx, prefix)
+    who = fields["agent"] or agent
+    if who is None:
+        raise UserInputError("missing agent: add an 'agent' (or 'model') field, or pass agent=",
+                             path=f"{prefix}.agent", **ctx)
+    trace = new_trace(trace_id=ctx["trace_id"], agent=who, question="", fmt=FORMAT, file=file, line=line,
+                      record_id=rid)
+    if prefix != "$":
+        trace["source"]["path"] = prefix
+    given = fields["question"] if fields["question"] is not None else question
+    meta: dict = {k: v for k, v in rec.items() if k not in HEADER_FIELDS and k != "messages"}
+    b = StepBuilder(FORMAT, ctx)
+    roles = [m.get("role") if isinstance(m, dict) else None for m in messages]
+    last_assistant = max((i for i, r in enumerate(roles) if r == "assistant"), default=-1)
+    user_seen = False
+    for k, msg in enumerate(messages):
+        p = f"{mpath}[{k}]"
+        expect_type(msg, dict, what="message", path=p, **ctx)
+        role = msg.get("role")
+        expect_type(role, str, what="role", path=f"{p}.role", **ctx)
+        content = content_text(msg.get("content"), ctx, f"{p}.content")
+        if role in ("system", "developer"):
+            meta.setdefault("system", []).append(content)
+        elif role == "user" and not user_seen:
+            user_seen = True
+            if given is None:
+                given = content or ""
+            else:
+                meta["prompt"] = content
+        elif role == "assistant":
+            _assistant(b, msg, content, p, ctx, final=k == last_assistant, answer_tag=answer_tag, trace=trace)
+        elif role in ("tool", "function"):
+            if not b.add_result(content, msg.get("tool_call_id"), p, f"{p}.tool_call_id"):
+                raise UserInputError("tool message has no tool_call_id and no single call is waiting for a "
+                                     "result; add tool_call_id", path=f"{p}.tool_call_id", **ctx)
+        else:
+            b.add({"kind": "other", "text": content, "original_kind": role}, p)
+    trace["question"] = given or ""
+    apply_fields(trace, fields)
+    trace["steps"] = b.finish()
+    if meta:
+        trace["metadata"] = meta
+    return trace
+
+
+def _assistant(b: StepBuilder, msg: dict, content: str | None, p: str, ctx: dict, *, final: bool,
+               answer_tag: str | None, trace: dict) -> None:
+    reasoning = None
+    for key in ("reasoning_content", "reasoning"):
+        if msg.get(key) is not None:
+            expect_type(msg[key], str, what=key, path=f"{p}.{key}", **ctx)
+            reasoning = (msg[key], key, f"{p}.{key}")
+            break
+    raw_calls = msg.get("tool_calls") or []
+    expect_type(raw_calls, list, what="tool_calls", path=f"{p}.tool_calls", **ctx)
+    calls = []
+    for j, tc in enumerate(raw_calls):
+        tp = f"{p}.tool_calls[{j}]"
+        expect_type(tc, dict, what="tool call", path=tp, **ctx)
+        fn = tc.get("function")
+        expect_type(fn, dict, what="tool call function", path=f"{tp}.function", **ctx)
+        expect_type(tc.get("id"), (str, type(None)), what="tool call id", path=f"{tp}.id", **ctx)
+        step = search_step(fn.get("name"), fn.get("arguments"), ctx, f"{tp}.function.name", f"{tp}.function.arguments")
+        calls.append(({**step, "original_kind": "tool_call"}, tp, tc.get("id")))
+    legacy = msg.get("function_call")
+    if legacy is not None:
+        lp = f"{p}.function_call"
+        expect_type(legacy, dict, what="function_call", path=lp, **ctx)
+        step = search_step(legacy.get("name"), legacy.get("arguments"), ctx, f"{lp}.name", f"{lp}.arguments")
+        calls.append(({**step, "original_kind": "function_call"}, lp, None))
+    answer = b.model_turn(reasoning, content, ("content", f"{p}.content"), calls, final=final, answer_tag=answer_tag)
+    if answer is not None:
+        trace["final_answer"] = answer
