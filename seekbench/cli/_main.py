@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
 
-from .._errors import UserInputError
+from .._errors import SeekbenchWarning, UndefinedMetricWarning, UserInputError
 from .._version import __version__
 from . import _convert, _metrics, _validate
 
@@ -51,7 +52,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.run(args) or 0)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", SeekbenchWarning)
+            warnings.simplefilter("always", UndefinedMetricWarning)
+            code = int(args.run(args) or 0)
+        _print_warnings(caught)
+        return code
     except UserInputError as e:
         print(f"seekbench: error: {e.one_line()}", file=sys.stderr)
         return 2
@@ -60,3 +66,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def _print_warnings(caught) -> None:
+    """Our own warnings as one line each on stderr (once per message); others re-emitted as usual."""
+    seen = set()
+    for w in caught:
+        if issubclass(w.category, (SeekbenchWarning, UndefinedMetricWarning)):
+            msg = str(w.message)
+            if msg not in seen:
+                seen.add(msg)
+                print(f"seekbench: note: {msg}", file=sys.stderr)
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)

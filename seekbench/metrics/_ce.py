@@ -1,0 +1,373 @@
+"""CE: calibration error of the answer decision, and its companions (spec section 5)."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from .._errors import UndefinedMetricWarning, UserInputError
+from ._bootstrap import (
+    Cluster,
+    bootstrap_ci,
+    bootstrap_statistic_ci,
+    check_bootstrap_options,
+    cluster_labels,
+)
+from ._decisions import (
+    DECISION_POINTS,
+    decision_counts,
+    decision_point_table,
+    evidence_coverage,
+    evidence_labeled,
+    turn_points,
+)
+from ._evidence import _MAPPINGS, _SCOPES, EvidenceMapping, EvidenceScope, check_option
+
+CEAggregate = Literal["trace", "pooled"]
+Prevalence = Literal["global", "group"]
+DecisionPoints = Literal["turn", "step"]
+_AGGREGATES = ("trace", "pooled")
+_PREVALENCES = ("global", "group")
+#: Ideal policy pi*(k) = 1 if k = 2 else 0.
+IDEAL_POLICY = np.array([0.0, 0.0, 1.0])
+
+
+def _check(aggregate: str, prevalence: str, decision_points: str, mapping: str, scope: str) -> None:
+    check_option("aggregate", aggregate, _AGGREGATES)
+    check_option("prevalence", prevalence, _PREVALENCES)
+    check_option("decision_points", decision_points, DECISION_POINTS)
+    check_option("evidence_mapping", mapping, _MAPPINGS)
+    check_option("evidence_scope", scope, _SCOPES)
+
+
+def _trace_ce(counts: np.ndarray) -> np.ndarray:
+    """CE_i from per-trace ``[n0, n1, n2, a0, a1, a2]`` rows (NaN without decision points).
+
+    sum_k (n_k / n) |a_k / n_k - pi*(k)| = (a0 + a1 + n2 - a2) / n: the share of decision
+    points where the agent did not do what the ideal policy does.
+    """
+    n = counts[:, :3].sum(axis=1)
+    wrong = counts[:, 3] + counts[:, 4] + counts[:, 2] - counts[:, 5]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, wrong / np.where(n > 0, n, 1.0), np.nan)
+
+
+def _state_weights(n: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+    """P(E = k) weights of the pooled CE per row of state counts ``n`` (rows x 3).
+
+    ``weights`` is the prevalence (``None``: the rows' own N_k / N). States with no decision
+    point in a row have no P(A = 1 | E = k) and get weight 0; the rest are renormalised to
+    sum to 1 (all NaN for a row without decision points).
+    """
+    present = n > 0
+    w = n if weights is None else np.broadcast_to(np.asarray(weights, dtype=float), n.shape)
+    w = np.where(present, w, 0.0)
+    total = w.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, w / np.where(total > 0, total, 1.0), np.nan)
+
+
+def _pooled_ce(sums: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+    """Pooled CE from summed ``[N0, N1, N2, A0, A1, A2]`` rows (vectorised over rows):
+    sum_k w_k |A_k / N_k - pi*(k)| with the weights of :func:`_state_weights`."""
+    n, a = sums[:, :3], sums[:, 3:]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(n > 0, a / np.where(n > 0, n, 1.0), 0.0)
+    return (_state_weights(n, weights) * np.abs(p - IDEAL_POLICY)).sum(axis=1)  # NaN rows stay NaN
+
+
+def evidence_prevalence(steps: pd.DataFrame, traces: pd.DataFrame, *, decision_points: DecisionPoints = "turn",
+                        evidence_mapping: EvidenceMapping = "sum",
+                        evidence_scope: EvidenceScope = "cumulative") -> pd.Series:
+    """P(E = k), k = 0, 1, 2, over all decision points of the traces given.
+
+    Computed on the whole corpus (all agents) it is the global prevalence that
+    ``answer_calibration(..., aggregate="pooled", prevalence="global", global_prevalence=...)``
+    uses for one group. All NaN when there are observations and none is labeled.
+
+    Returns a Series indexed 0, 1, 2 summing to 1 (all NaN when there is no decision point).
+
+    Examples
+    --------
+    >>> steps = pd.DataFrame({"trace_id": ["x"] * 3, "pos": [0, 1, 2], "turn": [1, 1, 1],
+    ...                       "kind": ["search", "search_result", "answer"],
+    ...                       "clarity": [None, "Clear", None], "sufficiency": [None, "Sufficient", None]})
+    >>> traces = pd.DataFrame({"trace_id": ["x"], "answered": [True], "answer_turn": [1.0]})
+    >>> evidence_prevalence(steps, traces).tolist()  # turn 0 at E = 0, turn 1 at E = 2
+    [0.5, 0.0, 0.5]
+    """
+    _check("trace", "global", decision_points, evidence_mapping, evidence_scope)
+    counts = _counts(steps, traces, decision_points=decision_points, evidence_mapping=evidence_mapping,
+                     evidence_scope=evidence_scope)[3]
+    n_k = counts[["n0", "n1", "n2"]].sum().to_numpy()
+    total = n_k.sum()
+    return pd.Series(n_k / total if total > 0 else np.full(3, np.nan), index=[0, 1, 2], name="prevalence")
+
+
+@dataclass
+class CalibrationResult:
+    """What :func:`answer_calibration` computes for one group of traces.
+
+    Attributes
+    ----------
+    ce : float
+        Calibration error in [0, 1], lower is better; NaN when undefined.
+    ci : tuple of float
+        Percentile bootstrap CI of ``ce`` resampling whole traces.
+    per_trace : Series
+        CE_i by trace id (NaN for traces left out); the trace-level values whatever ``aggregate``.
+    answer_table : DataFrame
+        Columns ``E, n, answers, p_answer, ideal, prevalence, term``: pooled decision points and
+        answers by state, P(answer | E = k), pi*(k), the weight P(E = k) of the pooled CE (group
+        or global, renormalised over the states present) and its term; the terms sum to the
+        pooled CE (with ``aggregate="trace"`` the table shows the group's pooled view).
+    overconfident_rate : float
+        Share of answered traces whose answer came with E < 2.
+    overcautious_rate : float
+        Share of traces that reached E = 2 and did not answer within ``horizon`` turns of it
+        (a trace that never answers counts when it ever held E = 2); denominator: all traces.
+    overcautious_given_evidence : float
+        The same count over the traces that reached E = 2.
+    accuracy_by_evidence : DataFrame
+        Columns ``E, n, n_known, accuracy``: answered traces by E at the answer turn.
+    """
+
+    ce: float
+    ci: tuple[float, float]
+    aggregate: str
+    prevalence: str
+    decision_points: str
+    per_trace: pd.Series
+    answer_table: pd.DataFrame
+    overconfident_rate: float
+    overcautious_rate: float
+    overcautious_given_evidence: float
+    accuracy_by_evidence: pd.DataFrame
+    n_traces: int
+    n_decision_points: int
+    n_answered: int
+    n_reached_evidence: int
+    n_traces_all_unlabeled: int
+    options: dict = field(default_factory=dict)
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """One row per quantity: estimate, CI bounds and n."""
+        rows = {
+            "ce": (self.ce, self.ci[0], self.ci[1], self.n_traces),
+            "overconfident_rate": (self.overconfident_rate, np.nan, np.nan, self.n_answered),
+            "overcautious_rate": (self.overcautious_rate, np.nan, np.nan, self.n_traces),
+        }
+        return pd.DataFrame.from_dict(rows, orient="index", columns=["estimate", "lower", "upper", "n"])
+
+
+def _warn(what: str, why: str) -> None:
+    warnings.warn(f"{what} is undefined ({why}); returning NaN", UndefinedMetricWarning, stacklevel=3)
+
+
+def _weights(steps: pd.DataFrame, traces: pd.DataFrame, *, aggregate: str, prevalence: str,
+             decision_points: str, evidence_mapping: str, evidence_scope: str,
+             global_prevalence: Sequence[float] | pd.Series | None) -> np.ndarray | None:
+    """The P(E = k) weights of the pooled CE (None: the group's own prevalence or trace CE)."""
+    if aggregate != "pooled" or prevalence != "global":
+        return None
+    if global_prevalence is None:
+        global_prevalence = evidence_prevalence(steps, traces, decision_points=decision_points,
+                                                evidence_mapping=evidence_mapping, evidence_scope=evidence_scope)
+    weights = np.asarray(global_prevalence, dtype=float).reshape(-1)
+    if weights.shape != (3,):
+        raise UserInputError(f"global_prevalence must hold P(E=k) for k = 0, 1, 2, got {weights.size} values")
+    return weights
+
+
+def _counts(steps: pd.DataFrame, traces: pd.DataFrame, *, decision_points: str, evidence_mapping: str,
+            evidence_scope: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The traces used (none when the group has no evidence label), the evidence coverage
+    of ``traces``, the decision points of the used traces and their ``[n0..a2]`` counts."""
+    cov = evidence_coverage(steps, traces, evidence_mapping=evidence_mapping)
+    tr = traces if evidence_labeled(cov) else traces.iloc[:0]
+    points = decision_point_table(steps, tr, decision_points=decision_points, evidence_mapping=evidence_mapping,
+                                  evidence_scope=evidence_scope)
+    return tr, cov, points, decision_counts(points, pd.Index(tr["trace_id"]))
+
+
+def _point_estimate(c: np.ndarray, aggregate: str, weights: np.ndarray | None) -> float:
+    if not len(c):
+        return float("nan")
+    if aggregate == "trace":
+        per = _trace_ce(c)
+        return float(np.nanmean(per)) if np.isfinite(per).any() else float("nan")
+    return float(_pooled_ce(c.sum(axis=0, keepdims=True), weights)[0])
+
+
+def answer_calibration(steps: pd.DataFrame, traces: pd.DataFrame, *, aggregate: CEAggregate = "trace",
+                       prevalence: Prevalence = "global", decision_points: DecisionPoints = "turn",
+                       evidence_mapping: EvidenceMapping = "sum", evidence_scope: EvidenceScope = "cumulative",
+                       global_prevalence: Sequence[float] | pd.Series | None = None, horizon: int = 15,
+                       n_boot: int = 2000, seed: int | None = 0, alpha: float = 0.05,
+                       cluster: Cluster = "trace") -> CalibrationResult:
+    """Calibration error of the answer decision with its companions (spec section 5).
+
+    At each decision point (see :mod:`seekbench.metrics._decisions`) of trace i record the
+    evidence state E_{i,t} and A_{i,t} = 1 if the agent answers there. With the ideal
+    policy pi*(k) = 1[k = 2]:
+
+    - ``aggregate="trace"`` (default, the paper's Def. 3.5):
+      CE_i = sum_k P_i(E = k) |P_i(A = 1 | E = k) - pi*(k)| over the states seen in trace i
+      (equivalently the share of its decision points where it acts against pi*), and
+      CE = mean_i CE_i.
+    - ``aggregate="pooled"`` (the released code): CE = sum_k P(E = k) |P(A = 1 | E = k) - pi*(k)|
+      with P(A = 1 | E = k) a ratio of sums over the group's traces and P(E = k) the
+      prevalence over all decision points of all agents (``prevalence="global"``) or of this
+      group (``prevalence="group"``). States the group never visits are left out and the
+      weights renormalised over the states it visits.
+
+    Parameters
+    ----------
+    steps, traces : DataFrame
+        Step and trace tables (``build_tables``); ``traces`` lists the traces of the group.
+    aggregate : {"trace", "pooled"}
+    prevalence : {"global", "group"}
+        Only used with ``aggregate="pooled"``.
+    decision_points : {"turn", "step"}
+    evidence_mapping : {"sum", "sufficiency_first"}
+    evidence_scope : {"cumulative", "latest"}
+    global_prevalence : sequence of 3 floats, optional
+        P(E = k) over the whole corpus (:func:`evidence_prevalence`), for computing one
+        group's pooled CE with the global prevalence. When None, the traces given are taken
+        to be the whole corpus.
+    horizon : int
+        H of the overcautious rate (15).
+    n_boot, seed, alpha, cluster :
+        Percentile bootstrap over whole traces (``cluster="question"``: whole questions);
+        ``n_boot=0`` skips it. The global prevalence is held fixed in the resamples.
+
+    Returns
+    -------
+    CalibrationResult
+        ``ce`` in [0, 1], lower is better.
+
+    Notes
+    -----
+    An unlabeled observation keeps the previous evidence state (spec section 2); traces whose
+    observations are all unlabeled are counted in ``n_traces_all_unlabeled``. When the group
+    has observations and none is labeled (e.g. no labels at all) nothing is known about E:
+    every number here is NaN with an ``UndefinedMetricWarning``, never 0.
+
+    Examples
+    --------
+    >>> steps = pd.DataFrame({"trace_id": ["x"] * 3, "pos": [0, 1, 2], "turn": [1, 1, 1],
+    ...                       "kind": ["search", "search_result", "answer"],
+    ...                       "clarity": [None, "Clear", None], "sufficiency": [None, "Sufficient", None]})
+    >>> traces = pd.DataFrame({"trace_id": ["x"], "question_id": ["q"], "answered": [True],
+    ...                        "answer_turn": [1.0], "correct": [True]})
+    >>> answer_calibration(steps, traces, n_boot=0).ce
+    0.0
+    """
+    _check(aggregate, prevalence, decision_points, evidence_mapping, evidence_scope)
+    check_bootstrap_options(n_boot, alpha, cluster)
+    if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 0:
+        raise UserInputError(f"horizon must be a non-negative integer number of turns, got {horizon!r}")
+    opts = {"decision_points": decision_points, "evidence_mapping": evidence_mapping,
+            "evidence_scope": evidence_scope}
+    weights = _weights(steps, traces, aggregate=aggregate, prevalence=prevalence,
+                       global_prevalence=global_prevalence, **opts)
+    tr, cov, points, counts = _counts(steps, traces, **opts)
+    c = counts.to_numpy()
+    per_trace = pd.Series(_trace_ce(c), index=counts.index, name="ce")
+    ce = _point_estimate(c, aggregate, weights)
+    clusters = cluster_labels(tr["trace_id"], tr.get("question_id"), cluster=cluster)
+    if aggregate == "trace":
+        ci = bootstrap_ci(per_trace.to_numpy(), n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters)
+    elif len(c):
+        ci = bootstrap_statistic_ci(c, lambda s: _pooled_ce(s, weights), n_boot=n_boot, seed=seed, alpha=alpha,
+                                    clusters=clusters)
+    else:
+        ci = (np.nan, np.nan)
+    why = "no observation has evidence labels" if len(traces) else "no traces"
+    if np.isnan(ce):
+        _warn("CE", why)
+
+    n_k, a_k = c[:, :3].sum(axis=0), c[:, 3:].sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_answer = np.where(n_k > 0, a_k / np.where(n_k > 0, n_k, 1.0), np.nan)
+    w = _state_weights(n_k[None, :], weights)[0]
+    answer_table = pd.DataFrame({"E": [0, 1, 2], "n": n_k.astype(int), "answers": a_k.astype(int),
+                                 "p_answer": p_answer, "ideal": IDEAL_POLICY, "prevalence": w,
+                                 "term": w * np.abs(p_answer - IDEAL_POLICY)})
+
+    if decision_points != "turn":
+        points = turn_points(steps, tr, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope)
+    comp = _companions(points, tr, horizon=horizon)
+    answered = comp[comp["answered"]]
+    n_answered, n_reached = len(answered), int(comp["reached"].sum())
+    overconfident = float((answered["e_answer"] < 2).mean()) if n_answered else np.nan
+    overcautious = float(comp["overcautious"].mean()) if len(comp) else np.nan
+    given = float(comp.loc[comp["reached"], "overcautious"].mean()) if n_reached else np.nan
+    if not n_answered:
+        _warn("overconfident rate", why if not len(tr) else "no answered trace")
+    if not len(comp):
+        _warn("overcautious rate", why)
+    acc = (answered.assign(known=answered["correct"].notna())
+           .groupby("e_answer")
+           .agg(n=("known", "size"), n_known=("known", "sum"), accuracy=("correct", "mean"))
+           .reindex(range(3)))
+    acc = acc.assign(n=acc["n"].fillna(0).astype(int), n_known=acc["n_known"].fillna(0).astype(int))
+    acc = acc.rename_axis("E").reset_index()
+    return CalibrationResult(
+        ce=ce, ci=ci, aggregate=aggregate, prevalence=prevalence, decision_points=decision_points,
+        per_trace=per_trace.reindex(pd.Index(traces["trace_id"])), answer_table=answer_table,
+        overconfident_rate=overconfident, overcautious_rate=overcautious, overcautious_given_evidence=given,
+        accuracy_by_evidence=acc, n_traces=len(tr), n_decision_points=int(c[:, :3].sum()),
+        n_answered=n_answered, n_reached_evidence=n_reached, n_traces_all_unlabeled=int(cov["all_unlabeled"].sum()),
+        options={"aggregate": aggregate, "prevalence": prevalence, "horizon": horizon, **opts})
+
+
+def _companions(points: pd.DataFrame, traces: pd.DataFrame, *, horizon: int) -> pd.DataFrame:
+    """Per trace, from its turn decision points: answered, E at the answer turn, first turn
+    with E = 2, overcautious, correct."""
+    first2 = points[points["E"] == 2].groupby("trace_id", sort=False)["t"].min()
+    e_answer = points[points["A"] == 1].set_index("trace_id")["E"]
+    out = traces[["trace_id", "answered", "answer_turn", "correct"]].set_index("trace_id")
+    out = out.assign(answered=out["answered"].astype(bool), e_answer=e_answer.reindex(out.index),
+                     first_e2=first2.reindex(out.index))
+    out["correct"] = pd.to_numeric(out["correct"].map({True: 1.0, False: 0.0}), errors="coerce")
+    out["reached"] = out["first_e2"].notna()
+    late = out["answer_turn"] - out["first_e2"] > horizon
+    out["overcautious"] = out["reached"] & (~out["answered"] | late)
+    return out
+
+
+def calibration_error(steps: pd.DataFrame, traces: pd.DataFrame, *, aggregate: CEAggregate = "trace",
+                      prevalence: Prevalence = "global", decision_points: DecisionPoints = "turn",
+                      evidence_mapping: EvidenceMapping = "sum", evidence_scope: EvidenceScope = "cumulative",
+                      global_prevalence: Sequence[float] | pd.Series | None = None) -> float:
+    """CE of the answer decision (spec section 5): a float in [0, 1], lower is better.
+
+    See :func:`answer_calibration` for the formula and options; this is its ``ce`` without
+    companions or CI. NaN with an ``UndefinedMetricWarning`` when the traces have
+    observations and none has evidence labels.
+
+    Examples
+    --------
+    >>> steps = pd.DataFrame({"trace_id": ["x", "x"], "pos": [0, 1], "turn": [0, 0],
+    ...                       "kind": ["reasoning", "answer"], "clarity": [None, None],
+    ...                       "sufficiency": [None, None]})
+    >>> traces = pd.DataFrame({"trace_id": ["x"], "answered": [True], "answer_turn": [0.0]})
+    >>> calibration_error(steps, traces)  # answered at turn 0 holding E = 0
+    1.0
+    """
+    _check(aggregate, prevalence, decision_points, evidence_mapping, evidence_scope)
+    opts = {"decision_points": decision_points, "evidence_mapping": evidence_mapping,
+            "evidence_scope": evidence_scope}
+    weights = _weights(steps, traces, aggregate=aggregate, prevalence=prevalence,
+                       global_prevalence=global_prevalence, **opts)
+    ce = _point_estimate(_counts(steps, traces, **opts)[3].to_numpy(), aggregate, weights)
+    if np.isnan(ce):
+        _warn("CE", "no observation has evidence labels" if len(traces) else "no traces")
+    return ce

@@ -1,0 +1,286 @@
+"""Outcome and efficiency metrics (spec section 6): accuracy, EM/F1, tool use, duplicates, Pass@k."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.special import comb
+
+from .._errors import UndefinedMetricWarning, UserInputError
+from ._bootstrap import Cluster, bootstrap_ci, check_bootstrap_options, cluster_labels
+
+
+def _warn(what: str, why: str) -> None:
+    warnings.warn(f"{what} is undefined ({why}); returning NaN", UndefinedMetricWarning, stacklevel=3)
+
+
+def _correct(traces: pd.DataFrame) -> pd.Series:
+    """``correct`` as 1.0 / 0.0, NaN where unknown."""
+    return traces["correct"].map(lambda v: np.nan if pd.isna(v) else float(bool(v)))
+
+
+def accuracy_score(traces: pd.DataFrame) -> float:
+    """Answer accuracy: mean of ``correct`` over the traces where it is known (spec section 6).
+
+    ``correct`` is the trace's judged correctness, else exact match (``build_tables``).
+
+    Returns
+    -------
+    float
+        In [0, 1], higher is better; NaN with an ``UndefinedMetricWarning`` when no trace's
+        correctness is known.
+
+    Examples
+    --------
+    >>> accuracy_score(pd.DataFrame({"correct": [True, False, None, True]}))  # 2 / 3 known
+    0.6666666666666666
+    """
+    c = _correct(traces)
+    if c.notna().any():
+        return float(c.mean())
+    _warn("accuracy", "no trace has a known correctness")
+    return float("nan")
+
+
+def _duplicate_share(steps: pd.DataFrame, column: str) -> pd.Series:
+    """Per trace with at least one value in ``column`` among its search steps: share repeated."""
+    s = steps[(steps["kind"] == "search") & steps[column].notna()]
+    s = s[s[column].astype(str) != ""]
+    dup = s.duplicated(["trace_id", column])
+    return dup.groupby(s["trace_id"], sort=False).mean().rename(f"duplicate_{column}")
+
+
+def duplicate_query_rate(steps: pd.DataFrame) -> float:
+    """Mean over traces with at least one query of the share of queries repeating an earlier one.
+
+    Per trace: share of its search queries whose normalised text (``query_norm``, SQuAD
+    normalisation) equals that of an earlier query of the same trace. In [0, 1), lower is
+    better; NaN with an ``UndefinedMetricWarning`` when no trace has a query.
+
+    Examples
+    --------
+    >>> steps = pd.DataFrame({"trace_id": ["a"] * 3 + ["b"], "kind": ["search"] * 4,
+    ...                       "query_norm": ["x", "y", "x", "z"]})
+    >>> duplicate_query_rate(steps)  # (1/3 + 0) / 2
+    0.16666666666666666
+    """
+    per = _duplicate_share(steps, "query_norm")
+    if per.empty:
+        _warn("duplicate-query rate", "no trace has a search query")
+        return float("nan")
+    return float(per.mean())
+
+
+def duplicate_visit_rate(steps: pd.DataFrame) -> float:
+    """As :func:`duplicate_query_rate`, on visited URLs / document ids (``visit_id``).
+
+    Examples
+    --------
+    >>> steps = pd.DataFrame({"trace_id": ["a", "a"], "kind": ["search"] * 2, "visit_id": ["u", "u"]})
+    >>> duplicate_visit_rate(steps)
+    0.5
+    """
+    per = _duplicate_share(steps, "visit_id")
+    if per.empty:
+        _warn("duplicate-visit rate", "no trace visits a URL or document")
+        return float("nan")
+    return float(per.mean())
+
+
+@dataclass
+class OutcomeResult:
+    """What :func:`outcome_metrics` computes for one group of traces.
+
+    Attributes
+    ----------
+    accuracy, accuracy_ci : float, (float, float)
+        Mean of ``correct`` over the ``n_known`` traces where it is known, with a bootstrap CI.
+    em, f1 : float
+        Mean exact match and token F1 over the traces with a final answer and gold answers.
+    tool_calls : float
+        Mean number of tool calls (search steps) per trace.
+    searches_before_answer : float
+        Mean number of tool calls before the answer step, over answered traces.
+    duplicate_query_rate, duplicate_visit_rate : float
+        See :func:`duplicate_query_rate`, :func:`duplicate_visit_rate`.
+    per_trace : DataFrame
+        Indexed by trace id: ``correct, em, f1, tool_calls, searches_before_answer,
+        duplicate_query_norm, duplicate_visit_id`` (NaN where undefined).
+    """
+
+    accuracy: float
+    accuracy_ci: tuple[float, float]
+    em: float
+    f1: float
+    tool_calls: float
+    searches_before_answer: float
+    duplicate_query_rate: float
+    duplicate_visit_rate: float
+    n_traces: int
+    n_known: int
+    n_answered: int
+    n_scored: int
+    per_trace: pd.DataFrame
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """One row per metric: estimate, CI bounds (accuracy only), n."""
+        pt = self.per_trace
+        rows = {
+            "accuracy": (self.accuracy, *self.accuracy_ci, self.n_known),
+            "em": (self.em, np.nan, np.nan, self.n_scored),
+            "f1": (self.f1, np.nan, np.nan, self.n_scored),
+            "tool_calls": (self.tool_calls, np.nan, np.nan, self.n_traces),
+            "searches_before_answer": (self.searches_before_answer, np.nan, np.nan, self.n_answered),
+            "duplicate_query_rate": (self.duplicate_query_rate, np.nan, np.nan,
+                                     int(pt["duplicate_query_norm"].notna().sum())),
+            "duplicate_visit_rate": (self.duplicate_visit_rate, np.nan, np.nan,
+                                     int(pt["duplicate_visit_id"].notna().sum())),
+        }
+        return pd.DataFrame.from_dict(rows, orient="index", columns=["estimate", "lower", "upper", "n"])
+
+
+def _mean(values: pd.Series) -> float:
+    return float(values.mean()) if values.notna().any() else float("nan")
+
+
+def outcome_metrics(steps: pd.DataFrame, traces: pd.DataFrame, *, n_boot: int = 2000, seed: int | None = 0,
+                    alpha: float = 0.05, cluster: Cluster = "trace") -> OutcomeResult:
+    """Outcome and efficiency metrics of one group of traces (spec section 6).
+
+    accuracy = mean of ``correct`` where known; EM and F1 = means of the trace table's ``em``
+    and ``f1`` (SQuAD normalisation, max over gold answers) where defined; tool calls per
+    trace = search steps per trace (all traces); searches before answer = search steps
+    before the first answer step (answered traces); duplicate rates as in
+    :func:`duplicate_query_rate` and :func:`duplicate_visit_rate`.
+
+    Parameters
+    ----------
+    steps, traces : DataFrame
+        Step and trace tables of ``build_tables``; ``traces`` lists the group's traces.
+    n_boot, seed, alpha, cluster :
+        Percentile bootstrap of the accuracy over whole traces (``n_boot=0`` skips it).
+
+    Returns
+    -------
+    OutcomeResult
+        Undefined means are NaN with an ``UndefinedMetricWarning``.
+
+    Examples
+    --------
+    >>> steps = pd.DataFrame({"trace_id": ["a", "a", "a"], "pos": [0, 1, 2],
+    ...                       "kind": ["search", "search_result", "answer"],
+    ...                       "query_norm": ["q", None, None], "visit_id": [None, None, None]})
+    >>> traces = pd.DataFrame({"trace_id": ["a"], "question_id": ["q"], "answered": [True],
+    ...                        "answer_pos": [2.0], "correct": [True], "em": [1.0], "f1": [1.0]})
+    >>> res = outcome_metrics(steps, traces, n_boot=0)
+    >>> res.accuracy, res.tool_calls, res.searches_before_answer
+    (1.0, 1.0, 1.0)
+    """
+    check_bootstrap_options(n_boot, alpha, cluster)
+    ids = pd.Index(traces["trace_id"])
+    sub = steps[steps["trace_id"].isin(ids)]
+    search = sub[sub["kind"] == "search"]
+    answer_pos = traces.set_index("trace_id")["answer_pos"].astype(float)
+    before = search["pos"].to_numpy() < search["trace_id"].map(answer_pos).to_numpy()
+    per = pd.DataFrame(index=ids)
+    per["correct"] = _correct(traces).to_numpy()
+    per["em"] = traces["em"].astype(float).to_numpy()
+    per["f1"] = traces["f1"].astype(float).to_numpy()
+    per["tool_calls"] = search.groupby("trace_id", sort=False).size().reindex(ids, fill_value=0).astype(float)
+    per["searches_before_answer"] = (pd.Series(before, index=search.index).groupby(search["trace_id"], sort=False)
+                                     .sum().reindex(ids, fill_value=0).astype(float)
+                                     .where(traces["answered"].astype(bool).to_numpy()))
+    per["duplicate_query_norm"] = _duplicate_share(sub, "query_norm").reindex(ids)
+    per["duplicate_visit_id"] = _duplicate_share(sub, "visit_id").reindex(ids)
+
+    n_known = int(per["correct"].notna().sum())
+    if not n_known:
+        _warn("accuracy", "no trace has a known correctness")
+    for col, what in (("duplicate_query_norm", "duplicate-query rate"), ("duplicate_visit_id", "duplicate-visit rate")):
+        if per[col].isna().all():
+            _warn(what, f"no trace has a {'search query' if col == 'duplicate_query_norm' else 'visited URL'}")
+    ci = bootstrap_ci(per["correct"].to_numpy(), n_boot=n_boot, seed=seed, alpha=alpha,
+                      clusters=cluster_labels(ids, traces.get("question_id"), cluster=cluster))
+    return OutcomeResult(
+        accuracy=_mean(per["correct"]), accuracy_ci=ci, em=_mean(per["em"]), f1=_mean(per["f1"]),
+        tool_calls=_mean(per["tool_calls"]), searches_before_answer=_mean(per["searches_before_answer"]),
+        duplicate_query_rate=_mean(per["duplicate_query_norm"]), duplicate_visit_rate=_mean(per["duplicate_visit_id"]),
+        n_traces=len(ids), n_known=n_known, n_answered=int(traces["answered"].astype(bool).sum()),
+        n_scored=int(per["em"].notna().sum()), per_trace=per)
+
+
+def pass_at_k(n_runs: int | np.ndarray, n_correct: int | np.ndarray, k: int) -> float | np.ndarray:
+    """Unbiased Pass@k of one question from n runs with c correct (spec section 6).
+
+    Pass@k = 1 - C(n - c, k) / C(n, k) for n >= k (n = k: 1 if any run is correct;
+    k = 1: c / n, the accuracy over runs). The chance that k runs drawn without
+    replacement from the n include a correct one.
+
+    Parameters
+    ----------
+    n_runs, n_correct : int or array of int
+        Runs of the question and how many were correct (0 <= c <= n).
+    k : int
+        k >= 1.
+
+    Returns
+    -------
+    float or ndarray
+        In [0, 1], higher is better; NaN with an ``UndefinedMetricWarning`` where n < k.
+
+    Examples
+    --------
+    >>> pass_at_k(5, 2, 1), pass_at_k(5, 2, 2)  # 2/5; 1 - C(3,2)/C(5,2) = 1 - 3/10
+    (0.4, 0.7)
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise UserInputError(f"k must be an integer >= 1, got {k!r}")
+    n = np.asarray(n_runs, dtype=float)
+    c = np.asarray(n_correct, dtype=float)
+    if (c < 0).any() or (c > n).any():
+        raise UserInputError("pass_at_k: need 0 <= n_correct <= n_runs")
+    enough = n >= k
+    if not enough.all():
+        warnings.warn(f"Pass@{k} is undefined with fewer than {k} runs; returning NaN", UndefinedMetricWarning,
+                      stacklevel=2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(enough, 1.0 - comb(n - c, k, exact=False) / comb(n, k, exact=False), np.nan)
+    out = np.clip(out, 0.0, 1.0)
+    return float(out) if out.ndim == 0 else out
+
+
+def pass_at_k_score(traces: pd.DataFrame, *, k: int = 1) -> float:
+    """Pass@k of a trace table: mean over questions of :func:`pass_at_k` (spec section 6).
+
+    The runs of a question are the traces sharing ``agent`` and ``question_id``; runs with
+    unknown correctness are left out. Questions with fewer than k known runs are left out
+    (with an ``UndefinedMetricWarning``); NaN when none is left.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"agent": "x", "question_id": ["q1"] * 3 + ["q2"] * 2,
+    ...                   "correct": [True, False, False, False, False]})
+    >>> round(pass_at_k_score(t, k=2), 4)  # q1: 1 - C(2,2)/C(3,2) = 2/3; q2: 0
+    0.3333
+    """
+    c = _correct(traces)
+    known = traces.assign(_c=c)[c.notna()]
+    keys = ["agent", "question_id"] if "agent" in traces.columns else ["question_id"]
+    runs = known.groupby(keys, sort=False, dropna=False)["_c"].agg(["size", "sum"])
+    if runs.empty:
+        _warn(f"Pass@{k}", "no run with known correctness")
+        return float("nan")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        per = pass_at_k(runs["size"].to_numpy(), runs["sum"].to_numpy(), k)
+    per = np.atleast_1d(per)
+    if np.isnan(per).any():
+        warnings.warn(f"Pass@{k}: {int(np.isnan(per).sum())} question(s) have fewer than {k} runs and are left out",
+                      UndefinedMetricWarning, stacklevel=2)
+    if np.isnan(per).all():
+        return float("nan")
+    return float(np.nanmean(per))

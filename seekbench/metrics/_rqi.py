@@ -1,0 +1,225 @@
+"""RQI: the reasoning quality index, i.e. groundedness of reasoning (spec section 3)."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from .._errors import UndefinedMetricWarning
+from ..traces._ontology import LABEL_VALUES
+from ._bootstrap import Cluster, bootstrap_ci, check_bootstrap_options, cluster_labels
+from ._evidence import (
+    _MAPPINGS,
+    _SCOPES,
+    EvidenceMapping,
+    EvidenceScope,
+    check_option,
+    step_evidence,
+)
+
+RQIAggregate = Literal["trace", "step"]
+_AGGREGATES = ("trace", "step")
+_G = {"Grounded": 1.0, "NotGrounded": 0.0}
+
+
+def _per_trace(steps: pd.DataFrame) -> pd.DataFrame:
+    """Per trace (first-appearance order): labeled reasoning steps ``n``, grounded ``g``, unlabeled."""
+    ids = pd.Index(pd.unique(steps["trace_id"]))
+    r = steps[steps["kind"] == "reasoning"]
+    g = r["grounding"].map(_G).astype(float)
+    by = r.assign(g=g, labeled=g.notna(), unl=g.isna()).groupby("trace_id", sort=False)
+    out = pd.DataFrame({"g": by["g"].sum(), "n": by["labeled"].sum(), "unlabeled": by["unl"].sum()})
+    return out.reindex(ids, fill_value=0).astype(float)
+
+
+def _value(per: pd.DataFrame, aggregate: str) -> float:
+    labeled = per[per["n"] > 0]
+    if labeled.empty:
+        return float("nan")
+    if aggregate == "trace":
+        return float((labeled["g"] / labeled["n"]).mean())
+    return float(labeled["g"].sum() / labeled["n"].sum())
+
+
+def _warn_undefined() -> None:
+    warnings.warn("RQI is undefined (no reasoning step has a grounding label); returning NaN",
+                  UndefinedMetricWarning, stacklevel=3)
+
+
+def rqi_score(steps: pd.DataFrame, *, aggregate: RQIAggregate = "trace") -> float:
+    """Reasoning quality index: the share of grounded reasoning (spec section 3).
+
+    G = 1 for a Grounded reasoning step, 0 for NotGrounded; RQI_i = mean G over trace i's
+    labeled reasoning steps.
+
+    - ``aggregate="trace"`` (default, the paper): RQI = mean_i RQI_i over the traces with at
+      least one labeled reasoning step.
+    - ``aggregate="step"``: RQI = sum of G / number of labeled reasoning steps (pooled).
+
+    Parameters
+    ----------
+    steps : DataFrame
+        Step table of ``build_tables`` for one group (e.g. one agent).
+    aggregate : {"trace", "step"}
+
+    Returns
+    -------
+    float
+        In [0, 1], higher is better. NaN with an ``UndefinedMetricWarning`` when no reasoning
+        step has a grounding label.
+
+    Examples
+    --------
+    >>> steps = pd.DataFrame({"trace_id": ["a", "a", "a", "b"], "kind": ["reasoning"] * 4,
+    ...                       "grounding": ["Grounded", "NotGrounded", "NotGrounded", "Grounded"]})
+    >>> round(rqi_score(steps), 4)  # (1/3 + 1) / 2
+    0.6667
+    >>> rqi_score(steps, aggregate="step")  # 2 / 4
+    0.5
+    """
+    check_option("aggregate", aggregate, _AGGREGATES)
+    value = _value(_per_trace(steps), aggregate)
+    if np.isnan(value):
+        _warn_undefined()
+    return value
+
+
+@dataclass
+class RQIResult:
+    """What :func:`reasoning_quality` computes for one group of traces.
+
+    Attributes
+    ----------
+    value : float
+        RQI in [0, 1] (NaN when undefined).
+    ci : tuple of float
+        Percentile bootstrap CI resampling whole traces.
+    n_traces : int
+        Traces with at least one labeled reasoning step (those RQI averages over).
+    n_steps : int
+        Labeled reasoning steps.
+    n_unlabeled : int
+        Reasoning steps without a grounding label (not used).
+    n_traces_unlabeled : int
+        Traces with no labeled reasoning step (not used).
+    per_trace : Series
+        RQI_i by trace id; NaN for traces without labeled reasoning.
+    by_type : DataFrame
+        Columns ``type, rqi, n``: mean G over the labeled reasoning steps of each type.
+    by_evidence : DataFrame
+        Columns ``E, rqi, n, share``: mean G over the labeled reasoning steps taken while
+        E = k and their share; sum(share * rqi) over k equals the step-pooled RQI.
+    """
+
+    value: float
+    ci: tuple[float, float]
+    aggregate: str
+    n_traces: int
+    n_steps: int
+    n_unlabeled: int
+    n_traces_unlabeled: int
+    per_trace: pd.Series
+    by_type: pd.DataFrame
+    by_evidence: pd.DataFrame
+    options: dict = field(default_factory=dict)
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """One row: estimate, CI bounds, the n used and the unlabeled counts."""
+        return pd.DataFrame([{"estimate": self.value, "lower": self.ci[0], "upper": self.ci[1],
+                              "n_traces": self.n_traces, "n_steps": self.n_steps,
+                              "n_unlabeled_steps": self.n_unlabeled,
+                              "n_traces_unlabeled": self.n_traces_unlabeled, "aggregate": self.aggregate}],
+                            index=pd.Index(["rqi"]))
+
+
+def _decompose(g: pd.Series, key: pd.Series, levels: list, name: str) -> pd.DataFrame:
+    """Mean G and n within each level of ``key`` (all levels listed, NaN where n = 0)."""
+    stats = g.groupby(key).agg(["mean", "size"]).reindex(levels)
+    n = stats["size"].fillna(0).astype(int).to_numpy()
+    return pd.DataFrame({name: levels, "rqi": stats["mean"].to_numpy(dtype=float), "n": n})
+
+
+def reasoning_quality(steps: pd.DataFrame, *, aggregate: RQIAggregate = "trace",
+                      evidence_mapping: EvidenceMapping = "sum", evidence_scope: EvidenceScope = "cumulative",
+                      n_boot: int = 2000, seed: int | None = 0, alpha: float = 0.05,
+                      cluster: Cluster = "trace") -> RQIResult:
+    """RQI with its decompositions, counts and bootstrap CI (spec section 3).
+
+    RQI as in :func:`rqi_score`. Decompositions (step-pooled, each with n):
+
+    - by reasoning type: mean G within InformationSynthesis, PlanFormation, StateAssessment;
+    - by evidence state: rqi_k = mean G over reasoning steps taken while E = k (E held at
+      the step, spec section 2), share_k = their share of the labeled reasoning steps, so
+      that sum_k share_k * rqi_k = the step-pooled RQI (per trace: RQI_i =
+      sum_k P_i(E = k) E_i[G | E = k]).
+
+    Parameters
+    ----------
+    steps : DataFrame
+        Step table of ``build_tables`` for one group.
+    aggregate : {"trace", "step"}
+    evidence_mapping : {"sum", "sufficiency_first"}
+        Only affects ``by_evidence``.
+    evidence_scope : {"cumulative", "latest"}
+        Only affects ``by_evidence``.
+    n_boot, seed, alpha, cluster :
+        Percentile bootstrap over whole traces (``cluster="question"``: whole questions,
+        by the steps' ``question_id``); ``n_boot=0`` skips it.
+
+    Returns
+    -------
+    RQIResult
+        ``value`` in [0, 1], higher is better.
+
+    Examples
+    --------
+    >>> steps = pd.DataFrame({"trace_id": ["a", "a", "b"], "question_id": ["q", "q", "q"],
+    ...                       "kind": ["reasoning"] * 3, "turn": [0, 0, 0],
+    ...                       "reasoning_type": ["PlanFormation"] * 3,
+    ...                       "grounding": ["Grounded", None, "NotGrounded"],
+    ...                       "clarity": [None] * 3, "sufficiency": [None] * 3})
+    >>> res = reasoning_quality(steps, n_boot=0)
+    >>> res.value, res.n_traces, res.n_unlabeled
+    (0.5, 2, 1)
+    """
+    check_option("aggregate", aggregate, _AGGREGATES)
+    check_option("evidence_mapping", evidence_mapping, _MAPPINGS)
+    check_option("evidence_scope", evidence_scope, _SCOPES)
+    check_bootstrap_options(n_boot, alpha, cluster)
+    per = _per_trace(steps)
+    value = _value(per, aggregate)
+    if np.isnan(value):
+        _warn_undefined()
+    labeled_traces = per["n"] > 0
+    per_trace = (per["g"] / per["n"]).where(labeled_traces).rename("rqi")
+    qids = steps.groupby("trace_id", sort=False)["question_id"].first().reindex(per.index) \
+        if "question_id" in steps.columns else None
+    clusters = cluster_labels(per.index, qids, cluster=cluster)
+    if aggregate == "trace":
+        ci = bootstrap_ci(per_trace.to_numpy(), n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters)
+    else:
+        ci = bootstrap_ci(per["g"].to_numpy(), per["n"].to_numpy(), n_boot=n_boot, seed=seed, alpha=alpha,
+                          clusters=clusters)
+
+    r = steps[(steps["kind"] == "reasoning")]
+    g = r["grounding"].map(_G).astype(float)
+    labeled = g.notna()
+    by_type = _decompose(g[labeled], r.loc[labeled, "reasoning_type"], list(LABEL_VALUES["reasoning_type"]),
+                         "type")
+    if labeled.any():
+        e = step_evidence(steps, mapping=evidence_mapping, scope=evidence_scope)[r.index[labeled]]
+    else:
+        e = pd.Series([], dtype=int)
+    by_evidence = _decompose(g[labeled], e, [0, 1, 2], "E")
+    total = by_evidence["n"].sum()
+    by_evidence["share"] = by_evidence["n"] / total if total else np.nan
+    return RQIResult(
+        value=value, ci=ci, aggregate=aggregate, n_traces=int(labeled_traces.sum()), n_steps=int(per["n"].sum()),
+        n_unlabeled=int(per["unlabeled"].sum()), n_traces_unlabeled=int((~labeled_traces).sum()),
+        per_trace=per_trace, by_type=by_type, by_evidence=by_evidence,
+        options={"aggregate": aggregate, "evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope})

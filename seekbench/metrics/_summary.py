@@ -1,0 +1,293 @@
+"""One call for every process and outcome metric per group (agent): what the report prints."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._errors import UndefinedMetricWarning, UserInputError
+from . import _ce, _rqi
+from ._bootstrap import Cluster, check_bootstrap_options
+from ._ce import (
+    CEAggregate,
+    DecisionPoints,
+    Prevalence,
+    answer_calibration,
+    evidence_prevalence,
+)
+from ._decisions import DECISION_POINTS, evidence_coverage, evidence_labeled
+from ._erf import METHOD_OPTIONS, EvidenceRecoveryFitter
+from ._evidence import _MAPPINGS, _SCOPES, EvidenceMapping, EvidenceScope, check_option
+from ._outcome import outcome_metrics
+from ._recovery_events import RECOVERY_OPTIONS, TIME_OPTIONS
+from ._rqi import RQIAggregate, reasoning_quality
+
+#: Turn at which ``recovered_by_8`` reads the recovery curve.
+RECOVERED_BY = 8
+
+
+def _json_safe(value: Any) -> Any:
+    """NaN -> None, numpy scalars -> Python, tuples -> lists, recursively."""
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+@dataclass
+class MetricsSummary:
+    """Every metric per group, with the options that produced them.
+
+    Attributes
+    ----------
+    options : dict
+        The keyword arguments of :func:`summarize`.
+    groups : list of dict
+        One dict per group (see :func:`summarize` for the keys); undefined numbers are NaN.
+    warnings : list of str
+        Why numbers are undefined, once per reason, with the groups concerned.
+    """
+
+    options: dict
+    groups: list[dict]
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        """JSON-ready: NaN becomes None (JSON null)."""
+        return _json_safe({"options": self.options, "groups": self.groups, "warnings": self.warnings})
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per group of the scalar entries; CIs as ``<name>_lo``/``<name>_hi``,
+        ``unlabeled`` counts as ``unlabeled.<count>``; curves and sub-tables stay in ``to_dict``."""
+        rows = []
+        for g in self.groups:
+            row: dict[str, Any] = {}
+            for k, v in g.items():
+                if isinstance(v, (list, tuple)) and len(v) == 2:
+                    row[f"{k}_lo"], row[f"{k}_hi"] = v
+                elif k == "unlabeled":
+                    row.update({f"unlabeled.{c}": n for c, n in v.items()})
+                elif not isinstance(v, dict):
+                    row[k] = np.nan if v is None else v
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+
+@contextmanager
+def _collect(reasons: dict[str, list[str]], label: str) -> Iterator[None]:
+    """Gather the UndefinedMetricWarnings raised inside by message, noting the group ``label``
+    (to report each reason once); other warnings pass through."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UndefinedMetricWarning)
+        yield
+    for w in caught:
+        if issubclass(w.category, UndefinedMetricWarning):
+            reasons.setdefault(str(w.message), []).append(label)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+def _fit_erf(steps: pd.DataFrame, traces: pd.DataFrame, labeled: bool, **kw) -> EvidenceRecoveryFitter | None:
+    """The group's recovery curve; None when its observations are all unlabeled."""
+    if not labeled:
+        warnings.warn("ERF is undefined (no observation has evidence labels); returning NaN",
+                      UndefinedMetricWarning, stacklevel=2)
+        return None
+    return EvidenceRecoveryFitter(**kw).fit(steps, traces)
+
+
+def _erf_entries(fitter: EvidenceRecoveryFitter | None, last: int) -> dict:
+    """Curves at times 1 .. ``last`` (the last time of any group; a cumulative incidence keeps
+    its value after a group's last time), median time and share recovered by turn 8."""
+    times = range(1, last + 1)
+    if fitter is None:
+        nan = float("nan")
+        return {"erf": {str(t): nan for t in times}, "erf_ci": {str(t): [nan, nan] for t in times},
+                "erf_raw": {str(t): nan for t in times}, "median_recovery_turn": None,
+                f"recovered_by_{RECOVERED_BY}": nan}
+    grid = range(last + 1)
+    curve = fitter.curve_.reindex(grid).ffill()
+    raw = fitter.raw_curve_.reindex(grid).ffill()
+    median = fitter.median_recovery_time_
+    return {
+        "erf": {str(t): float(curve.at[t, "erf"]) for t in times},
+        "erf_ci": {str(t): [float(curve.at[t, "lower"]), float(curve.at[t, "upper"])] for t in times},
+        "erf_raw": {str(t): float(raw.at[t]) for t in times},
+        "median_recovery_turn": None if not np.isfinite(median) else float(median),
+        f"recovered_by_{RECOVERED_BY}": float(fitter.recovered_by(RECOVERED_BY)),
+    }
+
+
+def _unlabeled(steps: pd.DataFrame, n_traces: int, rqi: _rqi.RQIResult, cov: pd.DataFrame,
+               n_known: int) -> dict[str, int]:
+    kind = steps["kind"]
+    return {
+        "reasoning_steps_without_grounding": rqi.n_unlabeled,
+        "reasoning_steps_without_type": int(((kind == "reasoning") & steps["reasoning_type"].isna()).sum()),
+        "searches_without_type": int(((kind == "search") & steps["search_type"].isna()).sum()),
+        "observations_without_evidence": int(cov["n_obs_unlabeled"].sum()),
+        "traces_without_labeled_reasoning": n_traces - rqi.n_traces,
+        "traces_with_all_observations_unlabeled": int(cov["all_unlabeled"].sum()),
+        "traces_without_correctness": n_traces - n_known,
+        "other_steps": int((kind == "other").sum()),
+    }
+
+
+def _by_table(frame: pd.DataFrame, key: str, cols: Sequence[str]) -> dict:
+    return {str(row[key]): {c: row[c] for c in cols} for row in frame.to_dict("records")}
+
+
+def summarize(steps: pd.DataFrame, traces: pd.DataFrame, *, by: str | Sequence[str] = ("agent",),
+              evidence_mapping: EvidenceMapping = "sum", evidence_scope: EvidenceScope = "cumulative",
+              ce_aggregate: CEAggregate = "trace", ce_prevalence: Prevalence = "global",
+              decision_points: DecisionPoints = "turn", recovery: str = "evidence_or_correct",
+              erf_method: str = "aalen_johansen", time: str = "turn", rqi_aggregate: RQIAggregate = "trace",
+              horizon: int = 15, cluster: Cluster = "trace", n_boot: int = 2000, seed: int | None = 0,
+              alpha: float = 0.05) -> MetricsSummary:
+    """RQI, CE, ERF and outcome metrics for each group of traces, with CIs and unlabeled counts.
+
+    Groups are the distinct values of the ``by`` columns of the trace table (default one
+    group per agent). With ``ce_aggregate="pooled"`` and ``ce_prevalence="global"`` the
+    evidence prevalence P(E = k) is taken over all traces given (spec section 5).
+
+    Parameters
+    ----------
+    steps, traces : DataFrame
+        Step and trace tables of ``build_tables`` (the whole corpus).
+    by : str or sequence of str
+        Trace-table columns to group by.
+    evidence_mapping, evidence_scope : spec section 2.
+    ce_aggregate, ce_prevalence, decision_points, horizon : CE (spec section 5),
+        see :func:`~seekbench.metrics._ce.answer_calibration`.
+    recovery, erf_method, time : ERF (spec section 4), see ``EvidenceRecoveryFitter``.
+    rqi_aggregate : RQI (spec section 3), see :func:`~seekbench.metrics._rqi.rqi_score`.
+    cluster, n_boot, seed, alpha : percentile bootstrap over whole traces (or questions).
+
+    Returns
+    -------
+    MetricsSummary
+        Each group dict has the ``by`` keys and ``n_traces, n_steps, n_answered, rqi, rqi_ci,
+        ce, ce_ci, overconfident, overcautious, overcautious_given_e2, n_reached_e2, erf,
+        erf_ci, erf_raw, median_recovery_turn, recovered_by_8, accuracy, accuracy_ci, em, f1,
+        tool_calls, searches_before_answer, duplicate_query_rate, duplicate_visit_rate,
+        unlabeled, rqi_by_type, rqi_by_evidence, answer_rate_by_evidence,
+        accuracy_by_evidence``. Curves are dicts keyed by time ``"1"`` .. the last time of
+        any trace (a group's curve keeps its value after its own last time). Label-dependent numbers are NaN (null in ``to_dict``) when the labels they
+        need are absent, never 0; ``median_recovery_turn`` is None when not reached.
+
+    Examples
+    --------
+    >>> from seekbench.traces._tables import build_tables
+    >>> obs = {"kind": "search_result", "labels": {"clarity": "Clear", "sufficiency": "Sufficient"}}
+    >>> tr = [{"trace_id": "a", "agent": "x", "correct": {"value": True, "source": "human"}, "steps": [
+    ...     {"index": 0, "kind": "reasoning", "labels": {"grounding": "NotGrounded"}},
+    ...     {"index": 1, "kind": "search", "query": "q"}, dict(obs, index=2),
+    ...     {"index": 3, "kind": "reasoning", "labels": {"grounding": "Grounded"}},
+    ...     {"index": 4, "kind": "answer"}]}]
+    >>> g = summarize(*build_tables(tr), n_boot=0).groups[0]
+    >>> g["agent"], g["rqi"], g["ce"], g["erf"], g["accuracy"]
+    ('x', 0.5, 0.0, {'1': 1.0}, 1.0)
+    """
+    by = (by,) if isinstance(by, str) else tuple(by)
+    check_option("evidence_mapping", evidence_mapping, _MAPPINGS)
+    check_option("evidence_scope", evidence_scope, _SCOPES)
+    check_option("ce_aggregate", ce_aggregate, _ce._AGGREGATES)
+    check_option("ce_prevalence", ce_prevalence, _ce._PREVALENCES)
+    check_option("decision_points", decision_points, DECISION_POINTS)
+    check_option("recovery", recovery, RECOVERY_OPTIONS)
+    check_option("erf_method", erf_method, METHOD_OPTIONS)
+    check_option("time", time, TIME_OPTIONS)
+    check_option("rqi_aggregate", rqi_aggregate, _rqi._AGGREGATES)
+    check_bootstrap_options(n_boot, alpha, cluster)
+    missing = [c for c in by if c not in traces.columns]
+    if not by or missing:
+        raise UserInputError(f"cannot group by {', '.join(missing) or '()'}: choose trace-table columns, "
+                             f"e.g. one of: {', '.join(traces.columns)}")
+    options = {"by": list(by), "evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope,
+               "ce_aggregate": ce_aggregate, "ce_prevalence": ce_prevalence, "decision_points": decision_points,
+               "recovery": recovery, "erf_method": erf_method, "time": time, "rqi_aggregate": rqi_aggregate,
+               "horizon": horizon, "cluster": cluster, "n_boot": n_boot, "seed": seed, "alpha": alpha}
+    ev = {"evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope}
+    boot = {"n_boot": n_boot, "seed": seed, "alpha": alpha, "cluster": cluster}
+    reasons: dict[str, list[str]] = {}
+    prevalence = None
+    if ce_aggregate == "pooled" and ce_prevalence == "global":
+        with _collect(reasons, "all"):
+            prevalence = evidence_prevalence(steps, traces, decision_points=decision_points, **ev)
+
+    group_of = traces.groupby(list(by), sort=True, dropna=False).ngroup()
+    step_group = steps["trace_id"].map(pd.Series(group_of.to_numpy(), index=traces["trace_id"].to_numpy()))
+    step_parts = dict(tuple(steps.groupby(step_group, sort=False)))
+    groups, fitters = [], []
+    for gi, g_tr in traces.groupby(group_of.to_numpy(), sort=True):
+        g_steps = step_parts.get(gi, steps.iloc[:0])
+        keys = {c: _json_safe(g_tr[c].iloc[0]) for c in by}
+        with _collect(reasons, "/".join(str(v) for v in keys.values())):
+            group, fitter = _group(g_steps, g_tr, keys, ev=ev, boot=boot, prevalence=prevalence,
+                                   ce_aggregate=ce_aggregate, ce_prevalence=ce_prevalence,
+                                   decision_points=decision_points, rqi_aggregate=rqi_aggregate, horizon=horizon,
+                                   erf={"method": erf_method, "recovery": recovery, "time": time, "alpha": alpha})
+        groups.append(group)
+        fitters.append(fitter)
+    ends = traces["last_turn"] if time == "turn" else traces["n_steps"] - 1
+    last = max([int(ends.max()) if len(ends) else 0] + [int(f.curve_.index.max()) for f in fitters if f is not None])
+    for group, fitter in zip(groups, fitters):
+        group.update(_erf_entries(fitter, last))
+    messages = [f"{msg} [groups: {', '.join(dict.fromkeys(labels))}]" for msg, labels in reasons.items()]
+    for m in messages:
+        warnings.warn(m, UndefinedMetricWarning, stacklevel=2)
+    return MetricsSummary(options=options, groups=groups, warnings=messages)
+
+
+def _group(steps: pd.DataFrame, traces: pd.DataFrame, keys: dict, *, ev: dict, boot: dict,
+           prevalence: pd.Series | None, ce_aggregate: str, ce_prevalence: str, decision_points: str,
+           rqi_aggregate: str, horizon: int, erf: dict) -> tuple[dict, EvidenceRecoveryFitter | None]:
+    """The summary dict of one group (ERF entries still empty) and its recovery fitter."""
+    rqi = reasoning_quality(steps, aggregate=rqi_aggregate, **ev, **boot)
+    cal = answer_calibration(steps, traces, aggregate=ce_aggregate, prevalence=ce_prevalence,
+                             decision_points=decision_points, global_prevalence=prevalence, horizon=horizon,
+                             **ev, **boot)
+    out = outcome_metrics(steps, traces, **boot)
+    cov = evidence_coverage(steps, traces, evidence_mapping=ev["evidence_mapping"])
+    fitter = _fit_erf(steps, traces, evidence_labeled(cov), **erf, **ev)
+    answer_rate = cal.answer_table.rename(columns={"p_answer": "answer_rate"})
+    return {
+        **keys,
+        "n_traces": len(traces),
+        "n_steps": len(steps),
+        "n_answered": out.n_answered,
+        "rqi": rqi.value,
+        "rqi_ci": list(rqi.ci),
+        "ce": cal.ce,
+        "ce_ci": list(cal.ci),
+        "overconfident": cal.overconfident_rate,
+        "overcautious": cal.overcautious_rate,
+        "overcautious_given_e2": cal.overcautious_given_evidence,
+        "n_reached_e2": cal.n_reached_evidence,
+        **dict.fromkeys(("erf", "erf_ci", "erf_raw", "median_recovery_turn", f"recovered_by_{RECOVERED_BY}")),
+        "accuracy": out.accuracy,
+        "accuracy_ci": list(out.accuracy_ci),
+        "em": out.em,
+        "f1": out.f1,
+        "tool_calls": out.tool_calls,
+        "searches_before_answer": out.searches_before_answer,
+        "duplicate_query_rate": out.duplicate_query_rate,
+        "duplicate_visit_rate": out.duplicate_visit_rate,
+        "unlabeled": _unlabeled(steps, len(traces), rqi, cov, out.n_known),
+        "rqi_by_type": _by_table(rqi.by_type, "type", ("rqi", "n")),
+        "rqi_by_evidence": _by_table(rqi.by_evidence, "E", ("rqi", "n", "share")),
+        "answer_rate_by_evidence": _by_table(answer_rate, "E", ("answer_rate", "n", "answers")),
+        "accuracy_by_evidence": _by_table(cal.accuracy_by_evidence, "E", ("accuracy", "n", "n_known")),
+    }, fitter

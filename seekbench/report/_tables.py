@@ -1,0 +1,62 @@
+"""What the report's tables show, and the one number format it uses."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+AUDIT_SHOWN = ["trace_id", "agent", "n_steps", "ungrounded_share", "evidence_at_answer", "recovery",
+               "repeated_queries", "correct", "flags"]
+
+#: (column header, value key, CI key or None)
+_DISPLAY = [("traces", "n_traces", None), ("RQI", "rqi", "rqi_ci"), ("CE", "ce", "ce_ci"),
+            ("overconfident", "overconfident", None), ("overcautious", "overcautious", None),
+            ("ERF(8)", "recovered_by_8", None), ("median recovery turn", "median_recovery_turn", None),
+            ("accuracy", "accuracy", "accuracy_ci"), ("EM", "em", None), ("F1", "f1", None),
+            ("tool calls", "tool_calls", None), ("dup. queries", "duplicate_query_rate", None)]
+
+
+def display_table(groups: list[dict], by: tuple[str, ...]) -> pd.DataFrame:
+    """The per-group table as people read it: point estimate with its 95% CI in one cell."""
+    rows = []
+    for g in groups:
+        row = {b: g.get(b) for b in by}
+        for header, key, ci in _DISPLAY:
+            v = g.get(key)
+            if key == "median_recovery_turn" and v is None:
+                row[header] = "not reached"
+            elif ci and g.get(ci) and fmt(v) != "n/a":
+                row[header] = f"{fmt(v)} {fmt(g[ci])}"
+            else:
+                row[header] = fmt(v)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=[*by, *(h for h, _, _ in _DISPLAY)])
+
+
+def fmt_p(p) -> str:
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "n/a"
+    return "< 0.001" if p < 0.001 else f"= {p:.3f}"
+
+
+def fmt(value) -> str:
+    """Numbers to 3 decimals (2 inside CIs), CIs as [lo, hi], undefined as n/a."""
+    if value is None:
+        return "n/a"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        if len(value) == 2 and all(isinstance(v, (int, float)) or v is None for v in value):
+            lo, hi = (None if v is None or math.isnan(v) else f"{v:.2f}" for v in value)
+            return "n/a" if lo is None or hi is None else f"[{lo}, {hi}]"
+        return ", ".join(fmt(v) for v in value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "n/a"
+        return f"{value:g}" if value.is_integer() else f"{value:.3f}"
+    if hasattr(value, "item"):
+        return fmt(value.item())
+    return str(value)

@@ -1,0 +1,100 @@
+"""Write a report directory: report.html, report.md, figures/*.png, tables/*.csv (each file atomically)."""
+
+from __future__ import annotations
+
+import io
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from ..traces._io import write_bytes, write_text
+from ._content import ReportContent, build_content
+from ._html import render_html
+from ._markdown import render_markdown
+
+
+@dataclass
+class ReportFiles:
+    directory: Path
+    html: Path
+    markdown: Path
+    figures: list[Path]
+    tables: list[Path]
+
+
+def _figures(content: ReportContent) -> dict[str, bytes]:
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    from ._figures import plot_calibration, plot_erf_curves, plot_evidence_prevalence, plot_rqi_heatmap
+
+    made = {}
+
+    def png(ax) -> bytes:
+        fig = ax.figure
+        fig.tight_layout()
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=110)
+        plt.close(fig)
+        return buf.getvalue()
+
+    made["erf"] = png(plot_erf_curves(content.erf_fitters))
+    made["erf_km"] = png(plot_erf_curves(content.erf_km_fitters,
+                                         title="1 - Kaplan-Meier, stopped traces censored (overstates)"))
+    made["rqi_heatmap"] = png(plot_rqi_heatmap(content.rqi_by_type, content.rqi_by_type_n))
+    made["calibration"] = png(plot_calibration(content.calibration))
+    made["prevalence"] = png(plot_evidence_prevalence(content.prevalence))
+    return made
+
+
+def _csv(df: pd.DataFrame) -> str:
+    out = df.copy()
+    for col in out.columns:
+        if out[col].map(lambda v: isinstance(v, (list, tuple, dict))).any():
+            out[col] = out[col].map(lambda v: str(v) if isinstance(v, (list, tuple, dict)) else v)
+    return out.to_csv(index=False)
+
+
+def write_report(steps: pd.DataFrame, traces: pd.DataFrame, out_dir: str | os.PathLike, *,
+                 trace_dicts: list[dict], inputs: dict | None = None, by: tuple[str, ...] = ("agent",),
+                 **options) -> ReportFiles:
+    """Compute the report's content and write it under ``out_dir``.
+
+    Parameters
+    ----------
+    steps, traces : DataFrame
+        The tables of :func:`seekbench.traces.build_tables` (labels attached).
+    out_dir : path
+        Created if missing; existing report files are replaced atomically.
+    trace_dicts : list of dict
+        The canonical traces, so flagged traces' steps can be shown in full.
+    **options
+        Metric options of :func:`seekbench.metrics.summarize`.
+    """
+    out = Path(out_dir)
+    content = build_content(steps, traces, by=by, inputs=inputs, **options)
+    figures = _figures(content)
+    fig_paths = []
+    for name, data in figures.items():
+        p = out / "figures" / f"{name}.png"
+        write_bytes(p, data)
+        fig_paths.append(p)
+    tables = {"metrics": content.metrics_table, "audit": content.audit, "erf": content.erf_table,
+              "rqi_by_type": content.rqi_by_type.rename_axis("reasoning_type").reset_index(),
+              "calibration": content.calibration.rename_axis("E").reset_index(),
+              "evidence_prevalence": content.prevalence.rename_axis("group").reset_index()}
+    table_paths = []
+    for name, df in tables.items():
+        p = out / "tables" / f"{name}.csv"
+        write_text(p, _csv(df))
+        table_paths.append(p)
+    md = out / "report.md"
+    write_text(md, render_markdown(content, {k: f"figures/{k}.png" for k in figures}))
+    html_path = out / "report.html"
+    by_id = {t["trace_id"]: t for t in trace_dicts}
+    write_text(html_path, render_html(content, figures, traces_by_id=by_id, steps=steps))
+    return ReportFiles(out, html_path, md, fig_paths, table_paths)
