@@ -12,6 +12,7 @@ FORBIDDEN = {
     "seekbench.labels": ["seekbench.metrics", "seekbench.report", "seekbench.agreement", "seekbench.cli",
                          "matplotlib"],
     "seekbench.metrics": ["seekbench.report", "seekbench.agreement", "seekbench.cli", "matplotlib"],
+    "seekbench.agreement": ["seekbench.report", "seekbench.cli", "seekbench.annotate", "matplotlib"],
 }
 
 
@@ -23,7 +24,7 @@ def test_layer_imports(package):
     assert out == "", f"{package} imports {out}"
 
 
-@pytest.mark.parametrize("package", ["seekbench", "seekbench.traces", "seekbench.labels", "seekbench.metrics",
+@pytest.mark.parametrize("package", ["seekbench", "seekbench.traces", "seekbench.labels", "seekbench.metrics", "seekbench.agreement",
                                      "seekbench.report"])
 def test_public_api(package):
     mod = __import__(package, fromlist=["__all__"])

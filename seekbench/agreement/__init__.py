@@ -1,0 +1,45 @@
+"""Agreement: judges vs. human annotators, judge panels, and how far judge labels move the metrics.
+
+Spec section 9. Two-rater coefficients (Cohen's kappa, Gwet's AC1) and multi-rater ones
+(Fleiss' kappa, Krippendorff's alpha) each come as a scalar ``*_score`` function and a
+rich-result function with a bootstrap CI over whole traces; :func:`compare_annotations`
+runs them all over annotation sets, field by field, and :func:`metric_sensitivity`
+recomputes RQI, CE and ERF(8) per agent from each rater's labels.
+"""
+
+from ._ac1 import AC1Result, gwet_ac1, gwet_ac1_score
+from ._align import align_pair, normalize_annotations
+from ._compare import AgreementResult, compare_annotations
+from ._fleiss import FleissResult, fleiss_kappa, fleiss_kappa_score
+from ._judge_costs import judge_costs, pareto_front
+from ._kappa import KappaResult, cohen_kappa, cohen_kappa_score
+from ._krippendorff import AlphaResult, krippendorff_alpha, krippendorff_alpha_score
+from ._panel import PANEL_RATER, PanelResult, majority_panel, panel_annotation_set
+from ._sensitivity import SensitivityResult, metric_sensitivity
+
+__all__ = [
+    "PANEL_RATER",
+    "AC1Result",
+    "AgreementResult",
+    "AlphaResult",
+    "FleissResult",
+    "KappaResult",
+    "PanelResult",
+    "SensitivityResult",
+    "align_pair",
+    "cohen_kappa",
+    "cohen_kappa_score",
+    "compare_annotations",
+    "fleiss_kappa",
+    "fleiss_kappa_score",
+    "gwet_ac1",
+    "gwet_ac1_score",
+    "judge_costs",
+    "krippendorff_alpha",
+    "krippendorff_alpha_score",
+    "majority_panel",
+    "metric_sensitivity",
+    "normalize_annotations",
+    "panel_annotation_set",
+    "pareto_front",
+]

@@ -1,0 +1,134 @@
+"""Gwet's AC1: chance-corrected agreement that stays meaningful when one label dominates."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from ._pairs import (
+    ac1_from_confusion,
+    ac1_parts,
+    check_boot,
+    confusion,
+    confusion_columns,
+    encode_pairs,
+    interval,
+    resampled_sums,
+    warn_undefined,
+)
+
+
+def gwet_ac1_score(y1: Sequence, y2: Sequence, *, labels: Sequence | None = None) -> float:
+    """Gwet's first-order agreement coefficient AC1 between two raters (spec section 9).
+
+    AC1 = (p_o - p_e) / (1 - p_e) with p_o the share of items labeled alike and the chance
+    agreement p_e = 1/(q - 1) * sum_k pi_k (1 - pi_k), pi_k = (p1_k + p2_k) / 2 the pooled
+    share of label k and q the number of possible labels. Unlike Cohen's p_e, Gwet's p_e is
+    small when one label dominates (p_e <= 1/q), so a rater who agrees on a skewed field is
+    not penalised for the skew (the "kappa paradox").
+
+    Parameters
+    ----------
+    y1, y2 : sequence of labels
+        Items where either label is missing are left out.
+    labels : sequence, optional
+        The possible labels; q = len(labels). Default: the labels observed. Pass the
+        ontology's values (e.g. ``("Grounded", "NotGrounded")``) when a label may be
+        absent from the data, since q changes p_e.
+
+    Returns
+    -------
+    float
+        In [-1, 1], higher is better. Defined whenever one item is labeled by both raters
+        (p_e <= 1/2): two raters who give one and the same label to every item get 1, where
+        Cohen's kappa is undefined. NaN with an ``UndefinedMetricWarning`` without items.
+
+    Examples
+    --------
+    >>> y1 = ["G", "G", "G", "G", "G", "G", "G", "G", "G", "N"]
+    >>> y2 = ["G", "G", "G", "G", "G", "G", "G", "G", "N", "G"]
+    >>> round(gwet_ac1_score(y1, y2), 4)  # p_o = 0.8, pi_G = 0.9, p_e = 0.18
+    0.7561
+    """
+    c1, c2, cats, _, _ = encode_pairs(y1, y2, labels)
+    if not len(c1):
+        warn_undefined("Gwet's AC1", "no item labeled by both raters")
+        return float("nan")
+    return float(ac1_from_confusion(confusion(c1, c2, len(cats)), len(cats)))
+
+
+@dataclass
+class AC1Result:
+    """What :func:`gwet_ac1` computes.
+
+    Attributes
+    ----------
+    value : float
+        AC1 in [-1, 1] (NaN without items).
+    ci : tuple of float
+        Percentile bootstrap CI resampling whole groups (traces).
+    n, n_excluded : int
+        Items both raters labeled; items left out because one label is missing.
+    observed_agreement, expected_agreement : float
+        p_o and Gwet's p_e.
+    n_categories : int
+        q, the number of possible labels used in p_e.
+    """
+
+    value: float
+    ci: tuple[float, float]
+    n: int
+    n_excluded: int
+    observed_agreement: float
+    expected_agreement: float
+    n_categories: int
+    labels: list
+    options: dict = field(default_factory=dict)
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """One row ``gwet_ac1``: estimate, CI bounds, n, p_o, p_e."""
+        return pd.DataFrame([{"estimate": self.value, "lower": self.ci[0], "upper": self.ci[1], "n": self.n,
+                              "n_excluded": self.n_excluded, "observed_agreement": self.observed_agreement,
+                              "expected_agreement": self.expected_agreement}], index=pd.Index(["gwet_ac1"]))
+
+
+def gwet_ac1(y1: Sequence, y2: Sequence, *, labels: Sequence | None = None, groups: Sequence | None = None,
+             n_boot: int = 2000, seed: int | None = 0, alpha: float = 0.05) -> AC1Result:
+    """Gwet's AC1 with a bootstrap CI over whole groups (traces).
+
+    AC1 as in :func:`gwet_ac1_score`; the CI as in :func:`~seekbench.agreement.cohen_kappa`.
+
+    Parameters
+    ----------
+    y1, y2, labels : see :func:`gwet_ac1_score`.
+    groups : sequence, optional
+        The resampling unit of each item (e.g. its trace id); default items on their own.
+    n_boot, seed, alpha : bootstrap resamples (0 skips the CI), seed, 1 - level.
+
+    Returns
+    -------
+    AC1Result
+
+    Examples
+    --------
+    >>> gwet_ac1(["a", "a"], ["a", "a"], labels=["a", "b"], n_boot=0).value
+    1.0
+    """
+    check_boot(n_boot, alpha)
+    c1, c2, cats, g, n_excl = encode_pairs(y1, y2, labels, groups)
+    q = len(cats)
+    conf = confusion(c1, c2, q)
+    if len(c1):
+        po, pe = (float(x) for x in ac1_parts(conf, q))
+        value = float(ac1_from_confusion(conf, q))
+    else:
+        warn_undefined("Gwet's AC1", "no item labeled by both raters")
+        po = pe = value = float("nan")
+    sums = resampled_sums(confusion_columns(c1, c2, q), g, n_boot=n_boot, seed=seed)
+    stats = None if sums is None else ac1_from_confusion(sums.reshape(-1, q, q), q)
+    return AC1Result(value=value, ci=interval(stats, alpha), n=len(c1), n_excluded=n_excl,
+                     observed_agreement=po, expected_agreement=pe, n_categories=q, labels=cats,
+                     options={"n_boot": n_boot, "seed": seed, "alpha": alpha})

@@ -1,0 +1,169 @@
+"""Krippendorff's alpha for nominal labels, with missing ratings (spec section 9)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ._pairs import category_counts, check_boot, encode_matrix, interval, resampled_sums, warn_undefined
+
+
+def _coincidence_columns(codes: np.ndarray, q: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per pairable item (two or more ratings): its q x q coincidences, flattened; and the mask.
+
+    o_ck(u) = (n_uc n_uk - [c = k] n_uc) / (m_u - 1), with n_uc the ratings of item u in
+    category c and m_u its number of ratings: every ordered pair of ratings by different
+    raters, weighted so that each pairable item contributes m_u in total.
+    """
+    counts = category_counts(codes, q)
+    m_u = counts.sum(axis=1)
+    pairable = m_u >= 2
+    c, m = counts[pairable], m_u[pairable]
+    o = (c[:, :, None] * c[:, None, :] - np.einsum("ij,jk->ijk", c, np.eye(q))) / (m - 1)[:, None, None]
+    return o.reshape(len(c), q * q), pairable
+
+
+def _alpha_from_coincidences(o: np.ndarray, q: int) -> np.ndarray:
+    """alpha = 1 - (n - 1) (n - tr o) / (n^2 - sum_c n_c^2) from ``(..., q*q)`` coincidence sums.
+
+    n = sum of o, n_c its row sums. Undefined when n <= 1 or every pairable value is one
+    category (expected disagreement 0).
+    """
+    mat = np.atleast_2d(o).reshape(-1, q, q)
+    n = mat.sum(axis=(1, 2))
+    n_c = mat.sum(axis=2)
+    d_e = n ** 2 - (n_c ** 2).sum(axis=1)
+    d_o = n - np.trace(mat, axis1=1, axis2=2)
+    ok = (d_e > 1e-9 * np.maximum(n, 1.0) ** 2) & (n > 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(ok, 1.0 - (n - 1.0) * d_o / np.where(ok, d_e, 1.0), np.nan)
+
+
+def _why(codes: np.ndarray, n_pairable: int) -> str:
+    if n_pairable == 0:
+        return "no item has two or more ratings"
+    return "every rating is the same label (no expected disagreement)"
+
+
+def krippendorff_alpha_score(ratings: object, *, labels: Sequence | None = None) -> float:
+    """Krippendorff's alpha for nominal labels (spec section 9).
+
+    alpha = 1 - D_o / D_e = 1 - (n - 1) * sum_{c != k} o_ck / sum_{c != k} n_c n_k, where
+    o is the coincidence matrix of all ordered pairs of ratings given to the same item by
+    different raters (an item with m_u ratings weighs each pair 1 / (m_u - 1)), n_c its
+    marginals and n the number of pairable ratings. Items with fewer than two ratings are
+    not pairable and drop out; raters need not rate every item.
+
+    Parameters
+    ----------
+    ratings : DataFrame or 2-D array-like
+        One row per item, one column per rater; missing ratings are None or NaN. (The
+        ``krippendorff`` package takes the transpose, raters x items.)
+    labels : sequence, optional
+        The possible labels (default: those observed); unobserved labels do not change alpha.
+
+    Returns
+    -------
+    float
+        At most 1, higher is better; 0 is chance level. NaN with an ``UndefinedMetricWarning``
+        when no item has two ratings or only one label occurs among pairable ratings.
+
+    Examples
+    --------
+    >>> round(krippendorff_alpha_score([["a", "a", None], ["a", "b", "b"], ["b", "b", "b"], [None, "a", None]]), 4)
+    0.5333
+
+    (The last item has one rating and drops out. Coincidences o_aa = 2 (item 1),
+    o_ab = o_ba = 1 and o_bb = 1 (item 2, pairs weighted 1/2), o_bb += 3 (item 3): n = 8,
+    n_a = 3, n_b = 5, alpha = 1 - 7 * 2 / (64 - 9 - 25) = 0.5333.)
+    """
+    codes, cats, _ = encode_matrix(ratings, labels)
+    cols, pairable = _coincidence_columns(codes, len(cats))
+    value = float(_alpha_from_coincidences(cols.sum(axis=0), len(cats))[0]) if len(cats) else float("nan")
+    if np.isnan(value):
+        warn_undefined("Krippendorff's alpha", _why(codes, int(pairable.sum())))
+    return value
+
+
+@dataclass
+class AlphaResult:
+    """What :func:`krippendorff_alpha` computes.
+
+    Attributes
+    ----------
+    value : float
+        Nominal alpha (NaN when undefined).
+    ci : tuple of float
+        Percentile bootstrap CI resampling whole groups (traces).
+    n_items : int
+        Pairable items (two or more ratings).
+    n_excluded : int
+        Items with fewer than two ratings.
+    n_pairable : int
+        Ratings in pairable items (n of the formula).
+    coincidence : DataFrame
+        The coincidence matrix o.
+    """
+
+    value: float
+    ci: tuple[float, float]
+    n_items: int
+    n_excluded: int
+    n_pairable: int
+    n_raters: int
+    labels: list
+    coincidence: pd.DataFrame
+    options: dict = field(default_factory=dict)
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """One row ``krippendorff_alpha``: estimate, CI bounds, items used and excluded."""
+        return pd.DataFrame([{"estimate": self.value, "lower": self.ci[0], "upper": self.ci[1],
+                              "n_items": self.n_items, "n_excluded": self.n_excluded,
+                              "n_pairable": self.n_pairable, "n_raters": self.n_raters}],
+                            index=pd.Index(["krippendorff_alpha"]))
+
+
+def krippendorff_alpha(ratings: object, *, labels: Sequence | None = None, groups: Sequence | None = None,
+                       n_boot: int = 2000, seed: int | None = 0, alpha: float = 0.05) -> AlphaResult:
+    """Nominal Krippendorff's alpha with a bootstrap CI over whole groups (traces).
+
+    Formula as in :func:`krippendorff_alpha_score`. Coincidences add up over items, so a
+    resample of whole groups is a weighted sum of per-group coincidence matrices.
+
+    Parameters
+    ----------
+    ratings, labels : see :func:`krippendorff_alpha_score`.
+    groups : sequence, optional
+        The resampling unit of each item (row), e.g. its trace id; default items on their own.
+    n_boot, seed, alpha : bootstrap resamples (0 skips the CI), seed, 1 - level.
+
+    Returns
+    -------
+    AlphaResult
+
+    Examples
+    --------
+    >>> res = krippendorff_alpha([["a", "a"], ["b", "b"], ["a", None]], n_boot=0)
+    >>> res.value, res.n_items, res.n_excluded
+    (1.0, 2, 1)
+    """
+    check_boot(n_boot, alpha)
+    codes, cats, _ = encode_matrix(ratings, labels)
+    q = len(cats)
+    g = np.arange(len(codes)) if groups is None else np.asarray(list(groups), dtype=object)
+    cols, pairable = _coincidence_columns(codes, q)
+    total = cols.sum(axis=0)
+    value = float(_alpha_from_coincidences(total, q)[0]) if q else float("nan")
+    if np.isnan(value):
+        warn_undefined("Krippendorff's alpha", _why(codes, int(pairable.sum())))
+    sums = resampled_sums(cols, g[pairable], n_boot=n_boot, seed=seed) if q else None
+    return AlphaResult(value=value, ci=interval(None if sums is None else _alpha_from_coincidences(sums, q), alpha),
+                       n_items=int(pairable.sum()), n_excluded=int((~pairable).sum()),
+                       n_pairable=round(total.sum()), n_raters=codes.shape[1], labels=cats,
+                       coincidence=pd.DataFrame(total.reshape(q, q), index=pd.Index(cats, name="label"),
+                                                columns=pd.Index(cats, name="label")),
+                       options={"n_boot": n_boot, "seed": seed, "alpha": alpha})

@@ -1,0 +1,302 @@
+"""How far judge labels move the metrics: RQI, CE and ERF at turn 8 per agent, human vs judge.
+
+Each metric is computed per agent twice on the same traces, once with the reference
+(human) labels and once with a judge's, by :func:`seekbench.metrics.summarize`. The
+difference judge - reference gets a paired percentile bootstrap CI: whole traces of the
+agent are resampled and both label sources are evaluated on the same resample. Every
+statistic is a function of per-trace sums, so one resample-count matrix serves all:
+
+- RQI (trace aggregate): sums of [RQI_i, 1] over traces with a labeled reasoning step;
+  step aggregate: [sum G_i, n_i];
+- CE (trace aggregate): sums of [CE_i, 1]; pooled: the six decision counts [n_k, a_k];
+- ERF(8): per time u <= 8, the traces recovering, stopping and ending at u; the exact
+  discrete Aalen-Johansen estimator (or 1 - Kaplan-Meier with ``erf_method="km"``) is a
+  vectorised function of those counts.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .._errors import UndefinedMetricWarning, UserInputError
+from ..labels import AnnotationSet
+from ..metrics import (
+    answer_calibration,
+    bootstrap_sums,
+    decision_point_table,
+    evidence_prevalence,
+    percentile_interval,
+    recovery_events,
+    summarize,
+)
+from ..metrics._bootstrap import check_bootstrap_options
+from ..metrics._ce import _pooled_ce
+from ..metrics._decisions import decision_counts, evidence_coverage, evidence_labeled
+from ..metrics._summary import RECOVERED_BY
+from ..traces._tables import attach_labels, build_tables
+from ._align import rater_sets
+
+#: The metrics compared, their summarize key, and whether higher is better.
+METRICS = {"rqi": ("rqi", True), "ce": ("ce", False), f"erf@{RECOVERED_BY}": (f"recovered_by_{RECOVERED_BY}", True)}
+_OPTION_KEYS = ("evidence_mapping", "evidence_scope", "ce_aggregate", "ce_prevalence", "decision_points",
+                "recovery", "erf_method", "time", "rqi_aggregate", "horizon")
+_G = {"Grounded": 1.0, "NotGrounded": 0.0}
+#: summarize also reports outcome metrics; only warnings about the three compared here are passed on.
+_OWN_WARNINGS = ("RQI", "CE", "ERF")
+
+
+@dataclass
+class SensitivityResult:
+    """What :func:`metric_sensitivity` computes.
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per (rater, agent, metric): ``reference`` and ``judged`` values, ``difference``
+        = judged - reference with its paired bootstrap CI ``lower, upper``, ``n_traces``.
+    rankings : DataFrame
+        One row per (rater, metric): Kendall's tau between the agents' reference and judged
+        values, its p-value, ``n_agents`` and ``same_ranking`` (identical order, ties included).
+    summaries : dict
+        The :class:`~seekbench.metrics._summary.MetricsSummary` of each label source.
+    """
+
+    reference: str
+    raters: list[str]
+    table: pd.DataFrame
+    rankings: pd.DataFrame
+    summaries: dict
+    options: dict = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """The per-agent table (``table``)."""
+        return self.table
+
+
+def _rqi_columns(steps: pd.DataFrame, ids: pd.Index, aggregate: str) -> tuple[np.ndarray, callable]:
+    r = steps[steps["kind"] == "reasoning"]
+    g = r["grounding"].map(_G).astype(float)
+    by = pd.DataFrame({"g": g.fillna(0.0), "n": g.notna().astype(float), "trace_id": r["trace_id"]})
+    per = by.groupby("trace_id", sort=False)[["g", "n"]].sum().reindex(ids, fill_value=0.0)
+    if aggregate == "trace":
+        has = per["n"] > 0
+        cols = np.column_stack([np.where(has, per["g"] / per["n"].where(has, 1.0), 0.0), has.astype(float)])
+    else:
+        cols = per[["g", "n"]].to_numpy(dtype=float)
+    return cols, _ratio
+
+
+def _ratio(s: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(s[:, 1] > 0, s[:, 0] / np.where(s[:, 1] > 0, s[:, 1], 1.0), np.nan)
+
+
+def _ce_columns(steps: pd.DataFrame, traces: pd.DataFrame, opts: dict, weights) -> tuple[np.ndarray, callable]:
+    ev = {"evidence_mapping": opts["evidence_mapping"], "evidence_scope": opts["evidence_scope"]}
+    n = len(traces)
+    if not evidence_labeled(evidence_coverage(steps, traces, evidence_mapping=ev["evidence_mapping"])):
+        return np.zeros((n, 1)), lambda s: np.full(len(s), np.nan)
+    if opts["ce_aggregate"] == "trace":
+        per = answer_calibration(steps, traces, aggregate="trace", decision_points=opts["decision_points"],
+                                 n_boot=0, **ev).per_trace.to_numpy(dtype=float)
+        ok = np.isfinite(per)
+        return np.column_stack([np.where(ok, per, 0.0), ok.astype(float)]), _ratio
+    points = decision_point_table(steps, traces, decision_points=opts["decision_points"], **ev)
+    counts = decision_counts(points, pd.Index(traces["trace_id"])).to_numpy(dtype=float)
+    w = weights if opts["ce_prevalence"] == "global" else None
+    return counts, lambda s: _pooled_ce(s, w)
+
+
+def _erf_columns(steps: pd.DataFrame, traces: pd.DataFrame, opts: dict) -> tuple[np.ndarray, callable]:
+    """Per trace: one-hot recovered / stopped / ended at each time u <= horizon, plus 1 (N)."""
+    n = len(traces)
+    if not n or not evidence_labeled(evidence_coverage(steps, traces, evidence_mapping=opts["evidence_mapping"])):
+        return np.zeros((n, 1)), lambda s: np.full(len(s), np.nan)
+    ev = recovery_events(steps, traces, recovery=opts["recovery"], time=opts["time"],
+                         evidence_mapping=opts["evidence_mapping"], evidence_scope=opts["evidence_scope"])
+    d = ev["duration"].to_numpy(dtype=float)
+    grid = np.unique(d[d <= RECOVERED_BY])
+    k = len(grid)
+    at = (d[:, None] == grid[None, :]).astype(float)
+    rec = at * (ev["event"].to_numpy() == "recovered")[:, None]
+    stop = at * (ev["event"].to_numpy() == "stopped")[:, None]
+    cols = np.column_stack([rec, stop, at, np.ones(n)])
+    km = opts["erf_method"] == "km"
+
+    def stat(s: np.ndarray) -> np.ndarray:
+        r, st, end, total = s[:, :k], s[:, k:2 * k], s[:, 2 * k:3 * k], s[:, 3 * k]
+        at_risk = total[:, None] - np.concatenate([np.zeros((len(s), 1)), np.cumsum(end, axis=1)[:, :-1]], axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            safe = np.where(at_risk > 0, at_risk, 1.0)
+            if km:  # 1 - S(h), stopped traces censored
+                return 1.0 - np.prod(1.0 - r / safe, axis=1)
+            hazard = (r + st) / safe
+            surv_before = np.concatenate([np.ones((len(s), 1)), np.cumprod(1.0 - hazard, axis=1)[:, :-1]], axis=1)
+            out = (surv_before * r / safe).sum(axis=1)
+        return np.where(total > 0, out, np.nan)
+
+    return cols, stat
+
+
+def _resampled(cols: list[np.ndarray], stats: list, ids: pd.Index, n_boot: int, seed, alpha: float):
+    """Each metric's full-sample value and its B resampled values (same draws for every source)."""
+    widths = [c.shape[1] for c in cols]
+    full = np.concatenate(cols, axis=1)
+    sums = bootstrap_sums(full, n_boot=n_boot, seed=seed, clusters=list(ids)) if n_boot and len(ids) else None
+    point, boot, start = [], [], 0
+    for w, fn in zip(widths, stats):
+        point.append(float(fn(full[:, start:start + w].sum(axis=0, keepdims=True))[0]))
+        boot.append(None if sums is None else fn(sums[:, start:start + w]))
+        start += w
+    return point, boot
+
+
+def metric_sensitivity(traces: list[dict], reference: AnnotationSet, *raters: AnnotationSet, n_boot: int = 2000,
+                       seed: int | None = 0, alpha: float = 0.05, **metric_options) -> SensitivityResult:
+    """RQI, CE and ERF at turn 8 per agent from the reference labels and from each judge's.
+
+    For each rater J and agent a: M_a(J) - M_a(reference) for M in RQI (spec section 3), CE
+    (section 5) and ERF(8) (section 4), with a 95% paired percentile bootstrap CI over the
+    agent's whole traces (both label sources on the same resample), and per rater and
+    metric Kendall's tau between the agents' reference and judged values (scipy's tau-b):
+    1 means the judge ranks the agents exactly as the reference does.
+
+    Parameters
+    ----------
+    traces : list of dict
+        Canonical traces (``read_traces(path).traces``); their inline labels are ignored.
+    reference : AnnotationSet
+        The reference (human) labels, one rater.
+    *raters : AnnotationSet
+        Judged labels; a set with several raters counts as one rater each.
+    n_boot, seed, alpha : bootstrap resamples (0 skips CIs), seed, 1 - level.
+    **metric_options
+        Options of :func:`seekbench.metrics.summarize` (``evidence_mapping``,
+        ``evidence_scope``, ``ce_aggregate``, ``ce_prevalence``, ``decision_points``,
+        ``recovery``, ``erf_method``, ``time``, ``rqi_aggregate``, ``horizon``).
+
+    Returns
+    -------
+    SensitivityResult
+        ``difference`` > 0 means the judge's labels give the larger value (for CE, lower is
+        better). Values are NaN, with an ``UndefinedMetricWarning``, where a label source
+        lacks the labels a metric needs.
+
+    Examples
+    --------
+    >>> def trace(tid, g):
+    ...     return {"trace_id": tid, "agent": "x", "steps": [
+    ...         {"index": 0, "kind": "search", "query": "q"},
+    ...         {"index": 1, "kind": "search_result", "labels": {"clarity": "Clear", "sufficiency": "Sufficient"}},
+    ...         {"index": 2, "kind": "reasoning", "labels": {"grounding": g}}, {"index": 3, "kind": "answer"}]}
+    >>> traces = [trace("a", "Grounded"), trace("b", "NotGrounded")]
+    >>> human = AnnotationSet.from_traces(traces)
+    >>> judge = human.records.assign(rater="judge", value=human.records["value"].replace("NotGrounded", "Grounded"))
+    >>> import warnings
+    >>> with warnings.catch_warnings():  # one agent: Kendall's tau is undefined
+    ...     warnings.simplefilter("ignore", UndefinedMetricWarning)
+    ...     res = metric_sensitivity(traces, human, AnnotationSet(judge), n_boot=0)
+    >>> res.table[["metric", "reference", "judged", "difference"]].to_dict("records")[0]
+    {'metric': 'rqi', 'reference': 0.5, 'judged': 1.0, 'difference': 0.5}
+    """
+    unknown = sorted(set(metric_options) - set(_OPTION_KEYS))
+    if unknown:
+        raise UserInputError(f"unknown metric option(s) {', '.join(unknown)}; choose from: {', '.join(_OPTION_KEYS)}")
+    check_bootstrap_options(n_boot, alpha)
+    sources = rater_sets(reference, raters)
+    empty = pd.DataFrame(columns=["trace_id", "step", "field", "value"])
+    steps0, tdf = build_tables(traces, empty)
+    opts = {"evidence_mapping": "sum", "evidence_scope": "cumulative", "ce_aggregate": "trace",
+            "ce_prevalence": "global", "decision_points": "turn", "recovery": "evidence_or_correct",
+            "erf_method": "aalen_johansen", "time": "turn", "rqi_aggregate": "trace", **metric_options}
+    agents = sorted(tdf["agent"].astype(str).unique())
+    values: dict[str, dict] = {}
+    boots: dict[str, dict] = {}
+    summaries = {}
+    messages: list[str] = []
+    for name, aset in sources.items():
+        steps = attach_labels(steps0, aset.records)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UndefinedMetricWarning)
+            summaries[name] = summarize(steps, tdf, by=("agent",), n_boot=0, **opts)
+            weights = None
+            if opts["ce_aggregate"] == "pooled" and opts["ce_prevalence"] == "global":
+                weights = evidence_prevalence(steps, tdf, decision_points=opts["decision_points"],
+                                              evidence_mapping=opts["evidence_mapping"],
+                                              evidence_scope=opts["evidence_scope"]).to_numpy()
+            values[name], boots[name] = _per_agent(steps, tdf, agents, opts, weights, n_boot, seed, alpha)
+        messages += [f"{name}: {w.message}" for w in caught if issubclass(w.category, UndefinedMetricWarning)
+                     and str(w.message).startswith(_OWN_WARNINGS)]
+    ref_name = next(iter(sources))
+    for name, summary in summaries.items():  # the published numbers are summarize's
+        for g in summary.groups:
+            values[name][str(g["agent"])] = {m: float(g[key]) for m, (key, _) in METRICS.items()}
+    rows = []
+    for name in list(sources)[1:]:
+        for agent in agents:
+            for metric in METRICS:
+                ref_v, jud_v = values[ref_name][agent][metric], values[name][agent][metric]
+                rb, jb = boots[ref_name][agent][metric], boots[name][agent][metric]
+                lo, hi = (np.nan, np.nan) if rb is None else percentile_interval(jb - rb, alpha=alpha)
+                rows.append({"rater": name, "agent": agent, "metric": metric, "reference": ref_v, "judged": jud_v,
+                             "difference": jud_v - ref_v, "lower": lo, "upper": hi,
+                             "n_traces": int((tdf["agent"].astype(str) == agent).sum())})
+    table = pd.DataFrame(rows, columns=["rater", "agent", "metric", "reference", "judged", "difference", "lower",
+                                        "upper", "n_traces"])
+    rankings, undefined = _rankings(table)
+    if undefined:
+        messages.append("Kendall's tau is undefined (fewer than two agents with values) for "
+                        + ", ".join(f"{r}/{m}" for r, m in undefined) + "; returning NaN")
+    for msg in dict.fromkeys(messages):
+        warnings.warn(msg, UndefinedMetricWarning, stacklevel=2)
+    return SensitivityResult(reference=ref_name, raters=list(sources)[1:], table=table,
+                             rankings=rankings, summaries=summaries,
+                             options={**opts, "n_boot": n_boot, "seed": seed, "alpha": alpha,
+                                      "erf_horizon": RECOVERED_BY},
+                             warnings=list(dict.fromkeys(messages)))
+
+
+def _per_agent(steps, tdf, agents, opts, weights, n_boot, seed, alpha):
+    values, boots = {}, {}
+    step_parts = dict(tuple(steps.groupby(steps["trace_id"].map(dict(zip(tdf["trace_id"], tdf["agent"].astype(str)))),
+                                          sort=False)))
+    for k, agent in enumerate(agents):
+        tr = tdf[tdf["agent"].astype(str) == agent]
+        st = step_parts.get(agent, steps.iloc[:0])
+        ids = pd.Index(tr["trace_id"])
+        parts = [_rqi_columns(st, ids, opts["rqi_aggregate"]), _ce_columns(st, tr, opts, weights),
+                 _erf_columns(st, tr, opts)]
+        agent_seed = None if seed is None else [int(seed), k]
+        point, boot = _resampled([p[0] for p in parts], [p[1] for p in parts], ids, n_boot, agent_seed, alpha)
+        values[agent] = dict(zip(METRICS, point))
+        boots[agent] = dict(zip(METRICS, boot))
+    return values, boots
+
+
+def _rankings(table: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[str, str]]]:
+    from scipy.stats import kendalltau
+
+    rows, undefined = [], []
+    for (rater, metric), g in table.groupby(["rater", "metric"], sort=False):
+        ok = g[np.isfinite(g["reference"]) & np.isfinite(g["judged"])]
+        tau = p = np.nan
+        same = None
+        if len(ok) >= 2:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                res = kendalltau(ok["reference"], ok["judged"])
+            tau, p = float(res.statistic), float(res.pvalue)
+            same = bool((ok["reference"].rank(method="min").to_numpy() == ok["judged"].rank(method="min")
+                         .to_numpy()).all())
+        else:
+            undefined.append((rater, metric))
+        rows.append({"rater": rater, "metric": metric, "kendall_tau": tau, "p_value": p, "n_agents": len(ok),
+                     "same_ranking": same})
+    frame = pd.DataFrame(rows, columns=["rater", "metric", "kendall_tau", "p_value", "n_agents", "same_ranking"])
+    return frame, undefined

@@ -1,0 +1,205 @@
+"""``seekbench agree``: judges vs. the reference labels, per field, with CIs; the metric sensitivity."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import warnings
+
+from .._errors import UndefinedMetricWarning, UserInputError
+from ..traces._io import dumps
+from ._inputs import add_input_arguments, report_skipped
+
+DESCRIPTION = """\
+Compare judged step labels with reference (human) labels, per label field and overall:
+steps compared and excluded (labeled by one side only, unscored), raw agreement, Cohen's
+kappa and Gwet's AC1 with 95% bootstrap CIs over whole traces, label prevalence and the
+confusion matrix. With two or more judges: their majority panel (ties broken by
+--tiebreaker, else left missing) scored as a rater, Krippendorff's alpha, Fleiss' kappa and
+pairwise kappas. Per judge: cost, latency and tokens per trace from label provenance, and the
+unscored count. Then RQI, CE and ERF at turn 8 per agent from each rater's labels against the
+reference's, with the difference's CI and Kendall's tau of the agent rankings.
+
+Example:
+  seekbench agree traces.jsonl --reference inline --rater gpt41mini.jsonl --rater rules.jsonl -o out/
+"""
+
+
+def register(sub) -> None:
+    p = sub.add_parser("agree", help="agreement of judges with reference labels, and the metric sensitivity",
+                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_input_arguments(p)
+    p.add_argument("--reference", required=True, metavar="HUMAN.jsonl",
+                   help="reference annotation set (JSONL), or 'inline' for the labels inline in the traces")
+    p.add_argument("--rater", action="append", required=True, metavar="JUDGED.jsonl", dest="raters",
+                   help="judged annotation set (repeatable; a file with several raters counts as each of them)")
+    p.add_argument("--tiebreaker", default=None, metavar="NAME",
+                   help="rater name of the judge that breaks majority-panel ties (default: ties stay missing)")
+    p.add_argument("--fields", default=None, metavar="F1,F2",
+                   help="label fields to compare (default: every field the reference labels)")
+    p.add_argument("--usage", default="per_call", choices=["per_call", "per_record"],
+                   help="provenance usage is per provider call, counted once (default), or per label record")
+    g = p.add_argument_group("metric options for the sensitivity table (spec: ../shared/spec/metrics.md)")
+    g.add_argument("--evidence-mapping", default="sum", choices=["sum", "sufficiency_first"],
+                   help="E = C + Q (default) or sufficiency-first")
+    g.add_argument("--evidence-scope", default="cumulative", choices=["cumulative", "latest"],
+                   help="E at turn t: best so far (default) or latest")
+    g.add_argument("--ce-aggregate", default="trace", choices=["trace", "pooled"],
+                   help="CE per trace then mean (default) or pooled")
+    g.add_argument("--ce-prevalence", default="global", choices=["global", "group"],
+                   help="pooled CE weights P(E=k) over all agents or the agent")
+    g.add_argument("--decision-points", default="turn", choices=["turn", "step"],
+                   help="CE decision points (default: turns)")
+    g.add_argument("--recovery", default="evidence_or_correct", choices=["evidence_or_correct", "evidence"],
+                   help="ERF event (default: E=2 or a correct answer)")
+    g.add_argument("--erf-method", default="aalen_johansen", choices=["aalen_johansen", "km"],
+                   help="ERF estimator (default: Aalen-Johansen)")
+    g.add_argument("--time", default="turn", choices=["turn", "step"],
+                   help="ERF time scale (default: turn)")
+    g.add_argument("--rqi-aggregate", default="trace", choices=["trace", "step"],
+                   help="RQI: mean of per-trace RQI (default) or pooled")
+    p.add_argument("--n-boot", type=int, default=2000, metavar="B", help="bootstrap resamples (default 2000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    p.add_argument("-o", "--output", default=None, metavar="DIR",
+                   help="also write DIR/agreement.html (self-contained), figures and tables/*.csv")
+    p.set_defaults(run=run)
+
+
+def _restrict(labels, trace_ids: set, what: str):
+    """Keep the labels of the traces given; say on stderr how many were for other traces."""
+    from ..labels import AnnotationSet
+
+    recs = labels.records
+    keep = recs["trace_id"].astype(str).isin(trace_ids)
+    if not keep.all():
+        n_tr = recs.loc[~keep, "trace_id"].nunique()
+        print(f"seekbench: {what}: ignored {int((~keep).sum())} labels of {n_tr} traces not in the trace files",
+              file=sys.stderr)
+    if not keep.any():
+        raise UserInputError(f"{what}: no label refers to a trace in the trace files; check the trace ids")
+    return AnnotationSet(recs[keep].reset_index(drop=True), name=labels.name, skipped=labels.skipped)
+
+
+def _load_sets(args, traces):
+    from ..labels import AnnotationSet, load_annotations
+
+    ids = {str(t["trace_id"]) for t in traces}
+    if args.reference == "inline":
+        reference = AnnotationSet.from_traces(traces, source=", ".join(args.files))
+        if not len(reference):
+            raise UserInputError("--reference inline: the traces carry no inline labels; pass an annotation file")
+    else:
+        reference = load_annotations(args.reference, skip_invalid=args.skip_invalid)
+        report_skipped(reference.skipped, what=f"label records in {args.reference}")
+        reference = _restrict(reference, ids, args.reference)
+    raters, owner = [], {}
+    for r in reference.raters:
+        owner[r] = args.reference
+    for path in args.raters:
+        s = load_annotations(path, skip_invalid=args.skip_invalid)
+        report_skipped(s.skipped, what=f"label records in {path}")
+        for name in s.raters:
+            if name in owner:
+                raise UserInputError(f"rater {name!r} is also in {owner[name]}; rater names must be unique "
+                                     "(rename the rater field of one file)", file=path)
+            owner[name] = path
+        raters.append(_restrict(s, ids, path))
+    return reference, raters
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..agreement import compare_annotations
+    from ..traces import read_traces
+
+    if args.n_boot < 0:
+        raise UserInputError("--n-boot must be >= 0")
+    read = read_traces(args.files, format=args.format, skip_invalid=args.skip_invalid)
+    report_skipped(read.skipped, what="trace records")
+    reference, raters = _load_sets(args, read.traces)
+    fields = [f.strip() for f in args.fields.split(",") if f.strip()] if args.fields else None
+    metric_options = {k: getattr(args, k) for k in ("evidence_mapping", "evidence_scope", "ce_aggregate",
+                                                    "ce_prevalence", "decision_points", "recovery", "erf_method",
+                                                    "time", "rqi_aggregate")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)  # reported once, in result.warnings
+        result = compare_annotations(reference, *raters, fields=fields, tiebreaker=args.tiebreaker,
+                                     traces=read.traces, usage=args.usage, n_boot=args.n_boot, seed=args.seed,
+                                     **metric_options)
+    if args.output:
+        from ..report._agreement_report import write_agreement_report
+
+        files = write_agreement_report(result, args.output)
+        print(f"wrote {files.html} ({len(files.figures)} figures, {len(files.tables)} tables)",
+              file=sys.stderr if args.json else sys.stdout)
+    if args.json:
+        out = result.to_dict()
+        out["inputs"] = {"files": args.files, "reference": args.reference, "raters": args.raters,
+                         "skipped_records": read.n_skipped}
+        sys.stdout.write(dumps(out) + "\n")
+    else:
+        sys.stdout.write(format_result(result) + "\n")
+    return 0
+
+
+def _f(v, digits: int = 3) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    if isinstance(v, float):
+        return f"{0.0 if abs(v) < 0.5 * 10 ** -digits else v:.{digits}f}"  # no "-0.000"
+    return str(v)
+
+
+def _ci(v, lo, hi) -> str:
+    s = _f(v)
+    if s != "n/a" and not (math.isnan(lo) or math.isnan(hi)):
+        s += f" [{_f(lo, 2)}, {_f(hi, 2)}]"
+    return s
+
+
+def _grid(cols: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
+    line = lambda r: "  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip()
+    return "\n".join([line(cols), line(["-" * w for w in widths]), *(line(r) for r in rows)])
+
+
+def format_result(result) -> str:
+    """The agreement tables as fixed-width text."""
+    s = result.summary
+    out = [f"reference: {result.reference}   raters: {', '.join(result.raters)}", ""]
+    out.append(_grid(["rater", "field", "n", "excluded", "agreement", "kappa [95% CI]", "AC1 [95% CI]"],
+                     [[r.rater, r.field, str(r.n_compared), str(r.n_excluded), _f(r.raw_agreement),
+                       _ci(r.kappa, r.kappa_lower, r.kappa_upper), _ci(r.ac1, r.ac1_lower, r.ac1_upper)]
+                      for r in s.itertuples()]))
+    if len(result.exclusions):
+        out += ["", "excluded: " + "; ".join(f"{e.rater}/{e.field}: {e.n} {e.reason}"
+                                             for e in result.exclusions.itertuples())]
+    if len(result.multi_rater):
+        out += ["", _grid(["field", "raters", "Krippendorff alpha [95% CI]", "Fleiss kappa [95% CI]", "items (all)"],
+                          [[m.field, str(m.n_raters), _ci(m.alpha, m.alpha_lower, m.alpha_upper),
+                            _ci(m.fleiss_kappa, m.fleiss_lower, m.fleiss_upper), str(m.fleiss_n_items)]
+                           for m in result.multi_rater.itertuples()])]
+    if result.panel is not None:
+        p = result.panel
+        out += ["", (f"panel {', '.join(p.members)} (tiebreaker: {p.tiebreaker or 'none'}): {p.n_ties} ties, "
+                     f"{p.n_ties_broken} broken, {p.n_ties - p.n_ties_broken} left missing")]
+    if len(result.costs):
+        out += ["", _grid(["rater", "traces", "unscored", "cost/trace $", "latency/trace s", "tokens/trace"],
+                          [[c.rater, str(c.n_traces), str(c.n_unscored), _f(c.cost_per_trace, 5),
+                            _f(c.latency_s_per_trace, 2), _f(c.tokens_per_trace, 0)]
+                           for c in result.costs.itertuples()])]
+    sens = result.sensitivity
+    if sens is not None:
+        out += ["", "metric sensitivity (judged - reference, per agent):",
+                _grid(["rater", "agent", "metric", "reference", "judged", "difference [95% CI]"],
+                      [[t.rater, str(t.agent), t.metric, _f(t.reference), _f(t.judged),
+                        _ci(t.difference, t.lower, t.upper)] for t in sens.table.itertuples()]),
+                "", _grid(["rater", "metric", "Kendall tau", "p", "agents", "same ranking"],
+                          [[k.rater, k.metric, _f(k.kendall_tau), _f(k.p_value), str(k.n_agents),
+                            str(k.same_ranking)] for k in sens.rankings.itertuples()])]
+    if result.warnings or (sens is not None and sens.warnings):
+        out += ["", *("note: " + w for w in [*result.warnings, *(sens.warnings if sens is not None else [])])]
+    out.append(f"\noptions: n_boot={result.options['n_boot']}, seed={result.options['seed']}, "
+               f"usage={result.options['usage']}")
+    return "\n".join(out)

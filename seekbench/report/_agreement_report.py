@@ -1,0 +1,187 @@
+"""The agreement report: agreement.html (self-contained), figures/agreement_*.png, tables/*.csv.
+
+:func:`render_agreement_section` returns the HTML section alone, so the main report can
+embed it; :func:`write_agreement_report` writes a standalone page around it.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import io
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from .._version import __version__
+from ..traces._io import write_bytes, write_text
+from ._html import _CSS, _img, _table
+from ._tables import fmt
+
+
+@dataclass
+class AgreementReportFiles:
+    directory: Path
+    html: Path
+    figures: list[Path]
+    tables: list[Path]
+
+
+def _png(ax) -> bytes:
+    import matplotlib.pyplot as plt
+
+    fig = ax.figure if hasattr(ax, "figure") else ax
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def agreement_figures(result) -> dict[str, bytes]:
+    """PNG bytes by name: ``agreement_confusion_<field>`` (one panel per rater) and ``agreement_kappa_cost``."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    from ._agreement_plots import plot_confusion_matrix, plot_kappa_cost
+
+    out = {}
+    for f in result.fields:
+        raters = [r for r in result.raters if (r, f) in result.confusion]
+        if not raters:
+            continue
+        fig, axes = plt.subplots(1, len(raters), figsize=(3.3 * len(raters), 3.9), squeeze=False)
+        for ax, r in zip(axes[0], raters):
+            row = result.summary[(result.summary["rater"] == r) & (result.summary["field"] == f)].iloc[0]
+            plot_confusion_matrix(result.confusion[(r, f)], ax=ax,
+                                  title=f"{r}\nkappa {fmt(row['kappa'])}, AC1 {fmt(row['ac1'])}, n {row['n_compared']}")
+        fig.suptitle(f"{f}: reference (rows) vs rater (columns)", fontsize=10)
+        out[f"agreement_confusion_{f}"] = _png(fig)
+    if len(result.costs):
+        out["agreement_kappa_cost"] = _png(plot_kappa_cost(result.summary, result.costs))
+    return out
+
+
+def agreement_tables(result) -> dict[str, pd.DataFrame]:
+    """Every table of the result as a flat DataFrame, by CSV name."""
+    conf = [{"rater": r, "field": f, "reference_label": m.index[i], "rater_label": m.columns[j],
+             "n": int(m.iat[i, j])}
+            for (r, f), m in result.confusion.items() for i in range(m.shape[0]) for j in range(m.shape[1])]
+    pair = [{"field": f, "rater_a": a, "rater_b": b, "kappa": m.loc[a, b]}
+            for f, m in result.pairwise.items() for a in m.index for b in m.columns]
+    tables = {
+        "agreement": result.summary,
+        "agreement_confusion": pd.DataFrame(conf, columns=["rater", "field", "reference_label", "rater_label", "n"]),
+        "agreement_prevalence": result.prevalence,
+        "agreement_exclusions": result.exclusions,
+        "agreement_multi_rater": result.multi_rater,
+        "agreement_pairwise": pd.DataFrame(pair, columns=["field", "rater_a", "rater_b", "kappa"]),
+        "judge_costs": result.costs,
+    }
+    if result.panel is not None:
+        tables["agreement_panel"] = result.panel.summary
+    if result.sensitivity is not None:
+        tables["sensitivity"] = result.sensitivity.table
+        tables["sensitivity_rankings"] = result.sensitivity.rankings
+    return tables
+
+
+def _ci(row, name: str) -> str:
+    return f"{fmt(row[name])} [{fmt(row[name + '_lower'])}, {fmt(row[name + '_upper'])}]"
+
+
+def render_agreement_section(result, figures: dict[str, bytes]) -> str:
+    """The agreement section as an HTML fragment (``<section>``), figures embedded as data URIs."""
+    s = result.summary
+    shown = pd.DataFrame({
+        "rater": s["rater"], "field": s["field"], "n": s["n_compared"], "excluded": s["n_excluded"],
+        "raw agreement": s["raw_agreement"], "kappa [95% CI]": [_ci(r, "kappa") for _, r in s.iterrows()],
+        "AC1 [95% CI]": [_ci(r, "ac1") for _, r in s.iterrows()], "traces": s["n_traces"]})
+    parts = ["<section id='agreement'><h2>Judge agreement with the reference</h2>",
+             (f"<p>Reference: <b>{html.escape(str(result.reference))}</b>; raters: "
+              f"{html.escape(', '.join(map(str, result.raters)))}. Per label field, on the steps both labeled; "
+              "95% percentile bootstrap CIs over whole traces (B = "
+              f"{html.escape(str(result.options.get('n_boot')))}, seed {html.escape(str(result.options.get('seed')))})."
+              " The overall row stratifies by field. Kappa is low for a good judge when one label dominates a "
+              "field (chance agreement is then high); Gwet's AC1 is robust to that. n/a = undefined.</p>"),
+             _table(shown, left=("rater", "field"))]
+    if len(result.exclusions):
+        parts += ["<h3>Steps not compared</h3>", _table(result.exclusions, left=("rater", "field", "reason"))]
+    conf_figs = [k for k in figures if k.startswith("agreement_confusion_")]
+    if conf_figs:
+        parts.append("<h3>Confusion matrices</h3>")
+        parts += [f"<figure>{_img(figures[k], k)}<figcaption>{html.escape(k.removeprefix('agreement_confusion_'))}: "
+                  "counts; colour is the share of the reference's row.</figcaption></figure>" for k in conf_figs]
+    parts += ["<h3>Label prevalence on the compared steps</h3>",
+              _table(result.prevalence, left=("rater", "field", "label"))]
+    if len(result.multi_rater):
+        parts += [("<h3>All raters together</h3><p>Krippendorff's alpha (nominal) uses every step two or more "
+                   "raters labeled; Fleiss' kappa the steps every rater labeled.</p>"),
+                  _table(result.multi_rater, left=("field",))]
+        for f, m in result.pairwise.items():
+            parts += [f"<details><summary>Pairwise Cohen's kappa: {html.escape(f)}</summary>",
+                      _table(m.reset_index(), left=("rater",)), "</details>"]
+    if result.panel is not None:
+        parts += ["<h3>Majority panel</h3>", _table(result.panel.summary, left=("members", "tiebreaker"))]
+    if len(result.costs):
+        parts += ["<h3>What each judge cost</h3><p>From label provenance; n/a = not recorded.</p>",
+                  _table(result.costs, left=("rater", "kind", "top_unscored_reason"))]
+        if "agreement_kappa_cost" in figures:
+            parts.append(f"<figure>{_img(figures['agreement_kappa_cost'], 'kappa vs cost')}<figcaption>Overall "
+                         "kappa against cost per trace; the red line is the Pareto front.</figcaption></figure>")
+    sens = result.sensitivity
+    if sens is not None:
+        t = sens.table
+        shown = t.assign(**{"difference [95% CI]": [f"{fmt(r.difference)} [{fmt(r.lower)}, {fmt(r.upper)}]"
+                                                    for r in t.itertuples()]})
+        shown = shown[["rater", "agent", "metric", "reference", "judged", "difference [95% CI]", "n_traces"]]
+        parts += ["<h3>How far the judge's labels move the metrics</h3>",
+                  ("<p>RQI, CE and ERF at turn 8 per agent from the reference labels and from each rater's; "
+                   "difference = judged - reference with a paired bootstrap CI over the agent's traces. Kendall's "
+                   "tau compares the agent rankings (1 = same order).</p>"),
+                  _table(shown, left=("rater", "agent", "metric")), _table(sens.rankings, left=("rater", "metric"))]
+    if result.warnings:
+        parts.append("<div class='warn'>" + "<br>".join(html.escape(w) for w in result.warnings) + "</div>")
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def write_agreement_report(result, out_dir: str | os.PathLike) -> AgreementReportFiles:
+    """Write ``out_dir/agreement.html`` (self-contained), ``figures/agreement_*.png`` and ``tables/*.csv``.
+
+    Parameters
+    ----------
+    result : AgreementResult
+        From :func:`seekbench.agreement.compare_annotations` (with ``traces=`` for the
+        sensitivity table).
+    out_dir : path
+        Created if missing; files are replaced atomically.
+
+    Returns
+    -------
+    AgreementReportFiles
+    """
+    out = Path(out_dir)
+    figures = agreement_figures(result)
+    fig_paths = []
+    for name, data in figures.items():
+        p = out / "figures" / f"{name}.png"
+        write_bytes(p, data)
+        fig_paths.append(p)
+    table_paths = []
+    for name, df in agreement_tables(result).items():
+        p = out / "tables" / f"{name}.csv"
+        write_text(p, df.to_csv(index=False))
+        table_paths.append(p)
+    when = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    page = (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>seekbench agreement</title>"
+            f"<style>{_CSS}</style></head><body><h1>seekbench judge agreement</h1>"
+            f"<p class='muted'>seekbench {html.escape(__version__)} &middot; generated {when}</p>"
+            + render_agreement_section(result, figures) + "</body></html>")
+    html_path = out / "agreement.html"
+    write_text(html_path, page)
+    return AgreementReportFiles(out, html_path, fig_paths, table_paths)
