@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from .._errors import UserInputError
 from ..labels import AnnotationSet, load_annotations
 from ..traces import available_formats, build_tables, read_traces
 from ..traces._read import ReadResult
@@ -28,7 +29,7 @@ def add_input_arguments(p: argparse.ArgumentParser, *, files_required: bool = Tr
 def add_label_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--labels", metavar="FILE", default=None,
                    help="annotation set (JSONL) to use for step labels; default: the labels inline in the traces")
-    p.add_argument("--rater", default=None,
+    p.add_argument("--labels-rater", default=None, metavar="NAME",
                    help="with --labels holding several raters: the rater whose labels to use")
 
 
@@ -55,9 +56,15 @@ def load_input(args: argparse.Namespace) -> LoadedInput:
     if getattr(args, "labels", None):
         labels = load_annotations(args.labels, skip_invalid=args.skip_invalid)
         report_skipped(labels.skipped, what="label records")
-        if args.rater:
-            labels = labels.for_rater(args.rater)
-        source = f"{args.labels}" + (f" (rater {args.rater})" if args.rater else "")
+        if args.labels_rater:
+            if args.labels_rater not in labels.raters:
+                raise UserInputError(f"rater {args.labels_rater!r} not in the set; it has: "
+                                     f"{', '.join(labels.raters)}", file=args.labels)
+            labels = labels.for_rater(args.labels_rater)
+        elif len(labels.raters) > 1:
+            raise UserInputError(f"the set holds several raters ({', '.join(labels.raters)}); pick one with "
+                                 "--labels-rater", file=args.labels)
+        source = f"{args.labels}" + (f" (rater {args.labels_rater})" if args.labels_rater else "")
     steps, traces = build_tables(read.traces, None if labels is None else labels.records)
     return LoadedInput(read, labels, steps, traces, source)
 

@@ -1,36 +1,81 @@
-"""``seekbench report``: the process audit as HTML, Markdown, figures and tables."""
+"""``seekbench report``: the process audit as HTML, Markdown, figures and tables, optionally with judge agreement."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+import warnings
 
+from .._errors import UndefinedMetricWarning, UserInputError
 from ._inputs import add_input_arguments, add_label_arguments, load_input
-from ._metrics import metric_kwargs, add_metric_options
+from ._metrics import add_metric_options, metric_kwargs
+
+DESCRIPTION = """\
+Write DIR/report.html (self-contained, opens offline), DIR/report.md, DIR/figures/*.png and
+DIR/tables/*.csv: per-group metrics with CIs, ERF curves, RQI by reasoning type, calibration
+of the answer decision, evidence prevalence and a per-trace audit with each flagged trace's
+steps. Without FILE, the embedded sample traces (offline, labeled) are used.
+
+With --rater (judged annotation sets), the report gains a judge-agreement section (kappa,
+AC1, confusion matrices, kappa versus cost, and how far the judges' labels move RQI, CE and
+ERF). With --agreement, only that agreement report is written (DIR/agreement.html).
+
+Examples:
+  seekbench report -o demo-report
+  seekbench report traces.jsonl --labels judge.jsonl -o report/
+  seekbench report traces.jsonl --reference inline --rater judge.jsonl -o report/
+  seekbench report --agreement traces.jsonl --reference human.jsonl --rater a.jsonl --rater b.jsonl -o agr/
+"""
 
 
 def register(sub) -> None:
     p = sub.add_parser("report", help="write the audit report (HTML, Markdown, figures, tables)",
-                       description="Write DIR/report.html (self-contained, opens offline), DIR/report.md, "
-                                   "DIR/figures/*.png and DIR/tables/*.csv: per-group metrics with CIs, ERF "
-                                   "curves, RQI by reasoning type, calibration of the answer decision, evidence "
-                                   "prevalence and a per-trace audit. Without FILE, the embedded sample traces "
-                                   "(offline, labeled) are used.")
+                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_input_arguments(p, files_required=False)
     add_label_arguments(p)
     add_metric_options(p)
+    g = p.add_argument_group("judge agreement")
+    g.add_argument("--reference", default="inline", metavar="HUMAN.jsonl",
+                   help="reference labels for the agreement section: an annotation set or 'inline' (default)")
+    g.add_argument("--rater", action="append", default=[], dest="raters", metavar="JUDGED.jsonl",
+                   help="judged annotation set to compare with the reference (repeatable)")
+    g.add_argument("--tiebreaker", default=None, metavar="NAME", help="rater that breaks majority-panel ties")
+    g.add_argument("--agreement", action="store_true", help="write only the agreement report")
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="report directory")
     p.set_defaults(run=run)
+
+
+def _agreement(args, traces, kw):
+    from ..agreement import compare_annotations
+    from ._agree import _load_sets
+
+    reference, raters = _load_sets(args, traces)
+    opts = {k: v for k, v in kw.items() if k not in ("by", "n_boot", "seed")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)  # reported in the section itself
+        return compare_annotations(reference, *raters, tiebreaker=args.tiebreaker, traces=traces,
+                                   n_boot=kw["n_boot"], seed=kw["seed"], **opts)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..report import write_report
 
+    if args.agreement and not args.raters:
+        raise UserInputError("--agreement needs at least one --rater annotation set")
     loaded = load_input(args)
     kw = metric_kwargs(args)
+    agreement = _agreement(args, loaded.read.traces, kw) if args.raters else None
+    if args.agreement:
+        from ..report._agreement_report import write_agreement_report
+
+        files = write_agreement_report(agreement, args.output)
+        print(f"wrote {files.html} ({len(files.figures)} figures, {len(files.tables)} tables)")
+        return 0
     by = kw.pop("by")
     inputs = {"files": ", ".join(args.files), "labels": loaded.label_source,
               "skipped_records": loaded.read.n_skipped}
     files = write_report(loaded.steps, loaded.traces, args.output, trace_dicts=loaded.read.traces,
-                         inputs=inputs, by=by, **kw)
-    print(f"wrote {files.html} ({len(files.figures)} figures, {len(files.tables)} tables) and {files.markdown}")
+                         inputs=inputs, by=by, agreement=agreement, **kw)
+    print(f"wrote {files.html} ({len(files.figures)} figures, {len(files.tables)} tables) and {files.markdown}",
+          file=sys.stdout)
     return 0

@@ -37,7 +37,8 @@ def _table(df: pd.DataFrame, left: tuple[str, ...] = ()) -> str:
     for _, r in df.iterrows():
         cells = "".join(f'<td class="{"l" if c in left else ""}">{html.escape(fmt(r[c]))}</td>' for c in df.columns)
         rows.append(f"<tr>{cells}</tr>")
-    return f"<div style='overflow-x:auto'><table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    return (f"<div style='overflow-x:auto'><table><thead><tr>{head}</tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table></div>")
 
 
 def _trace_steps(trace: dict, labels: pd.DataFrame | None) -> str:
@@ -62,8 +63,8 @@ def _trace_steps(trace: dict, labels: pd.DataFrame | None) -> str:
 
 
 def render_html(content, figures: dict[str, bytes], *, traces_by_id: dict[str, dict], steps: pd.DataFrame,
-                max_flagged: int = 60) -> str:
-    """The whole report page as a string."""
+                max_flagged: int = 60, sections: list[str] = ()) -> str:
+    """The whole report page as a string; ``sections`` are extra HTML sections placed before the options."""
     c = content
     parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>seekbench report</title>"
              f"<style>{_CSS}</style></head><body>",
@@ -111,6 +112,7 @@ def render_html(content, figures: dict[str, bytes], *, traces_by_id: dict[str, d
     if len(order) > max_flagged:
         parts.append(f"<p class='muted'>{len(order) - max_flagged} more flagged traces in tables/audit.csv.</p>")
     parts.append(_table(c.audit[AUDIT_SHOWN].head(200), left=("trace_id", "agent", "flags", "recovery")))
+    parts.extend(sections)
     parts += ["<h2>Options and what could not be used</h2>", "<table><tbody>"]
     parts += [f"<tr><th class='l'>{html.escape(k)}</th><td class='l'>{html.escape(str(v))}</td></tr>"
               for k, v in c.options.items()]

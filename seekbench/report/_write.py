@@ -61,7 +61,7 @@ def _csv(df: pd.DataFrame) -> str:
 
 def write_report(steps: pd.DataFrame, traces: pd.DataFrame, out_dir: str | os.PathLike, *,
                  trace_dicts: list[dict], inputs: dict | None = None, by: tuple[str, ...] = ("agent",),
-                 **options) -> ReportFiles:
+                 agreement=None, **options) -> ReportFiles:
     """Compute the report's content and write it under ``out_dir``.
 
     Parameters
@@ -72,12 +72,24 @@ def write_report(steps: pd.DataFrame, traces: pd.DataFrame, out_dir: str | os.Pa
         Created if missing; existing report files are replaced atomically.
     trace_dicts : list of dict
         The canonical traces, so flagged traces' steps can be shown in full.
+    agreement : AgreementResult, optional
+        From :func:`seekbench.agreement.compare_annotations`; adds the agreement section
+        (confusion matrices, kappa versus cost, metric sensitivity) and its tables.
     **options
         Metric options of :func:`seekbench.metrics.summarize`.
     """
     out = Path(out_dir)
     content = build_content(steps, traces, by=by, inputs=inputs, **options)
     figures = _figures(content)
+    extra_html = []
+    extra_tables: dict[str, pd.DataFrame] = {}
+    if agreement is not None:
+        from ._agreement_report import agreement_figures, agreement_tables, render_agreement_section
+
+        agr_figs = agreement_figures(agreement)
+        extra_html.append(render_agreement_section(agreement, agr_figs))
+        figures.update(agr_figs)
+        extra_tables.update(agreement_tables(agreement))
     fig_paths = []
     for name, data in figures.items():
         p = out / "figures" / f"{name}.png"
@@ -86,7 +98,7 @@ def write_report(steps: pd.DataFrame, traces: pd.DataFrame, out_dir: str | os.Pa
     tables = {"metrics": content.metrics_table, "audit": content.audit, "erf": content.erf_table,
               "rqi_by_type": content.rqi_by_type.rename_axis("reasoning_type").reset_index(),
               "calibration": content.calibration.rename_axis("E").reset_index(),
-              "evidence_prevalence": content.prevalence.rename_axis("group").reset_index()}
+              "evidence_prevalence": content.prevalence.rename_axis("group").reset_index(), **extra_tables}
     table_paths = []
     for name, df in tables.items():
         p = out / "tables" / f"{name}.csv"
@@ -96,5 +108,5 @@ def write_report(steps: pd.DataFrame, traces: pd.DataFrame, out_dir: str | os.Pa
     write_text(md, render_markdown(content, {k: f"figures/{k}.png" for k in figures}))
     html_path = out / "report.html"
     by_id = {t["trace_id"]: t for t in trace_dicts}
-    write_text(html_path, render_html(content, figures, traces_by_id=by_id, steps=steps))
+    write_text(html_path, render_html(content, figures, traces_by_id=by_id, steps=steps, sections=extra_html))
     return ReportFiles(out, html_path, md, fig_paths, table_paths)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -65,3 +66,15 @@ def test_report_renders_in_chromium(sample_report, tmp_path):
 
     pixels = imread(shot)
     assert (pixels[..., :3] < 0.9).mean() > 0.02
+
+
+def test_report_with_agreement_section(tmp_path):
+    from seekbench.cli import main
+
+    rater = Path(__file__).resolve().parents[2] / "annotations" / "sample_second_annotator.jsonl"
+    assert main(["report", "--rater", str(rater), "-o", str(tmp_path),
+                 "--n-boot", "100"]) == 0
+    html = (tmp_path / "report.html").read_text()
+    assert "Judge agreement with the reference" in html and "sample-annotator-2" in html
+    assert (tmp_path / "tables" / "sensitivity.csv").exists()
+    assert (tmp_path / "figures" / "agreement_kappa_cost.png").exists()
