@@ -9,9 +9,9 @@ from collections.abc import Sequence
 
 from .._errors import SeekbenchWarning, UndefinedMetricWarning, UserInputError
 from .._version import __version__
-from . import _agree, _convert, _metrics, _validate
+from . import _agree, _annotate, _cache, _convert, _judge, _metrics, _validate
 
-COMMANDS = (_validate, _convert, _metrics, _agree)
+COMMANDS = (_validate, _convert, _metrics, _annotate, _judge, _cache, _agree)
 
 DESCRIPTION = """\
 Audit how LLM search agents reach their answers.

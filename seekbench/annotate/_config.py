@@ -1,0 +1,248 @@
+"""Judge files: one TOML file per judge in ``judges/``, read with :mod:`tomllib` and checked.
+
+A judge file names the model, the endpoint, the environment variable holding
+the API key, the decoding parameters, the prices and the prompt. API keys are
+never stored in a config object: only the *name* of the variable is, and the
+provider reads it when it connects.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from .._errors import UserInputError
+
+#: Where judge files live: ``judges/`` at the repository root (beside ``schemas/``).
+REPO_JUDGES_DIR = Path(__file__).resolve().parents[2] / "judges"
+
+#: Environment variable listing extra directories of judge files (``os.pathsep``-separated).
+JUDGES_PATH_ENV = "SEEKBENCH_JUDGES_PATH"
+
+OFFLINE_KINDS = ("rules", "learned")
+KINDS = ("openai", *OFFLINE_KINDS)
+
+_OPENAI_KEYS = {
+    "name": str, "kind": str, "description": str, "model": str, "base_url": str, "base_url_env": str,
+    "api_key_env": str, "temperature": (int, float), "seed": int, "max_tokens": int,
+    "max_tokens_param": str, "reasoning_effort": str, "price_input_per_mtok": (int, float),
+    "price_output_per_mtok": (int, float), "batch_discount": (int, float), "prompt": str,
+    "prompt_version": str, "context_tokens": int, "response_format": str, "max_repairs": int,
+    "max_attempts": int, "timeout_s": (int, float), "backoff_base_s": (int, float),
+    "backoff_max_s": (int, float), "poll_interval_s": (int, float), "published": bool,
+}
+_REQUIRED = ("name", "kind", "model", "prompt", "prompt_version", "price_input_per_mtok",
+             "price_output_per_mtok")
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """One LLM judge on an OpenAI-compatible endpoint, as its TOML file describes it.
+
+    Parameters mirror the file's keys. ``temperature`` and ``seed`` are None
+    when the file omits them (some models, e.g. reasoning models, refuse a
+    temperature); then they are not sent.
+
+    Attributes
+    ----------
+    path : Path
+        The judge file.
+    prompt_path : Path
+        The prompt template, resolved against the judge file's directory.
+    """
+
+    name: str
+    model: str
+    prompt_path: Path
+    prompt_version: str
+    price_input_per_mtok: float
+    price_output_per_mtok: float
+    path: Path | None = None
+    kind: Literal["openai"] = "openai"
+    description: str = ""
+    base_url: str | None = None
+    base_url_env: str = "OPENAI_BASE_URL"
+    api_key_env: str = "OPENAI_API_KEY"
+    temperature: float | None = 0.0
+    seed: int | None = None
+    max_tokens: int = 4096
+    max_tokens_param: Literal["max_completion_tokens", "max_tokens"] = "max_completion_tokens"
+    reasoning_effort: str | None = None
+    batch_discount: float = 0.5
+    context_tokens: int = 128_000
+    response_format: Literal["json_schema", "json_object"] = "json_schema"
+    max_repairs: int = 2
+    max_attempts: int = 8
+    timeout_s: float = 120.0
+    backoff_base_s: float = 1.0
+    backoff_max_s: float = 60.0
+    poll_interval_s: float = 30.0
+    published: bool = False
+
+    def resolved_base_url(self) -> str | None:
+        """The endpoint: ``base_url`` from the file, else the ``base_url_env`` variable, else None (OpenAI)."""
+        return self.base_url or os.environ.get(self.base_url_env) or None
+
+    def decoding(self) -> dict[str, Any]:
+        """The decoding parameters sent with every request (and hashed into the cache key)."""
+        out: dict[str, Any] = {self.max_tokens_param: self.max_tokens}
+        if self.temperature is not None:
+            out["temperature"] = self.temperature
+        if self.seed is not None:
+            out["seed"] = self.seed
+        if self.reasoning_effort is not None:
+            out["reasoning_effort"] = self.reasoning_effort
+        return out
+
+    def with_overrides(self, **changes: Any) -> JudgeConfig:
+        """A copy with some fields replaced (e.g. ``base_url`` for a local server in tests)."""
+        import dataclasses
+
+        return dataclasses.replace(self, **changes)
+
+
+def judge_dirs() -> list[Path]:
+    """Directories searched for ``NAME.toml``: ``$SEEKBENCH_JUDGES_PATH``, ``./judges``, the repository's."""
+    dirs = [Path(p) for p in os.environ.get(JUDGES_PATH_ENV, "").split(os.pathsep) if p]
+    dirs += [Path.cwd() / "judges", REPO_JUDGES_DIR]
+    out: list[Path] = []
+    for d in dirs:
+        if d.is_dir() and d.resolve() not in [o.resolve() for o in out]:
+            out.append(d)
+    return out
+
+
+def find_judge_file(name_or_path: str | os.PathLike) -> Path:
+    """Resolve ``--judge NAME`` (or a path to a ``.toml`` file) to the judge file."""
+    direct = Path(name_or_path)
+    if direct.suffix == ".toml" or direct.is_file():
+        if not direct.is_file():
+            raise UserInputError("judge file not found", file=str(direct))
+        return direct
+    for d in judge_dirs():
+        candidate = d / f"{name_or_path}.toml"
+        if candidate.is_file():
+            return candidate
+    names = ", ".join(sorted({p.stem for d in judge_dirs() for p in d.glob("*.toml")})) or "none found"
+    raise UserInputError(f"unknown judge {str(name_or_path)!r}; available judges: {names} "
+                         "(or pass the path of a judge .toml file)")
+
+
+def read_judge_table(path: str | os.PathLike) -> dict[str, Any]:
+    """Read a judge file as a plain dict (any kind), with a user error for bad TOML or a bad ``kind``."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as fh:
+            table = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as e:
+        raise UserInputError(f"invalid TOML: {e}", file=str(path)) from e
+    except OSError as e:
+        raise UserInputError(f"cannot read judge file: {e.strerror}", file=str(path)) from e
+    kind = table.get("kind")
+    if kind not in KINDS:
+        raise UserInputError(f"kind is {kind!r}; use one of {', '.join(KINDS)}", file=str(path), path="kind")
+    table.setdefault("name", path.stem)
+    return table
+
+
+def load_judge_config(name_or_path: str | os.PathLike) -> JudgeConfig | dict[str, Any]:
+    """Load a judge: a :class:`JudgeConfig` for ``kind = "openai"``, the raw table for offline kinds.
+
+    Parameters
+    ----------
+    name_or_path : str or path
+        A judge name (``gpt-4.1-mini``, looked up in :func:`judge_dirs`) or a ``.toml`` path.
+
+    Returns
+    -------
+    JudgeConfig or dict
+        Offline judges (``rules``, ``learned``) are returned as their table
+        (with ``path`` added) for :func:`seekbench.annotate.offline.load_offline_judge`.
+    """
+    path = find_judge_file(name_or_path)
+    table = read_judge_table(path)
+    if table["kind"] in OFFLINE_KINDS:
+        return {**table, "path": str(path)}
+    return _openai_config(table, path)
+
+
+def _openai_config(table: dict[str, Any], path: Path) -> JudgeConfig:
+    file = str(path)
+    for key, value in table.items():
+        if key not in _OPENAI_KEYS:
+            raise UserInputError(f"unknown key {key!r} in an openai judge file; known keys: "
+                                 f"{', '.join(sorted(_OPENAI_KEYS))}", file=file, path=key)
+        want = _OPENAI_KEYS[key]
+        if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+            raise UserInputError(f"{key} has the wrong type ({type(value).__name__})", file=file, path=key)
+    for key in _REQUIRED:
+        if key not in table:
+            raise UserInputError(f"missing required key {key!r}", file=file, path=key)
+    choices = {"response_format": ("json_schema", "json_object"),
+               "max_tokens_param": ("max_completion_tokens", "max_tokens")}
+    for key, allowed in choices.items():
+        if key in table and table[key] not in allowed:
+            raise UserInputError(f"{key} is {table[key]!r}; use one of {', '.join(allowed)}", file=file, path=key)
+    for key in ("price_input_per_mtok", "price_output_per_mtok", "batch_discount", "timeout_s",
+                "backoff_base_s", "backoff_max_s", "poll_interval_s", "max_repairs"):
+        if key in table and table[key] < 0:
+            raise UserInputError(f"{key} must be >= 0", file=file, path=key)
+    for key in ("max_tokens", "context_tokens", "max_attempts"):
+        if key in table and table[key] < 1:
+            raise UserInputError(f"{key} must be >= 1", file=file, path=key)
+    prompt_path = (path.parent / table["prompt"]).resolve()
+    if not prompt_path.is_file():
+        raise UserInputError(f"prompt template {table['prompt']!r} not found (looked at {prompt_path})",
+                             file=file, path="prompt")
+    kwargs = {k: v for k, v in table.items() if k not in ("prompt",)}
+    for key in ("temperature", "price_input_per_mtok", "price_output_per_mtok", "batch_discount",
+                "timeout_s", "backoff_base_s", "backoff_max_s", "poll_interval_s"):
+        if key in kwargs:
+            kwargs[key] = float(kwargs[key])
+    kwargs.setdefault("temperature", None)
+    return JudgeConfig(prompt_path=prompt_path, path=path, **kwargs)
+
+
+@dataclass(frozen=True)
+class JudgeInfo:
+    """One line of ``seekbench judge list``."""
+
+    name: str
+    kind: str
+    model: str | None
+    path: Path
+    endpoint: str | None = None
+    key_env: str | None = None
+    key_set: bool | None = None
+    prices: tuple[float, float] | None = None
+    published: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def list_judges() -> list[JudgeInfo]:
+    """Every judge file found in :func:`judge_dirs` (first directory wins on a name clash).
+
+    A file that does not load is listed with kind ``invalid`` and the error in ``extra``.
+    """
+    seen: dict[str, JudgeInfo] = {}
+    for d in judge_dirs():
+        for p in sorted(d.glob("*.toml")):
+            if p.stem in seen:
+                continue
+            try:
+                cfg = load_judge_config(p)
+            except UserInputError as e:
+                seen[p.stem] = JudgeInfo(p.stem, "invalid", None, p, extra={"error": e.one_line()})
+                continue
+            if isinstance(cfg, JudgeConfig):
+                seen[p.stem] = JudgeInfo(
+                    cfg.name, "openai", cfg.model, p, endpoint=cfg.base_url or f"${cfg.base_url_env}",
+                    key_env=cfg.api_key_env, key_set=bool(os.environ.get(cfg.api_key_env)),
+                    prices=(cfg.price_input_per_mtok, cfg.price_output_per_mtok), published=cfg.published)
+            else:
+                seen[p.stem] = JudgeInfo(str(cfg.get("name", p.stem)), cfg["kind"], cfg.get("model"), p,
+                                         published=bool(cfg.get("published", False)))
+    return sorted(seen.values(), key=lambda j: (j.kind != "openai", j.name))

@@ -1,0 +1,245 @@
+"""A thin provider on the official ``openai`` client: one chat completion, retried with backoff.
+
+``openai.AsyncOpenAI(base_url=..., api_key=..., max_retries=0)``: the client's
+own retries are off so that every attempt is ours to count, delay and
+report. Rate limits (429), server errors (5xx, 408, 409), timeouts and
+connection errors are retried with exponential backoff and full jitter,
+waiting at least what ``Retry-After`` (or ``retry-after-ms``) asks. A
+rejected request (400, 422) fails the trace at once; a bad key or an unknown
+model (401, 403, 404) stops the run. The API key is read from the
+environment variable the judge names, is never stored elsewhere, and is
+scrubbed from every message this module produces.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+import email.utils
+import os
+import random
+import re
+import time
+from dataclasses import dataclass
+from urllib.parse import urlparse
+
+from .._errors import SeekbenchError, UserInputError
+
+#: Sent as the key to a server on this machine when the judge's key variable is unset.
+LOCAL_PLACEHOLDER_KEY = "sk-no-key-local"
+_KEYLIKE = re.compile(r"\b(sk|key|rk)-[A-Za-z0-9_\-*.]{3,}")
+_LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+class RequestFailed(SeekbenchError):
+    """A request for one trace failed for good (attempts exhausted, or rejected by the server)."""
+
+    def __init__(self, reason: str, *, status: int | None = None, attempts: int = 1) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.status = status
+        self.attempts = attempts
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One successful chat completion, as received."""
+
+    raw: str
+    content: str | None
+    finish_reason: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float | None
+    created: str
+    attempts: int = 1
+
+
+def utc_now() -> str:
+    """ISO 8601 UTC, seconds precision, ``Z`` suffix."""
+    return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def redact(text: str, secret: str | None) -> str:
+    """Remove ``secret`` and anything shaped like an API key (``sk-...``) from ``text``."""
+    if secret:
+        text = text.replace(secret, "***")
+    return _KEYLIKE.sub(lambda m: m.group(1) + "-***", text)
+
+
+def resolve_api_key(config, base_url: str | None) -> str:
+    """The key from ``$<api_key_env>``; a placeholder for a loopback endpoint; else a user error."""
+    key = os.environ.get(config.api_key_env)
+    if key:
+        return key
+    host = urlparse(base_url or "").hostname or ""
+    if host in _LOOPBACK:
+        return LOCAL_PLACEHOLDER_KEY
+    raise UserInputError(f"judge {config.name!r} needs an API key: set the environment variable "
+                         f"{config.api_key_env} (or use an offline judge: --judge rules)")
+
+
+def retry_after_s(headers) -> float | None:
+    """Seconds a response asks to wait (``retry-after-ms``, ``retry-after`` seconds or HTTP date)."""
+    if headers is None:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        return max(0.0, (when - _dt.datetime.now(_dt.UTC)).total_seconds())
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Exponential backoff with full jitter: attempt ``n`` waits ``U(0, min(max_s, base_s * 2**(n-1)))``.
+
+    A ``Retry-After`` from the server is a floor on the wait (capped at ``max_retry_after_s``).
+    """
+
+    base_s: float = 1.0
+    max_s: float = 60.0
+    max_retry_after_s: float = 600.0
+
+    def delay(self, attempt: int, server_asks: float | None, rng: random.Random) -> float:
+        wait = rng.uniform(0, min(self.max_s, self.base_s * 2 ** (attempt - 1)))
+        if server_asks is not None:
+            wait = max(wait, min(server_asks, self.max_retry_after_s))
+        return wait
+
+
+class OpenAIProvider:
+    """Chat completions for one judge over ``openai.AsyncOpenAI``.
+
+    Parameters
+    ----------
+    config : JudgeConfig
+    base_url : str, optional
+        Overrides the judge's endpoint.
+    api_key : str, optional
+        Overrides ``$<config.api_key_env>`` (tests).
+    """
+
+    def __init__(self, config, *, base_url: str | None = None, api_key: str | None = None) -> None:
+        import openai
+
+        self.config = config
+        self.base_url = base_url or config.resolved_base_url()
+        self._key = api_key or resolve_api_key(config, self.base_url)
+        self.backoff = Backoff(config.backoff_base_s, config.backoff_max_s)
+        self._rng = random.Random()
+        self.client = openai.AsyncOpenAI(base_url=self.base_url, api_key=self._key, max_retries=0,
+                                         timeout=config.timeout_s)
+
+    def __repr__(self) -> str:
+        return f"OpenAIProvider(judge={self.config.name!r}, base_url={self.base_url!r})"
+
+    def scrub(self, text: str) -> str:
+        return redact(text, self._key)
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+    async def complete(self, body: dict, *, on_retry=None) -> Completion:
+        """Send one chat-completion request, retrying transient failures.
+
+        Parameters
+        ----------
+        body : dict
+            The request body (:func:`~seekbench.annotate._prompt.request_body`).
+        on_retry : callable(reason: str), optional
+            Called before each retry (progress reporting).
+
+        Raises
+        ------
+        RequestFailed
+            Attempts exhausted, or the request was rejected (400/422).
+        UserInputError
+            Authentication failed, or the model or endpoint does not exist.
+        """
+        import openai
+
+        cfg = self.config
+        last = "no attempt made"
+        for attempt in range(1, cfg.max_attempts + 1):
+            start = time.monotonic()
+            wait_hint = None
+            try:
+                resp = await self.client.chat.completions.with_raw_response.create(**body, timeout=cfg.timeout_s)
+                raw = resp.text
+                parsed = resp.parse()
+            except openai.APIStatusError as e:
+                status = e.status_code
+                last = self.scrub(f"HTTP {status}: {_error_message(e)}")
+                if status in (401, 403):
+                    raise UserInputError(f"the judge endpoint refused the API key from ${cfg.api_key_env} "
+                                         f"({last}); check the key") from None
+                if status == 404:
+                    raise UserInputError(f"the judge endpoint has no model {cfg.model!r} or no chat completions "
+                                         f"at {self.base_url or 'the default OpenAI URL'} ({last})") from None
+                if status not in (408, 409, 429) and status < 500:
+                    raise RequestFailed(last, status=status, attempts=attempt) from None
+                wait_hint = retry_after_s(e.response.headers)
+            except openai.APITimeoutError:
+                last = f"timed out after {cfg.timeout_s:g} s"
+            except openai.APIConnectionError as e:
+                last = self.scrub(f"connection error: {_cause(e)}")
+            else:
+                return _completion(raw, parsed, time.monotonic() - start, attempt)
+            if attempt < cfg.max_attempts:
+                if on_retry is not None:
+                    on_retry(last)
+                await asyncio.sleep(self.backoff.delay(attempt, wait_hint, self._rng))
+        raise RequestFailed(f"gave up after {cfg.max_attempts} attempts; last error: {last}",
+                            attempts=cfg.max_attempts)
+
+
+def _error_message(e) -> str:
+    body = getattr(e, "body", None)
+    if isinstance(body, dict):
+        msg = body.get("message") or (body.get("error") or {}).get("message")
+        if isinstance(msg, str):
+            return msg[:300]
+    return str(getattr(e, "message", "") or type(e).__name__)[:300]
+
+
+def _cause(e: BaseException) -> str:
+    cause = e.__cause__ or e.__context__
+    return type(cause).__name__ if cause is not None else (str(e) or type(e).__name__)
+
+
+def _completion(raw: str, parsed, latency_s: float, attempts: int) -> Completion:
+    choice = parsed.choices[0] if parsed.choices else None
+    usage = parsed.usage
+    return Completion(
+        raw=raw, content=None if choice is None else choice.message.content,
+        finish_reason=None if choice is None else choice.finish_reason,
+        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        latency_s=round(latency_s, 4), created=utc_now(), attempts=attempts)
+
+
+def completion_from_body(body: dict, *, latency_s: float | None = None) -> Completion:
+    """A :class:`Completion` from a chat-completion response body (a Batch API output line)."""
+    import json
+
+    choices = body.get("choices") or [{}]
+    message = choices[0].get("message") or {}
+    usage = body.get("usage") or {}
+    return Completion(raw=json.dumps(body, ensure_ascii=False), content=message.get("content"),
+                      finish_reason=choices[0].get("finish_reason"),
+                      prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                      completion_tokens=int(usage.get("completion_tokens") or 0),
+                      latency_s=latency_s, created=utc_now())

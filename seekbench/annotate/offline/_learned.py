@@ -1,0 +1,304 @@
+"""The ``learned`` judge: one logistic regression per (step kind, field), trained on human labels.
+
+Features of a step: TF-IDF of its text (reasoning text, query, or its
+documents; word 1-2-grams, sublinear tf) next to the standardised lexical
+scores of :mod:`._scores` (overlaps with earlier evidence and with the previous
+query, cue-phrase counts, position, turn). Each classifier is scikit-learn's
+``LogisticRegression(class_weight="balanced")``.
+
+Models are saved as plain JSON (vocabulary, idf, scaler, coefficients and a
+model card), never pickle, so loading a model file cannot run code. Prediction
+recomputes the features from the JSON with numpy and scipy, the same code path
+right after training and after loading.
+
+``search_type`` models are trained only on the searches the rules do not
+decide (not first, not a repeat), since only those reach the model. A field
+whose training labels have fewer than two classes gets no classifier; its
+steps are then unscored with that reason (in the SeekBench human labels,
+search-step grounding is only ever ``Grounded``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..._errors import UserInputError
+from ...traces._ontology import LABEL_VALUES
+from ._context import StepView, trace_views
+from ._human import LabelMap
+from ._judge import Decision, OfflineJudge, applicable_fields, rule_search_type
+from ._scores import SCORE_NAMES, step_scores
+
+FORMAT = "seekbench.offline.learned"
+FORMAT_VERSION = 1
+
+#: Hyperparameters (fixed; not searched on any split).
+PARAMS = {"ngram_max": 2, "min_df": 2, "max_features": 2000, "C": 1.0, "max_iter": 5000}
+
+
+@dataclass
+class FieldModel:
+    """A fitted classifier for one (step kind, field), in a JSON-safe form."""
+
+    kind: str
+    field: str
+    classes: list[str]
+    vocabulary: list[str]
+    idf: list[float]
+    ngram_max: int
+    score_names: list[str]
+    mean: list[float]
+    scale: list[float]
+    coef: list[list[float]]
+    intercept: list[float]
+    n_train: int
+    class_counts: dict[str, int] = field(default_factory=dict)
+
+    def features(self, texts: Sequence[str], scores: np.ndarray) -> sp.csr_matrix:
+        """The feature matrix: l2-normalised sublinear TF-IDF of ``texts`` then standardised ``scores``."""
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        n = len(texts)
+        if self.vocabulary:
+            vec = CountVectorizer(vocabulary={t: i for i, t in enumerate(self.vocabulary)},
+                                  ngram_range=(1, self.ngram_max), lowercase=True)
+            tf = vec.transform(texts).astype(np.float64).tocsr()
+            tf.data = 1.0 + np.log(tf.data)
+            tf = tf @ sp.diags(np.asarray(self.idf))
+            norms = np.sqrt(np.asarray(tf.multiply(tf).sum(axis=1)).ravel())
+            norms[norms == 0] = 1.0
+            tf = sp.diags(1.0 / norms) @ tf
+        else:
+            tf = sp.csr_matrix((n, 0))
+        num = (np.asarray(scores, dtype=np.float64).reshape(n, -1) - np.asarray(self.mean)) / np.asarray(self.scale)
+        return sp.hstack([tf, sp.csr_matrix(num)], format="csr")
+
+    def predict(self, texts: Sequence[str], scores: np.ndarray) -> list[str]:
+        """Predicted labels, as ``LogisticRegression.predict`` would give them."""
+        z = self.features(texts, scores) @ np.asarray(self.coef).T + np.asarray(self.intercept)
+        if len(self.classes) == 2:
+            return [self.classes[int(v > 0)] for v in np.asarray(z).ravel()]
+        return [self.classes[i] for i in np.asarray(z).argmax(axis=1)]
+
+
+def _view_inputs(views: Sequence[StepView], names: Sequence[str]) -> tuple[list[str], np.ndarray]:
+    texts = [v.text for v in views]
+    rows = []
+    for v in views:
+        sc = step_scores(v)
+        rows.append([sc[n] for n in names])
+    return texts, np.asarray(rows, dtype=np.float64).reshape(len(views), len(names))
+
+
+def fit_field_model(kind: str, field_name: str, views: Sequence[StepView], y: Sequence[str], *,
+                    seed: int = 0) -> FieldModel:
+    """Fit one classifier (see the module docstring). ``y`` must hold at least two classes."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
+    names = list(SCORE_NAMES[kind])
+    texts, scores = _view_inputs(views, names)
+    min_df = PARAMS["min_df"] if len(texts) >= 20 else 1
+    vec = TfidfVectorizer(ngram_range=(1, PARAMS["ngram_max"]), min_df=min_df, max_features=PARAMS["max_features"],
+                          sublinear_tf=True, lowercase=True)
+    try:
+        tfidf = vec.fit_transform(texts)
+        vocab = sorted(vec.vocabulary_, key=vec.vocabulary_.get)
+        idf = vec.idf_.tolist()
+    except ValueError:  # empty vocabulary: no usable words in the training texts
+        tfidf, vocab, idf = sp.csr_matrix((len(texts), 0)), [], []
+    scaler = StandardScaler().fit(scores)
+    x = sp.hstack([tfidf, sp.csr_matrix(scaler.transform(scores))], format="csr")
+    from threadpoolctl import threadpool_limits
+
+    # Small problems: one BLAS thread is faster than many competing ones, and the result is the same.
+    with threadpool_limits(limits=1):
+        clf = LogisticRegression(C=PARAMS["C"], class_weight="balanced", max_iter=PARAMS["max_iter"],
+                                 random_state=seed).fit(x, list(y))
+    counts = {c: int(sum(1 for v in y if v == c)) for c in clf.classes_}
+    return FieldModel(kind=kind, field=field_name, classes=[str(c) for c in clf.classes_], vocabulary=vocab,
+                      idf=idf, ngram_max=PARAMS["ngram_max"], score_names=names, mean=scaler.mean_.tolist(),
+                      scale=scaler.scale_.tolist(), coef=clf.coef_.tolist(), intercept=clf.intercept_.tolist(),
+                      n_train=len(y), class_counts=counts)
+
+
+def training_examples(views_per_trace: list[list[StepView]],
+                      labels: LabelMap) -> dict[tuple[str, str], tuple[list, list]]:
+    """Labeled steps per (kind, field): ``(views, values)``; rule-decided searches left out of search_type."""
+    out: dict[tuple[str, str], tuple[list, list]] = {}
+    for views in views_per_trace:
+        for view in views:
+            for f in applicable_fields(view.kind):
+                value = labels.get((view.trace_id, view.step, f))
+                if value is None or view.is_empty:
+                    continue
+                if f == "search_type" and rule_search_type(view) is not None:
+                    continue
+                views, ys = out.setdefault((view.kind, f), ([], []))
+                views.append(view)
+                ys.append(value)
+    return out
+
+
+@dataclass
+class LearnedModel:
+    """The per-field classifiers of a learned judge, its card, and the fields it cannot label."""
+
+    fields: dict[str, FieldModel]
+    unsupported: dict[str, str] = field(default_factory=dict)
+    card: dict = field(default_factory=dict)
+
+    @staticmethod
+    def key(kind: str, field_name: str) -> str:
+        return f"{kind}.{field_name}"
+
+    def to_dict(self) -> dict:
+        return {"format": FORMAT, "format_version": FORMAT_VERSION, "card": self.card,
+                "unsupported": self.unsupported, "fields": {k: asdict(m) for k, m in sorted(self.fields.items())}}
+
+    @property
+    def sha256(self) -> str:
+        """Hash of the classifiers (not the card), naming the model in label provenance."""
+        body = json.dumps({k: asdict(m) for k, m in sorted(self.fields.items())}, sort_keys=True)
+        return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the model as JSON (atomically)."""
+        from ...traces._io import write_text
+
+        write_text(path, json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":")) + "\n")
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "LearnedModel":
+        """Read a model written by :meth:`save`. JSON only: loading never executes code from the file."""
+        from ...traces._io import read_text
+
+        file = str(path)
+        try:
+            obj = json.loads(read_text(path))
+        except json.JSONDecodeError as e:
+            raise UserInputError(f"not a learned-judge model (invalid JSON: {e.msg}); train one with "
+                                 "`seekbench judge train`", file=file) from e
+        return cls.from_dict(obj, file=file)
+
+    @classmethod
+    def from_dict(cls, obj: object, *, file: str | None = None) -> "LearnedModel":
+        if not isinstance(obj, dict) or obj.get("format") != FORMAT:
+            raise UserInputError(f"not a learned-judge model (expected format {FORMAT!r}); "
+                                 "train one with `seekbench judge train`", file=file)
+        if obj.get("format_version") != FORMAT_VERSION:
+            raise UserInputError(f"model format version {obj.get('format_version')!r} is not supported "
+                                 f"(expected {FORMAT_VERSION}); retrain with `seekbench judge train`", file=file)
+        fields = {}
+        for key, raw in (obj.get("fields") or {}).items():
+            try:
+                m = FieldModel(**raw)
+                _check_shapes(m)
+            except (TypeError, ValueError) as e:
+                raise UserInputError(f"model entry {key!r} is malformed ({e}); retrain the model", file=file) from e
+            fields[key] = m
+        return cls(fields=fields, unsupported=dict(obj.get("unsupported") or {}), card=dict(obj.get("card") or {}))
+
+
+def _check_shapes(m: FieldModel) -> None:
+    allowed = LABEL_VALUES.get(m.field, ())
+    if m.kind not in SCORE_NAMES or not set(m.classes) <= set(allowed) or len(m.classes) < 2:
+        raise ValueError(f"kind {m.kind!r}, field {m.field!r} or classes {m.classes!r} outside the ontology")
+    if list(m.score_names) != list(SCORE_NAMES[m.kind]):
+        raise ValueError("score names differ from this version's features")
+    width = len(m.vocabulary) + len(m.score_names)
+    rows = 1 if len(m.classes) == 2 else len(m.classes)
+    if (len(m.idf) != len(m.vocabulary) or len(m.mean) != len(m.score_names) or len(m.scale) != len(m.score_names)
+            or len(m.coef) != rows or any(len(r) != width for r in m.coef) or len(m.intercept) != rows):
+        raise ValueError("array shapes do not match")
+    for name in ("coef", "intercept", "idf", "mean", "scale"):
+        if not np.isfinite(np.asarray(getattr(m, name), dtype=float)).all():
+            raise ValueError(f"non-finite values in {name}")
+    if any(s <= 0 for s in m.scale):
+        raise ValueError("scale must be positive")
+
+
+def fit_learned_model(traces: list[dict], labels: LabelMap, *, seed: int = 0,
+                      views: list[list[StepView]] | None = None) -> LearnedModel:
+    """Fit a classifier per (kind, field) with at least two classes among the labeled steps.
+
+    Parameters
+    ----------
+    traces : list of dict
+        Canonical traces.
+    labels : dict
+        Reference labels, ``(trace_id, step, field) -> value`` (see :func:`._human.human_labels`).
+    seed : int
+        ``random_state`` of each classifier.
+    views : list of list of StepView, optional
+        ``_context.trace_views(traces)`` when already computed.
+
+    Returns
+    -------
+    LearnedModel
+        Without a card (see :func:`._train.train_learned_model` for the full training with CV scores).
+    """
+    fields: dict[str, FieldModel] = {}
+    unsupported: dict[str, str] = {}
+    examples = training_examples(trace_views(traces) if views is None else views, labels)
+    for kind in SCORE_NAMES:
+        for f in applicable_fields(kind):
+            key = LearnedModel.key(kind, f)
+            views, ys = examples.get((kind, f), ([], []))
+            classes = sorted(set(ys))
+            if len(classes) < 2:
+                seen = f"only {classes[0]!r}" if classes else "none"
+                unsupported[key] = (f"no learned classifier for {f} on {kind} steps: the training labels "
+                                    f"have fewer than two classes ({len(ys)} labeled, {seen})")
+                continue
+            fields[key] = fit_field_model(kind, f, views, ys, seed=seed)
+    return LearnedModel(fields=fields, unsupported=unsupported)
+
+
+class LearnedJudge(OfflineJudge):
+    """Labels steps with a :class:`LearnedModel`.
+
+    Parameters
+    ----------
+    model : LearnedModel
+    name : str, default "learned"
+    version : str, default "1"
+    """
+
+    kind = "learned"
+
+    def __init__(self, model: LearnedModel, name: str = "learned", *, version: str = "1") -> None:
+        super().__init__(name, version=version)
+        self.model = model
+        self._model_id = f"learned@{self.version}:{model.sha256[:12]}"
+
+    @property
+    def model_id(self) -> str:
+        return self._model_id
+
+    def _decide(self, kind: str, field: str, views: Sequence[StepView]) -> list[Decision]:
+        key = LearnedModel.key(kind, field)
+        m = self.model.fields.get(key)
+        if m is None:
+            reason = self.model.unsupported.get(key, f"the model has no classifier for {field} on {kind} steps")
+            return [Decision(None, reason=reason) for _ in views]
+        out: list[Decision | None] = [None] * len(views)
+        todo = []
+        for i, v in enumerate(views):
+            if v.is_empty:
+                out[i] = Decision(None, reason=f"{kind} step has no text to judge")
+            else:
+                todo.append(i)
+        if todo:
+            texts, scores = _view_inputs([views[i] for i in todo], m.score_names)
+            for i, label in zip(todo, m.predict(texts, scores), strict=True):
+                out[i] = Decision(label, basis=f"logistic-regression:{key}")
+        return out
