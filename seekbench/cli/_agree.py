@@ -10,6 +10,7 @@ import warnings
 from .._errors import UndefinedMetricWarning, UserInputError
 from ..traces._io import dumps
 from ._inputs import add_input_arguments, report_skipped
+from ._metrics import add_metric_options
 
 DESCRIPTION = """\
 Compare judged step labels with reference (human) labels, per label field and overall:
@@ -40,27 +41,7 @@ def register(sub) -> None:
                    help="label fields to compare (default: every field the reference labels)")
     p.add_argument("--usage", default="per_call", choices=["per_call", "per_record"],
                    help="provenance usage is per provider call, counted once (default), or per label record")
-    g = p.add_argument_group("metric options for the sensitivity table (spec: ../shared/spec/metrics.md)")
-    g.add_argument("--evidence-mapping", default="sum", choices=["sum", "sufficiency_first"],
-                   help="E = C + Q (default) or sufficiency-first")
-    g.add_argument("--evidence-scope", default="cumulative", choices=["cumulative", "latest"],
-                   help="E at turn t: best so far (default) or latest")
-    g.add_argument("--ce-aggregate", default="trace", choices=["trace", "pooled"],
-                   help="CE per trace then mean (default) or pooled")
-    g.add_argument("--ce-prevalence", default="global", choices=["global", "group"],
-                   help="pooled CE weights P(E=k) over all agents or the agent")
-    g.add_argument("--decision-points", default="turn", choices=["turn", "step"],
-                   help="CE decision points (default: turns)")
-    g.add_argument("--recovery", default="evidence_or_correct", choices=["evidence_or_correct", "evidence"],
-                   help="ERF event (default: E=2 or a correct answer)")
-    g.add_argument("--erf-method", default="aalen_johansen", choices=["aalen_johansen", "km"],
-                   help="ERF estimator (default: Aalen-Johansen)")
-    g.add_argument("--time", default="turn", choices=["turn", "step"],
-                   help="ERF time scale (default: turn)")
-    g.add_argument("--rqi-aggregate", default="trace", choices=["trace", "step"],
-                   help="RQI: mean of per-trace RQI (default) or pooled")
-    p.add_argument("--n-boot", type=int, default=2000, metavar="B", help="bootstrap resamples (default 2000)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    add_metric_options(p, grouping=False)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.add_argument("-o", "--output", default=None, metavar="DIR",
                    help="also write DIR/agreement.html (self-contained), figures and tables/*.csv")

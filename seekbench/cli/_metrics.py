@@ -13,10 +13,11 @@ from ._inputs import add_input_arguments, add_label_arguments, load_input
 BY_CHOICES = {"agent": ("agent",), "dataset": ("dataset",), "agent,dataset": ("agent", "dataset")}
 
 
-def add_metric_options(p: argparse.ArgumentParser) -> None:
-    """The metric options of spec sections 2-5, shared by ``metrics`` and ``report``."""
+def add_metric_options(p: argparse.ArgumentParser, *, grouping: bool = True) -> None:
+    """The metric options of spec sections 2-5, shared by ``metrics``, ``report`` and ``agree``."""
     g = p.add_argument_group("metric options (spec: ../shared/spec/metrics.md)")
-    g.add_argument("--by", default="agent", choices=list(BY_CHOICES), help="grouping (default: agent)")
+    if grouping:
+        g.add_argument("--by", default="agent", choices=list(BY_CHOICES), help="grouping (default: agent)")
     g.add_argument("--evidence-mapping", default="sum", choices=["sum", "sufficiency_first"],
                    help="E = C + Q (sum, default) or the released code's sufficiency-first mapping")
     g.add_argument("--evidence-scope", default="cumulative", choices=["cumulative", "latest"],
