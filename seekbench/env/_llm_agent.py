@@ -1,0 +1,259 @@
+"""An LLM seeking agent on any OpenAI-compatible endpoint, through the judges' provider, retries and cache.
+
+The request is rendered from ``judges/prompts/seeker_agent_v1.md`` (a
+``=== SYSTEM ===`` part and a ``=== USER ===`` part with the placeholders
+``{{STEP}}``, ``{{MAX_STEPS}}``, ``{{QUERIES_PER_STEP}}``, ``{{BELIEF_KIND}}``
+and ``{{BELIEF_BLOCK}}``). The belief is untrusted document text: it is sent
+as one JSON string between ``<<<BELIEF_JSON`` / ``BELIEF_JSON>>>`` fences,
+with fence look-alikes neutralised. The answer must be one JSON object
+``{"reasoning": str, "queries": [str, ...], "self_estimate": number in [0, 1]}``;
+an answer that is not is re-asked at most ``max_repairs`` times with the
+reason, then the step is recorded without queries and with the reason.
+
+Requests go through :class:`seekbench.annotate._provider.OpenAIProvider`
+(``openai.AsyncOpenAI``, exponential backoff with jitter, ``Retry-After``)
+and completions are kept in the judges' SQLite cache
+(:class:`seekbench.annotate.JudgeCache`) under a key over the model, the
+prompt version and hash, and the request body, so a rerun with the same
+seed replays the same episode without a request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+
+from .._errors import UserInputError
+from ._agents import Action
+from ._beliefs import Belief
+
+PROMPT_VERSION = "seeker_agent_v1"
+BELIEF_BEGIN, BELIEF_END = "<<<BELIEF_JSON", "BELIEF_JSON>>>"
+PLACEHOLDERS = ("{{STEP}}", "{{MAX_STEPS}}", "{{QUERIES_PER_STEP}}", "{{BELIEF_KIND}}", "{{BELIEF_BLOCK}}")
+OUTPUT_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["reasoning", "queries", "self_estimate"],
+                 "properties": {"reasoning": {"type": "string"}, "queries": {"type": "array", "items": {"type": "string"}},
+                                "self_estimate": {"type": "number"}}}
+
+
+def default_prompt_path() -> Path:
+    """``judges/prompts/seeker_agent_v1.md`` in the repository."""
+    from ..annotate._config import REPO_JUDGES_DIR
+
+    return REPO_JUDGES_DIR / "prompts" / f"{PROMPT_VERSION}.md"
+
+
+def load_seeker_prompt(path: str | os.PathLike | None = None, *, version: str = PROMPT_VERSION):
+    """Read and check the agent prompt (both markers, each placeholder exactly once in the user part).
+
+    Returns
+    -------
+    seekbench.annotate.PromptTemplate
+        With the SHA-256 of the file's bytes (hashed into the cache key).
+    """
+    from ..annotate._prompt import SYSTEM_MARKER, USER_MARKER, PromptTemplate
+
+    path = Path(path) if path is not None else default_prompt_path()
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise UserInputError(f"cannot read the agent prompt: {e.strerror}", file=str(path)) from e
+    text = data.decode("utf-8").replace("\r\n", "\n")
+    parts = re.split(rf"(?m)^({re.escape(SYSTEM_MARKER)}|{re.escape(USER_MARKER)})[ \t]*$", text)
+    if parts[1::2] != [SYSTEM_MARKER, USER_MARKER]:
+        raise UserInputError(f"the agent prompt needs one {SYSTEM_MARKER!r} line, then one {USER_MARKER!r} line",
+                             file=str(path))
+    user = parts[4].strip("\n")
+    for ph in PLACEHOLDERS:
+        if user.count(ph) != 1:
+            raise UserInputError(f"the user part of the agent prompt must contain {ph} exactly once", file=str(path))
+    return PromptTemplate(parts[2].strip("\n"), user, version, hashlib.sha256(data).hexdigest(), path)
+
+
+def render_messages(template, belief: Belief, *, step: int, max_steps: int, queries_per_step: int) -> list[dict]:
+    """The system and user messages of one agent request."""
+    from ..annotate._prompt import neutralise
+
+    try:  # the judges' hardened encoder (invisible and line-breaking characters escaped), when present
+        from ..annotate._fence import json_data
+    except ImportError:
+        def json_data(value: object) -> str:
+            return json.dumps(value, ensure_ascii=False)
+
+    text = re.sub(r"(?i)belief_json", "BELIEF-JSON", neutralise(belief.text))
+    block = f"{BELIEF_BEGIN}\n{json_data(text)}\n{BELIEF_END}"
+    user = (template.user.replace("{{STEP}}", str(step)).replace("{{MAX_STEPS}}", str(max_steps))
+            .replace("{{QUERIES_PER_STEP}}", str(queries_per_step)).replace("{{BELIEF_KIND}}", belief.kind)
+            .replace("{{BELIEF_BLOCK}}", block))
+    return [{"role": "system", "content": template.system}, {"role": "user", "content": user}]
+
+
+def parse_agent_output(content: str | None, *, queries_per_step: int) -> tuple[Action | None, str | None]:
+    """Parse one answer; return ``(Action, None)`` or ``(None, reason)``.
+
+    Queries beyond ``queries_per_step`` are dropped (the first ones are kept);
+    blank and repeated queries are removed.
+
+    >>> a, err = parse_agent_output('{"reasoning": "r", "queries": ["a", "b", "a"], "self_estimate": 0.5}',
+    ...                             queries_per_step=3)
+    >>> a.queries, a.self_estimate, err
+    (['a', 'b'], 0.5, None)
+    >>> parse_agent_output('{"queries": [], "self_estimate": 2}', queries_per_step=2)[1]
+    'self_estimate must be a number between 0 and 1, got 2'
+    """
+    if not content or not content.strip():
+        return None, "empty answer"
+    text = content.strip()
+    fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", text, flags=re.DOTALL)
+    if fenced:
+        text = fenced.group(1)
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        return None, f"not valid JSON ({e.msg} at column {e.colno})"
+    if not isinstance(obj, dict):
+        return None, f"expected a JSON object, got {type(obj).__name__}"
+    est = obj.get("self_estimate")
+    if isinstance(est, bool) or not isinstance(est, (int, float)) or not 0 <= est <= 1:
+        return None, f"self_estimate must be a number between 0 and 1, got {json.dumps(est)}"
+    queries = obj.get("queries")
+    if not isinstance(queries, list) or not all(isinstance(q, str) for q in queries):
+        return None, "queries must be a list of strings"
+    queries = list(dict.fromkeys(q.strip() for q in queries if q.strip()))
+    if not queries:
+        return None, "queries is empty; send at least one query"
+    reasoning = obj.get("reasoning")
+    if reasoning is not None and not isinstance(reasoning, str):
+        return None, "reasoning must be a string"
+    return Action(queries[:queries_per_step], (reasoning or "").strip() or None, float(est)), None
+
+
+class LLMAgent:
+    """A seeking agent backed by a chat model on an OpenAI-compatible endpoint.
+
+    Parameters
+    ----------
+    model : str, default "gpt-4.1-mini"
+    base_url : str, optional
+        Default ``$OPENAI_BASE_URL``, else OpenAI.
+    api_key_env : str, default "OPENAI_API_KEY"
+        Variable holding the key (a loopback endpoint needs none).
+    prompt : path, optional
+        Default ``judges/prompts/seeker_agent_v1.md``.
+    temperature : float or None, default 0.0
+        None: not sent (some reasoning models refuse it).
+    seed : int or None
+        Sent as the decoding ``seed``; None: drawn from the episode's generator.
+    max_tokens : int, default 2048
+    max_tokens_param : {"max_completion_tokens", "max_tokens"}
+    response_format : {"json_object", "json_schema"}, default "json_object"
+    max_repairs : int, default 2
+    max_attempts, timeout_s
+        Retry budget and per-request timeout of the provider.
+    cache : JudgeCache, path, or None
+        The completion cache (default: the judges' default cache file); ``False`` disables it.
+    name : str, optional
+        The trace's ``agent`` (default ``llm:<model>``).
+    """
+
+    def __init__(self, model: str = "gpt-4.1-mini", *, base_url: str | None = None,
+                 api_key_env: str = "OPENAI_API_KEY", prompt: str | os.PathLike | None = None,
+                 temperature: float | None = 0.0, seed: int | None = None, max_tokens: int = 2048,
+                 max_tokens_param: str = "max_completion_tokens", response_format: str = "json_object",
+                 max_repairs: int = 2, max_attempts: int = 6, timeout_s: float = 120.0, cache=None,
+                 name: str | None = None) -> None:
+        from ..annotate._cache import JudgeCache
+        from ..annotate._config import JudgeConfig
+
+        if response_format not in ("json_object", "json_schema"):
+            raise UserInputError(f"unknown response format {response_format!r}; use json_object or json_schema")
+        self.template = load_seeker_prompt(prompt)
+        self.name = name or f"llm:{model}"
+        self.config = JudgeConfig(
+            name=self.name, model=model, prompt_path=Path(self.template.path), prompt_version=PROMPT_VERSION,
+            price_input_per_mtok=0.0, price_output_per_mtok=0.0, base_url=base_url, api_key_env=api_key_env,
+            temperature=temperature, seed=seed, max_tokens=max_tokens, max_tokens_param=max_tokens_param,
+            response_format=response_format, max_repairs=max_repairs, max_attempts=max_attempts, timeout_s=timeout_s)
+        self._own_cache = cache is None or isinstance(cache, (str, os.PathLike))
+        self.cache = None if cache is False else (JudgeCache(cache) if self._own_cache else cache)
+        self._provider = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.stats = {"requests": 0, "cache_hits": 0, "rejected": 0, "prompt_tokens": 0, "completion_tokens": 0}
+
+    def __repr__(self) -> str:
+        return f"LLMAgent(model={self.config.model!r}, base_url={self.config.resolved_base_url()!r})"
+
+    def _body(self, messages: list[dict], rng: np.random.Generator) -> dict:
+        decoding = self.config.decoding()
+        if self.config.seed is None:
+            decoding["seed"] = int(rng.integers(0, 2**31 - 1))
+        fmt = ({"type": "json_object"} if self.config.response_format == "json_object" else
+               {"type": "json_schema", "json_schema": {"name": "seeker_action", "strict": True, "schema": OUTPUT_SCHEMA}})
+        return {"model": self.config.model, "messages": messages, **decoding, "response_format": fmt}
+
+    def _complete(self, body: dict, episode_id: str) -> tuple[str | None, dict]:
+        from ..annotate._cache import CachedCompletion
+        from ..annotate._prompt import cache_key
+        from ..annotate._provider import OpenAIProvider, utc_now
+
+        key = cache_key(self.config, self.template, body)
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                self.stats["cache_hits"] += 1
+                return hit.content, {"cache_hit": True}
+        if self._provider is None:
+            self._loop = asyncio.new_event_loop()
+            self._provider = OpenAIProvider(self.config)
+        done = self._loop.run_until_complete(self._provider.complete(body))
+        self.stats["requests"] += 1
+        self.stats["prompt_tokens"] += done.prompt_tokens
+        self.stats["completion_tokens"] += done.completion_tokens
+        if self.cache is not None:
+            self.cache.put(CachedCompletion(
+                key=key, judge=self.name, model=self.config.model, prompt_version=PROMPT_VERSION,
+                trace_id=episode_id, created=done.created or utc_now(), via_batch=False, raw=done.raw,
+                content=done.content, finish_reason=done.finish_reason, prompt_tokens=done.prompt_tokens,
+                completion_tokens=done.completion_tokens, cost_usd=0.0, latency_s=done.latency_s))
+        return done.content, {"prompt_tokens": done.prompt_tokens, "completion_tokens": done.completion_tokens}
+
+    def act(self, belief: Belief, *, step: int, max_steps: int, queries_per_step: int,
+            rng: np.random.Generator, episode_id: str) -> Action:
+        """One request (plus repairs): the step's queries, reasoning and self-estimate."""
+        from ..annotate._prompt import neutralise
+        from ..annotate._provider import RequestFailed
+
+        messages = render_messages(self.template, belief, step=step, max_steps=max_steps,
+                                   queries_per_step=queries_per_step)
+        reason = "no answer"
+        for repair in range(self.config.max_repairs + 1):
+            body = self._body(messages, rng)
+            try:
+                content, usage = self._complete(body, episode_id)
+            except RequestFailed as e:
+                return Action([], error=f"request failed: {e.reason}")
+            action, reason = parse_agent_output(content, queries_per_step=queries_per_step)
+            if action is not None:
+                action.usage = usage
+                return action
+            self.stats["rejected"] += 1
+            note = neutralise(reason.replace("\n", " "))[:400]
+            messages = [*messages[:-1], {"role": "user", "content": messages[-1]["content"] + (
+                f"\n\nREPAIR {repair + 1} of {self.config.max_repairs}: your earlier answer was rejected: {note}\n"
+                "Answer again with one JSON object that follows the format exactly.")}]
+        return Action([], error=f"answer rejected after {self.config.max_repairs} repairs: {reason}")
+
+    def close(self) -> None:
+        """Close the HTTP client, the event loop and a cache this agent opened."""
+        if self._provider is not None and self._loop is not None:
+            self._loop.run_until_complete(self._provider.aclose())
+            self._loop.close()
+            self._provider = self._loop = None
+        if self.cache is not None and self._own_cache:
+            self.cache.close()
+            self.cache = None

@@ -1,0 +1,119 @@
+"""``seekbench env synth-beliefs``: synthetic belief states from a corpus, optionally with estimates.
+
+:func:`register_env_cli` adds the subcommand to the ``seekbench env`` parser
+(``seekbench/cli/_env.py`` calls it when present). The command writes the
+belief states (JSONL) and, with ``--estimator``, the estimates file that
+``seekbench conformal`` reads. Baseline estimates are cross-fitted by
+document (each state's c_hat from a model fitted on other documents only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..._errors import UserInputError
+
+DESCRIPTION = """\
+Draw synthetic belief states for conformal calibration (spec section 8): for a document
+with N passages, K = ceil(N / delta) states; state k hides r passages, r uniform in
+[k*delta, min((k+1)*delta, N) - 1], and shows a uniformly random N - r of them; its true
+completeness is (N - r) / N. With --estimator, also estimate each state's completeness
+(mean and regression need no LLM; llm asks the judge endpoint of --judge) and write the
+estimates file for `seekbench conformal`.
+
+Example:
+  seekbench env synth-beliefs corpus.jsonl -o beliefs.jsonl --estimator mean --estimator regression
+  seekbench conformal beliefs.estimates.jsonl -o conformal/
+"""
+
+
+def register_env_cli(env_subparsers) -> None:
+    """Add ``synth-beliefs`` to the ``seekbench env`` subcommands."""
+    p = env_subparsers.add_parser("synth-beliefs", help="synthetic belief states (and completeness estimates)",
+                                  description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("corpus", metavar="CORPUS", help="corpus JSONL (seekbench env build-corpus)")
+    p.add_argument("-o", "--output", required=True, metavar="BELIEFS", help="belief-state JSONL to write")
+    p.add_argument("--delta", type=int, default=10, help="interval width Delta (default 10)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the draws (default 0)")
+    p.add_argument("--estimator", action="append", choices=["mean", "regression", "llm"], default=None,
+                   dest="estimators", help="also estimate completeness (repeatable)")
+    p.add_argument("--judge", default=None, metavar="NAME",
+                   help="with --estimator llm: the judge whose endpoint and model estimate (seekbench judge list)")
+    p.add_argument("--estimates", default=None, metavar="FILE",
+                   help="estimates JSONL to write (default: BELIEFS with .estimates.jsonl)")
+    p.add_argument("--base-url", default=None, metavar="URL", help="override the judge's endpoint")
+    p.add_argument("--cache", default=None, metavar="PATH", help="judge cache (default $SEEKBENCH_CACHE or ~/.cache)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the judge cache")
+    p.add_argument("--concurrency", type=int, default=8, help="LLM requests in flight (default 8)")
+    p.add_argument("--folds", type=int, default=5, help="cross-fitting folds for the baselines (default 5)")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    p.set_defaults(run=run_synth_beliefs)
+
+
+def default_estimates_path(beliefs: str | Path) -> Path:
+    """``beliefs.jsonl`` -> ``beliefs.estimates.jsonl``."""
+    p = Path(beliefs)
+    return p.with_name(p.name.removesuffix(".jsonl") + ".estimates.jsonl")
+
+
+def run_synth_beliefs(args: argparse.Namespace) -> int:
+    from ...traces._io import dumps
+    from ._estimators import baseline_estimates, write_estimates
+    from ._synthetic import load_corpus_records, render_beliefs, synthesize_belief_states, write_belief_states
+
+    estimators = list(dict.fromkeys(args.estimators or []))
+    if "llm" in estimators and not args.judge:
+        raise UserInputError("--estimator llm needs --judge NAME (see `seekbench judge list`)")
+    if args.judge and "llm" not in estimators:
+        raise UserInputError("--judge is only used with --estimator llm")
+    if args.folds < 2:
+        raise UserInputError("--folds must be >= 2")
+    corpus = load_corpus_records(args.corpus)
+    states = synthesize_belief_states(corpus, delta=args.delta, seed=args.seed)
+    if not states:
+        raise UserInputError("no belief states: no document of the corpus has passages", file=args.corpus)
+    write_belief_states(args.output, states)
+    out = {"beliefs": str(args.output), "n_states": len(states), "n_documents": len({s.doc_id for s in states}),
+           "delta": args.delta, "seed": args.seed, "estimates": None, "estimators": []}
+    if estimators:
+        views = render_beliefs(states, corpus)
+        frames = []
+        for name in estimators:
+            if name == "llm":
+                frame, info = _llm_estimates(args, states, views)
+            else:
+                frame = baseline_estimates(states, views, name, n_folds=args.folds, seed=args.seed)
+                info = {}
+            frames.append(frame)
+            out["estimators"].append({"estimator": frame["estimator"].iloc[0], "scored": int(frame["c_hat"].notna().sum()),
+                                      "unscored": int(frame["c_hat"].isna().sum()), **info})
+        path = Path(args.estimates) if args.estimates else default_estimates_path(args.output)
+        if path.resolve() == Path(args.output).resolve():
+            raise UserInputError("--estimates must differ from the belief-state file", file=str(path))
+        write_estimates(path, frames)
+        out["estimates"] = str(path)
+    if args.json:
+        sys.stdout.write(dumps(out) + "\n")
+        return 0
+    print(f"wrote {out['n_states']} belief states of {out['n_documents']} documents to {out['beliefs']} "
+          f"(delta {args.delta}, seed {args.seed})")
+    for e in out["estimators"]:
+        cost = f", ${e['cost_usd']:.4f}" if "cost_usd" in e else ""
+        print(f"  {e['estimator']}: {e['scored']} scored, {e['unscored']} unscored{cost}")
+    if out["estimates"]:
+        print(f"wrote estimates to {out['estimates']}; next: seekbench conformal {out['estimates']} -o DIR")
+    return 0
+
+
+def _llm_estimates(args, states, views):
+    from ._estimators import estimates_frame
+    from ._llm import LLMCompletenessEstimator
+
+    cache = False if args.no_cache else args.cache
+    est = LLMCompletenessEstimator(args.judge, base_url=args.base_url, cache=cache, concurrency=args.concurrency)
+    results = est.estimate(views)
+    frame = estimates_frame(states, est.name, [r.c_hat for r in results], [r.error for r in results])
+    info = {"cost_usd": float(sum(r.cost_usd for r in results)), "cached": int(sum(r.cached for r in results))}
+    return frame, info

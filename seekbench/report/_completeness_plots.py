@@ -1,0 +1,134 @@
+"""Figures of the seeking environment: completeness curves with bands, topic x agent heatmap, query diversity.
+
+matplotlib is imported lazily; every function takes ``ax=None`` and returns the Axes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+
+_BELIEF_STYLE = {"trajectory": ":", "deduplicated": "-", "oracle": "--"}
+
+
+def _axes(ax, figsize=(6.4, 4.0)):
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots(figsize=figsize)
+    return ax
+
+
+def _groups(table: pd.DataFrame) -> list[tuple[dict, pd.DataFrame]]:
+    keys = [c for c in ("agent", "belief") if c in table.columns]
+    if not keys:
+        return [({}, table)]
+    return [(dict(zip(keys, k if isinstance(k, tuple) else (k,))), g)
+            for k, g in table.groupby(keys, sort=True, dropna=False)]
+
+
+def plot_completeness_curves(curves: pd.DataFrame, ax: Axes | None = None, *, band: bool = True,
+                             band_alpha: float = 0.15, title: str | None = None) -> Axes:
+    """Completeness ``c_t`` against step per (agent, belief), with the band of :class:`CompletenessCurves`.
+
+    One colour per agent, one line style per belief (trajectory dotted, deduplicated solid,
+    oracle dashed).
+
+    Parameters
+    ----------
+    curves : DataFrame
+        ``CompletenessCurves(...).fit(traces).curves_`` (columns ``agent, belief, step, mean, lower, upper``).
+    ax : matplotlib Axes, optional
+        Default: a new figure.
+    band : bool, default True
+        Shade between ``lower`` and ``upper``.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        y in [0, 1]: share of goal passages retrieved.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> c = pd.DataFrame({"agent": "a", "belief": "oracle", "step": [0, 1], "mean": [0, .5], "lower": [0, .4],
+    ...                   "upper": [0, .6]})
+    >>> [float(y) for y in plot_completeness_curves(c).get_ylim()]
+    [0.0, 1.0]
+    """
+    ax = _axes(ax)
+    colours: dict[str, str] = {}
+    cycle = iter(__import__("matplotlib").rcParams["axes.prop_cycle"].by_key()["color"] * 10)
+    for key, g in _groups(curves):
+        agent = str(key.get("agent", ""))
+        colour = colours.setdefault(agent, next(cycle))
+        style = _BELIEF_STYLE.get(str(key.get("belief")), "-")
+        label = " / ".join(str(v) for v in key.values()) or "episodes"
+        g = g.sort_values("step")
+        ax.plot(g["step"], g["mean"], linestyle=style, color=colour, marker="o", markersize=2.5, label=label)
+        if band and {"lower", "upper"} <= set(g.columns):
+            ok = g["lower"].notna() & g["upper"].notna()
+            ax.fill_between(g["step"][ok], g["lower"][ok], g["upper"][ok], color=colour, alpha=band_alpha,
+                            linewidth=0)
+    ax.set_xlabel("step")
+    ax.set_ylabel("completeness (share of goal passages retrieved)")
+    ax.set_ylim(0.0, 1.0)
+    ax.set_title(title or "Completeness over steps (band: 95% CI of the mean)")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, ncol=2, loc="upper left")
+    return ax
+
+
+def plot_topic_agent_heatmap(table: pd.DataFrame, ax: Axes | None = None, *, title: str | None = None) -> Axes:
+    """Heatmap of mean final completeness, topic (rows) x agent (columns); NaN cells marked n/a.
+
+    Parameters
+    ----------
+    table : DataFrame
+        :func:`seekbench.env.topic_agent_table`.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    ax = _axes(ax, figsize=(4.2 + 1.3 * max(len(table.columns), 1), 2.2 + 0.42 * max(len(table.index), 1)))
+    values = table.to_numpy(dtype=float) if not table.empty else np.zeros((0, 0))
+    if values.size:
+        im = ax.imshow(np.ma.masked_invalid(values), cmap="viridis", vmin=0, vmax=1, aspect="auto")
+        ax.figure.colorbar(im, ax=ax, label="mean final completeness")
+        for i in range(values.shape[0]):
+            for j in range(values.shape[1]):
+                v = values[i, j]
+                ax.text(j, i, "n/a" if np.isnan(v) else f"{v:.2f}", ha="center", va="center", fontsize=7,
+                        color="white" if not np.isnan(v) and v < 0.6 else "black")
+    ax.set_xticks(range(len(table.columns)), [str(c) for c in table.columns], rotation=30, ha="right", fontsize=8)
+    ax.set_yticks(range(len(table.index)), [str(i) for i in table.index], fontsize=8)
+    ax.set_title(title or "Final completeness by topic and agent", fontsize=10)
+    return ax
+
+
+def plot_query_diversity(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
+    """Mean query diversity per step and (agent, belief) (:func:`seekbench.env.query_diversity_table`)."""
+    ax = _axes(ax)
+    colours: dict[str, str] = {}
+    cycle = iter(__import__("matplotlib").rcParams["axes.prop_cycle"].by_key()["color"] * 10)
+    for key, g in _groups(table):
+        agent = str(key.get("agent", ""))
+        colour = colours.setdefault(agent, next(cycle))
+        g = g.sort_values("step")
+        ax.plot(g["step"], g["diversity"], linestyle=_BELIEF_STYLE.get(str(key.get("belief")), "-"), color=colour,
+                marker="o", markersize=2.5, label=" / ".join(str(v) for v in key.values()))
+    ax.set_xlabel("step")
+    ax.set_ylabel("query diversity (1 - max cosine to earlier queries)")
+    ax.set_ylim(bottom=0)
+    ax.set_title("Query diversity over steps")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, ncol=2)
+    return ax

@@ -1,0 +1,169 @@
+"""The report's completeness section: seeking-environment episodes beside the process metrics.
+
+:func:`completeness_section` returns the section as HTML and Markdown, its
+figures as PNG bytes and its tables as DataFrames, or None when no trace is
+a seeking-environment episode (none has ``env``). For each agent the first
+table puts final completeness (and, when given, conformal coverage and
+q_hat) beside RQI, ERF and CE of the same episodes.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import warnings
+
+import pandas as pd
+
+from .._errors import UndefinedMetricWarning
+from ._tables import fmt
+
+FIGURES = ("completeness_curves", "completeness_topics", "query_diversity")
+
+
+def _png(ax) -> bytes:
+    import matplotlib.pyplot as plt
+
+    fig = ax.figure
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _ci(row) -> str:
+    lo, hi = row.get("ci_low"), row.get("ci_high")
+    return f"{fmt(row['completeness'])} {fmt([lo, hi])}" if fmt(lo) != "n/a" else fmt(row["completeness"])
+
+
+def _by_agent(summary_by_agent: pd.DataFrame, process, conformal: pd.DataFrame | None) -> pd.DataFrame:
+    groups = {g.get("agent"): g for g in (process.groups if process is not None else [])}
+    rows = []
+    for _, r in summary_by_agent.iterrows():
+        g = groups.get(r["agent"], {})
+        row = {"agent": r["agent"], "episodes": int(r["n_episodes"]), "completeness [95% CI]": _ci(r),
+               "self-estimate error": fmt(r["self_estimate_error"])}
+        if conformal is not None and "agent" in conformal.columns:
+            c = conformal[conformal["agent"] == r["agent"]]
+            for col in [c_ for c_ in conformal.columns if c_ != "agent"]:
+                row[col] = fmt(c[col].iloc[0]) if len(c) else "n/a"
+        row.update({"RQI": fmt(g.get("rqi")), "ERF(8)": fmt(g.get("recovered_by_8")), "CE": fmt(g.get("ce"))})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _html_table(df: pd.DataFrame, left: tuple[str, ...] = ("agent", "belief", "topic")) -> str:
+    head = "".join(f'<th class="{"l" if c in left else ""}">{html.escape(str(c))}</th>' for c in df.columns)
+    body = "".join("<tr>" + "".join(f'<td class="{"l" if c in left else ""}">{html.escape(fmt(r[c]))}</td>'
+                                    for c in df.columns) + "</tr>" for _, r in df.iterrows())
+    return f"<div style='overflow-x:auto'><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+
+
+def _md_table(df: pd.DataFrame) -> str:
+    lines = ["| " + " | ".join(str(c) for c in df.columns) + " |", "|" + "---|" * len(df.columns)]
+    lines += ["| " + " | ".join(fmt(r[c]).replace("|", "\\|") for c in df.columns) + " |" for _, r in df.iterrows()]
+    return "\n".join(lines)
+
+
+def _img(png: bytes, alt: str) -> str:
+    import base64
+
+    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode("ascii")}">'
+
+
+def completeness_section(steps: pd.DataFrame, traces: pd.DataFrame, trace_dicts: list[dict], *,
+                         process=None, conformal: pd.DataFrame | None = None, band: str = "ci",
+                         topic_belief: str = "deduplicated", metric_options: dict | None = None,
+                         figure_dir: str = "figures"):
+    """The completeness section of the main report, or None when no trace has ``env``.
+
+    Parameters
+    ----------
+    steps, traces : DataFrame
+        The report's step and trace tables (labels attached), for RQI, ERF and CE.
+    trace_dicts : list of dict
+        The canonical traces (the ``env`` fields live there).
+    process : MetricsSummary, optional
+        Per-agent process metrics already computed by the report (``by=("agent",)``); computed
+        here otherwise, on the episodes' traces, without bootstrap.
+    conformal : DataFrame, optional
+        One row per agent (column ``agent``) with conformal columns (e.g. ``coverage``, ``q_hat``)
+        to show beside completeness.
+    band : {"ci", "std"}
+        Band of the completeness curves.
+    topic_belief : str
+        Belief of the topic x agent heatmap (the paper uses deduplicated).
+    metric_options : dict, optional
+        Options of :func:`seekbench.metrics.summarize` when ``process`` is not given.
+    figure_dir : str
+        Where the Markdown links figures (``<figure_dir>/<name>.png``).
+
+    Returns
+    -------
+    (str, str, dict of str to bytes, dict of str to DataFrame) or None
+        HTML fragment (an ``<h2>`` section), Markdown fragment, figures by name
+        (:data:`FIGURES`), tables by name.
+    """
+    from ..env import (CompletenessCurves, completeness_summary, env_traces, episode_table, query_diversity_table,
+                       topic_agent_table)
+    from ._completeness_plots import plot_completeness_curves, plot_query_diversity, plot_topic_agent_heatmap
+
+    episodes = env_traces(trace_dicts)
+    if not episodes:
+        return None
+    ep = episode_table(episodes)
+    summary = completeness_summary(episodes, by=("agent", "belief"))
+    per_agent = completeness_summary(episodes, by=("agent",))
+    curves = CompletenessCurves(band=band).fit(episodes).curves_
+    diversity = query_diversity_table(episodes)
+    topics = topic_agent_table(episodes, belief=topic_belief)
+    if process is None:
+        from ..metrics import summarize
+
+        ids = set(ep["trace_id"])
+        s, t = steps[steps["trace_id"].isin(ids)], traces[traces["trace_id"].isin(ids)]
+        opts = {"n_boot": 0, **(metric_options or {})}
+        opts.pop("by", None)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            process = summarize(s, t, by=("agent",), **opts)
+    joint = _by_agent(per_agent, process, conformal)
+
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    figures = {"completeness_curves": _png(plot_completeness_curves(curves, band=True,
+                                                                    title=None if band == "ci" else
+                                                                    "Completeness over steps (band: +- 1 std)")),
+               "completeness_topics": _png(plot_topic_agent_heatmap(
+                   topics, title=f"Final completeness by topic and agent ({topic_belief} belief)")),
+               "query_diversity": _png(plot_query_diversity(diversity))}
+    shown = summary.assign(**{"completeness [95% CI]": summary.apply(_ci, axis=1)})[
+        ["agent", "belief", "n_episodes", "n_documents", "completeness [95% CI]", "self_estimate_error",
+         "mean_query_diversity", "empty_query_share"]]
+    settings = sorted({f"{e} (theta {fmt(th)})" for e, th in zip(ep["embedder"], ep["theta"])})
+    intro = (f"{len(ep)} episodes over {ep['document_id'].nunique()} documents and {ep['topic'].nunique()} topics; "
+             f"embedder {', '.join(settings)}; at most {fmt(ep['max_steps'].max())} steps. Completeness is the "
+             "share of a document's goal passages retrieved (a query retrieves every passage with cosine above "
+             "theta). Self-estimate error: mean |c - c_hat| over the steps where the agent estimated its "
+             "completeness. RQI, ERF and CE are n/a until the episodes' steps are labeled (seekbench annotate).")
+    tables = {"completeness_by_agent": joint, "completeness": summary, "completeness_curves": curves,
+              "completeness_topics": topics.reset_index() if not topics.empty else topics,
+              "query_diversity": diversity, "completeness_episodes": ep}
+    h = ["<h2 id='completeness'>Completeness (seeking environment)</h2>", f"<p class='muted'>{html.escape(intro)}</p>",
+         "<h3>Per agent: completeness beside the process metrics</h3>", _html_table(joint),
+         "<h3>Per agent and belief representation</h3>", _html_table(shown),
+         "<div class='grid'>",
+         (f"<figure>{_img(figures['completeness_curves'], 'completeness curves')}<figcaption>c_t per agent "
+          "(colour) and belief (line style), with the band.</figcaption></figure>"),
+         (f"<figure>{_img(figures['query_diversity'], 'query diversity')}<figcaption>Mean query diversity per "
+          "step (the first query of an episode has none).</figcaption></figure></div>"),
+         (f"<figure>{_img(figures['completeness_topics'], 'topic by agent heatmap')}<figcaption>Mean final "
+          f"completeness per topic and agent, {html.escape(topic_belief)} belief.</figcaption></figure>")]
+    md = ["## Completeness (seeking environment)\n", intro + "\n", "### Per agent\n", _md_table(joint),
+          "\n### Per agent and belief representation\n", _md_table(shown), "",
+          f"![Completeness curves]({figure_dir}/completeness_curves.png)\n",
+          f"![Query diversity]({figure_dir}/query_diversity.png)\n",
+          f"![Completeness by topic and agent]({figure_dir}/completeness_topics.png)\n"]
+    return "\n".join(h), "\n".join(md) + "\n", figures, tables

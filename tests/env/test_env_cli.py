@@ -1,0 +1,98 @@
+"""``seekbench env run`` and ``seekbench env theta``: outputs, exit codes, one-line user errors."""
+
+from __future__ import annotations
+
+import json
+
+from _env_helpers import make_document
+
+from seekbench.env import write_corpus
+from seekbench.testing import OpenAIServer
+from seekbench.traces import read_traces
+
+
+def test_env_run_on_the_default_corpus(env_cli, tmp_path):
+    out = tmp_path / "episodes.jsonl"
+    r = env_cli("env", "run", "--corpus", "default", "--agent", "keyphrase,sentence", "--belief", "deduplicated",
+                "--belief", "oracle", "--steps", "3", "--limit", "2", "--seeds", "2", "-o", out)
+    assert r.code == 0, r
+    traces = read_traces(out).traces
+    assert len(traces) == 2 * 2 * 2 * 2
+    assert {t["env"]["seed"] for t in traces} == {0, 1} and all(t["dataset"] == "default" for t in traces)
+    assert "16 episodes, 2 documents, embedder tfidf (theta 0.15)" in r.out
+    assert "keyphrase" in r.out and "oracle" in r.out and f"wrote {out}" in r.out
+
+
+def test_env_run_corpus_file_documents_and_theta(env_cli, tmp_path):
+    corpus = tmp_path / "c.jsonl"
+    write_corpus(corpus, [make_document("d0"), make_document("d1")])
+    out = tmp_path / "e.jsonl"
+    r = env_cli("env", "run", "--corpus", corpus, "--agent", "keyphrase", "--documents", "d1", "--theta", "0.05",
+                "--steps", "2", "-o", out)
+    assert r.code == 0, r
+    (t,) = read_traces(out).traces
+    assert t["env"]["document_id"] == "d1" and t["env"]["theta"] == 0.05 and t["env"]["belief"] == "deduplicated"
+
+
+def test_env_run_user_errors_are_one_line(env_cli, tmp_path):
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"doc_id": "x"}\n')
+    cases = [
+        (("--corpus", corpus, "--agent", "keyphrase"), "c.jsonl:1"),
+        (("--corpus", "default", "--agent", "wizard"), "unknown agent 'wizard'"),
+        (("--corpus", "default", "--agent", "keyphrase", "--belief", "summary"), "unknown belief 'summary'"),
+        (("--corpus", "default", "--agent", "keyphrase", "--embedder", "bert"), "unknown embedder 'bert'"),
+        (("--corpus", "default", "--agent", "keyphrase", "--documents", "nope"), "no document 'nope'"),
+        (("--corpus", tmp_path / "missing.jsonl", "--agent", "keyphrase"), "file not found"),
+    ]
+    for args, fragment in cases:
+        r = env_cli("env", "run", *args, "-o", tmp_path / "o.jsonl")
+        assert r.code == 2 and fragment in r.err and r.err.count("\n") == 1, (args, r)
+        assert "Traceback" not in r.err
+
+
+def test_env_run_llm_agent(env_cli, tmp_path):
+    def policy(request):
+        return json.dumps({"reasoning": "r", "queries": ["cats hunting mice"], "self_estimate": 0.5})
+
+    corpus = tmp_path / "c.jsonl"
+    write_corpus(corpus, [make_document()])
+    with OpenAIServer(policy=policy) as srv:
+        r = env_cli("env", "run", "--corpus", corpus, "--agent", "llm:seekbench-mock", "--base-url", srv.base_url,
+                    "--max-tokens-param", "max_tokens", "--cache", tmp_path / "cache.sqlite", "--steps", "2",
+                    "--theta", "0.1", "-o", tmp_path / "e.jsonl")
+    assert r.code == 0, r
+    (t,) = read_traces(tmp_path / "e.jsonl").traces
+    assert t["agent"] == "llm:seekbench-mock" and t["env"]["final_completeness"] > 0
+
+
+def test_env_theta(env_cli):
+    r = env_cli("env", "theta", "--corpus", "default", "--limit", "3", "--steps", "3", "--thetas", "0.05,0.15,0.5")
+    assert r.code == 0, r
+    lines = [ln for ln in r.out.splitlines() if ln.strip()[:1].isdigit()]
+    values = [float(ln.split()[1]) for ln in lines]
+    assert len(values) == 3 and values == sorted(values, reverse=True)  # higher theta, lower completeness
+    assert "<- default" in lines[1]
+    r = env_cli("env", "theta", "--corpus", "default", "--limit", "2", "--steps", "2", "--json")
+    data = json.loads(r.out)
+    assert data["embedder"] == "tfidf" and data["default_theta"] == 0.15 and len(data["rows"]) == 7
+    r = env_cli("env", "theta", "--corpus", "default", "--thetas", "0.1,high")
+    assert r.code == 2 and "--thetas" in r.err
+
+
+def test_conformal_hook_is_called_when_present(monkeypatch):
+    import argparse
+    import sys
+    import types
+
+    import seekbench.env
+    from seekbench.cli import _env
+
+    calls = []
+    hook = types.ModuleType("seekbench.env.conformal")
+    hook.register_env_cli = lambda esub: (calls.append(esub), esub.add_parser("synth-beliefs"))
+    monkeypatch.setitem(sys.modules, "seekbench.env.conformal", hook)
+    monkeypatch.setattr(seekbench.env, "conformal", hook, raising=False)
+    sub = argparse.ArgumentParser().add_subparsers(dest="command")
+    _env.register(sub)
+    assert len(calls) == 1
