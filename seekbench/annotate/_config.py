@@ -4,6 +4,12 @@ A judge file names the model, the endpoint, the environment variable holding
 the API key, the decoding parameters, the prices and the prompt. API keys are
 never stored in a config object: only the *name* of the variable is, and the
 provider reads it when it connects.
+
+``kind = "openai"`` judges label trace steps; ``kind = "answer"`` judges decide
+whether a final answer is correct (:mod:`seekbench.answers`). Both are LLMs on
+an OpenAI-compatible endpoint and share every key; an answer judge may also
+name a ``false_premise_prompt`` (and its ``false_premise_prompt_version``),
+used for questions flagged as resting on a false premise.
 """
 
 from __future__ import annotations
@@ -23,7 +29,8 @@ REPO_JUDGES_DIR = Path(__file__).resolve().parents[2] / "judges"
 JUDGES_PATH_ENV = "SEEKBENCH_JUDGES_PATH"
 
 OFFLINE_KINDS = ("rules", "learned")
-KINDS = ("openai", *OFFLINE_KINDS)
+LLM_KINDS = ("openai", "answer")
+KINDS = (*LLM_KINDS, *OFFLINE_KINDS)
 
 _OPENAI_KEYS = {
     "name": str, "kind": str, "description": str, "model": str, "base_url": str, "base_url_env": str,
@@ -34,6 +41,8 @@ _OPENAI_KEYS = {
     "max_attempts": int, "timeout_s": (int, float), "backoff_base_s": (int, float),
     "backoff_max_s": (int, float), "poll_interval_s": (int, float), "published": bool,
 }
+#: Keys only an answer judge (``kind = "answer"``) may have.
+_ANSWER_KEYS = {"false_premise_prompt": str, "false_premise_prompt_version": str}
 _REQUIRED = ("name", "kind", "model", "prompt", "prompt_version", "price_input_per_mtok",
              "price_output_per_mtok")
 
@@ -61,7 +70,7 @@ class JudgeConfig:
     price_input_per_mtok: float
     price_output_per_mtok: float
     path: Path | None = None
-    kind: Literal["openai"] = "openai"
+    kind: Literal["openai", "answer"] = "openai"
     description: str = ""
     base_url: str | None = None
     base_url_env: str = "OPENAI_BASE_URL"
@@ -81,6 +90,8 @@ class JudgeConfig:
     backoff_max_s: float = 60.0
     poll_interval_s: float = 30.0
     published: bool = False
+    false_premise_prompt_path: Path | None = None
+    false_premise_prompt_version: str | None = None
 
     def resolved_base_url(self) -> str | None:
         """The endpoint: ``base_url`` from the file, else the ``base_url_env`` variable, else None (OpenAI)."""
@@ -149,7 +160,7 @@ def read_judge_table(path: str | os.PathLike) -> dict[str, Any]:
 
 
 def load_judge_config(name_or_path: str | os.PathLike) -> JudgeConfig | dict[str, Any]:
-    """Load a judge: a :class:`JudgeConfig` for ``kind = "openai"``, the raw table for offline kinds.
+    """Load a judge: a :class:`JudgeConfig` for ``kind = "openai"`` or ``"answer"``, the raw table for offline kinds.
 
     Parameters
     ----------
@@ -171,11 +182,12 @@ def load_judge_config(name_or_path: str | os.PathLike) -> JudgeConfig | dict[str
 
 def _openai_config(table: dict[str, Any], path: Path) -> JudgeConfig:
     file = str(path)
+    known = {**_OPENAI_KEYS, **(_ANSWER_KEYS if table.get("kind") == "answer" else {})}
     for key, value in table.items():
-        if key not in _OPENAI_KEYS:
-            raise UserInputError(f"unknown key {key!r} in an openai judge file; known keys: "
-                                 f"{', '.join(sorted(_OPENAI_KEYS))}", file=file, path=key)
-        want = _OPENAI_KEYS[key]
+        if key not in known:
+            raise UserInputError(f"unknown key {key!r} in an {table.get('kind')} judge file; known keys: "
+                                 f"{', '.join(sorted(known))}", file=file, path=key)
+        want = known[key]
         if not isinstance(value, want) or (want is int and isinstance(value, bool)):
             raise UserInputError(f"{key} has the wrong type ({type(value).__name__})", file=file, path=key)
     for key in _REQUIRED:
@@ -197,7 +209,13 @@ def _openai_config(table: dict[str, Any], path: Path) -> JudgeConfig:
     if not prompt_path.is_file():
         raise UserInputError(f"prompt template {table['prompt']!r} not found (looked at {prompt_path})",
                              file=file, path="prompt")
-    kwargs = {k: v for k, v in table.items() if k not in ("prompt",)}
+    kwargs = {k: v for k, v in table.items() if k not in ("prompt", "false_premise_prompt")}
+    if "false_premise_prompt" in table:
+        fp_path = (path.parent / table["false_premise_prompt"]).resolve()
+        if not fp_path.is_file():
+            raise UserInputError(f"prompt template {table['false_premise_prompt']!r} not found (looked at "
+                                 f"{fp_path})", file=file, path="false_premise_prompt")
+        kwargs["false_premise_prompt_path"] = fp_path
     for key in ("temperature", "price_input_per_mtok", "price_output_per_mtok", "batch_discount",
                 "timeout_s", "backoff_base_s", "backoff_max_s", "poll_interval_s"):
         if key in kwargs:
@@ -238,10 +256,12 @@ def list_judges() -> list[JudgeInfo]:
                 seen[p.stem] = JudgeInfo(p.stem, "invalid", None, p, extra={"error": e.one_line()})
                 continue
             if isinstance(cfg, JudgeConfig):
+                # Listed with the endpoint kind "openai"; an answer judge says so in ``extra``.
                 seen[p.stem] = JudgeInfo(
                     cfg.name, "openai", cfg.model, p, endpoint=cfg.base_url or f"${cfg.base_url_env}",
                     key_env=cfg.api_key_env, key_set=bool(os.environ.get(cfg.api_key_env)),
-                    prices=(cfg.price_input_per_mtok, cfg.price_output_per_mtok), published=cfg.published)
+                    prices=(cfg.price_input_per_mtok, cfg.price_output_per_mtok), published=cfg.published,
+                    extra={"judges": "answers"} if cfg.kind == "answer" else {})
             else:
                 seen[p.stem] = JudgeInfo(str(cfg.get("name", p.stem)), cfg["kind"], cfg.get("model"), p,
                                          published=bool(cfg.get("published", False)))

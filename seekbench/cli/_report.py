@@ -41,6 +41,11 @@ def register(sub) -> None:
                    help="judged annotation set to compare with the reference (repeatable)")
     g.add_argument("--tiebreaker", default=None, metavar="NAME", help="rater that breaks majority-panel ties")
     g.add_argument("--agreement", action="store_true", help="write only the agreement report")
+    c = p.add_argument_group("seeking episodes")
+    c.add_argument("--conformal", default=None, metavar="ESTIMATES.jsonl",
+                   help="completeness estimates of synthetic belief states (seekbench env synth-beliefs): adds "
+                        "conformal coverage and q_hat per agent beside completeness")
+    c.add_argument("--alpha", type=float, default=0.1, help="conformal miscoverage level (default 0.1)")
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="report directory")
     p.set_defaults(run=run)
 
@@ -72,10 +77,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {files.html} ({len(files.figures)} figures, {len(files.tables)} tables)")
         return 0
     by = kw.pop("by")
+    conformal = None
+    if args.conformal:
+        from ..env.conformal import evaluate_conformal, read_estimates
+
+        conformal = evaluate_conformal(read_estimates(args.conformal), alpha=args.alpha, seed=kw["seed"])
     inputs = {"files": ", ".join(args.files), "labels": loaded.label_source,
               "skipped_records": loaded.read.n_skipped}
     files = write_report(loaded.steps, loaded.traces, args.output, trace_dicts=loaded.read.traces,
-                         inputs=inputs, by=by, agreement=agreement, **kw)
+                         inputs=inputs, by=by, agreement=agreement, conformal=conformal, **kw)
     print(f"wrote {files.html} ({len(files.figures)} figures, {len(files.tables)} tables) and {files.markdown}",
           file=sys.stdout)
     return 0

@@ -111,7 +111,10 @@ def render_html(content, figures: dict[str, bytes], *, traces_by_id: dict[str, d
                      f"{html.escape(row.flags)}</summary>{_trace_steps(tr, by_trace.get(row.trace_id))}</details>")
     if len(order) > max_flagged:
         parts.append(f"<p class='muted'>{len(order) - max_flagged} more flagged traces in tables/audit.csv.</p>")
-    parts.append(_table(c.audit[AUDIT_SHOWN].head(200), left=("trace_id", "agent", "flags", "recovery")))
+    n_flags = c.audit["flags"].str.count(",") + c.audit["flags"].ne("")
+    shown = c.audit.assign(_n=n_flags).sort_values("_n", ascending=False, kind="stable")[AUDIT_SHOWN]
+    parts.append("<p class='muted'>Most flagged first (first 200 rows).</p>")
+    parts.append(_table(shown.head(200), left=("trace_id", "agent", "flags", "recovery")))
     parts.extend(sections)
     parts += ["<h2>Options and what could not be used</h2>", "<table><tbody>"]
     parts += [f"<tr><th class='l'>{html.escape(k)}</th><td class='l'>{html.escape(str(v))}</td></tr>"

@@ -51,6 +51,41 @@ def _figures(content: ReportContent) -> dict[str, bytes]:
     return made
 
 
+def _add_seeking_sections(content, steps, traces, trace_dicts, conformal, options, figures, html_parts, md_parts,
+                          tables) -> None:
+    """Outcome and efficiency, completeness (for seeking episodes) and conformal coverage sections."""
+    from ._completeness_section import completeness_section
+    from ._outcome_section import outcome_section
+
+    outcome = outcome_section(steps, traces, trace_dicts)
+    if outcome is not None:
+        html, md, tabs = outcome
+        html_parts.append(html)
+        md_parts.append("\n" + md)
+        tables.update(tabs)
+
+    per_agent = None
+    if conformal is not None:
+        per_agent = conformal.for_agents(sorted(traces["agent"].unique()))
+    process = content.summary if content.by == ("agent",) else None
+    section = completeness_section(steps, traces, trace_dicts, process=process, conformal=per_agent,
+                                   metric_options={k: v for k, v in options.items() if k not in ("n_boot",)})
+    for part in ([section] if section is not None else []):
+        html, md, figs, tabs = part
+        html_parts.append(html)
+        md_parts.append("\n" + md)
+        figures.update(figs)
+        tables.update(tabs)
+    if conformal is not None:
+        from ._conformal_section import conformal_section
+
+        html, md, figs, tabs = conformal_section(conformal)
+        html_parts.append(html)
+        md_parts.append("\n" + md)
+        figures.update(figs)
+        tables.update(tabs)
+
+
 def _csv(df: pd.DataFrame) -> str:
     out = df.copy()
     for col in out.columns:
@@ -61,7 +96,7 @@ def _csv(df: pd.DataFrame) -> str:
 
 def write_report(steps: pd.DataFrame, traces: pd.DataFrame, out_dir: str | os.PathLike, *,
                  trace_dicts: list[dict], inputs: dict | None = None, by: tuple[str, ...] = ("agent",),
-                 agreement=None, **options) -> ReportFiles:
+                 agreement=None, conformal=None, **options) -> ReportFiles:
     """Compute the report's content and write it under ``out_dir``.
 
     Parameters
@@ -72,6 +107,9 @@ def write_report(steps: pd.DataFrame, traces: pd.DataFrame, out_dir: str | os.Pa
         Created if missing; existing report files are replaced atomically.
     trace_dicts : list of dict
         The canonical traces, so flagged traces' steps can be shown in full.
+    conformal : ConformalResult, optional
+        From :func:`seekbench.env.conformal.evaluate_conformal`; adds the conformal section and puts
+        each agent's q_hat and coverage beside its completeness.
     agreement : AgreementResult, optional
         From :func:`seekbench.agreement.compare_annotations`; adds the agreement section
         (confusion matrices, kappa versus cost, metric sensitivity) and its tables.
@@ -83,6 +121,9 @@ def write_report(steps: pd.DataFrame, traces: pd.DataFrame, out_dir: str | os.Pa
     figures = _figures(content)
     extra_html = []
     extra_tables: dict[str, pd.DataFrame] = {}
+    extra_md = []
+    _add_seeking_sections(content, steps, traces, trace_dicts, conformal, options, figures, extra_html, extra_md,
+                          extra_tables)
     if agreement is not None:
         from ._agreement_report import agreement_figures, agreement_tables, render_agreement_section
 
@@ -105,7 +146,7 @@ def write_report(steps: pd.DataFrame, traces: pd.DataFrame, out_dir: str | os.Pa
         write_text(p, _csv(df))
         table_paths.append(p)
     md = out / "report.md"
-    write_text(md, render_markdown(content, {k: f"figures/{k}.png" for k in figures}))
+    write_text(md, render_markdown(content, {k: f"figures/{k}.png" for k in figures}) + "".join(extra_md))
     html_path = out / "report.html"
     by_id = {t["trace_id"]: t for t in trace_dicts}
     write_text(html_path, render_html(content, figures, traces_by_id=by_id, steps=steps, sections=extra_html))

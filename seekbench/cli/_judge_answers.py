@@ -1,0 +1,110 @@
+"""``seekbench judge-answers``: decide whether final answers are correct (EM, an LLM judge, or a panel)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .._errors import UserInputError
+from ..traces._io import dumps
+from ._inputs import add_input_arguments, report_skipped
+
+DESCRIPTION = """\
+Decide whether each trace's final answer is correct, and write the traces
+with their `correct` field filled: the value, the source that decided it
+(em, judge or panel) and, in `detail`, every judge's vote, the majority and
+whether the judges disagreed.
+
+--judge em (the default) is exact match after SQuAD normalisation: offline
+and free. Any other --judge is an answer judge file (kind = "answer" in
+judges/, e.g. answer-gpt-4.1-mini, answer-local). Give --judge twice or more
+for a panel, and --tiebreak C for a judge asked only when the others reach no
+majority (InfoDeepSeek's protocol: two judges, a third on disagreement).
+Questions flagged false_premise in their metadata are graded with the judge's
+false-premise prompt. Replies are read tolerantly ("Yes.", "No, because ...")
+but an ambiguous one ("yes and no", "maybe") is re-asked, then left unscored.
+
+Completions are cached (SQLite): re-running the same command pays for
+nothing twice. Answers whose request failed are left undecided (pending);
+run again to retry them. Traces carrying an evidence set
+(metadata.evidence_set) also get their per-k and no-retrieval answers judged.
+InfoDeepSeek result files are accepted as input and imported on the fly.
+"""
+
+
+def register(sub) -> None:
+    p = sub.add_parser("judge-answers", help="judge final answers (EM, an LLM answer judge, or a panel)",
+                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_input_arguments(p)
+    p.add_argument("-o", "--output", required=True, metavar="OUT", help="traces to write (JSONL, atomically)")
+    p.add_argument("--judge", action="append", default=None, metavar="NAME",
+                   help="answer judge: em (default), or a judge name/file of kind answer; repeat for a panel")
+    p.add_argument("--tiebreak", default=None, metavar="NAME",
+                   help="tiebreaker judge, asked only when the --judge panel reaches no majority")
+    p.add_argument("--overwrite", choices=["missing", "machine", "all"], default="machine",
+                   help="existing decisions to replace: only missing ones; also em/judge/panel ones (default); "
+                        "all, including human and source-data decisions (the old one is kept in detail.previous)")
+    p.add_argument("--no-evidence-set", action="store_true",
+                   help="judge only the final answers, not the per-k answers of metadata.evidence_set")
+    p.add_argument("--concurrency", type=int, default=8, metavar="N", help="requests in flight at once (default 8)")
+    p.add_argument("--budget-usd", type=float, default=None, metavar="X",
+                   help="send no request whose worst-case cost could take the run past X dollars")
+    p.add_argument("--cache", default=None, metavar="PATH",
+                   help="SQLite judge cache (default: $SEEKBENCH_CACHE or ~/.cache/seekbench/judge_cache.sqlite)")
+    p.add_argument("--base-url", default=None, metavar="URL",
+                   help="override every LLM judge's endpoint (e.g. a local server's http://127.0.0.1:8000/v1)")
+    p.add_argument("--decisions", default=None, metavar="CSV",
+                   help="also write one row per judged answer (votes, majority, disagreement) as CSV")
+    p.add_argument("--lang", choices=["en", "zh"], default=None,
+                   help="language of InfoDeepSeek input files (default: from the file name)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--json", action="store_true", help="print the run summary as one JSON object on stdout")
+    p.set_defaults(run=run)
+
+
+def load_any_traces(args: argparse.Namespace) -> list[dict]:
+    """Canonical traces from trace files of any supported format, or from InfoDeepSeek result/score files."""
+    from ..answers import is_infodeepseek_file, read_infodeepseek
+    from ..traces import read_traces
+
+    traces: list[dict] = []
+    plain = []
+    for f in args.files:
+        if args.format is None and is_infodeepseek_file(f):
+            imp = read_infodeepseek(f, lang=getattr(args, "lang", None), skip_invalid=args.skip_invalid)
+            report_skipped(imp.skipped, what=f"InfoDeepSeek records in {f}")
+            traces += imp.traces
+        else:
+            plain.append(f)
+    if plain:
+        read = read_traces(plain, format=args.format, skip_invalid=args.skip_invalid)
+        report_skipped(read.skipped, what="trace records")
+        traces += read.traces
+    ids = [t["trace_id"] for t in traces]
+    if len(set(ids)) != len(ids):
+        dup = next(i for i in ids if ids.count(i) > 1)
+        raise UserInputError(f"trace id {dup!r} appears in more than one input; trace ids must be unique")
+    return traces
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..answers import judge_answers
+    from ..traces._io import write_jsonl, write_text
+
+    if args.concurrency < 1:
+        raise UserInputError(f"--concurrency must be >= 1, got {args.concurrency}")
+    if args.budget_usd is not None and not args.budget_usd >= 0:
+        raise UserInputError(f"--budget-usd must be >= 0, got {args.budget_usd}")
+    traces = load_any_traces(args)
+    res = judge_answers(traces, args.judge or ["em"], tiebreak=args.tiebreak, cache=args.cache,
+                        concurrency=args.concurrency, budget_usd=args.budget_usd, overwrite=args.overwrite,
+                        evidence_set=not args.no_evidence_set, progress=False if args.no_progress else None,
+                        base_url=args.base_url)
+    write_jsonl(args.output, res.traces)
+    if args.decisions:
+        write_text(args.decisions, res.decisions.to_csv(index=False))
+    if args.json:
+        sys.stdout.write(dumps({**res.to_dict(), "output": args.output}) + "\n")
+    else:
+        print(res.format() + f"\nwrote {len(res.traces)} traces to {args.output}", file=sys.stderr)
+    return 0
