@@ -25,7 +25,7 @@ from ._answer_judge import (
                             load_answer_template,
                             render_answer_prompt,
 )
-from ._evidence_record import (
+from ..traces._evidence_record import (
                             EVIDENCE_COLUMNS,
                             EVIDENCE_SET_KEY,
                             evidence_set_of,

@@ -45,7 +45,7 @@ from .._errors import UserInputError
 from .._version import SCHEMA_VERSION
 from ..traces._io import iter_jsonl
 from ..traces._validate import validate_trace
-from ._evidence_record import EVIDENCE_SET_KEY, evidence_set_table, tri
+from ..traces._evidence_record import EVIDENCE_SET_KEY, evidence_set_table, tri
 
 _NAME = re.compile(r"_result_(?P<lang>zh|en)_(?P<llm>.+?)_(?P<iters>\d+)_(?P<pages>\d+)_wotool_(?:True|False)_"
                    r"(?P<engine>[A-Za-z]+)(?P<aware>_lang_aware)?(?:_(?P<judge>.+)_score)?\.jsonl?$")

@@ -45,7 +45,7 @@ from ._answer_judge import (
     Vote,
     load_answer_judge,
 )
-from ._evidence_record import EVIDENCE_SET_KEY, evidence_set_of, is_false_premise
+from ..traces._evidence_record import EVIDENCE_SET_KEY, evidence_set_of, is_false_premise
 
 Overwrite = Literal["missing", "machine", "all"]
 #: Decision sources a default run (``overwrite="machine"``) may replace.

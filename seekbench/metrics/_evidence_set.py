@@ -2,7 +2,7 @@
 
 Input: traces that carry an evidence set C_q ranked by importance (n_q = |C_q|)
 and judgments J_q(k) of the answer produced from the top-k evidence
-(``metadata.evidence_set``, :mod:`seekbench.answers._evidence_record`), as the
+(``metadata.evidence_set``, :mod:`seekbench.traces._evidence_record`), as the
 table of :func:`~seekbench.answers.evidence_set_table`. One row = one question
 answered by one agent.
 
@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
-from ..answers._evidence_record import evidence_set_table
+from ..traces._evidence_record import evidence_set_table
 
 
 def _warn(what: str, why: str) -> None:
