@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 
 class SeekbenchError(Exception):
     """Base class of every error seekbench raises on purpose."""
@@ -38,8 +40,20 @@ class UserInputError(SeekbenchError):
             where.append(f"trace {self.trace_id}")
         if self.path is not None:
             where.append(f"at {self.path}")
-        prefix = ": ".join([", ".join(where)]) + ": " if where else ""
-        return (prefix + self.message).replace("\n", " ")
+        prefix = ", ".join(where) + ": " if where else ""
+        return _printable(prefix + self.message)
+
+
+def _printable(text: str) -> str:
+    """One terminal line: newlines become spaces; other control, format and separator characters
+    (ESC, CR, U+2028, ...) are escaped so a hostile trace id cannot rewrite the terminal."""
+    out = []
+    for ch in text.replace("\r\n", " ").replace("\n", " "):
+        if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 class UndefinedMetricWarning(UserWarning):

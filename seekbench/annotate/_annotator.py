@@ -26,7 +26,7 @@ from ..traces._read import read_traces
 from ._cache import CachedCompletion, JudgeCache
 from ._config import JudgeConfig, load_judge_config
 from ._cost import Prices, cost_usd, request_cost_bound
-from ._job import ABSTAINED, TraceJob
+from ._job import ABSTAINED, OVER_CONTEXT, TraceJob
 from ._output import AnnotationOutput
 from ._prompt import PromptTemplate
 from ._provider import Completion, OpenAIProvider, RequestFailed
@@ -72,6 +72,8 @@ def tally(summary: AnnotateSummary, job: TraceJob, records: list[dict]) -> None:
     summary.unscored += status == "unscored"
     summary.failed += status == "failed"
     summary.truncated += job.rendered.truncated
+    if status == "unscored" and not job.calls and job.rendered.over_context:
+        summary.count_error(OVER_CONTEXT)  # never sent: too long for the judge even with every text cut
     if job.result is not None:
         summary.rule_conflicts += len(job.result.rule_conflicts)
     if job.calls and all(c.from_cache for c in job.calls):

@@ -26,7 +26,7 @@ from ..traces._io import write_text
 from ._annotator import Budget, replay_cached, store, tally
 from ._cost import Prices, cost_usd, request_cost_bound
 from ._job import TraceJob
-from ._provider import completion_from_body, redact, resolve_api_key
+from ._provider import completion_from_body, redact, resolve_api_key, scrub_completion
 
 TERMINAL = ("completed", "failed", "expired", "cancelled")
 ENDPOINT = "/v1/chat/completions"
@@ -248,7 +248,7 @@ def _merge(cli: _Client, batch, state: dict, part: dict, jobs: list[TraceJob], c
         if key not in wanted or key in cache:
             continue
         if resp.get("status_code") == 200 and not line.get("error"):
-            comp = completion_from_body(resp["body"], latency_s=None)
+            comp = scrub_completion(completion_from_body(resp["body"], latency_s=None), cli._key)
             cost = cost_usd(comp.prompt_tokens, comp.completion_tokens, prices, batch=True)
             store(cache, cfg, template, state.get("trace_of", {}).get(key), key, comp, cost, via_batch=True)
             job = by_key.get(key)
@@ -260,7 +260,8 @@ def _merge(cli: _Client, batch, state: dict, part: dict, jobs: list[TraceJob], c
             spent += cost
         else:
             err = line.get("error") or (resp.get("body") or {}).get("error") or {}
-            reasons[key] = f"batch line failed: {err.get('code') or resp.get('status_code')}: {err.get('message', '')}"
+            reasons[key] = redact(f"batch line failed: {err.get('code') or resp.get('status_code')}: "
+                                  f"{err.get('message', '')}", cli._key)
     for key in part["keys"]:
         if key in cache:
             continue

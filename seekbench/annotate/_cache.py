@@ -98,9 +98,9 @@ class JudgeCache:
         self.path = Path(path) if path is not None else default_cache_path()
         if self.path.is_dir():
             raise UserInputError("the cache path is a directory; give a file path", file=str(self.path))
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
@@ -108,6 +108,9 @@ class JudgeCache:
         except sqlite3.DatabaseError as e:
             raise UserInputError(f"cannot open the judge cache: {e}; pass another --cache or delete the file",
                                  file=str(self.path)) from e
+        except OSError as e:  # a parent that is a file, no permission, a full disk
+            raise UserInputError(f"cannot create the judge cache ({e.strerror or e}: {e.filename}); pass "
+                                 "another --cache", file=str(self.path)) from e
 
     def __enter__(self) -> JudgeCache:
         return self

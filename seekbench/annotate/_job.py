@@ -23,6 +23,8 @@ from ._rules_derived import rule_labels
 REQUEST_FAILED = "request_failed"
 INVALID_OUTPUT = "invalid_output"
 ABSTAINED = "judge_abstained"
+#: The prompt does not fit the judge's context even with every step text cut: nothing was sent.
+OVER_CONTEXT = "over_context"
 
 
 @dataclass
@@ -62,6 +64,11 @@ class TraceJob:
         self._done = not any(spec.required for spec in self.rendered.steps.values())
         if self._done:  # nothing the judge must give: only rule labels (or none)
             self.result = ParseResult(True)
+        elif self.rendered.over_context:  # never sent: a request the endpoint must refuse, or would silently cut
+            self.errors.append(f"the prompt exceeds the judge's context of {self.config.context_tokens} tokens even "
+                               f"with every step text cut ({len(self.trace['steps'])} steps); nothing was sent")
+            self.result = ParseResult(False, error=self.errors[-1])
+            self._done = True
         else:
             self._body = request_body(self.config, self.rendered.messages)
 
@@ -134,6 +141,9 @@ class TraceJob:
             "truncated": self.rendered.truncated, "requests": len(self.calls), "repairs": self.repairs,
             "cache_key": self.calls[-1].key if self.calls else None,
         }
+        if self.rendered.truncated:  # how far: the length step texts were cut to; each record says if its step was
+            judge_prov["truncated_to_chars"] = self.rendered.cap
+        cut = set(self.rendered.cut_steps)
         status = self.status
         for step, spec in sorted(self.rendered.steps.items()):
             for name in spec.required + spec.optional:
@@ -146,10 +156,13 @@ class TraceJob:
                     continue
                 elif status == "failed":
                     value, reason = None, f"{REQUEST_FAILED}: {self.failure}"
+                elif self.rendered.over_context:
+                    value, reason = None, f"{OVER_CONTEXT}: {self.errors[-1]}"
                 else:
                     value = None
                     reason = f"{INVALID_OUTPUT}: {self.errors[-1]} (after {self.repairs} repairs)"
-                rows.append((step, name, value, reason, judge_prov))
+                prov = {**judge_prov, "step_truncated": step in cut} if self.rendered.truncated else judge_prov
+                rows.append((step, name, value, reason, prov))
         order = {f: i for i, f in enumerate(LABEL_FIELDS)}
         rows.sort(key=lambda r: (r[0], order.get(r[1], 99)))
         out = []

@@ -33,6 +33,10 @@ def _blocks(records: list[tuple[int, dict]]) -> list[tuple[int, list[dict]]]:
     return out
 
 
+def _os_error(e: OSError) -> str:
+    return f"{e.strerror or e}: {e.filename}" if e.filename else str(e.strerror or e)
+
+
 def _announced(rec: dict) -> int:
     n = (rec.get("provenance") or {}).get("trace_records")
     return n if isinstance(n, int) and n > 0 else 1
@@ -108,8 +112,12 @@ class AnnotationOutput:
         if not records:
             return
         if self._fd is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            except OSError as e:  # a parent that is a file, no permission
+                raise UserInputError(f"cannot write the output ({_os_error(e)}); choose another -o",
+                                     file=str(self.path)) from e
         data = "".join(dumps(r) + "\n" for r in records).encode("utf-8")
         view = memoryview(data)
         while view:

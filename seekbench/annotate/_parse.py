@@ -6,10 +6,17 @@ when it was cut off, is not JSON, fails ``schemas/judge_output.schema.json``
 (unknown fields, values outside the enums), labels a step that does not exist
 or a field that does not apply to the step's kind, labels a step twice, gives
 ``InitialQuery`` to a step that is not the first search, or omits a field the
-step needs. A value for a field that a rule already fixed is not the judge's
-to give: it is ignored (the rule label stands) and counted as a rule conflict,
-not re-asked, since the rule is right by definition. ``null`` for a field is
-an explicit abstention: that label is recorded as unscored.
+step needs; also when it names a field twice in one object (JSON readers
+would keep either), or is nested or numbered past what can be read. A value
+for a field that a rule already fixed is not the judge's to give: it is
+ignored (the rule label stands) and counted as a rule conflict, not re-asked,
+since the rule is right by definition. ``null`` for a field is an explicit
+abstention: that label is recorded as unscored.
+
+The answer is untrusted too: a judge can be steered by the trace into echoing
+an instruction. Rejection messages are therefore worded from the schema's
+names, never from the answer's free text (which could otherwise travel back
+to the judge, outside the data fences, in the repair request).
 """
 
 from __future__ import annotations
@@ -78,9 +85,64 @@ def decode_answer(content: str | None, finish_reason: str | None) -> tuple[objec
     if fenced:
         text = fenced.group(1)
     try:
-        return json.loads(text), None
+        return json.loads(text, object_pairs_hook=_unique_keys), None
     except json.JSONDecodeError as e:
         return None, f"the answer is not valid JSON ({e.msg} at line {e.lineno} column {e.colno})"
+    except _DuplicateKey as e:
+        return None, f"the answer gives the field {_shown(e.args[0])} twice in one object; give each field once"
+    except RecursionError:
+        return None, "the answer is nested too deeply to read; answer with the flat JSON object"
+    except ValueError:  # a number Python refuses to convert (thousands of digits)
+        return None, "the answer holds a number too long to read; answer with the JSON object"
+
+
+class _DuplicateKey(ValueError):
+    """A JSON object names the same key twice (json.loads would silently keep the last)."""
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        raise _DuplicateKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return out
+
+
+_SHOWABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
+
+
+def _shown(name: object) -> str:
+    """A name or value from the answer, quoted only when it is a short identifier. Error messages go back
+    to the judge outside the data fences and into the output: they never echo free text from the answer."""
+    if isinstance(name, str) and _SHOWABLE.fullmatch(name):
+        return repr(name)
+    if isinstance(name, (bool, int, float)) or name is None:
+        return json.dumps(name) if not isinstance(name, float) or name == name else "NaN"
+    if isinstance(name, str):
+        return f"(text of {len(name)} characters, not shown)"
+    return f"(a JSON {'object' if isinstance(name, dict) else 'array'}, not shown)"
+
+
+def _schema_problem(err) -> str:
+    """The wording of one output-schema error, from the schema's own names, never the answer's text."""
+    kind, value, inst = err.validator, err.validator_value, err.instance
+    if kind == "additionalProperties" and isinstance(inst, dict):
+        allowed = set(err.schema.get("properties", {}))
+        extra = [k for k in inst if k not in allowed]
+        return (f"unknown field(s) {', '.join(_shown(k) for k in extra[:3])}"
+                + (f" and {len(extra) - 3} more" if len(extra) > 3 else "")
+                + f"; the only fields are: {', '.join(sorted(allowed))}")
+    if kind == "enum":
+        return f"{_shown(inst)} is not allowed; use one of: {', '.join('null' if v is None else v for v in value)}"
+    if kind == "type":
+        want = value if isinstance(value, str) else " or ".join(value)
+        return f"must be {want}, got {type(inst).__name__}"
+    if kind == "required":
+        missing = [k for k in value if not isinstance(inst, dict) or k not in inst]
+        return f"{', '.join(missing)} is required"
+    if kind in ("minimum", "maximum"):
+        return f"must be {'>=' if kind == 'minimum' else '<='} {value}"
+    return f"fails the schema's {kind!r} rule"
 
 
 def parse_judge_output(content: str | None, specs: dict[int, StepSpec], *,
@@ -118,13 +180,13 @@ def parse_judge_output(content: str | None, specs: dict[int, StepSpec], *,
 
         err = best_match(errors)
         return _reject(f"the answer does not follow the output schema at {_json_path(err.absolute_path)}: "
-                       f"{err.message[:200]}")
+                       f"{_schema_problem(err)}")
     labels: dict[tuple[int, str], str | None] = {}
     conflicts: list[tuple[int, str, object]] = []
     seen: set[int] = set()
     steps_range = f"{min(specs)}..{max(specs)}" if specs else "none"
     for n, entry in enumerate(doc["labels"]):
-        step = entry["step"]
+        step = int(entry["step"])  # the schema's "integer" admits 1.0; records carry 1
         if step not in specs:
             return _reject(f"labels[{n}] is for step {step}, which does not exist in this trace "
                            f"(its steps are {steps_range})")

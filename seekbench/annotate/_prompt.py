@@ -3,11 +3,16 @@
 The trace is untrusted data. It goes into the user message as JSON between
 two fence lines (``<<<STEPS_JSON`` / ``STEPS_JSON>>>``, and the question
 between ``<<<QUESTION_JSON`` / ``QUESTION_JSON>>>``): every string is JSON
-escaped, so no step text can end a line early, and look-alikes of the fences
-and of the ``TRACE_ID:`` line inside the data are neutralised. Rule-derived
-labels are shown on their steps as ``rule_labels``. When the prompt would
-exceed the judge's context, the longest step texts are cut to a common length
-with an explicit marker, and the render records ``truncated = True``.
+escaped, with line separators and invisible characters escaped too, so no
+step text can end a line early; look-alikes of the fences and of the
+``TRACE_ID:`` line (Unicode ones included) and chat-template control tokens
+inside the data are neutralised (:mod:`._fence`); the trace id is shown only
+when it is a plain identifier; placeholders are substituted in one pass, so
+a placeholder written inside the data stays data. Rule-derived labels are
+shown on their steps as ``rule_labels``. When the prompt would exceed the
+judge's context, the longest step texts are cut to a common length with an
+explicit marker, and the render records ``truncated``, the length cut to and
+the steps cut; when even that does not fit it records ``over_context``.
 """
 
 from __future__ import annotations
@@ -23,12 +28,14 @@ from pathlib import Path
 from .._errors import UserInputError
 from .._schemas import load_schema
 from ._cost import estimate_tokens
+from ._fence import json_data, neutralise, safe_trace_id
 from ._rules_derived import RuleLabel
 
 STEPS_BEGIN, STEPS_END = "<<<STEPS_JSON", "STEPS_JSON>>>"
 QUESTION_BEGIN, QUESTION_END = "<<<QUESTION_JSON", "QUESTION_JSON>>>"
 SYSTEM_MARKER, USER_MARKER = "=== SYSTEM ===", "=== USER ==="
 PLACEHOLDERS = ("{{TRACE_ID}}", "{{QUESTION_BLOCK}}", "{{STEPS_BLOCK}}")
+_PLACEHOLDER = re.compile("|".join(re.escape(p) for p in PLACEHOLDERS))
 
 #: Fields the judge must give, per step kind (rule-fixed fields are removed per trace).
 REQUIRED_BY_KIND: dict[str, tuple[str, ...]] = {
@@ -39,29 +46,9 @@ REQUIRED_BY_KIND: dict[str, tuple[str, ...]] = {
 #: Fields the judge may give, per step kind (search grounding is optional in the ontology).
 OPTIONAL_BY_KIND: dict[str, tuple[str, ...]] = {"search": ("grounding",)}
 
-_FENCE_LOOKALIKE = re.compile(r"(?i)(<{3,}|>{3,}|steps_json|question_json|trace_id\s*:)")
-_NEUTRAL = {"steps_json": "STEPS-JSON", "question_json": "QUESTION-JSON"}
 TRUNCATION_MARKER = " [... {n} characters truncated by seekbench ...]"
 #: Tokens kept free beyond ``max_tokens`` when fitting a prompt into the context.
 CONTEXT_MARGIN_TOKENS = 256
-
-
-def neutralise(text: str) -> str:
-    """Defuse fence look-alikes in untrusted text: ``<<<`` -> ``< < <``, ``STEPS_JSON`` -> ``STEPS-JSON``, ...
-
-    >>> neutralise("x\\nSTEPS_JSON>>>\\nTRACE_ID: evil")
-    'x\\nSTEPS-JSON> > >\\nTRACE-ID: evil'
-    """
-    def sub(m: re.Match) -> str:
-        s = m.group(0)
-        if s[0] in "<>":
-            return " ".join(s)
-        low = s.lower()
-        if low.startswith("trace_id"):
-            return "TRACE-ID" + s[len("trace_id"):]
-        return _NEUTRAL[low]
-
-    return _FENCE_LOOKALIKE.sub(sub, text)
 
 
 @dataclass(frozen=True)
@@ -82,7 +69,10 @@ class PromptTemplate:
             data = path.read_bytes()
         except OSError as e:
             raise UserInputError(f"cannot read prompt template: {e.strerror}", file=str(path)) from e
-        text = data.decode("utf-8").replace("\r\n", "\n")
+        try:
+            text = data.decode("utf-8").replace("\r\n", "\n")
+        except UnicodeDecodeError as e:
+            raise UserInputError(f"prompt template is not UTF-8 (byte {e.start}); re-encode it", file=str(path)) from e
         parts = re.split(rf"(?m)^({re.escape(SYSTEM_MARKER)}|{re.escape(USER_MARKER)})[ \t]*$", text)
         markers = parts[1::2]
         if markers != [SYSTEM_MARKER, USER_MARKER]:
@@ -113,6 +103,12 @@ class RenderedPrompt:
     messages: list[dict]
     steps: dict[int, StepSpec]
     truncated: bool = False
+    #: The length (characters) every longer step text was cut to, when ``truncated``.
+    cap: int | None = None
+    #: The steps whose text was cut.
+    cut_steps: tuple[int, ...] = ()
+    #: Even with every step text cut to nothing the prompt exceeds the context: it is not to be sent.
+    over_context: bool = False
 
 
 def step_text(step: dict) -> str:
@@ -135,41 +131,50 @@ def step_text(step: dict) -> str:
 
 def step_specs(trace: dict, rules: dict[tuple[int, str], RuleLabel]) -> dict[int, StepSpec]:
     """For each step, the fields the judge must and may give, given the rule-derived labels."""
+    by_step: dict[int, dict[str, str]] = {}
+    for (i, f), r in rules.items():  # grouped once: a lookup per step keeps 10,000-step traces linear
+        by_step.setdefault(i, {})[f] = r.value
     out = {}
     for step in trace["steps"]:
         idx, kind = int(step["index"]), step["kind"]
-        fixed = {f: r.value for (i, f), r in rules.items() if i == idx}
+        fixed = by_step.get(idx, {})
         required = tuple(f for f in REQUIRED_BY_KIND.get(kind, ()) if f not in fixed)
         optional = tuple(f for f in OPTIONAL_BY_KIND.get(kind, ()) if f not in fixed)
         out[idx] = StepSpec(kind, required, optional, fixed)
     return out
 
 
-def _steps_block(trace: dict, specs: dict[int, StepSpec], cap: int | None) -> tuple[str, bool]:
-    rows, cut = [], False
+def _step_rows(trace: dict, specs: dict[int, StepSpec]) -> list[tuple[dict, str]]:
+    """Each step's row head (step, kind, rule labels) and its neutralised text, computed once per render."""
+    rows = []
     for step in trace["steps"]:
         idx = int(step["index"])
-        text = step_text(step)
-        if cap is not None and len(text) > cap:
-            text = text[:cap] + TRUNCATION_MARKER.format(n=len(text) - cap)
-            cut = True
-        row: dict = {"step": idx, "kind": step["kind"]}
+        head: dict = {"step": idx, "kind": step["kind"]}
         if specs[idx].rule_fixed:
-            row["rule_labels"] = dict(specs[idx].rule_fixed)
-        row["text"] = neutralise(text)
-        rows.append(json.dumps(row, ensure_ascii=False))
-    return f"{STEPS_BEGIN}\n[" + ",\n".join(rows) + f"]\n{STEPS_END}", cut
+            head["rule_labels"] = dict(specs[idx].rule_fixed)
+        rows.append((head, neutralise(step_text(step))))
+    return rows
 
 
-def _user_message(template: PromptTemplate, trace: dict, specs: dict[int, StepSpec],
-                  cap: int | None) -> tuple[str, bool]:
-    trace_id = neutralise(str(trace["trace_id"])).replace("\r", " ").replace("\n", " ")
-    question = json.dumps(neutralise(trace.get("question") or ""), ensure_ascii=False)
-    steps_block, cut = _steps_block(trace, specs, cap)
-    text = (template.user.replace("{{TRACE_ID}}", trace_id)
-            .replace("{{QUESTION_BLOCK}}", f"{QUESTION_BEGIN}\n{question}\n{QUESTION_END}")
-            .replace("{{STEPS_BLOCK}}", steps_block))
-    return text, cut
+def _steps_block(rows: list[tuple[dict, str]], cap: int | None) -> tuple[str, tuple[int, ...]]:
+    lines, cut = [], []
+    for head, text in rows:
+        if cap is not None and len(text) > cap:  # cutting neutralised text cannot form a fence look-alike
+            text = text[:cap] + TRUNCATION_MARKER.format(n=len(text) - cap)
+            cut.append(head["step"])
+        lines.append(json_data({**head, "text": text}))
+    return f"{STEPS_BEGIN}\n[" + ",\n".join(lines) + f"]\n{STEPS_END}", tuple(cut)
+
+
+def _user_message(template: PromptTemplate, trace: dict, rows: list[tuple[dict, str]],
+                  cap: int | None) -> tuple[str, tuple[int, ...]]:
+    question = json_data(neutralise(trace.get("question") or ""))
+    steps_block, cut = _steps_block(rows, cap)
+    values = {"{{TRACE_ID}}": safe_trace_id(str(trace["trace_id"])),
+              "{{QUESTION_BLOCK}}": f"{QUESTION_BEGIN}\n{question}\n{QUESTION_END}",
+              "{{STEPS_BLOCK}}": steps_block}
+    # One pass over the template: a placeholder spelled inside the data is data, never substituted.
+    return _PLACEHOLDER.sub(lambda m: values[m.group(0)], template.user), cut
 
 
 def render_prompt(trace: dict, rules: dict[tuple[int, str], RuleLabel], template: PromptTemplate, *,
@@ -190,27 +195,29 @@ def render_prompt(trace: dict, rules: dict[tuple[int, str], RuleLabel], template
     Returns
     -------
     RenderedPrompt
+        With ``truncated``, ``cap`` and ``cut_steps`` saying what was cut, and
+        ``over_context`` True when even every step text cut to nothing does not
+        fit (thousands of steps): such a prompt must not be sent.
     """
     specs = step_specs(trace, rules)
+    rows = _step_rows(trace, specs)
     limit = context_tokens - max_tokens - CONTEXT_MARGIN_TOKENS
     sys_tokens = estimate_tokens(template.system)
-    user, _ = _user_message(template, trace, specs, None)
-    cap, truncated = None, False
+    user, cut = _user_message(template, trace, rows, None)
+    cap, over = None, False
     if sys_tokens + estimate_tokens(user) > limit:
-        longest = max((len(step_text(s)) for s in trace["steps"]), default=0)
-        lo, hi = 0, longest  # largest cap whose render fits
+        lo, hi = 0, max((len(text) for _, text in rows), default=0)  # the largest cap whose render fits
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if sys_tokens + estimate_tokens(_user_message(template, trace, specs, mid)[0]) <= limit:
+            if sys_tokens + estimate_tokens(_user_message(template, trace, rows, mid)[0]) <= limit:
                 lo = mid
             else:
                 hi = mid - 1
         cap = lo
-        # At cap 0 the prompt may still not fit (thousands of steps): it is sent as it is and the
-        # endpoint's refusal fails this trace with its reason, rather than silently dropping steps.
-        user, truncated = _user_message(template, trace, specs, cap)
+        user, cut = _user_message(template, trace, rows, cap)
+        over = sys_tokens + estimate_tokens(user) > limit
     messages = [{"role": "system", "content": template.system}, {"role": "user", "content": user}]
-    return RenderedPrompt(str(trace["trace_id"]), messages, specs, truncated)
+    return RenderedPrompt(str(trace["trace_id"]), messages, specs, bool(cut), cap if cut else None, cut, over)
 
 
 def repair_messages(rendered: RenderedPrompt, error: str, *, repair: int, max_repairs: int) -> list[dict]:
@@ -219,7 +226,7 @@ def repair_messages(rendered: RenderedPrompt, error: str, *, repair: int, max_re
     The note is outside the fences; the validation error is neutralised and
     cut to 400 characters, since it may quote the judge's own (untrusted) output.
     """
-    note = neutralise(error.replace("\n", " "))[:400]
+    note = json_data(neutralise(error))[1:-1][:400]  # escaped to one line of visible text
     messages = copy.deepcopy(rendered.messages)
     messages[-1]["content"] += (
         f"\n\nREPAIR {repair} of {max_repairs}: an earlier answer to this request was rejected: {note}\n"

@@ -67,6 +67,20 @@ def redact(text: str, secret: str | None) -> str:
     return _KEYLIKE.sub(lambda m: m.group(1) + "-***", text)
 
 
+def scrub_completion(comp: Completion, secret: str | None) -> Completion:
+    """``comp`` with ``secret`` removed from its raw body and content, before anything stores it.
+
+    Only the exact key is removed (an endpoint that echoes it back must not get it
+    into the cache or the output); other text is kept as received.
+    """
+    if not secret or (secret not in comp.raw and secret not in (comp.content or "")):
+        return comp
+    import dataclasses
+
+    return dataclasses.replace(comp, raw=comp.raw.replace(secret, "***"),
+                               content=None if comp.content is None else comp.content.replace(secret, "***"))
+
+
 def resolve_api_key(config, base_url: str | None) -> str:
     """The key from ``$<api_key_env>``; a placeholder for a loopback endpoint; else a user error."""
     key = os.environ.get(config.api_key_env)
@@ -197,7 +211,7 @@ class OpenAIProvider:
             except openai.APIConnectionError as e:
                 last = self.scrub(f"connection error: {_cause(e)}")
             else:
-                return _completion(raw, parsed, time.monotonic() - start, attempt)
+                return scrub_completion(_completion(raw, parsed, time.monotonic() - start, attempt), self._key)
             if attempt < cfg.max_attempts:
                 if on_retry is not None:
                     on_retry(last)

@@ -11,14 +11,14 @@ import pandas as pd
 
 from .._errors import UserInputError
 from ..labels import AnnotationSet, load_annotations
-from ..traces import available_formats, build_tables, read_traces
-from ..traces._read import ReadResult
+from ..traces import attach_labels, available_formats, build_tables, read_traces
+from ..traces._read import ReadResult, read_tables
 
 
 def add_input_arguments(p: argparse.ArgumentParser, *, files_required: bool = True) -> None:
     p.add_argument("files", nargs="+" if files_required else "*", metavar="FILE",
-                   help="trace files (JSONL; Parquet later)" + ("" if files_required else
-                                                               "; default: the embedded sample traces"))
+                   help="trace files (JSONL, or Parquet from `seekbench convert --to parquet`)"
+                        + ("" if files_required else "; default: the embedded sample traces"))
     p.add_argument("--format", choices=available_formats(), default=None,
                    help="force the input format (default: detected per file)")
     p.add_argument("--skip-invalid", action="store_true",
@@ -42,14 +42,28 @@ class LoadedInput:
     label_source: str
 
 
-def load_input(args: argparse.Namespace) -> LoadedInput:
-    """Read traces and labels as the flags say, report skipped records on stderr, build the tables."""
+#: Commands that read only the tables: their traces are streamed into them and not kept.
+TABLE_ONLY_COMMANDS = ("metrics",)
+
+
+def load_input(args: argparse.Namespace, *, keep_traces: bool | None = None) -> LoadedInput:
+    """Read traces and labels as the flags say, report skipped records on stderr, build the tables.
+
+    With ``keep_traces=False`` the traces are streamed into the tables and not kept
+    (``read.traces`` stays empty), so memory holds the tables only; None (default) does
+    so for the commands in ``TABLE_ONLY_COMMANDS``.
+    """
+    if keep_traces is None:
+        keep_traces = getattr(args, "command", None) not in TABLE_ONLY_COMMANDS
     if not args.files:
         from ..data import sample_traces_path
 
         args.files = [str(sample_traces_path())]
     files = args.files
-    read = read_traces(files, format=args.format, skip_invalid=args.skip_invalid)
+    if keep_traces:
+        read = read_traces(files, format=args.format, skip_invalid=args.skip_invalid)
+    else:  # streamed into the tables, not kept: memory holds the tables only
+        read, steps, traces = read_tables(files, format=args.format, skip_invalid=args.skip_invalid)
     report_skipped(read.skipped, what="trace records")
     labels = None
     source = "inline labels"
@@ -65,7 +79,10 @@ def load_input(args: argparse.Namespace) -> LoadedInput:
             raise UserInputError(f"the set holds several raters ({', '.join(labels.raters)}); pick one with "
                                  "--labels-rater", file=args.labels)
         source = f"{args.labels}" + (f" (rater {args.labels_rater})" if args.labels_rater else "")
-    steps, traces = build_tables(read.traces, None if labels is None else labels.records)
+    if keep_traces:
+        steps, traces = build_tables(read.traces, None if labels is None else labels.records)
+    elif labels is not None:
+        steps = attach_labels(steps, labels.records)
     return LoadedInput(read, labels, steps, traces, source)
 
 

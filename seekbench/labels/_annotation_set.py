@@ -21,6 +21,7 @@ from ..traces._ontology import LABEL_FIELDS, canonical_field, canonical_value
 from ..traces._validate import json_path
 
 COLUMNS = ["trace_id", "step", "field", "value", "unscored_reason", "rater", "provenance"]
+_MAX_STEP = 2**63 - 1
 
 
 def utc_now() -> str:
@@ -133,6 +134,9 @@ def _check_record(obj: object, *, file: str, line: int) -> dict:
     if err is not None:
         raise UserInputError(err.message[:200], file=file, line=line, trace_id=tid,
                              path=json_path(err.absolute_path))
+    if obj["step"] > _MAX_STEP:  # the schema's integer is unbounded; the step column is int64
+        raise UserInputError(f"step {obj['step']} is out of range (at most {_MAX_STEP})", file=file, line=line,
+                             trace_id=tid, path="$.step")
     value = obj["value"]
     if value is not None and obj["field"] in LABEL_FIELDS:
         canon = canonical_value(obj["field"], value)

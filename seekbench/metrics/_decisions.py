@@ -27,21 +27,40 @@ from ._evidence import (
     EvidenceMapping,
     EvidenceScope,
     check_option,
-    evidence_by_turn,
     observation_evidence,
+    trace_segments,
+    turn_grid,
 )
+from ._shared import memo
+from ._segments import Segments
 
 DECISION_POINTS = ("turn", "step")
 
 
 def _obs_evidence(steps: pd.DataFrame, mapping: EvidenceMapping) -> pd.Series:
     """E of each step's own observation (NaN for non-observations and unlabeled ones)."""
-    is_obs = steps["kind"] == "search_result"
-    e = pd.Series(np.nan, index=steps.index)
+    return memo("obs_evidence", (steps,), (mapping,), lambda: _compute_obs_evidence(steps, mapping)).copy()
+
+
+def _compute_obs_evidence(steps: pd.DataFrame, mapping: EvidenceMapping) -> pd.Series:
+    is_obs = (steps["kind"] == "search_result").to_numpy()
+    e = np.full(len(steps), np.nan)
     if is_obs.any():
-        e[is_obs] = observation_evidence(steps.loc[is_obs, "clarity"], steps.loc[is_obs, "sufficiency"],
-                                         mapping=mapping)
-    return e
+        e[is_obs] = observation_evidence(steps["clarity"][is_obs], steps["sufficiency"][is_obs],
+                                         mapping=mapping).to_numpy()
+    return pd.Series(e, index=steps.index)
+
+
+def steps_of(steps: pd.DataFrame, traces: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``steps`` whose trace is in ``traces`` (``steps`` itself when that is all of them)."""
+    seg = trace_segments(steps)
+    ids = traces["trace_id"].to_numpy()
+    if (seg.codes < 0).any():
+        return steps[steps["trace_id"].isin(ids)]
+    keep = pd.Index(seg.uniques).isin(ids)
+    if keep.all():
+        return steps
+    return steps[keep[seg.codes]]
 
 
 def held_evidence(steps: pd.DataFrame, *, evidence_mapping: EvidenceMapping = "sum",
@@ -63,13 +82,14 @@ def held_evidence(steps: pd.DataFrame, *, evidence_mapping: EvidenceMapping = "s
     """
     check_option("evidence_mapping", evidence_mapping, _MAPPINGS)
     check_option("evidence_scope", evidence_scope, _SCOPES)
-    e = _obs_evidence(steps, evidence_mapping)
-    tid = steps["trace_id"]
+    e = _obs_evidence(steps, evidence_mapping).to_numpy()
+    seg = trace_segments(steps)
     if evidence_scope == "cumulative":
-        held = e.fillna(0.0).groupby(tid, sort=False).cummax()
+        held = seg.cummax_small(np.where(np.isnan(e), 0.0, e))
     else:
-        held = e.groupby(tid, sort=False).ffill().fillna(0.0)
-    return held.astype(int).rename("E")
+        held = seg.ffill(e)
+        held = np.where(np.isnan(held), 0.0, held)
+    return pd.Series(held, index=steps.index).astype(int).rename("E")
 
 
 def evidence_coverage(steps: pd.DataFrame, traces: pd.DataFrame, *,
@@ -80,13 +100,20 @@ def evidence_coverage(steps: pd.DataFrame, traces: pd.DataFrame, *,
     ``n_obs``, ``n_obs_unlabeled`` and ``all_unlabeled`` (it has observations and none is
     labeled: by spec section 2 its E stays 0 throughout).
     """
+    return memo("coverage", (steps, traces), (evidence_mapping,),
+                lambda: _coverage(steps, traces, evidence_mapping)).copy()
+
+
+def _coverage(steps: pd.DataFrame, traces: pd.DataFrame, evidence_mapping: EvidenceMapping) -> pd.DataFrame:
     ids = pd.Index(traces["trace_id"])
-    obs = steps["kind"] == "search_result"
-    e = _obs_evidence(steps, evidence_mapping)
-    frame = pd.DataFrame({"trace_id": steps["trace_id"], "obs": obs.astype(int),
-                          "unl": (obs & e.isna()).astype(int)})
-    agg = frame.groupby("trace_id", sort=False)[["obs", "unl"]].sum().reindex(ids, fill_value=0)
-    out = pd.DataFrame({"n_obs": agg["obs"].to_numpy(), "n_obs_unlabeled": agg["unl"].to_numpy()}, index=ids)
+    obs = (steps["kind"] == "search_result").to_numpy()
+    e = _obs_evidence(steps, evidence_mapping).to_numpy()
+    seg = trace_segments(steps)
+    pos = pd.Index(seg.uniques).get_indexer(ids)
+    found = pos >= 0
+    n_obs, n_unl = (np.where(found, seg.count(m)[np.maximum(pos, 0)] if seg.n else 0, 0)
+                    for m in (obs, obs & np.isnan(e)))
+    out = pd.DataFrame({"n_obs": n_obs.astype(np.int64), "n_obs_unlabeled": n_unl.astype(np.int64)}, index=ids)
     out["all_unlabeled"] = (out["n_obs"] > 0) & (out["n_obs_unlabeled"] == out["n_obs"])
     return out
 
@@ -111,20 +138,25 @@ def turn_points(steps: pd.DataFrame, traces: pd.DataFrame, *, evidence_mapping: 
     steps has the single point t = 0, E = 0, A = 0).
     """
     ids = traces["trace_id"].to_numpy()
-    sub = steps[steps["trace_id"].isin(ids)]
-    ebt = evidence_by_turn(sub, mapping=evidence_mapping, scope=evidence_scope)[["trace_id", "turn", "E"]]
-    missing = np.setdiff1d(ids, ebt["trace_id"].unique())
-    if len(missing):
-        ebt = pd.concat([ebt, pd.DataFrame({"trace_id": missing, "turn": 0, "E": 0})], ignore_index=True)
-    info = traces[["trace_id", "answered", "answer_turn"]]
-    dp = ebt.merge(info, on="trace_id", how="inner")
-    answered = dp["answered"].astype(bool)
-    dp = dp[~answered | (dp["turn"] <= dp["answer_turn"])]
-    a = (dp["answered"].astype(bool) & (dp["turn"] == dp["answer_turn"])).astype(int)
-    out = pd.DataFrame({"trace_id": dp["trace_id"].to_numpy(), "t": dp["turn"].to_numpy().astype(int),
-                        "E": dp["E"].to_numpy().astype(int), "A": a.to_numpy()})
-    order = pd.Index(ids).get_indexer(out["trace_id"])
-    return out.iloc[np.lexsort((out["t"].to_numpy(), order))].reset_index(drop=True)
+    grid = turn_grid(steps, mapping=evidence_mapping, scope=evidence_scope)
+    # Trace j of ``traces``: its grid cells (steps of other traces are ignored), or one point
+    # t = 0, E = 0 when it has no steps.
+    code = pd.Index(grid.seg.uniques).get_indexer(ids) if grid.seg.n else np.full(len(ids), -1)
+    has = code >= 0
+    offsets = np.append(grid.offsets, grid.offsets[-1])  # a valid end for every clipped code
+    start = np.where(has, offsets[np.maximum(code, 0)], 0)
+    size = np.where(has, offsets[np.maximum(code, 0) + 1] - start, 1)
+    owner = np.repeat(np.arange(len(ids)), size)
+    within = np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size)
+    cell = np.repeat(start, size) + within
+    real = np.repeat(has, size)
+    t = np.where(real, grid.cell_turn[np.where(real, cell, 0)] if len(grid.E) else 0, 0).astype(np.int64)
+    e = np.where(real, grid.E[np.where(real, cell, 0)] if len(grid.E) else 0, 0).astype(np.int64)
+    answered = traces["answered"].astype(bool).to_numpy()[owner]
+    answer_turn = traces["answer_turn"].to_numpy(dtype=float)[owner]
+    keep = ~answered | (t <= answer_turn)
+    a = (answered & (t == answer_turn)).astype(np.int64)
+    return pd.DataFrame({"trace_id": ids[owner][keep].astype(object), "t": t[keep], "E": e[keep], "A": a[keep]})
 
 
 def step_points(steps: pd.DataFrame, traces: pd.DataFrame, *, evidence_mapping: EvidenceMapping = "sum",
@@ -133,13 +165,14 @@ def step_points(steps: pd.DataFrame, traces: pd.DataFrame, *, evidence_mapping: 
 
     ``t`` is the step's position in its trace; E is :func:`held_evidence`.
     """
-    sub = steps[steps["trace_id"].isin(traces["trace_id"].to_numpy())]
+    sub = steps_of(steps, traces)
     held = held_evidence(sub, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope)
-    is_ans = (sub["kind"] == "answer").astype(int)
-    answers_before = is_ans.groupby(sub["trace_id"], sort=False).cumsum() - is_ans
+    is_ans = (sub["kind"] == "answer").to_numpy().astype(np.int64)
+    answers_before = Segments(sub["trace_id"]).cumsum(is_ans) - is_ans
     keep = answers_before == 0
-    out = pd.DataFrame({"trace_id": sub["trace_id"], "t": sub["pos"].astype(int), "E": held, "A": is_ans})[keep]
-    return out.reset_index(drop=True)
+    out = pd.DataFrame({"trace_id": sub["trace_id"].to_numpy(), "t": sub["pos"].to_numpy().astype(int),
+                        "E": held.to_numpy(), "A": is_ans})
+    return out[keep].reset_index(drop=True)
 
 
 def decision_point_table(steps: pd.DataFrame, traces: pd.DataFrame, *, decision_points: str = "turn",
@@ -177,10 +210,19 @@ def decision_point_table(steps: pd.DataFrame, traces: pd.DataFrame, *, decision_
 def decision_counts(points: pd.DataFrame, trace_ids: pd.Index) -> pd.DataFrame:
     """Per trace: decision points ``n0, n1, n2`` and answers ``a0, a1, a2`` by E (trace order)."""
     idx = pd.Index(trace_ids)
-    cols = {}
+    if not idx.is_unique:
+        cols = {}
+        for k in range(3):
+            g = points[points["E"] == k].groupby("trace_id", sort=False)["A"]
+            cols[f"n{k}"] = g.size().reindex(idx, fill_value=0)
+            cols[f"a{k}"] = g.sum().reindex(idx, fill_value=0)
+        return pd.DataFrame({c: cols[c] for c in ("n0", "n1", "n2", "a0", "a1", "a2")}, index=idx).astype(float)
+    code = idx.get_indexer(points["trace_id"])
+    e = points["E"].to_numpy()
+    a = points["A"].to_numpy(dtype=float)
+    out = {}
     for k in range(3):
-        at_k = points[points["E"] == k]
-        g = at_k.groupby("trace_id", sort=False)["A"]
-        cols[f"n{k}"] = g.size().reindex(idx, fill_value=0)
-        cols[f"a{k}"] = g.sum().reindex(idx, fill_value=0)
-    return pd.DataFrame({c: cols[c] for c in ("n0", "n1", "n2", "a0", "a1", "a2")}, index=idx).astype(float)
+        rows = (code >= 0) & (e == k)
+        out[f"n{k}"] = np.bincount(code[rows], minlength=len(idx)).astype(float)
+        out[f"a{k}"] = np.bincount(code[rows], weights=a[rows], minlength=len(idx)).astype(float)
+    return pd.DataFrame({c: out[c] for c in ("n0", "n1", "n2", "a0", "a1", "a2")}, index=idx)

@@ -80,7 +80,8 @@ def pass_at_k_by_agent(traces: pd.DataFrame, *, ks: Sequence[int] = (1,)) -> pd.
             row[f"pass@{k}"] = float(pd.Series(vals).mean())
             row[f"n_pass@{k}"] = len(ok)
         rows.append(row)
-    return pd.DataFrame(rows)
+    columns = ["agent", "questions", "runs_min", "runs_max", *[c for k in ks for c in (f"pass@{k}", f"n_pass@{k}")]]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def efficiency_table(steps: pd.DataFrame, traces: pd.DataFrame, *, ks: Sequence[int] | None = None) -> pd.DataFrame:
@@ -91,7 +92,8 @@ def efficiency_table(steps: pd.DataFrame, traces: pd.DataFrame, *, ks: Sequence[
     (default: 1 and every k in 2..5 that some question of some agent has runs for).
     """
     if ks is None:
-        most = int(run_counts(traces)["runs"].max()) if len(traces) else 1
+        most = run_counts(traces)["runs"].max() if len(traces) else 1
+        most = int(most) if pd.notna(most) else 1  # no trace with known correctness: one run
         ks = tuple(range(1, min(5, max(most, 1)) + 1))
     rows = []
     with warnings.catch_warnings():

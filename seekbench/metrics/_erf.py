@@ -14,7 +14,7 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
+from scipy.special import ndtri
 
 from .._errors import UndefinedMetricWarning, UserInputError
 from ._evidence import EvidenceMapping, EvidenceScope, check_option
@@ -77,7 +77,7 @@ def _aalen_johansen(durations: np.ndarray, codes: np.ndarray, alpha: float = 0.0
 
 def _loglog_bounds(f: np.ndarray, var: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """Pointwise bounds F^{exp(+-z se/(F |log F|))}; [0, 0] at F = 0 and [1, 1] at F = 1."""
-    z = norm.ppf(1 - alpha / 2)
+    z = ndtri(1 - alpha / 2)  # the standard normal quantile (what scipy.stats.norm.ppf computes)
     f = np.asarray(f, dtype=float)
     inner = (f > 1e-15) & (f < 1 - 1e-12)
     with np.errstate(divide="ignore", invalid="ignore"):

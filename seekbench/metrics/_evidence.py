@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 import pandas as pd
 
 from .._errors import UserInputError
+from ._segments import Segments
+from ._shared import memo
 
 EvidenceMapping = Literal["sum", "sufficiency_first"]
 EvidenceScope = Literal["cumulative", "latest"]
@@ -48,6 +51,83 @@ def observation_evidence(clarity: pd.Series, sufficiency: pd.Series, *,
     return e
 
 
+@dataclass
+class TurnGrid:
+    """E_{i,t} on the grid of every trace i and turn t = 0 .. last turn of i, as arrays.
+
+    Cells are ordered by trace (first appearance in the step table) then turn; trace k's
+    cells are ``offsets[k]:offsets[k + 1]``. ``step_cell`` is each step row's cell (-1 for
+    a row without trace id).
+    """
+
+    seg: Segments
+    offsets: np.ndarray
+    step_cell: np.ndarray
+    cell_trace: np.ndarray
+    cell_turn: np.ndarray
+    e_obs: np.ndarray
+    unlabeled: np.ndarray
+    E: np.ndarray
+
+    def first_turn_at(self, k: int) -> np.ndarray:
+        """Per trace: the first turn with E = k (NaN if never)."""
+        hit = np.flatnonzero(self.E == k)
+        out = np.full(self.seg.n, np.nan)
+        found, first = np.unique(self.cell_trace[hit], return_index=True)
+        out[found] = self.cell_turn[hit[first]]
+        return out
+
+
+def trace_segments(steps: pd.DataFrame) -> Segments:
+    """The traces of a step table as :class:`Segments` (shared within ``shared_work``)."""
+    return memo("segments", (steps,), (), lambda: Segments(steps["trace_id"]))
+
+
+def turn_grid(steps: pd.DataFrame, *, mapping: EvidenceMapping = "sum",
+              scope: EvidenceScope = "cumulative") -> TurnGrid:
+    """The arrays behind :func:`evidence_by_turn` (one pass of numpy, no pandas groupby)."""
+    check_option("evidence_scope", scope, _SCOPES)
+    check_option("evidence_mapping", mapping, _MAPPINGS)
+    return memo("turn_grid", (steps,), (mapping, scope), lambda: _turn_grid(steps, mapping, scope))
+
+
+def _turn_grid(steps: pd.DataFrame, mapping: EvidenceMapping, scope: EvidenceScope) -> TurnGrid:
+    seg = trace_segments(steps)
+    turn = steps["turn"].to_numpy().astype(np.int64)
+    last = seg.max_int(turn)
+    sizes = np.where(last >= 0, last + 1, 0)
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    n_cells = int(offsets[-1])
+    cell_trace = np.repeat(np.arange(seg.n, dtype=np.int64), sizes)
+    cell_turn = np.arange(n_cells, dtype=np.int64) - offsets[:-1][cell_trace] if n_cells else np.zeros(0, np.int64)
+    step_cell = np.where(seg.codes >= 0, offsets[:-1][np.maximum(seg.codes, 0)] + turn, -1) \
+        if seg.n else np.full(len(steps), -1, dtype=np.int64)
+
+    is_obs = (steps["kind"] == "search_result").to_numpy() & (seg.codes >= 0)
+    rows = np.flatnonzero(is_obs)
+    e = observation_evidence(steps["clarity"].iloc[rows], steps["sufficiency"].iloc[rows],
+                             mapping=mapping).to_numpy(dtype=float)
+    cells = step_cell[rows]
+    unlabeled = np.bincount(cells, weights=np.isnan(e), minlength=n_cells).astype(np.int64)
+    e_obs = np.full(n_cells, np.nan)
+    labeled = ~np.isnan(e)
+    if scope == "cumulative":
+        np.fmax.at(e_obs, cells[labeled], e[labeled])  # max over the turn's labeled observations
+    else:  # the turn's last labeled observation in row order
+        c, v = cells[labeled], e[labeled]
+        order = np.lexsort((np.arange(len(c)), c))
+        c, v = c[order], v[order]
+        is_last = np.r_[c[1:] != c[:-1], True] if len(c) else np.zeros(0, bool)
+        e_obs[c[is_last]] = v[is_last]
+    cell_seg = Segments.from_codes(cell_trace, seg.n)
+    if scope == "cumulative":
+        held = cell_seg.cummax_small(np.where(np.isnan(e_obs), 0.0, e_obs))
+    else:
+        held = cell_seg.ffill(e_obs)
+        held = np.where(np.isnan(held), 0.0, held)
+    return TurnGrid(seg, offsets, step_cell, cell_trace, cell_turn, e_obs, unlabeled, held.astype(np.int64))
+
+
 def evidence_by_turn(steps: pd.DataFrame, *, mapping: EvidenceMapping = "sum",
                      scope: EvidenceScope = "cumulative") -> pd.DataFrame:
     """E_{i,t} for every trace i and turn t = 0 .. last turn of the trace.
@@ -62,26 +142,9 @@ def evidence_by_turn(steps: pd.DataFrame, *, mapping: EvidenceMapping = "sum",
     observation, NaN if none or unlabeled) and ``unlabeled_obs`` (observations at the turn
     whose E could not be computed).
     """
-    check_option("evidence_scope", scope, _SCOPES)
-    obs = steps.loc[steps["kind"] == "search_result", ["trace_id", "turn"]].copy()
-    obs["e"] = observation_evidence(steps.loc[obs.index, "clarity"], steps.loc[obs.index, "sufficiency"],
-                                    mapping=mapping)
-    obs["unlabeled"] = obs["e"].isna()
-    per_turn = obs.groupby(["trace_id", "turn"], sort=False).agg(
-        e_obs=("e", "last" if scope == "latest" else "max"), unlabeled_obs=("unlabeled", "sum"))
-    last = steps.groupby("trace_id", sort=False)["turn"].max()
-    grid = pd.DataFrame({"trace_id": np.repeat(last.index.to_numpy(), last.to_numpy() + 1),
-                         "turn": np.concatenate([np.arange(n + 1) for n in last.to_numpy()])
-                         if len(last) else np.array([], dtype=int)})
-    grid = grid.merge(per_turn.reset_index(), on=["trace_id", "turn"], how="left")
-    grid["unlabeled_obs"] = grid["unlabeled_obs"].fillna(0).astype(int)
-    g = grid.groupby("trace_id", sort=False)["e_obs"]
-    if scope == "cumulative":
-        e = grid["e_obs"].fillna(0.0).groupby(grid["trace_id"], sort=False).cummax()
-    else:
-        e = g.ffill().fillna(0.0)
-    grid["E"] = e.astype(int)
-    return grid[["trace_id", "turn", "E", "e_obs", "unlabeled_obs"]]
+    grid = turn_grid(steps, mapping=mapping, scope=scope)
+    return pd.DataFrame({"trace_id": grid.seg.uniques[grid.cell_trace], "turn": grid.cell_turn, "E": grid.E,
+                         "e_obs": grid.e_obs, "unlabeled_obs": grid.unlabeled})
 
 
 def step_evidence(steps: pd.DataFrame, *, mapping: EvidenceMapping = "sum",
@@ -91,6 +154,10 @@ def step_evidence(steps: pd.DataFrame, *, mapping: EvidenceMapping = "sum",
     For reasoning and answer steps, which follow turn t's observation, this is the state
     the agent holds when it reasons or answers.
     """
-    ebt = evidence_by_turn(steps, mapping=mapping, scope=scope)
-    merged = steps[["trace_id", "turn"]].merge(ebt[["trace_id", "turn", "E"]], on=["trace_id", "turn"], how="left")
-    return pd.Series(merged["E"].to_numpy(), index=steps.index, name="E")
+    grid = turn_grid(steps, mapping=mapping, scope=scope)
+    cell = grid.step_cell
+    if (cell >= 0).all():
+        values = grid.E[cell]
+    else:
+        values = np.where(cell >= 0, grid.E[np.maximum(cell, 0)] if len(grid.E) else 0, np.nan)
+    return pd.Series(values, index=steps.index, name="E")

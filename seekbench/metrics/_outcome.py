@@ -11,6 +11,7 @@ from scipy.special import comb
 
 from .._errors import UndefinedMetricWarning, UserInputError
 from ._bootstrap import Cluster, bootstrap_ci, check_bootstrap_options, cluster_labels
+from ._decisions import steps_of
 
 
 def _warn(what: str, why: str) -> None:
@@ -19,7 +20,14 @@ def _warn(what: str, why: str) -> None:
 
 def _correct(traces: pd.DataFrame) -> pd.Series:
     """``correct`` as 1.0 / 0.0, NaN where unknown."""
-    return traces["correct"].map(lambda v: np.nan if pd.isna(v) else float(bool(v)))
+    col = traces["correct"]
+    if len(col) and pd.api.types.infer_dtype(col, skipna=True) in ("boolean", "empty"):  # as build_tables makes it
+        values = col.to_numpy(dtype=object)
+        unknown = pd.isna(values)
+        out = np.full(len(values), np.nan)
+        out[~unknown] = values[~unknown].astype(bool).astype(float)
+        return pd.Series(out, index=col.index, name=col.name)
+    return col.map(lambda v: np.nan if pd.isna(v) else float(bool(v)))
 
 
 def accuracy_score(traces: pd.DataFrame) -> float:
@@ -182,7 +190,7 @@ def outcome_metrics(steps: pd.DataFrame, traces: pd.DataFrame, *, n_boot: int = 
     """
     check_bootstrap_options(n_boot, alpha, cluster)
     ids = pd.Index(traces["trace_id"])
-    sub = steps[steps["trace_id"].isin(ids)]
+    sub = steps_of(steps, traces)
     search = sub[sub["kind"] == "search"]
     answer_pos = traces.set_index("trace_id")["answer_pos"].astype(float)
     before = search["pos"].to_numpy() < search["trace_id"].map(answer_pos).to_numpy()

@@ -60,6 +60,21 @@ def _is_true(value: object) -> bool:
     return not _is_unknown(value) and bool(value)
 
 
+def correctness_flags(values) -> tuple[np.ndarray, np.ndarray]:
+    """Per value of a ``correct`` column: known to be correct, and unknown (None, NA, NaN).
+
+    Vectorised when the column holds booleans and missing values (as ``build_tables``
+    makes it); any other content is judged value by value, with the same result.
+    """
+    v = np.asarray(values, dtype=object).reshape(-1)
+    if pd.api.types.infer_dtype(v, skipna=True) in ("boolean", "empty"):
+        unknown = pd.isna(v)
+        true = np.zeros(len(v), dtype=bool)
+        true[~unknown] = v[~unknown].astype(bool)
+        return true, unknown
+    return (np.array([_is_true(x) for x in v], dtype=bool), np.array([_is_unknown(x) for x in v], dtype=bool))
+
+
 def _evidence_hits(steps: pd.DataFrame, *, time: str, mapping: str, scope: str) -> tuple[pd.Series, pd.Series]:
     """First time with E = 2 per trace, and the number of unlabeled observations per trace."""
     if time == "turn":
@@ -162,8 +177,8 @@ def recovery_events(steps: pd.DataFrame, traces: pd.DataFrame, *,
         answer_t = traces["answer_pos"].to_numpy(dtype=float)
         end_t = np.maximum(traces["n_steps"].to_numpy(dtype=float) - 1, 0)
     correct = traces["correct"].to_numpy(dtype=object)
-    known_correct = np.array([_is_true(v) for v in correct], dtype=bool)
-    unknown = answered & np.array([_is_unknown(v) for v in correct], dtype=bool)
+    known_correct, unknown_correct = correctness_flags(correct)
+    unknown = answered & unknown_correct
 
     by_evidence = ~np.isnan(hit_t) & (~answered | (hit_t <= np.where(answered, answer_t, np.inf)))
     by_answer = ~by_evidence & answered & known_correct & (recovery == "evidence_or_correct")

@@ -19,6 +19,7 @@ from ._evidence import (
     EvidenceScope,
     check_option,
     step_evidence,
+    trace_segments,
 )
 
 RQIAggregate = Literal["trace", "step"]
@@ -29,11 +30,13 @@ _G = {"Grounded": 1.0, "NotGrounded": 0.0}
 def _per_trace(steps: pd.DataFrame) -> pd.DataFrame:
     """Per trace (first-appearance order): labeled reasoning steps ``n``, grounded ``g``, unlabeled."""
     ids = pd.Index(pd.unique(steps["trace_id"]))
-    r = steps[steps["kind"] == "reasoning"]
-    g = r["grounding"].map(_G).astype(float)
-    by = r.assign(g=g, labeled=g.notna(), unl=g.isna()).groupby("trace_id", sort=False)
-    out = pd.DataFrame({"g": by["g"].sum(), "n": by["labeled"].sum(), "unlabeled": by["unl"].sum()})
-    return out.reindex(ids, fill_value=0).astype(float)
+    seg = trace_segments(steps)
+    g = steps["grounding"].map(_G).to_numpy(dtype=float)
+    r = (steps["kind"] == "reasoning").to_numpy()
+    labeled = r & ~np.isnan(g)
+    out = pd.DataFrame({"g": seg.sum(np.where(labeled, g, 0.0), mask=r), "n": seg.count(labeled).astype(float),
+                        "unlabeled": seg.count(r & np.isnan(g)).astype(float)}, index=pd.Index(seg.uniques))
+    return out.reindex(ids, fill_value=0.0).astype(float)
 
 
 def _value(per: pd.DataFrame, aggregate: str) -> float:
@@ -197,8 +200,10 @@ def reasoning_quality(steps: pd.DataFrame, *, aggregate: RQIAggregate = "trace",
         _warn_undefined()
     labeled_traces = per["n"] > 0
     per_trace = (per["g"] / per["n"]).where(labeled_traces).rename("rqi")
-    qids = steps.groupby("trace_id", sort=False)["question_id"].first().reindex(per.index) \
-        if "question_id" in steps.columns else None
+    qids = None
+    if "question_id" in steps.columns:
+        seg = trace_segments(steps)
+        qids = pd.Series(seg.first_valid(steps["question_id"]), index=pd.Index(seg.uniques)).reindex(per.index)
     clusters = cluster_labels(per.index, qids, cluster=cluster)
     if aggregate == "trace":
         ci = bootstrap_ci(per_trace.to_numpy(), n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters)

@@ -14,7 +14,7 @@ import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
 from . import _ce, _rqi
-from ._bootstrap import Cluster, check_bootstrap_options
+from ._bootstrap import Cluster, check_bootstrap_options, prefetch_draws
 from ._ce import (
     CEAggregate,
     DecisionPoints,
@@ -28,6 +28,7 @@ from ._evidence import _MAPPINGS, _SCOPES, EvidenceMapping, EvidenceScope, check
 from ._outcome import outcome_metrics
 from ._recovery_events import RECOVERY_OPTIONS, TIME_OPTIONS
 from ._rqi import RQIAggregate, reasoning_quality
+from ._shared import shared_work
 
 #: Turn at which ``recovered_by_8`` reads the recovery curve.
 RECOVERED_BY = 8
@@ -230,17 +231,22 @@ def summarize(steps: pd.DataFrame, traces: pd.DataFrame, *, by: str | Sequence[s
     group_of = traces.groupby(list(by), sort=True, dropna=False).ngroup()
     step_group = steps["trace_id"].map(pd.Series(group_of.to_numpy(), index=traces["trace_id"].to_numpy()))
     step_parts = dict(tuple(steps.groupby(step_group, sort=False)))
+    parts = list(traces.groupby(group_of.to_numpy(), sort=True))
     groups, fitters = [], []
-    for gi, g_tr in traces.groupby(group_of.to_numpy(), sort=True):
-        g_steps = step_parts.get(gi, steps.iloc[:0])
-        keys = {c: _json_safe(g_tr[c].iloc[0]) for c in by}
-        with _collect(reasons, "/".join(str(v) for v in keys.values())):
-            group, fitter = _group(g_steps, g_tr, keys, ev=ev, boot=boot, prevalence=prevalence,
-                                   ce_aggregate=ce_aggregate, ce_prevalence=ce_prevalence,
-                                   decision_points=decision_points, rqi_aggregate=rqi_aggregate, horizon=horizon,
-                                   erf={"method": erf_method, "recovery": recovery, "time": time, "alpha": alpha})
-        groups.append(group)
-        fitters.append(fitter)
+    sizes = [len(g_tr) for _, g_tr in parts] if cluster == "trace" else []
+    with prefetch_draws(sizes, n_boot=n_boot, seed=seed) as advance:
+        for i, (gi, g_tr) in enumerate(parts):
+            advance(i)
+            g_steps = step_parts.get(gi, steps.iloc[:0])
+            keys = {c: _json_safe(g_tr[c].iloc[0]) for c in by}
+            with _collect(reasons, "/".join(str(v) for v in keys.values())), shared_work():
+                group, fitter = _group(g_steps, g_tr, keys, ev=ev, boot=boot, prevalence=prevalence,
+                                       ce_aggregate=ce_aggregate, ce_prevalence=ce_prevalence,
+                                       decision_points=decision_points, rqi_aggregate=rqi_aggregate,
+                                       horizon=horizon, erf={"method": erf_method, "recovery": recovery,
+                                                             "time": time, "alpha": alpha})
+            groups.append(group)
+            fitters.append(fitter)
     ends = traces["last_turn"] if time == "turn" else traces["n_steps"] - 1
     last = max([int(ends.max()) if len(ends) else 0] + [int(f.curve_.index.max()) for f in fitters if f is not None])
     for group, fitter in zip(groups, fitters):

@@ -130,7 +130,7 @@ def render_steps_block(steps: Sequence[Mapping[str, Any]]) -> str:
 
 def extract_steps(text: str) -> list[dict[str, Any]]:
     """Parse the steps block out of ``text``; raise :class:`PolicyError` if it is absent or invalid."""
-    lines = text.splitlines()
+    lines = text.split("\n")  # not splitlines(): U+2028 or U+0085 inside a JSON string is not a line break
     try:
         begin = next(i for i, line in enumerate(lines) if line.strip() == STEPS_BEGIN)
         end = next(i for i in range(begin + 1, len(lines)) if lines[i].strip() == STEPS_END)

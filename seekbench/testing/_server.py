@@ -125,6 +125,12 @@ class _HTTPServer(ThreadingHTTPServer):
         self._connections_lock = threading.Lock()
         super().__init__((HOST, port), _Handler)
 
+    def handle_error(self, request, client_address) -> None:
+        """A client that vanished mid-request (killed, timed out) is normal here; anything else is printed."""
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError, ConnectionAbortedError)):
+            return
+        super().handle_error(request, client_address)
+
     def track(self, conn: socket.socket, *, add: bool) -> None:
         with self._connections_lock:
             (self._connections.add if add else self._connections.discard)(conn)

@@ -26,10 +26,15 @@ def f1_score_tokens(prediction: str, gold_answers: Sequence[str]) -> float:
     >>> round(f1_score_tokens("river thames london", ["River Thames"]), 4)
     0.8
     """
-    p_tokens = normalize_answer(prediction).split()
+    return _f1_normalized(normalize_answer(prediction), [normalize_answer(g) for g in gold_answers])
+
+
+def _f1_normalized(prediction: str, gold_answers: Sequence[str]) -> float:
+    """:func:`f1_score_tokens` of already normalised texts."""
+    p_tokens = prediction.split()
     best = 0.0
-    for g in gold_answers:
-        g_tokens = normalize_answer(g).split()
+    for norm in gold_answers:
+        g_tokens = norm.split()
         if not p_tokens or not g_tokens:
             best = max(best, float(p_tokens == g_tokens))
             continue
@@ -39,3 +44,10 @@ def f1_score_tokens(prediction: str, gold_answers: Sequence[str]) -> float:
         prec, rec = overlap / len(p_tokens), overlap / len(g_tokens)
         best = max(best, 2 * prec * rec / (prec + rec))
     return best
+
+
+def em_f1(prediction: str, gold_answers: Sequence[str]) -> tuple[float, float]:
+    """``(exact_match_score, f1_score_tokens)`` normalising each text once."""
+    p = normalize_answer(prediction)
+    golds = [normalize_answer(g) for g in gold_answers]
+    return float(any(p == g for g in golds)), _f1_normalized(p, golds)

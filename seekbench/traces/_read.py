@@ -6,7 +6,10 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+import pandas as pd
+
 from .._errors import UserInputError
+from ._io import paused_gc
 from ._validate import validate_trace
 from .importers._detect import detect_format, importer_for
 
@@ -48,27 +51,9 @@ def iter_traces(path: str | os.PathLike, *, format: str | None = None,
         yield rec.line, rec.trace
 
 
-def read_traces(paths: str | os.PathLike | Iterable[str | os.PathLike], *, format: str | None = None,
-                skip_invalid: bool = False, **options) -> ReadResult:
-    """Read and validate traces from one or more files.
-
-    Parameters
-    ----------
-    paths : path or list of paths
-    format : str, optional
-        Force an importer (``seekbench``, ``search_r1``, ``openai_chat``, ``atif``, ``canonical``);
-        auto-detected per file by default.
-    skip_invalid : bool, default False
-        Keep going past bad records, collecting their errors in ``skipped``.
-        Without it the first bad record raises :class:`UserInputError`.
-
-    Returns
-    -------
-    ReadResult
-    """
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
-    out = ReadResult()
+def _valid_traces(paths: list, out: ReadResult, *, format: str | None, skip_invalid: bool,
+                  **options) -> Iterator[dict]:
+    """Stream the valid traces of ``paths``, noting formats and skipped records in ``out``."""
     seen: set[str] = set()
     for path in paths:
         file = str(path)
@@ -84,7 +69,76 @@ def read_traces(paths: str | os.PathLike | Iterable[str | os.PathLike], *, forma
                 out.skipped.append(item)
                 continue
             seen.add(item["trace_id"])
-            out.traces.append(item)
-    if not out.traces and not out.skipped:
+            yield item
+
+
+def _paths(paths) -> list:
+    return [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+
+
+def _check_found(out: ReadResult, n_traces: int, paths: list) -> None:
+    if not n_traces and not out.skipped:
         raise UserInputError("no traces found; the file holds no records", file=", ".join(map(str, paths)))
+
+
+def read_traces(paths: str | os.PathLike | Iterable[str | os.PathLike], *, format: str | None = None,
+                skip_invalid: bool = False, **options) -> ReadResult:
+    """Read and validate traces from one or more files.
+
+    Parameters
+    ----------
+    paths : path or list of paths
+    format : str, optional
+        Force an importer (``seekbench``, ``search_r1``, ``openai_chat``, ``atif``, ``canonical``,
+        ``parquet``); auto-detected per file by default.
+    skip_invalid : bool, default False
+        Keep going past bad records, collecting their errors in ``skipped``.
+        Without it the first bad record raises :class:`UserInputError`.
+
+    Returns
+    -------
+    ReadResult
+    """
+    paths = _paths(paths)
+    out = ReadResult()
+    with paused_gc():
+        out.traces = list(_valid_traces(paths, out, format=format, skip_invalid=skip_invalid, **options))
+    _check_found(out, len(out.traces), paths)
     return out
+
+
+def read_tables(paths: str | os.PathLike | Iterable[str | os.PathLike], *, format: str | None = None,
+                skip_invalid: bool = False, **options) -> tuple[ReadResult, pd.DataFrame, pd.DataFrame]:
+    """Read, validate and tabulate traces in one streaming pass, without keeping the traces.
+
+    The same checks and errors as :func:`read_traces` followed by ``build_tables``, but
+    each trace is dropped once it is in the tables, so memory holds the tables only (the
+    returned ``ReadResult`` lists formats and skipped records; its ``traces`` stay empty).
+    Parquet inputs (:mod:`.importers._parquet`) are tabulated straight from their columns.
+
+    Parameters
+    ----------
+    paths, format, skip_invalid, **options
+        As for :func:`read_traces`. The step table carries the inline labels; apply an
+        annotation set with ``attach_labels``.
+
+    Returns
+    -------
+    (ReadResult, steps, traces)
+    """
+    from ._tables import build_tables
+
+    paths = _paths(paths)
+    out = ReadResult()
+    tables = None
+    if paths and not options and all((format or detect_format(p)) == "parquet" for p in paths):
+        from .importers._parquet_tables import read_tables as parquet_tables
+
+        tables = parquet_tables(paths, out.formats)
+    if tables is None:
+        out.formats.clear()
+        with paused_gc():
+            tables = build_tables(_valid_traces(paths, out, format=format, skip_invalid=skip_invalid, **options))
+    steps, traces = tables
+    _check_found(out, len(traces), paths)
+    return out, steps, traces

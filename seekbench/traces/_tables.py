@@ -19,6 +19,7 @@ Trace table: one row per trace, columns
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 import numpy as np
@@ -26,7 +27,7 @@ import pandas as pd
 
 from ._ontology import LABEL_FIELDS
 from ._normalize import normalize_query
-from ._answers import exact_match_score, f1_score_tokens
+from ._answers import em_f1
 
 STEP_COLUMNS = ["trace_id", "agent", "dataset", "question_id", "step", "pos", "kind", "turn", "query",
                 "query_norm", "visit_id", "n_documents", *LABEL_FIELDS]
@@ -37,17 +38,188 @@ TRACE_COLUMNS = ["trace_id", "agent", "dataset", "question_id", "question", "gol
 _VISIT_TOOLS = ("visit", "open", "browse", "fetch", "read", "click")
 
 
-def _visit_id(step: dict) -> str | None:
-    if step.get("url"):
-        return step["url"]
-    tool = (step.get("tool") or "").lower()
-    if any(t in tool for t in _VISIT_TOOLS) and step.get("query"):
-        return step["query"]
+def _visit_id(url: object, tool: object, query: object) -> str | None:
+    """The visited URL or document id of a search step: its ``url``, else its query when the
+    tool is visit-like (visit, open, browse, ...)."""
+    if url:
+        return url
+    if query and _visit_like(tool or ""):
+        return query
     return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _visit_like(tool: str) -> bool:
+    """Whether a tool name contains one of ``_VISIT_TOOLS`` (tool names are a small vocabulary)."""
+    name = tool.lower()
+    return any(t in name for t in _VISIT_TOOLS)
+
+
+#: Traces turned into columns at a time: bounds the step dicts alive while streaming.
+_CHUNK = 2048
+
+
+def _turns(kinds: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """The turn of each step (spec section 1) for the steps of consecutive traces.
+
+    A tool call and its observation share turn t = max(calls so far, observations so
+    far); any other step keeps the turn of the last observation before it (0 if none).
+    ``owner`` numbers the trace of each step (non-decreasing).
+    """
+    n = len(kinds)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    is_call = kinds == "search"
+    is_obs = kinds == "search_result"
+    start = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+    length = np.diff(np.r_[start, n])
+
+    def running(flags: np.ndarray) -> np.ndarray:
+        c = np.cumsum(flags, dtype=np.int64)
+        return c - np.repeat(c[start] - flags[start], length)
+
+    m = np.maximum(running(is_call), running(is_obs))
+    # Forward-fill m from the observations, within each trace; 0 before the first one.
+    last_obs = np.maximum.accumulate(np.where(is_obs, np.arange(n), -1))
+    ok = last_obs >= np.repeat(start, length)
+    obs_turn = np.where(ok, m[np.where(ok, last_obs, 0)], 0)
+    return np.where(is_call | is_obs, m, obs_turn).astype(np.int64)
+
+
+class _Columns:
+    """Step and trace columns, filled one chunk of traces at a time (the single pass)."""
+
+    def __init__(self, use_inline: bool) -> None:
+        self.use_inline = use_inline
+        self.steps: dict[str, list] = {c: [] for c in STEP_COLUMNS}
+        self.trows: dict[str, list] = {c: [] for c in TRACE_COLUMNS}
+
+    def add(self, chunk: list[dict]) -> None:
+        """Add a chunk of canonical traces (dicts)."""
+        per_trace = [tr.get("steps", []) for tr in chunk]
+        flat = [st for steps in per_trace for st in steps]
+        correct = [tr.get("correct") or {} for tr in chunk]
+        labels = [st.get("labels") or {} for st in flat] if self.use_inline else [{}] * len(flat)
+        self.add_columns(
+            {"trace_id": [tr["trace_id"] for tr in chunk], "agent": [tr["agent"] for tr in chunk],
+             **{k: [tr.get(k) for tr in chunk] for k in ("dataset", "question_id", "question", "gold_answers",
+                                                          "final_answer")},
+             "correct_value": [c.get("value") for c in correct], "correct_source": [c.get("source") for c in correct]},
+            {"index": [st["index"] for st in flat], "kind": [st["kind"] for st in flat],
+             **{k: [st.get(k) for st in flat] for k in ("query", "url", "tool")},
+             "n_documents": [len(st.get("documents") or ()) for st in flat],
+             **{f: [lab.get(f) for lab in labels] for f in LABEL_FIELDS}},
+            np.fromiter((len(st) for st in per_trace), dtype=np.int64, count=len(chunk)))
+
+    def add_columns(self, tcols: dict[str, list], scols: dict[str, list], counts: np.ndarray) -> None:
+        """Add traces given as columns: per trace ``trace_id, agent, dataset, question_id, question,
+        gold_answers, final_answer, correct_value, correct_source``; per step (``counts[i]`` steps
+        of trace i, in order) ``index, kind, query, url, tool, n_documents`` and the label fields."""
+        n_traces = len(counts)
+        kinds, queries = _objects(scols["kind"]), scols["query"]
+        owner = np.repeat(np.arange(n_traces), counts)
+        turn = _turns(kinds, owner)
+        col = self.steps
+        for name in ("trace_id", "agent", "dataset", "question_id"):
+            col[name].append(np.repeat(_objects(tcols[name]), counts))
+        col["step"].append(_objects(scols["index"]))
+        first = np.cumsum(counts) - counts
+        col["pos"].append(np.arange(len(kinds)) - np.repeat(first, counts))
+        col["kind"].append(kinds)
+        col["turn"].append(turn)
+        col["query"].append(_objects(queries))
+        col["query_norm"].append(_objects([normalize_query(q) if k == "search" and isinstance(q, str) else None
+                                           for k, q in zip(kinds, queries)]))
+        col["visit_id"].append(_objects([_visit_id(u, t, q) if k == "search" else None
+                                         for k, u, t, q in zip(kinds, scols["url"], scols["tool"], queries)]))
+        col["n_documents"].append(np.asarray(scols["n_documents"], dtype=np.int64))
+        for f in LABEL_FIELDS:
+            col[f].append(_objects(scols[f]))
+        self._traces(tcols, counts, first, turn, kinds == "answer", owner)
+
+    def _traces(self, tcols: dict[str, list], counts: np.ndarray, first: np.ndarray, turn: np.ndarray,
+                is_answer: np.ndarray, owner: np.ndarray) -> None:
+        """The trace-table rows: the first answer step, last turn, EM/F1 and correctness."""
+        n = len(counts)
+        rows = np.flatnonzero(is_answer)
+        found, at = np.unique(owner[rows], return_index=True)
+        answered = np.zeros(n, dtype=bool)
+        answered[found] = True
+        # Integers while every trace answered (as pandas infers from a list of ints), else floats with NaN.
+        answer_pos = np.zeros(n, np.int64) if answered.all() else np.full(n, np.nan)
+        answer_turn = answer_pos.copy()
+        answer_pos[found] = rows[at] - first[found]
+        answer_turn[found] = turn[rows[at]]
+        last_turn = np.zeros(n, np.int64)
+        has = counts > 0
+        last_turn[has] = turn[(first + counts - 1)[has]]
+        golds = [g or [] for g in tcols["gold_answers"]]
+        finals = tcols["final_answer"]
+        scored = [f is not None and bool(g) for f, g in zip(finals, golds)]
+        scores = [em_f1(f, g) if ok else (np.nan, np.nan) for f, g, ok in zip(finals, golds, scored)]
+        values, sources = [], []
+        for v, src, ok, (em, _) in zip(tcols["correct_value"], tcols["correct_source"], scored, scores):
+            if v is None and ok:
+                v, src = bool(em), "em"
+            values.append(v)
+            sources.append(src if v is not None else None)
+        row = self.trows
+        for name in ("trace_id", "agent", "dataset", "question_id", "question"):
+            row[name].extend(tcols[name])
+        row["gold_answers"].extend([list(g) for g in golds])
+        row["final_answer"].extend(finals)
+        row["answered"].extend(answered.tolist())
+        row["answer_pos"].extend(answer_pos.tolist())
+        row["answer_turn"].extend(answer_turn.tolist())
+        row["last_turn"].extend(last_turn.tolist())
+        row["correct"].extend(values)
+        row["correct_source"].extend(sources)
+        row["n_steps"].extend(counts.tolist())
+        row["em"].extend([e for e, _ in scores])
+        row["f1"].extend([f for _, f in scores])
+
+    def frames(self, labels: pd.DataFrame | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """The step and trace DataFrames of everything added."""
+        data = {}
+        for c in STEP_COLUMNS:
+            parts = self.steps[c]
+            arr = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64 if c in _INT_COLUMNS else object)
+            data[c] = arr.astype(np.int64) if c in _INT_COLUMNS else _as_column(arr)
+        step_df = pd.DataFrame(data, columns=STEP_COLUMNS)
+        trace_df = pd.DataFrame(self.trows, columns=TRACE_COLUMNS)
+        # Correctness is three-valued (True, False, unknown): keep Python objects, never a bool dtype.
+        trace_df["correct"] = pd.Series(self.trows["correct"], dtype=object)
+        if labels is not None:
+            step_df = attach_labels(step_df, labels)
+        return step_df, trace_df
+
+
+_INT_COLUMNS = ("step", "pos", "turn", "n_documents")
+
+
+def _objects(values) -> np.ndarray:
+    """A 1-d object array of ``values`` (a list, or an object array as it is; items never unpacked)."""
+    if isinstance(values, np.ndarray) and values.dtype == object:
+        return values
+    return np.fromiter(values, dtype=object, count=len(values))
+
+
+def _as_column(arr: np.ndarray) -> np.ndarray | list:
+    """An object column for the DataFrame: as it is when it holds only strings and None (what
+    pandas would infer from a list anyway, without the cost), else as a list for pandas to infer."""
+    if len(arr) and not pd.get_option("future.infer_string"):
+        strings = arr[arr != None]  # noqa: E711 (elementwise comparison with None)
+        if pd.api.types.infer_dtype(strings, skipna=False) in ("string", "empty"):
+            return arr
+    return arr.tolist()
 
 
 def build_tables(traces: Iterable[dict], labels: pd.DataFrame | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Build ``(steps, traces)`` DataFrames from canonical traces.
+
+    One pass over ``traces``, which may be a generator (e.g. a file being read): traces
+    are turned into columns a chunk at a time and not kept, so memory holds the tables,
+    not the traces.
 
     Parameters
     ----------
@@ -61,80 +233,25 @@ def build_tables(traces: Iterable[dict], labels: pd.DataFrame | None = None) -> 
     -------
     steps, traces : DataFrame
         See the module docstring for the columns.
+
+    Examples
+    --------
+    >>> steps, table = build_tables([{"trace_id": "t", "agent": "a", "steps": [
+    ...     {"index": 0, "kind": "search", "query": "q"}, {"index": 1, "kind": "search_result"},
+    ...     {"index": 2, "kind": "answer"}]}])
+    >>> steps["turn"].tolist(), table["answer_turn"].tolist()
+    ([1, 1, 1], [1.0])
     """
-    cols: dict[str, list] = {c: [] for c in STEP_COLUMNS}
-    trows: dict[str, list] = {c: [] for c in TRACE_COLUMNS}
-    use_inline = labels is None
+    cols = _Columns(use_inline=labels is None)
+    chunk: list[dict] = []
     for tr in traces:
-        tid, agent, ds, qid = tr["trace_id"], tr["agent"], tr.get("dataset"), tr.get("question_id")
-        n_calls = n_obs = 0
-        answer_pos = answer_turn = None
-        turn = obs_turn = 0
-        steps = tr.get("steps", [])
-        for pos, st in enumerate(steps):
-            kind = st["kind"]
-            if kind == "search":
-                n_calls += 1
-                turn = max(n_calls, n_obs)
-            elif kind == "search_result":
-                n_obs += 1
-                turn = obs_turn = max(n_calls, n_obs)
-            else:
-                turn = obs_turn
-            if kind == "answer" and answer_pos is None:
-                answer_pos, answer_turn = pos, turn
-            q = st.get("query")
-            cols["trace_id"].append(tid)
-            cols["agent"].append(agent)
-            cols["dataset"].append(ds)
-            cols["question_id"].append(qid)
-            cols["step"].append(st["index"])
-            cols["pos"].append(pos)
-            cols["kind"].append(kind)
-            cols["turn"].append(turn)
-            cols["query"].append(q)
-            cols["query_norm"].append(normalize_query(q) if kind == "search" and isinstance(q, str) else None)
-            cols["visit_id"].append(_visit_id(st) if kind == "search" else None)
-            cols["n_documents"].append(len(st.get("documents") or ()))
-            inline = st.get("labels") or {} if use_inline else {}
-            for f in LABEL_FIELDS:
-                cols[f].append(inline.get(f))
-        correct = tr.get("correct") or {}
-        gold = tr.get("gold_answers") or []
-        final = tr.get("final_answer")
-        em = exact_match_score(final, gold) if final is not None and gold else np.nan
-        f1 = f1_score_tokens(final, gold) if final is not None and gold else np.nan
-        value = correct.get("value")
-        source = correct.get("source") if value is not None else None
-        if value is None and final is not None and gold:
-            value, source = bool(em), "em"
-        trows["trace_id"].append(tid)
-        trows["agent"].append(agent)
-        trows["dataset"].append(ds)
-        trows["question_id"].append(qid)
-        trows["question"].append(tr.get("question"))
-        trows["gold_answers"].append(list(gold))
-        trows["final_answer"].append(final)
-        trows["answered"].append(answer_pos is not None)
-        trows["answer_pos"].append(np.nan if answer_pos is None else answer_pos)
-        trows["answer_turn"].append(np.nan if answer_turn is None else answer_turn)
-        trows["last_turn"].append(turn if steps else 0)
-        trows["correct"].append(value)
-        trows["correct_source"].append(source)
-        trows["n_steps"].append(len(steps))
-        trows["em"].append(em)
-        trows["f1"].append(f1)
-    step_df = pd.DataFrame(cols, columns=STEP_COLUMNS)
-    step_df["step"] = step_df["step"].astype("int64")
-    step_df["pos"] = step_df["pos"].astype("int64")
-    step_df["turn"] = step_df["turn"].astype("int64")
-    step_df["n_documents"] = step_df["n_documents"].astype("int64")
-    trace_df = pd.DataFrame(trows, columns=TRACE_COLUMNS)
-    # Correctness is three-valued (True, False, unknown): keep Python objects, never a bool dtype.
-    trace_df["correct"] = pd.Series(trows["correct"], dtype=object)
-    if labels is not None:
-        step_df = attach_labels(step_df, labels)
-    return step_df, trace_df
+        chunk.append(tr)
+        if len(chunk) == _CHUNK:
+            cols.add(chunk)
+            chunk = []
+    if chunk:
+        cols.add(chunk)
+    return cols.frames(labels)
 
 
 def attach_labels(steps: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:

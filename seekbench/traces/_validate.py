@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from jsonschema.exceptions import best_match
-
 from .._errors import UserInputError
 from .._schemas import validator
+from ._fastschema import fast_validator
 
 
 def json_path(parts) -> str:
@@ -34,13 +33,20 @@ def validate_trace(trace: object, *, file: str | None = None, line: int | None =
     """Raise :class:`UserInputError` naming the first problem in ``trace``, or return None.
 
     Checks the schema (types, enums, required fields), then: step indices strictly
-    increasing, ``depends_on`` naming earlier steps of the same trace.
+    increasing, ``depends_on`` naming earlier steps of the same trace. A compiled
+    yes/no check (:mod:`._fastschema`) clears valid traces quickly; jsonschema finds
+    and words the error of any other.
     """
     tid = trace.get("trace_id") if isinstance(trace, dict) else None
     tid = tid if isinstance(tid, str) else None
-    err = best_match(validator("trace").iter_errors(trace))
-    if err is not None:
-        raise UserInputError(_describe(err), file=file, line=line, trace_id=tid, path=json_path(err.absolute_path))
+    fast = fast_validator("trace")
+    if fast is None or not fast(trace):
+        from jsonschema.exceptions import best_match  # only when there is an error to word
+
+        err = best_match(validator("trace").iter_errors(trace))
+        if err is not None:
+            raise UserInputError(_describe(err), file=file, line=line, trace_id=tid,
+                                 path=json_path(err.absolute_path))
     seen: set[int] = set()
     previous = -1
     for pos, step in enumerate(trace["steps"]):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from pathlib import Path
 from types import ModuleType
 
@@ -19,7 +20,11 @@ FORMATS: dict[str, str] = {
     "openai_chat": "._openai_chat",
     "atif": "._atif",
     "search_r1": "._search_r1",
+    "parquet": "._parquet",
 }
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def importer_for(name: str) -> ModuleType:
@@ -49,15 +54,18 @@ def detect_format(path: str | os.PathLike) -> str:
         raise UserInputError("is a directory, expected a file", file=str(path))
     with open(path, "rb") as fh:
         raw = fh.read(1 << 16)
+    if raw.startswith(b"PAR1"):  # Parquet magic bytes: binary, never read as text
+        return "parquet"
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     head = raw.decode("utf-8", errors="replace")
     if not head.strip():
         raise UserInputError("file is empty; expected traces (one JSON object per line)", file=str(path))
     first: object = None
-    first_line = next((ln for ln in head.splitlines() if ln.strip()), "")
+    # Lines end at \n, \r\n or \r, never at U+2028 and the like (which may sit inside JSON strings).
+    first_line = next((ln for ln in _LINE_END.split(head) if ln.strip()), "")
     try:
-        first = parse_json_line(first_line, file=str(path), line=1)
+        first = parse_json_line(first_line, file=str(path), line=1, text_only=False)
     except UserInputError:
         first = None
     if first is None and head.lstrip()[:1] in "[{":

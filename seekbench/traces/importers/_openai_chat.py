@@ -143,10 +143,12 @@ def _whole_document(path: str | os.PathLike) -> tuple[str, object] | None:
         return None
     try:
         return text, json.loads(text, parse_constant=_no_constant)
-    except ValueError as e:
+    except (ValueError, RecursionError) as e:
         if stripped.split("\n", 1)[0].strip() not in ("[", "{"):
             return None
-        if isinstance(e, json.JSONDecodeError):
+        if isinstance(e, RecursionError):
+            msg, line = "malformed JSON: nested too deeply to read (more than ~1000 levels)", 1
+        elif isinstance(e, json.JSONDecodeError):
             msg, line = f"malformed JSON (line {e.lineno}, column {e.colno}): {e.msg}", e.lineno
         else:
             msg, line = f"malformed JSON: {e}", 1
@@ -156,11 +158,13 @@ def _whole_document(path: str | os.PathLike) -> tuple[str, object] | None:
 def _item_lines(text: str, start: int, n: int) -> list[int]:
     """Line offsets (from the document's first line) of the n items of a valid top-level JSON array."""
     decoder = json.JSONDecoder()
-    pos, out = start + 1, []
+    pos, out, lines, counted = start + 1, [], 0, start
     for _ in range(n):
         while text[pos] in " \t\r\n,":
             pos += 1
-        out.append(text.count("\n", start, pos))
+        lines += text.count("\n", counted, pos)  # counted on from the previous item: linear in the text
+        counted = pos
+        out.append(lines)
         _, pos = decoder.raw_decode(text, pos)
     return out
 
@@ -185,8 +189,9 @@ def parse_arguments(raw: object, ctx: dict, path: str) -> dict:
     expect_type(raw, str, what="tool-call arguments", path=path, **ctx)
     try:
         value = json.loads(raw, parse_constant=_no_constant)
-    except ValueError as e:
-        detail = f" (column {e.colno}): {e.msg}" if isinstance(e, json.JSONDecodeError) else f": {e}"
+    except (ValueError, RecursionError) as e:
+        detail = (f" (column {e.colno}): {e.msg}" if isinstance(e, json.JSONDecodeError)
+                  else ": nested too deeply to read" if isinstance(e, RecursionError) else f": {e}")
         raise UserInputError(f"invalid JSON in tool-call arguments{detail}; arguments must be a JSON object "
                              "encoded as a string", path=path, **ctx) from e
     expect_type(value, dict, what="tool-call arguments (decoded)", path=path, **ctx)
@@ -273,7 +278,7 @@ class StepBuilder:
     def add_result(self, text: str | None, call_id: object, path: str, id_path: str) -> bool:
         """Add a search_result for ``call_id``; False when it is None and no single call of this turn waits."""
         if call_id is None:  # only unambiguous: one call waiting, made in the current model turn
-            if len(self.pending) != 1 or not any(s is self.pending[0][1] for s in self.steps[self.batch:]):
+            if len(self.pending) != 1 or not any(s is self.pending[0][1] for s in reversed(self.steps[self.batch:])):
                 return False
             match = 0
         else:
@@ -285,7 +290,8 @@ class StepBuilder:
         _, call = self.pending.pop(match)
         step = {"kind": "search_result", "text": text or "", "documents": parse_tool_output(text), "_call": call,
                 "source_ref": self._ref(path)}
-        at = next(i for i, s in enumerate(self.steps) if s is call)
+        # Searched from the end: a call is almost always recent, so a 10,000-step trace stays linear.
+        at = next(i for i in range(len(self.steps) - 1, -1, -1) if self.steps[i] is call)
         self.steps.insert(at + 1 if at >= self.batch else len(self.steps), step)
         return True
 

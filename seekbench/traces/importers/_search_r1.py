@@ -16,7 +16,7 @@ next opening tag or the end; its step's ``source_ref.path`` ends in ``(unclosed 
 
 from __future__ import annotations
 
-import json
+import bisect
 import os
 import re
 from collections import namedtuple
@@ -25,6 +25,7 @@ from collections.abc import Iterator, Mapping
 from ..._errors import UserInputError
 from .._io import iter_jsonl, read_text
 from ._base import ImportedRecord, expect_type, new_trace
+from ._documents import parse_passages, parse_tool_output  # noqa: F401  (re-exported)
 
 FORMAT = "search_r1"
 DEFAULT_AGENT = "search_r1"
@@ -43,10 +44,7 @@ _SPECIAL = re.compile(r"<\|im_start\|>\s*(?:system|user|assistant|tool)?|<\|star
 _ASSISTANT = re.compile(r"<\|im_start\|>\s*assistant\b[ \t]*\n?|<\|assistant\|>\s*|<｜Assistant｜>\s*"
                         r"|<\|start_header_id\|>\s*assistant\s*<\|end_header_id\|>\s*")
 _QUESTION_LINE = re.compile(r"question\s*[:：]\s*([^\n<]+)", re.IGNORECASE)
-_DOC = re.compile(r"(?m)^[ \t]*Doc\s*(\d+)\s*\(\s*Title\s*:\s*")
 _TAG_NAME = re.compile(r"[A-Za-z_][\w\-.:]*")
-_DOC_LIST_KEYS = ("results", "documents", "docs", "organic", "items", "data")
-_TEXT_KEYS = ("text", "content", "snippet")
 #: A piece of a generation: ``kind`` None for text outside tags; ``start``/``end`` span the tags too.
 _Block = namedtuple("_Block", "kind start end body tag closed", defaults=(None, True))
 
@@ -147,6 +145,16 @@ def split_tagged(text: str, spec: list[tuple[str, str, str]]) -> list[_Block]:
     closers = [re.compile(re.escape(c), re.IGNORECASE) for _, _, c in spec]
     same = [re.compile(re.escape(o), re.IGNORECASE) for _, o, _ in spec]
     blocks: list[_Block] = []
+    # The next closing tag / reopening of each kind, searched again only once passed: positions only move
+    # forward, so a cached match at or after the current position is still the first one (linear time even
+    # for thousands of unclosed tags).
+    ahead: dict[tuple[int, int], re.Match | None] = {}
+
+    def next_match(pattern: re.Pattern, slot: tuple[int, int], at: int) -> re.Match | None:
+        if slot not in ahead or (ahead[slot] is not None and ahead[slot].start() < at):
+            ahead[slot] = pattern.search(text, at)
+        return ahead[slot]
+
     pos = 0
     while pos < len(text):
         m = opener.search(text, pos)
@@ -157,8 +165,8 @@ def split_tagged(text: str, spec: list[tuple[str, str, str]]) -> list[_Block]:
             blocks.append(_Block(None, pos, m.start(), text[pos:m.start()]))
         i = int(m.lastgroup[1:])
         kind, open_tag, _ = spec[i]
-        close = closers[i].search(text, m.end())
-        again = same[i].search(text, m.end())
+        close = next_match(closers[i], (i, 0), m.end())
+        again = next_match(same[i], (i, 1), m.end())
         if close is not None and (again is None or close.start() < again.start()):
             blocks.append(_Block(kind, m.start(), close.end(), text[m.end():close.start()], open_tag))
             pos = close.end()
@@ -168,83 +176,6 @@ def split_tagged(text: str, spec: list[tuple[str, str, str]]) -> list[_Block]:
             blocks.append(_Block(kind, m.start(), end, text[m.end():end], open_tag, closed=False))
             pos = end
     return blocks
-
-
-def parse_passages(text: str | None) -> list[dict]:
-    """Documents from retriever text: ``Doc i(Title: t) passage`` entries, else one document with the text.
-
-    >>> [d["title"] for d in parse_passages('Doc 1(Title: "Paris") Capital.\\nDoc 2(Title: Paris (band)) A band.')]
-    ['Paris', 'Paris (band)']
-    """
-    if text is None or not text.strip():
-        return []
-    text = text.strip()
-    starts = list(_DOC.finditer(text))
-    if not starts:
-        return [{"id": None, "title": None, "text": text, "rank": 1}]
-    docs = []
-    for j, m in enumerate(starts):
-        end = starts[j + 1].start() if j + 1 < len(starts) else len(text)
-        title, body = _split_title(text[m.end():end])
-        number = int(m.group(1))
-        docs.append({"id": None, "title": title, "text": body.strip(), "rank": number if number >= 1 else j + 1})
-    return docs
-
-
-def _split_title(s: str) -> tuple[str, str]:
-    """Split ``t) passage`` (after ``(Title:``) at the parenthesis closing it; quotes around t are dropped."""
-    line = s.split("\n", 1)[0]
-    if line.startswith('"') and '")' in line:
-        cut = line.index('")') + 1
-    else:
-        depth, cut = 0, line.find(")")  # unbalanced parentheses: the first ")"
-        for k, ch in enumerate(line):
-            depth += (ch == "(") - (ch == ")")
-            if depth < 0:
-                cut = k
-                break
-    if cut == -1:
-        return line.strip().strip('"'), s[len(line):]
-    return line[:cut].strip().strip('"'), s[cut + 1:]
-
-
-def parse_tool_output(text: str | None) -> list[dict]:
-    """Documents from a tool's output text (JSON results, ``Doc i(Title: t)`` passages, or the text itself)."""
-    if text is None or not text.strip():
-        return []
-    docs = None
-    if text.strip()[0] in "[{":
-        try:
-            docs = _json_documents(json.loads(text))
-        except ValueError:
-            pass
-    return parse_passages(text) if docs is None else docs
-
-
-def _json_documents(value: object) -> list[dict] | None:
-    if isinstance(value, dict):
-        found = next((value[k] for k in _DOC_LIST_KEYS if isinstance(value.get(k), list)), None)
-        value = found if found is not None else ([value] if any(k in value for k in ("title", *_TEXT_KEYS)) else None)
-    if not isinstance(value, list) or not all(isinstance(d, (dict, str)) for d in value):
-        return None
-    docs = []
-    for rank, d in enumerate(value, start=1):
-        d = {"text": d} if isinstance(d, str) else d
-        text = next((d[k] for k in _TEXT_KEYS if d.get(k) is not None), None)
-        doc = {"id": _as_str(d.get("id")), "title": _as_str(d.get("title")), "text": _as_str(text), "rank": rank}
-        url = d.get("url", d.get("link"))
-        if isinstance(url, str):
-            doc["url"] = url
-        if isinstance(d.get("score"), (int, float)) and not isinstance(d["score"], bool):
-            doc["score"] = float(d["score"])
-        docs.append(doc)
-    return docs
-
-
-def _as_str(value: object) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else str(value)
 
 
 def question_key(question: str | None, dataset: str | None) -> str | None:
@@ -339,9 +270,12 @@ def _preamble_end(text: str, spec: list, question: str | None, have_question: bo
     if not have_question or not question:
         return 0
     blocks = split_tagged(text, spec)
+    tagged = [b for b in blocks if b.kind is not None]  # in text order, not overlapping
+    starts = [b.start for b in tagged]
     pat = re.compile(r"question\s*[:：]\s*" + re.escape(question.strip()), re.IGNORECASE)
     for qm in pat.finditer(text):
-        if any(b.kind is not None and b.start <= qm.start() < b.end for b in blocks):
+        k = bisect.bisect_right(starts, qm.start()) - 1  # the last tagged block starting at or before qm
+        if k >= 0 and qm.start() < tagged[k].end:
             continue
         rest = text[qm.end():].split("\n", 1)[0]  # the rest of the question line, unless a tag starts there
         return qm.end() + (0 if any(o.lower() in rest.lower() for _, o, _ in spec) else len(rest))
@@ -365,6 +299,7 @@ def _fill(trace: dict, text: str, spec: list, ctx: dict, *, base: str, have_ques
     last_answer = max((i for i, b in enumerate(blocks) if b.kind == "answer"), default=-1)
     steps: list[dict] = []
     warnings: list[str] = []
+    line, counted = ctx["line"], 0  # the source line of each step, counted incrementally (by_line)
     for i, b in enumerate(blocks):
         body = _SPECIAL.sub("", b.body)
         kind, original = b.kind, (b.tag or "").strip("<>") or None
@@ -380,7 +315,9 @@ def _fill(trace: dict, text: str, spec: list, ctx: dict, *, base: str, have_ques
             meta.setdefault("unclosed_tags", []).append({"step": len(steps), "tag": b.tag})
             warnings.append(f"{ctx['file']}:{ctx['line']}: trace {ctx['trace_id']}: unclosed {b.tag} at "
                             f"{base}[{s}:{e}]; took the text up to the next tag or the end (truncated generation?)")
-        line = ctx["line"] + text.count("\n", 0, s) if by_line else ctx["line"]
+        if by_line:
+            line += text.count("\n", counted, s)
+            counted = s
         step: dict = {"index": len(steps), "kind": kind, "text": body.strip(), "original_kind": original,
                       "depends_on": [len(steps) - 1] if steps else [],
                       "source_ref": {"format": FORMAT, "file": ctx["file"], "line": line,
