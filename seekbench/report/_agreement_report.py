@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import html
-import io
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ import pandas as pd
 
 from .._version import __version__
 from ..traces._io import write_bytes, write_text
+from ._figures import figure_png as _png
 from ._html import _CSS, _img, _table
 from ._tables import fmt
 
@@ -29,15 +29,6 @@ class AgreementReportFiles:
     tables: list[Path]
 
 
-def _png(ax) -> bytes:
-    import matplotlib.pyplot as plt
-
-    fig = ax.figure if hasattr(ax, "figure") else ax
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
-    plt.close(fig)
-    return buf.getvalue()
 
 
 def agreement_figures(result) -> dict[str, bytes]:

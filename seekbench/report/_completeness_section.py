@@ -10,26 +10,17 @@ q_hat) beside RQI, ERF and CE of the same episodes.
 from __future__ import annotations
 
 import html
-import io
 import warnings
 
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning
+from ._figures import figure_png as _png
 from ._tables import fmt
 
 FIGURES = ("completeness_curves", "completeness_topics", "query_diversity")
 
 
-def _png(ax) -> bytes:
-    import matplotlib.pyplot as plt
-
-    fig = ax.figure
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
-    plt.close(fig)
-    return buf.getvalue()
 
 
 def _ci(row) -> str:

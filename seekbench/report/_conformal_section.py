@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import html
-import io
 import os
 import re
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ import pandas as pd
 
 from .._version import __version__
 from ..traces._io import write_bytes, write_text
+from ._figures import figure_png as _png
 from ._html import _CSS, _img, _table
 from ._markdown import _md_table
 from ._tables import fmt
@@ -38,15 +38,6 @@ def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", str(name)).strip("_") or "estimator"
 
 
-def _png(ax) -> bytes:
-    import matplotlib.pyplot as plt
-
-    fig = ax.figure
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
-    plt.close(fig)
-    return buf.getvalue()
 
 
 def conformal_figures(result) -> dict[str, bytes]:

@@ -95,17 +95,15 @@ def _short(name: object, width: int = 22) -> str:
     return s if len(s) <= width else s[: width - 1] + "…"
 
 
-def save_figure(ax: Axes, path) -> None:
-    """Save the Axes' figure as PNG atomically and close it."""
+def figure_png(ax) -> bytes:
+    """The Axes' (or Figure's) figure as PNG bytes, laid out tight; the figure is closed."""
     import io
 
     import matplotlib.pyplot as plt
 
-    from ..traces._io import write_bytes
-
-    fig = ax.figure
+    fig = ax.figure if hasattr(ax, "figure") and ax.figure is not None else ax
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110)
     plt.close(fig)
-    write_bytes(path, buf.getvalue())
+    return buf.getvalue()

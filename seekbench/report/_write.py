@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,19 +27,11 @@ def _figures(content: ReportContent) -> dict[str, bytes]:
     import matplotlib
 
     matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
 
-    from ._figures import plot_calibration, plot_erf_curves, plot_evidence_prevalence, plot_rqi_heatmap
+    from ._figures import figure_png, plot_calibration, plot_erf_curves, plot_evidence_prevalence, plot_rqi_heatmap
 
     made = {}
-
-    def png(ax) -> bytes:
-        fig = ax.figure
-        fig.tight_layout()
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=110)
-        plt.close(fig)
-        return buf.getvalue()
+    png = figure_png
 
     made["erf"] = png(plot_erf_curves(content.erf_fitters))
     made["erf_km"] = png(plot_erf_curves(content.erf_km_fitters,
