@@ -7,7 +7,6 @@ import sys
 
 from ..labels import load_annotations
 from ..traces import available_formats, read_traces
-from ._inputs import report_skipped
 
 
 def register(sub) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import types
 
 import pytest
 from _env_helpers import make_document
@@ -21,16 +20,6 @@ def default_docs() -> list[dict]:
 
 
 @pytest.fixture
-def env_cli(capsys):
-    """Run ``seekbench ARGS`` in-process."""
-    from seekbench.cli import _main
-
-    def call(*args):
-        try:
-            code = _main.main([str(a) for a in args])
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else 2
-        cap = capsys.readouterr()
-        return types.SimpleNamespace(code=code, out=cap.out, err=cap.err)
-
-    return call
+def env_cli(cli):
+    """``seekbench ARGS`` in-process (the shared fixture of tests/conftest.py)."""
+    return cli

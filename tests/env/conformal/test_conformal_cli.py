@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import types
 
 import pandas as pd
 import pytest
@@ -13,19 +12,9 @@ from seekbench.env.conformal import DEFAULT_PROMPT
 
 
 @pytest.fixture
-def run(capsys):
-    """Run ``seekbench ARGS`` in-process."""
-    from seekbench.cli import _main
-
-    def call(*args):
-        try:
-            code = _main.main([str(a) for a in args])
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else 2
-        cap = capsys.readouterr()
-        return types.SimpleNamespace(code=code, out=cap.out, err=cap.err)
-
-    return call
+def run(cli):
+    """``seekbench ARGS`` in-process (the shared fixture of tests/conftest.py)."""
+    return cli
 
 
 @pytest.fixture
