@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -162,14 +163,15 @@ def render_answer_prompt(item: AnswerItem, template: PromptTemplate, *, context_
     return [{"role": "system", "content": template.system}, {"role": "user", "content": text}], truncated
 
 
-class AnswerJudge:
+class AnswerJudge(ABC):
     """Base class: a named judge that votes on :class:`AnswerItem` objects."""
 
     name: str = ""
     is_llm: bool = False
 
-    async def vote(self, item: AnswerItem, ctx: JudgeContext) -> Vote:  # pragma: no cover - interface
-        raise NotImplementedError
+    @abstractmethod
+    async def vote(self, item: AnswerItem, ctx: JudgeContext) -> Vote:
+        """This judge's vote on one answer."""
 
     async def aclose(self) -> None:
         """Release connections (LLM judges)."""

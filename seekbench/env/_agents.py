@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import re
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -139,7 +140,7 @@ def estimate_completeness(belief: Belief, *, prior_passages: int = 30) -> float:
     return float(min(1.0, n_seen / max(prior_passages, n_seen + 1)))
 
 
-class _ScriptedAgent:
+class _ScriptedAgent(ABC):
     name = "scripted"
 
     def __init__(self, *, reasoning: bool = True, prior_passages: int = 30) -> None:
@@ -181,11 +182,13 @@ class _ScriptedAgent:
         idx = rng.choice(len(belief.gaps), size=min(k, len(belief.gaps)), replace=False, p=w / w.sum())
         return list(dict.fromkeys(self._gap_query(belief.gaps[i], belief, rng) for i in sorted(idx)))
 
+    @abstractmethod
     def _gap_query(self, gap, belief: Belief, rng: np.random.Generator) -> str:
-        raise NotImplementedError
+        """One query aimed at ``gap`` (oracle belief)."""
 
+    @abstractmethod
     def _queries(self, belief: Belief, k: int, rng: np.random.Generator) -> list[str]:
-        raise NotImplementedError
+        """Up to ``k`` queries from what ``belief`` shows."""
 
 
 class KeyphraseAgent(_ScriptedAgent):
