@@ -206,16 +206,18 @@ def render_prompt(trace: dict, rules: dict[tuple[int, str], RuleLabel], template
     user, cut = _user_message(template, trace, rows, None)
     cap, over = None, False
     if sys_tokens + estimate_tokens(user) > limit:
-        lo, hi = 0, max((len(text) for _, text in rows), default=0)  # the largest cap whose render fits
+        user, cut = _user_message(template, trace, rows, 0)
+        cap, over = 0, sys_tokens + estimate_tokens(user) > limit  # too long even with every text cut
+        lo, hi = 0, 0 if over else max((len(text) for _, text in rows), default=0)  # the largest cap that fits
         while lo < hi:
             mid = (lo + hi + 1) // 2
             if sys_tokens + estimate_tokens(_user_message(template, trace, rows, mid)[0]) <= limit:
                 lo = mid
             else:
                 hi = mid - 1
-        cap = lo
-        user, cut = _user_message(template, trace, rows, cap)
-        over = sys_tokens + estimate_tokens(user) > limit
+        if lo:
+            cap = lo
+            user, cut = _user_message(template, trace, rows, cap)
     messages = [{"role": "system", "content": template.system}, {"role": "user", "content": user}]
     return RenderedPrompt(str(trace["trace_id"]), messages, specs, bool(cut), cap if cut else None, cut, over)
 
