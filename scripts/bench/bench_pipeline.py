@@ -2,9 +2,10 @@
 
 For each corpus (``corpus_<scale>.jsonl`` / ``.parquet`` from ``make_corpus.py``) and
 each stage, a fresh Python process runs the stage ``--repeats`` times; the table gives
-the median wall time of the stage itself (imports and the stages before it excluded)
-and the peak RSS of the whole process (``RUSAGE_CHILDREN`` of a wrapper process whose
-only child it is; the memory of the stages before it counts). Stages:
+the median wall time of the stage itself (imports and the stages before it excluded),
+the median CPU time of the whole process (all threads; less sensitive than wall time
+to other load on the machine) and its peak RSS (``RUSAGE_CHILDREN`` of a wrapper
+process whose only child it is; the memory of the stages before it counts). Stages:
 
 - ``load``: read every record into a canonical trace dict, no validation, streaming;
 - ``validate``: the same plus ``validate_trace`` on each (the time of the checks only);
@@ -110,21 +111,22 @@ def _wrapper(cmd: list[str]) -> int:
     res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     wall = time.perf_counter() - t0
     lines = res.stdout.strip().splitlines()
-    print(json.dumps({"wall": wall, "rss_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0,
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(json.dumps({"wall": wall, "rss_mib": usage.ru_maxrss / 1024.0, "cpu": usage.ru_utime + usage.ru_stime,
                       "code": res.returncode, "last": lines[-1] if lines else ""}))
     return 0
 
 
-def _measure(cmd: list[str], timeout: float) -> tuple[float, float, int, str]:
-    """(wall seconds, peak RSS MiB, exit code, last stdout line) of ``cmd`` in a fresh process."""
+def _measure(cmd: list[str], timeout: float) -> tuple[float, float, float, int, str]:
+    """(wall s, CPU s, peak RSS MiB, exit code, last stdout line) of ``cmd`` in a fresh process."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     try:
         res = subprocess.run([sys.executable, __file__, "--measure", *cmd], capture_output=True, text=True,
                              env=env, cwd=REPO, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return float("nan"), float("nan"), -9, ""
+        return float("nan"), float("nan"), float("nan"), -9, ""
     info = json.loads(res.stdout.strip().splitlines()[-1])
-    return info["wall"], info["rss_mib"], info["code"], info["last"]
+    return info["wall"], info["cpu"], info["rss_mib"], info["code"], info["last"]
 
 
 def _stage_runs(stage: str, path: Path, args: argparse.Namespace, tmp: Path, repeats: int) -> dict:
@@ -135,16 +137,17 @@ def _stage_runs(stage: str, path: Path, args: argparse.Namespace, tmp: Path, rep
         else:
             cmd = [sys.executable, __file__, "--worker", stage, "--input", str(path), "--n-boot", str(args.n_boot),
                    "--out", str(tmp / "report")]
-        wall, rss, code, out = _measure(cmd, args.timeout)
+        wall, cpu, rss, code, out = _measure(cmd, args.timeout)
         if code != 0:
             return {"stage": stage, "error": f"exit code {code}", "runs": runs}
-        info = {"wall": wall, "rss_mib": rss}
+        info = {"wall": wall, "process_cpu": cpu, "rss_mib": rss}
         if stage != "end_to_end":
             info.update(json.loads(out))
         runs.append(info)
     secs = [r["seconds"] if "seconds" in r else r["wall"] for r in runs]
     return {"stage": stage, "runs": runs, "median_s": statistics.median(secs), "min_s": min(secs),
-            "max_s": max(secs), "peak_rss_mib": max(r["rss_mib"] for r in runs),
+            "max_s": max(secs), "median_process_cpu_s": statistics.median(r["process_cpu"] for r in runs),
+            "peak_rss_mib": max(r["rss_mib"] for r in runs),
             "median_rss_mib": statistics.median(r["rss_mib"] for r in runs)}
 
 
@@ -160,15 +163,17 @@ def _machine() -> dict:
 
 
 def _markdown(results: dict) -> str:
-    lines = ["| corpus | format | traces | steps | stage | median s | min-max s | peak RSS MiB | runs |",
-             "|---|---|---:|---:|---|---:|---:|---:|---:|"]
+    lines = ["| corpus | format | traces | steps | stage | median s | min-max s | process CPU s | peak RSS MiB | runs |",
+             "|---|---|---:|---:|---|---:|---:|---:|---:|---:|"]
     for row in results["rows"]:
         if "error" in row:
-            lines.append(f"| {row['scale']} | {row['format']} | | | {row['stage']} | {row['error']} | | | |")
+            lines.append(f"| {row['scale']} | {row['format']} | | | {row['stage']} | {row['error']} | | | | |")
             continue
-        lines.append(f"| {row['scale']} | {row['format']} | {row['n_traces']:,} | {row['n_steps']:,} | "
+        size = [f"{row[k]:,}" if row.get(k) is not None else "" for k in ("n_traces", "n_steps")]
+        lines.append(f"| {row['scale']} | {row['format']} | {size[0]} | {size[1]} | "
                      f"{row['stage']} | {row['median_s']:.2f} | {row['min_s']:.2f}-{row['max_s']:.2f} | "
-                     f"{row['peak_rss_mib']:.0f} | {len(row['runs'])} |")
+                     f"{row.get('median_process_cpu_s', float('nan')):.1f} | {row['peak_rss_mib']:.0f} | "
+                     f"{len(row['runs'])} |")
     la = results["load_average"]
     lines.append(f"\nB = {results['n_boot']} bootstrap resamples; {results['machine']['cpus']} CPUs, "
                  f"{results['machine']['memory_gib']} GiB; load average {la['before'][0]:.1f} before, "
