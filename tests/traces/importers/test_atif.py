@@ -10,24 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _importer_support import FIXTURES, load_records
+
 from seekbench._errors import UserInputError
-from seekbench.traces import validate_trace
 from seekbench.traces.importers._atif import iter_records
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "importers"
 
 
 def load(path, **options) -> list:
-    """Every record of a file: traces (validated against the schema) and errors, in order."""
-    out = []
-    for rec in iter_records(path, **options):
-        if rec.trace is not None:
-            validate_trace(rec.trace, file=str(path), line=rec.line)
-            out.append(rec.trace)
-        else:
-            assert isinstance(rec.error, UserInputError)
-            out.append(rec.error)
-    return out
+    return load_records(iter_records, path, **options)
 
 
 def trajectory(*steps: dict, **fields) -> dict:

@@ -10,31 +10,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from _importer_support import FIXTURES, load_records
+from _importer_support import write_jsonl as _write_jsonl
+
 from seekbench._errors import UserInputError
-from seekbench.traces import validate_trace
 from seekbench.traces.importers import detect_format
 from seekbench.traces.importers._search_r1 import iter_records, parse_passages, parse_tool_output
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "importers"
 
 
 def load(path, **options) -> list:
-    """Every record of a file: traces (validated against the schema) and errors, in order."""
-    out = []
-    for rec in iter_records(path, **options):
-        if rec.trace is not None:
-            validate_trace(rec.trace, file=str(path), line=rec.line)
-            out.append(rec.trace)
-        else:
-            assert isinstance(rec.error, UserInputError)
-            out.append(rec.error)
-    return out
+    return load_records(iter_records, path, **options)
 
 
 def write_jsonl(tmp_path: Path, *records: object, name: str = "r1.jsonl") -> Path:
-    path = tmp_path / name
-    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records), encoding="utf-8")
-    return path
+    return _write_jsonl(tmp_path, *records, name=name)
 
 
 def one(tmp_path: Path, record: dict, **options) -> dict:
