@@ -5,9 +5,10 @@ Step table: one row per step in trace order, columns
     trace_id, agent, dataset, question_id, step, pos, kind, turn, query, query_norm,
     visit_id, n_documents, reasoning_type, grounding, search_type, clarity, sufficiency
 
-``turn`` follows spec section 1: a tool call and its observation share turn t
-(t counts tool calls); reasoning and answer steps belong to the turn whose
-observation they follow (0 before the first observation). Label columns hold
+``turn`` follows spec section 1: the number of tool calls at or before the step, so a
+tool call and its observation share turn t, a call without an observation still opens
+its turn, and reasoning and answer steps keep the turn of the last call before them
+(0 before the first call). Label columns hold
 canonical values or None (missing, never a default).
 
 Trace table: one row per trace, columns
@@ -62,28 +63,20 @@ _CHUNK = 2048
 def _turns(kinds: np.ndarray, owner: np.ndarray) -> np.ndarray:
     """The turn of each step (spec section 1) for the steps of consecutive traces.
 
-    A tool call and its observation share turn t = max(calls so far, observations so
-    far); any other step keeps the turn of the last observation before it (0 if none).
-    ``owner`` numbers the trace of each step (non-decreasing).
+    The turn of a step is the number of tool calls at or before it in its trace: a call
+    opens a turn whether or not an observation follows (truncated Search-R1 rollouts end on
+    one), its observation shares it, and reasoning, answer and other steps keep the turn of
+    the last call before them (0 if none). ``owner`` numbers the trace of each step
+    (non-decreasing).
     """
     n = len(kinds)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     is_call = kinds == "search"
-    is_obs = kinds == "search_result"
     start = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
     length = np.diff(np.r_[start, n])
-
-    def running(flags: np.ndarray) -> np.ndarray:
-        c = np.cumsum(flags, dtype=np.int64)
-        return c - np.repeat(c[start] - flags[start], length)
-
-    m = np.maximum(running(is_call), running(is_obs))
-    # Forward-fill m from the observations, within each trace; 0 before the first one.
-    last_obs = np.maximum.accumulate(np.where(is_obs, np.arange(n), -1))
-    ok = last_obs >= np.repeat(start, length)
-    obs_turn = np.where(ok, m[np.where(ok, last_obs, 0)], 0)
-    return np.where(is_call | is_obs, m, obs_turn).astype(np.int64)
+    c = np.cumsum(is_call, dtype=np.int64)
+    return (c - np.repeat(c[start] - is_call[start], length)).astype(np.int64)
 
 
 class _Columns:

@@ -401,7 +401,7 @@ def _per_agent(steps, traces, **kw):
 
 # Recovered / N per agent under the defaults (turns, evidence_or_correct, sum, cumulative). Only one
 # trace (fewshot) is cut off, at its last turn after all of its agent's recoveries, so AJ(8) equals the
-# raw share. Turns never exceed 5 in this corpus, so ERF(8) is the final value.
+# raw share. Turns never exceed 8 in this corpus, so ERF(8) is the final value.
 EXPECTED_AJ8 = {"DeepResearcher-7b": 22 / 38, "Qwen2.5-7B-Instruct": 15 / 34, "ReSearch-Qwen-7B-Instruct": 26 / 40,
                 "SearchR1-nq_hotpotqa_train-qwen2.5-7b-em-ppo-v0.3": 29 / 40,
                 "fewshot-Qwen2.5-7B-Instruct": 25 / 38}
@@ -429,8 +429,10 @@ def test_shared_data_km_reaches_one_while_44_percent_recover(human_tables):
     assert km[q].recovered_by(8) == pytest.approx(1.0)
     ever = (aj[q].events_["event"] == "recovered").mean()
     assert ever == pytest.approx(15 / 34) and round(ever, 2) == 0.44
-    # the KM-reaches-1.0 artefact is not unique to that agent: SearchR1 too (29/40 ever recover)
-    assert {a for a, f in km.items() if f.recovered_by(8) >= 1 - 1e-12} == {
-        q, "SearchR1-nq_hotpotqa_train-qwen2.5-7b-em-ppo-v0.3"}
+    # Under the clarified turns (spec section 1) SearchR1's answers after a last call without an
+    # observation move one turn later, so its stopped traces stay at risk past its recoveries and
+    # its KM curve ends at 0.915, not 1.0 (while 29/40 = 0.725 ever recover).
+    assert {a for a, f in km.items() if f.recovered_by(8) >= 1 - 1e-12} == {q}
+    assert km["SearchR1-nq_hotpotqa_train-qwen2.5-7b-em-ppo-v0.3"].recovered_by(8) == pytest.approx(0.915, abs=5e-4)
     for a in km:
         assert (aj[a].curve_["erf"] <= km[a].curve_["erf"] + 1e-12).all()

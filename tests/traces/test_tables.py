@@ -25,10 +25,11 @@ def test_turns():
     assert bool(traces.loc[0, "answered"])
 
 
-def test_reasoning_between_call_and_observation_keeps_previous_turn():
-    # s(1) r: the call's observation has not arrived, so the reasoning still follows turn 0.
+def test_reasoning_between_call_and_observation_has_the_calls_turn():
+    # s(1) r o a: spec section 1 (clarified): every step other than a call has the turn of
+    # the last call before it, so the reasoning after the call is turn 1 too.
     steps, _ = build_tables([_trace(["search", "reasoning", "search_result", "answer"])])
-    assert steps["turn"].tolist() == [1, 0, 1, 1]
+    assert steps["turn"].tolist() == [1, 1, 1, 1]
 
 
 def test_correct_from_em_when_not_judged():
