@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.special import comb
 
 from .._errors import UndefinedMetricWarning, UserInputError
 from ._bootstrap import Cluster, bootstrap_ci, check_bootstrap_options, cluster_labels
@@ -221,12 +220,26 @@ def outcome_metrics(steps: pd.DataFrame, traces: pd.DataFrame, *, n_boot: int = 
         n_scored=int(per["em"].notna().sum()), per_trace=per)
 
 
+def _pass_at_k_one(n: int, c: int, k: int) -> float:
+    """1 - prod_{i = n-c+1..n} (1 - k / i) for one question with n >= k (1 when n - c < k)."""
+    if k == 1:
+        return c / n  # the product telescopes to (n - c) / n; exact in this form
+    if n - c < k:
+        return 1.0  # every k-subset holds a correct run
+    i = np.arange(n - c + 1, n + 1, dtype=float)
+    return float(1.0 - np.prod(1.0 - k / i))
+
+
 def pass_at_k(n_runs: int | np.ndarray, n_correct: int | np.ndarray, k: int) -> float | np.ndarray:
     """Unbiased Pass@k of one question from n runs with c correct (spec section 6).
 
     Pass@k = 1 - C(n - c, k) / C(n, k) for n >= k (n = k: 1 if any run is correct;
-    k = 1: c / n, the accuracy over runs). The chance that k runs drawn without
-    replacement from the n include a correct one.
+    k = 1: c / n, the accuracy over runs): the chance that k runs drawn without
+    replacement from the n include a correct one. Computed in the stable product form
+
+        1 - prod_{i = n-c+1}^{n} (1 - k / i),
+
+    never as a ratio of binomials, which overflows for n in the thousands.
 
     Parameters
     ----------
@@ -244,19 +257,22 @@ def pass_at_k(n_runs: int | np.ndarray, n_correct: int | np.ndarray, k: int) -> 
     --------
     >>> pass_at_k(5, 2, 1), pass_at_k(5, 2, 2)  # 2/5; 1 - C(3,2)/C(5,2) = 1 - 3/10
     (0.4, 0.7)
+    >>> pass_at_k(1040, 1, 520)  # 1 - (1 - 520/1040); the binomial ratio would be inf / inf
+    0.5
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise UserInputError(f"k must be an integer >= 1, got {k!r}")
-    n = np.asarray(n_runs, dtype=float)
-    c = np.asarray(n_correct, dtype=float)
+    n = np.asarray(n_runs)
+    c = np.asarray(n_correct)
     if (c < 0).any() or (c > n).any():
         raise UserInputError("pass_at_k: need 0 <= n_correct <= n_runs")
     enough = n >= k
     if not enough.all():
         warnings.warn(f"Pass@{k} is undefined with fewer than {k} runs; returning NaN", UndefinedMetricWarning,
                       stacklevel=2)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.where(enough, 1.0 - comb(n - c, k, exact=False) / comb(n, k, exact=False), np.nan)
+    flat_n, flat_c, flat_ok = n.reshape(-1), c.reshape(-1), enough.reshape(-1)
+    out = np.array([_pass_at_k_one(int(ni), int(ci), int(k)) if ok else np.nan
+                    for ni, ci, ok in zip(flat_n, flat_c, flat_ok)], dtype=float).reshape(n.shape)
     out = np.clip(out, 0.0, 1.0)
     return float(out) if out.ndim == 0 else out
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -98,6 +99,18 @@ def test_pass_at_k_hand_values():
 def test_pass_at_k_equals_subset_enumeration(nck):
     n, c, k = nck
     assert pass_at_k(n, c, k) == pytest.approx(_brute_pass_at_k(n, c, k))
+
+
+def test_pass_at_k_is_stable_for_thousands_of_runs():
+    # Spec section 6: one correct run among n, k = n/2: 1 - C(n-1, k)/C(n, k) = 1 - (n-k)/n = 1/2.
+    # The ratio of binomials overflowed: C(1040, 520) is inf in floats (NaN = inf/inf), and
+    # C(1030, 515) inf against a finite C(1029, 515) gave 1.0.
+    assert pass_at_k(1040, 1, 520) == 0.5
+    assert pass_at_k(1030, 1, 515) == 0.5
+    # Against exact integer binomials (Python's math.comb, an independent reference).
+    for n, c, k in ((3000, 40, 100), (5000, 1, 2500), (2000, 1999, 3), (1200, 0, 600)):
+        exact = 1 - Fraction(math.comb(n - c, k), math.comb(n, k))
+        assert pass_at_k(n, c, k) == pytest.approx(float(exact), rel=1e-12, abs=1e-15)
 
 
 def test_pass_at_k_undefined_and_bad_input():
