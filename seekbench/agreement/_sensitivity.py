@@ -36,6 +36,7 @@ from ..metrics import (
 from ..metrics._bootstrap import check_bootstrap_options
 from ..metrics._ce import _pooled_ce
 from ..metrics._decisions import decision_counts, evidence_coverage, evidence_labeled
+from ..metrics._erf_bootstrap import erf_at_columns
 from ..metrics._summary import RECOVERED_BY
 from ..traces._tables import attach_labels, build_tables
 from ._align import rater_sets
@@ -114,34 +115,14 @@ def _ce_columns(steps: pd.DataFrame, traces: pd.DataFrame, opts: dict, weights) 
 
 
 def _erf_columns(steps: pd.DataFrame, traces: pd.DataFrame, opts: dict) -> tuple[np.ndarray, callable]:
-    """Per trace: one-hot recovered / stopped / ended at each time u <= horizon, plus 1 (N)."""
+    """Per trace: one-hot recovered / stopped / ended at each time u <= 8, plus 1 (N)
+    (:func:`~seekbench.metrics._erf_bootstrap.erf_at_columns`)."""
     n = len(traces)
     if not n or not evidence_labeled(evidence_coverage(steps, traces, evidence_mapping=opts["evidence_mapping"])):
         return np.zeros((n, 1)), lambda s: np.full(len(s), np.nan)
     ev = recovery_events(steps, traces, recovery=opts["recovery"], time=opts["time"],
                          evidence_mapping=opts["evidence_mapping"], evidence_scope=opts["evidence_scope"])
-    d = ev["duration"].to_numpy(dtype=float)
-    grid = np.unique(d[d <= RECOVERED_BY])
-    k = len(grid)
-    at = (d[:, None] == grid[None, :]).astype(float)
-    rec = at * (ev["event"].to_numpy() == "recovered")[:, None]
-    stop = at * (ev["event"].to_numpy() == "stopped")[:, None]
-    cols = np.column_stack([rec, stop, at, np.ones(n)])
-    km = opts["erf_method"] == "km"
-
-    def stat(s: np.ndarray) -> np.ndarray:
-        r, st, end, total = s[:, :k], s[:, k:2 * k], s[:, 2 * k:3 * k], s[:, 3 * k]
-        at_risk = total[:, None] - np.concatenate([np.zeros((len(s), 1)), np.cumsum(end, axis=1)[:, :-1]], axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            safe = np.where(at_risk > 0, at_risk, 1.0)
-            if km:  # 1 - S(h), stopped traces censored
-                return 1.0 - np.prod(1.0 - r / safe, axis=1)
-            hazard = (r + st) / safe
-            surv_before = np.concatenate([np.ones((len(s), 1)), np.cumprod(1.0 - hazard, axis=1)[:, :-1]], axis=1)
-            out = (surv_before * r / safe).sum(axis=1)
-        return np.where(total > 0, out, np.nan)
-
-    return cols, stat
+    return erf_at_columns(ev, RECOVERED_BY, method=opts["erf_method"])
 
 
 def _resampled(cols: list[np.ndarray], stats: list, ids: pd.Index, n_boot: int, seed, alpha: float):

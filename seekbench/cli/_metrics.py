@@ -82,21 +82,33 @@ def _fmt(v, ci=None) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "n/a"
     s = f"{v:.3f}"
-    if ci and all(c is not None for c in ci):
+    if ci and all(c is not None and not (isinstance(c, float) and math.isnan(c)) for c in ci):
         s += f" [{ci[0]:.2f}, {ci[1]:.2f}]"
     return s
 
 
+def _key(v) -> str:
+    """A grouping value as a cell: a missing one (no dataset recorded, ...) is said so, never ``None``."""
+    return "n/a (not recorded)" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)
+
+
+def _why_undefined(out: dict) -> list[str]:
+    """One line per reason a number is undefined (the summary's notes, without the NaN boilerplate)."""
+    return [w.replace("; returning NaN", "") for w in out.get("warnings") or []]
+
+
 def format_table(out: dict, *, by: tuple[str, ...]) -> str:
-    """A readable fixed-width table of the main numbers per group."""
-    cols = [*by, "traces", "RQI [95% CI]", "CE [95% CI]", "overconf", "overcaut", "ERF@8", "median T",
-            "accuracy", "EM", "F1", "tools", "dup q"]
+    """A readable fixed-width table of the main numbers per group (CIs: 95% percentile bootstrap)."""
+    cols = [*by, "traces", "RQI [95% CI]", "CE [95% CI]", "overconf [95% CI]", "overcaut [95% CI]",
+            "ERF@8 [95% CI]", "median T", "accuracy", "EM", "F1", "tools", "dup q"]
     rows = []
     for g in out["groups"]:
         med = g.get("median_recovery_turn")
-        rows.append([*(str(g.get(k)) for k in by), str(g["n_traces"]), _fmt(g["rqi"], g.get("rqi_ci")),
-                     _fmt(g["ce"], g.get("ce_ci")), _fmt(g["overconfident"]), _fmt(g["overcautious"]),
-                     _fmt(g.get("recovered_by_8")), "not reached" if med is None else f"{med:g}",
+        rows.append([*(_key(g.get(k)) for k in by), str(g["n_traces"]), _fmt(g["rqi"], g.get("rqi_ci")),
+                     _fmt(g["ce"], g.get("ce_ci")), _fmt(g["overconfident"], g.get("overconfident_ci")),
+                     _fmt(g["overcautious"], g.get("overcautious_ci")),
+                     _fmt(g.get("recovered_by_8"), g.get("recovered_by_8_ci")),
+                     "not reached" if med is None else f"{med:g}",
                      _fmt(g["accuracy"]), _fmt(g["em"]), _fmt(g["f1"]), _fmt(g["tool_calls"]),
                      _fmt(g["duplicate_query_rate"])])
     widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
@@ -110,5 +122,9 @@ def format_table(out: dict, *, by: tuple[str, ...]) -> str:
             unl[k] = unl.get(k, 0) + (v or 0)
     if any(unl.values()):
         text.append("not usable: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in unl.items() if v))
-        text.append("n/a = undefined (no labels); label steps with `seekbench annotate` or pass --labels FILE")
+    if any(cell.startswith("n/a") for r in rows for cell in r):
+        reasons = _why_undefined(out)
+        text.append("n/a = undefined: " + ("; ".join(reasons) if reasons else "see the notes above"))
+        if any(unl.values()):
+            text.append("label steps with `seekbench annotate` or pass --labels FILE")
     return "\n".join(text)

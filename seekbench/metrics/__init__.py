@@ -7,6 +7,7 @@ from ._decisions import decision_point_table, held_evidence
 from ._coverage import CoverageResult, RuleMatcher, SkeletonStep, coverage_score, load_skeleton, reference_step_coverage
 from ._efficiency import efficiency_table, pass_at_k_by_agent, run_counts
 from ._erf import EvidenceRecoveryFitter
+from ._erf_bootstrap import recovered_by_ci
 from ._erf_tests import RecoveryComparison, compare_recovery
 from ._evidence import evidence_by_turn, observation_evidence, step_evidence
 from ._evidence_set import (EvidenceSetResult, attribute_groups, effective_evidence_utilization, evidence_set_metrics,
@@ -62,6 +63,7 @@ __all__ = [
     "per_question",
     "percentile_interval",
     "reasoning_quality",
+    "recovered_by_ci",
     "recovery_events",
     "reference_step_coverage",
     "rqi_score",

@@ -133,6 +133,8 @@ class CalibrationResult:
         (a trace that never answers counts when it ever held E = 2); denominator: all traces.
     overcautious_given_evidence : float
         The same count over the traces that reached E = 2.
+    overconfident_ci, overcautious_ci : tuple of float
+        Percentile bootstrap CIs of the two rates, resampling whole traces as for ``ci``.
     accuracy_by_evidence : DataFrame
         Columns ``E, n, n_known, accuracy``: answered traces by E at the answer turn.
     """
@@ -154,14 +156,16 @@ class CalibrationResult:
     n_reached_evidence: int
     n_traces_all_unlabeled: int
     options: dict = field(default_factory=dict)
+    overconfident_ci: tuple[float, float] = (np.nan, np.nan)
+    overcautious_ci: tuple[float, float] = (np.nan, np.nan)
 
     @property
     def summary(self) -> pd.DataFrame:
         """One row per quantity: estimate, CI bounds and n."""
         rows = {
             "ce": (self.ce, self.ci[0], self.ci[1], self.n_traces),
-            "overconfident_rate": (self.overconfident_rate, np.nan, np.nan, self.n_answered),
-            "overcautious_rate": (self.overcautious_rate, np.nan, np.nan, self.n_traces),
+            "overconfident_rate": (self.overconfident_rate, *self.overconfident_ci, self.n_answered),
+            "overcautious_rate": (self.overcautious_rate, *self.overcautious_ci, self.n_traces),
         }
         return pd.DataFrame.from_dict(rows, orient="index", columns=["estimate", "lower", "upper", "n"])
 
@@ -309,6 +313,9 @@ def answer_calibration(steps: pd.DataFrame, traces: pd.DataFrame, *, aggregate: 
     overconfident = float((answered["e_answer"] < 2).mean()) if n_answered else np.nan
     overcautious = float(comp["overcautious"].mean()) if len(comp) else np.nan
     given = float(comp.loc[comp["reached"], "overcautious"].mean()) if n_reached else np.nan
+    boot = {"n_boot": n_boot, "seed": seed, "alpha": alpha, "clusters": clusters}
+    over_ci = bootstrap_ci(np.where(comp["answered"], (comp["e_answer"] < 2).astype(float), np.nan), **boot)
+    caut_ci = bootstrap_ci(comp["overcautious"].astype(float).to_numpy(), **boot)
     if not n_answered:
         _warn("overconfident rate", why if not len(tr) else "no answered trace")
     if not len(comp):
@@ -325,7 +332,8 @@ def answer_calibration(steps: pd.DataFrame, traces: pd.DataFrame, *, aggregate: 
         overconfident_rate=overconfident, overcautious_rate=overcautious, overcautious_given_evidence=given,
         accuracy_by_evidence=acc, n_traces=len(tr), n_decision_points=int(c[:, :3].sum()),
         n_answered=n_answered, n_reached_evidence=n_reached, n_traces_all_unlabeled=int(cov["all_unlabeled"].sum()),
-        options={"aggregate": aggregate, "prevalence": prevalence, "horizon": horizon, **opts})
+        options={"aggregate": aggregate, "prevalence": prevalence, "horizon": horizon, **opts},
+        overconfident_ci=over_ci, overcautious_ci=caut_ci)
 
 
 def _companions(points: pd.DataFrame, traces: pd.DataFrame, *, horizon: int) -> pd.DataFrame:

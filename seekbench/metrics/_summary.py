@@ -14,7 +14,7 @@ import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
 from . import _ce, _rqi
-from ._bootstrap import Cluster, check_bootstrap_options, prefetch_draws
+from ._bootstrap import Cluster, check_bootstrap_options, cluster_labels, prefetch_draws
 from ._ce import (
     CEAggregate,
     DecisionPoints,
@@ -24,6 +24,7 @@ from ._ce import (
 )
 from ._decisions import DECISION_POINTS, evidence_coverage, evidence_labeled
 from ._erf import METHOD_OPTIONS, EvidenceRecoveryFitter
+from ._erf_bootstrap import recovered_by_ci
 from ._evidence import _MAPPINGS, _SCOPES, EvidenceMapping, EvidenceScope, check_option
 from ._outcome import outcome_metrics
 from ._recovery_events import RECOVERY_OPTIONS, TIME_OPTIONS
@@ -110,17 +111,17 @@ def _fit_erf(steps: pd.DataFrame, traces: pd.DataFrame, labeled: bool, **kw) -> 
 
 
 def _erf_entries(fitter: EvidenceRecoveryFitter | None, last: int) -> dict:
-    """Curves at times 1 .. ``last`` (the last time of any group; a cumulative incidence keeps
-    its value after a group's last time), median time and share recovered by turn 8."""
-    times = range(1, last + 1)
+    """Curves at every integer time 0 .. max(``last``, 8) (``last``: the last time of any group; a
+    cumulative incidence keeps its value after a group's last time), median time and share
+    recovered by turn 8."""
+    times = range(max(last, RECOVERED_BY) + 1)
     if fitter is None:
         nan = float("nan")
         return {"erf": {str(t): nan for t in times}, "erf_ci": {str(t): [nan, nan] for t in times},
                 "erf_raw": {str(t): nan for t in times}, "median_recovery_turn": None,
                 f"recovered_by_{RECOVERED_BY}": nan}
-    grid = range(last + 1)
-    curve = fitter.curve_.reindex(grid).ffill()
-    raw = fitter.raw_curve_.reindex(grid).ffill()
+    curve = fitter.curve_.reindex(times).ffill()
+    raw = fitter.raw_curve_.reindex(times).ffill()
     median = fitter.median_recovery_time_
     return {
         "erf": {str(t): float(curve.at[t, "erf"]) for t in times},
@@ -129,6 +130,15 @@ def _erf_entries(fitter: EvidenceRecoveryFitter | None, last: int) -> dict:
         "median_recovery_turn": None if not np.isfinite(median) else float(median),
         f"recovered_by_{RECOVERED_BY}": float(fitter.recovered_by(RECOVERED_BY)),
     }
+
+
+def _erf_ci(fitter: EvidenceRecoveryFitter | None, traces: pd.DataFrame, method: str, boot: dict) -> list[float]:
+    """Bootstrap CI of ERF(8) over the group's whole traces (questions with ``cluster="question"``)."""
+    if fitter is None:
+        return [float("nan"), float("nan")]
+    clusters = cluster_labels(traces["trace_id"], traces.get("question_id"), cluster=boot["cluster"])
+    return list(recovered_by_ci(fitter.events_, RECOVERED_BY, method=method, n_boot=boot["n_boot"],
+                                seed=boot["seed"], alpha=boot["alpha"], clusters=clusters))
 
 
 def _unlabeled(steps: pd.DataFrame, n_traces: int, rqi: _rqi.RQIResult, cov: pd.DataFrame,
@@ -184,9 +194,12 @@ def summarize(steps: pd.DataFrame, traces: pd.DataFrame, *, by: str | Sequence[s
         erf_ci, erf_raw, median_recovery_turn, recovered_by_8, accuracy, accuracy_ci, em, f1,
         tool_calls, searches_before_answer, duplicate_query_rate, duplicate_visit_rate,
         unlabeled, rqi_by_type, rqi_by_evidence, answer_rate_by_evidence,
-        accuracy_by_evidence``. Curves are dicts keyed by time ``"1"`` .. the last time of
-        any trace (a group's curve keeps its value after its own last time). Label-dependent numbers are NaN (null in ``to_dict``) when the labels they
-        need are absent, never 0; ``median_recovery_turn`` is None when not reached.
+        accuracy_by_evidence``, and the bootstrap CIs ``overconfident_ci``, ``overcautious_ci``
+        and ``recovered_by_8_ci``. Curves are dicts keyed by every integer time ``"0"`` ..
+        max(8, the last time of any trace) (a group's curve keeps its value after its own last
+        time), so ``erf["8"]`` always exists and equals ``recovered_by_8``. Label-dependent
+        numbers are NaN (null in ``to_dict``) when the labels they need are absent, never 0;
+        ``median_recovery_turn`` is None when not reached.
 
     Examples
     --------
@@ -198,8 +211,8 @@ def summarize(steps: pd.DataFrame, traces: pd.DataFrame, *, by: str | Sequence[s
     ...     {"index": 3, "kind": "reasoning", "labels": {"grounding": "Grounded"}},
     ...     {"index": 4, "kind": "answer"}]}]
     >>> g = summarize(*build_tables(tr), n_boot=0).groups[0]
-    >>> g["agent"], g["rqi"], g["ce"], g["erf"], g["accuracy"]
-    ('x', 0.5, 0.0, {'1': 1.0}, 1.0)
+    >>> g["agent"], g["rqi"], g["ce"], g["erf"]["0"], g["erf"]["1"], g["erf"]["8"], g["accuracy"]
+    ('x', 0.5, 0.0, 0.0, 1.0, 1.0, 1.0)
     """
     by = (by,) if isinstance(by, str) else tuple(by)
     check_option("evidence_mapping", evidence_mapping, _MAPPINGS)
@@ -279,10 +292,13 @@ def _group(steps: pd.DataFrame, traces: pd.DataFrame, keys: dict, *, ev: dict, b
         "ce": cal.ce,
         "ce_ci": list(cal.ci),
         "overconfident": cal.overconfident_rate,
+        "overconfident_ci": list(cal.overconfident_ci),
         "overcautious": cal.overcautious_rate,
+        "overcautious_ci": list(cal.overcautious_ci),
         "overcautious_given_e2": cal.overcautious_given_evidence,
         "n_reached_e2": cal.n_reached_evidence,
         **dict.fromkeys(("erf", "erf_ci", "erf_raw", "median_recovery_turn", f"recovered_by_{RECOVERED_BY}")),
+        f"recovered_by_{RECOVERED_BY}_ci": _erf_ci(fitter, traces, erf["method"], boot),
         "accuracy": out.accuracy,
         "accuracy_ci": list(out.accuracy_ci),
         "em": out.em,

@@ -11,8 +11,8 @@ AUDIT_SHOWN = ["trace_id", "agent", "n_steps", "ungrounded_share", "evidence_at_
 
 #: (column header, value key, CI key or None)
 _DISPLAY = [("traces", "n_traces", None), ("RQI", "rqi", "rqi_ci"), ("CE", "ce", "ce_ci"),
-            ("overconfident", "overconfident", None), ("overcautious", "overcautious", None),
-            ("ERF(8)", "recovered_by_8", None), ("median recovery turn", "median_recovery_turn", None),
+            ("overconfident", "overconfident", "overconfident_ci"), ("overcautious", "overcautious", "overcautious_ci"),
+            ("ERF(8)", "recovered_by_8", "recovered_by_8_ci"), ("median recovery turn", "median_recovery_turn", None),
             ("accuracy", "accuracy", "accuracy_ci"), ("EM", "em", None), ("F1", "f1", None),
             ("tool calls", "tool_calls", None), ("dup. queries", "duplicate_query_rate", None)]
 
@@ -21,12 +21,12 @@ def display_table(groups: list[dict], by: tuple[str, ...]) -> pd.DataFrame:
     """The per-group table as people read it: point estimate with its 95% CI in one cell."""
     rows = []
     for g in groups:
-        row = {b: g.get(b) for b in by}
+        row = {b: "n/a (not recorded)" if g.get(b) is None else g.get(b) for b in by}
         for header, key, ci in _DISPLAY:
             v = g.get(key)
             if key == "median_recovery_turn" and v is None:
                 row[header] = "not reached"
-            elif ci and g.get(ci) and fmt(v) != "n/a":
+            elif ci and g.get(ci) and fmt(v) != "n/a" and fmt(g[ci]) != "n/a":
                 row[header] = f"{fmt(v)} {fmt(g[ci])}"
             else:
                 row[header] = fmt(v)

@@ -22,6 +22,22 @@ def test_metrics_json_on_shared_data(cli, shared_data):
         lo, hi = g["rqi_ci"]
         assert lo <= g["rqi"] <= hi
         assert all(0 <= v <= 1 for v in g["erf"].values())
+        # ERF on every integer turn 0..8: the old output stopped at the last event time (erf["8"]
+        # missing while recovered_by_8 existed), and ERF(8) and the two rates had no CI.
+        assert list(g["erf"]) == [str(t) for t in range(9)] and g["erf"]["8"] == g["recovered_by_8"]
+        for key in ("recovered_by_8", "overconfident", "overcautious"):
+            lo, hi = g[f"{key}_ci"]
+            assert lo <= g[key] <= hi, key
+
+
+@pytest.mark.shared_data
+def test_metrics_table_shows_the_new_cis_and_never_none_or_nan(cli, shared_data):
+    res = cli("metrics", shared_data, "--n-boot", "200", "--by", "agent,dataset")
+    assert res.code == 0, res
+    header = res.out.splitlines()[0]
+    for col in ("overconf [95% CI]", "overcaut [95% CI]", "ERF@8 [95% CI]"):
+        assert col in header
+    assert "None" not in res.out and "nan" not in res.out.lower().replace("n/a", "")
 
 
 @pytest.mark.shared_data
@@ -69,3 +85,6 @@ def test_unlabeled_traces_are_undefined_not_zero(cli, tmp_path):
         assert g["tool_calls"] is not None and g["accuracy"] is not None  # label-free metrics still computed
     table = cli("metrics", p, "--n-boot", "0")
     assert "n/a" in table.out and "seekbench annotate" in table.out
+    # n/a comes with the reason, and never as None or nan.
+    assert "n/a = undefined: RQI is undefined (no reasoning step has a grounding label)" in table.out
+    assert "None" not in table.out and "nan" not in table.out

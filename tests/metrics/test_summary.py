@@ -25,8 +25,8 @@ T3 = [("s",), ("o", "C", "S"), ("s",), ("o", "C", "S")]
 T4 = [("r", "N"), ("a",)]
 
 KEYS = ["agent", "n_traces", "n_steps", "n_answered", "rqi", "rqi_ci", "ce", "ce_ci", "overconfident",
-        "overcautious", "overcautious_given_e2", "n_reached_e2", "erf", "erf_ci", "erf_raw",
-        "median_recovery_turn", "recovered_by_8", "accuracy", "accuracy_ci", "em", "f1", "tool_calls",
+        "overconfident_ci", "overcautious", "overcautious_ci", "overcautious_given_e2", "n_reached_e2", "erf",
+        "erf_ci", "erf_raw", "median_recovery_turn", "recovered_by_8", "recovered_by_8_ci", "accuracy", "accuracy_ci", "em", "f1", "tool_calls",
         "searches_before_answer", "duplicate_query_rate", "duplicate_visit_rate", "unlabeled", "rqi_by_type",
         "rqi_by_evidence", "answer_rate_by_evidence", "accuracy_by_evidence"]
 
@@ -51,9 +51,11 @@ def test_group_keys_and_hand_values(corpus):
     assert x["rqi"] == pytest.approx(11 / 24)  # (2/3 + 1/4) / 2; T3 has no reasoning
     assert x["ce"] == pytest.approx(7 / 18)  # (0 + 1/2 + 2/3) / 3
     assert x["overconfident"] == 0.5 and x["overcautious"] == pytest.approx(1 / 3)
-    # Recovered T3 at 1, T1 at 2; T2 stopped at 1; nothing cut off: AJ = raw = (1/3, 2/3).
-    assert x["erf"] == pytest.approx({"1": 1 / 3, "2": 2 / 3})
-    assert x["erf_raw"] == pytest.approx({"1": 1 / 3, "2": 2 / 3})
+    # Recovered T3 at 1, T1 at 2; T2 stopped at 1; nothing cut off: AJ = raw = (0, 1/3, 2/3), and
+    # the curve keeps 2/3 on every later integer turn up to 8.
+    expected = {"0": 0.0, "1": 1 / 3, **{str(t): 2 / 3 for t in range(2, 9)}}
+    assert x["erf"] == pytest.approx(expected)
+    assert x["erf_raw"] == pytest.approx(expected)
     assert x["median_recovery_turn"] == 2.0 and x["recovered_by_8"] == pytest.approx(2 / 3)
     assert x["accuracy"] == 0.5 and x["tool_calls"] == pytest.approx(5 / 3)
     assert np.isnan(x["em"])  # no gold answers
@@ -61,12 +63,12 @@ def test_group_keys_and_hand_values(corpus):
     assert x["unlabeled"]["traces_without_correctness"] == 1
     assert x["rqi_by_evidence"]["2"] == {"rqi": 1.0, "n": 1, "share": pytest.approx(1 / 7)}
     assert x["accuracy_by_evidence"]["2"]["accuracy"] == 1.0
-    for name in ("rqi", "ce", "accuracy"):
+    for name in ("rqi", "ce", "accuracy", "overconfident", "overcautious", "recovered_by_8"):
         lo, hi = x[f"{name}_ci"]
         assert lo <= x[name] <= hi
     # y: one trace answering at turn 0 with E = 0, wrong.
     assert (y["rqi"], y["ce"], y["overconfident"], y["overcautious"], y["accuracy"]) == (0.0, 1.0, 1.0, 0.0, 0.0)
-    assert y["erf"] == {"1": 0.0, "2": 0.0} and y["median_recovery_turn"] is None  # common time grid
+    assert y["erf"] == {str(t): 0.0 for t in range(9)} and y["median_recovery_turn"] is None  # common time grid
 
 
 def test_pooled_global_prevalence_comes_from_the_whole_corpus(corpus):
@@ -111,7 +113,8 @@ def test_no_labels_gives_nan_never_zero():
     d = s.to_dict()
     json.dumps(d, allow_nan=False)  # NaN became null
     assert d["groups"][0]["rqi"] is None and d["groups"][0]["rqi_ci"] == [None, None]
-    assert d["groups"][0]["erf"] == {"1": None}
+    assert d["groups"][0]["erf"] == {str(t): None for t in range(9)}
+    assert d["groups"][0]["recovered_by_8_ci"] == [None, None]
 
 
 def test_unknown_options_raise_user_error(corpus):
@@ -148,7 +151,21 @@ def test_shared_data_summary(shared_tables):
         for name in ("rqi", "ce", "accuracy"):
             assert 0.0 <= g[f"{name}_ci"][0] <= g[name] <= g[f"{name}_ci"][1] <= 1.0
         assert 0.0 <= g["overconfident"] <= 1.0 and 0.0 <= g["recovered_by_8"] <= 1.0
-        assert list(g["erf"]) == [str(t) for t in range(1, len(g["erf"]) + 1)]
+        # Every integer turn 0 .. 8 (the last turn of any trace here is 8, a SearchR1 trace).
+        assert list(g["erf"]) == list(g["erf_ci"]) == list(g["erf_raw"]) == [str(t) for t in range(9)]
+        assert g["erf"]["8"] == g["recovered_by_8"]
+        for name in ("overconfident", "overcautious", "recovered_by_8"):
+            assert 0.0 <= g[f"{name}_ci"][0] <= g[name] <= g[f"{name}_ci"][1] <= 1.0
         assert g["unlabeled"]["reasoning_steps_without_grounding"] == 0
     assert sum(g["unlabeled"]["observations_without_evidence"] for g in s.groups) == 23
     json.dumps(s.to_dict(), allow_nan=False)
+
+
+def test_erf_reaches_turn_8_even_when_traces_end_earlier():
+    # One trace: s o(C,S) a -> recovered at 1, nothing later. The old summary stopped at the
+    # last event time ({"1": 1.0}) while recovered_by_8 existed; every turn 0..8 is there now.
+    corpus = tables([make_trace([("s",), ("o", "C", "S"), ("a",)], correct=True)])
+    g = _quiet(*corpus, n_boot=0).to_dict()["groups"][0]
+    assert g["erf"] == {"0": 0.0, **{str(t): 1.0 for t in range(1, 9)}}
+    assert g["erf"]["8"] == g["recovered_by_8"] == 1.0
+    assert g["recovered_by_8_ci"] == [None, None]  # n_boot = 0: no CI, never a made-up one
