@@ -13,8 +13,9 @@ FIELDS = (*LABEL_FIELDS, "correct")
 _CORRECT = {"true": "true", "false": "false", "1": "true", "0": "false", "yes": "true", "no": "false",
             "correct": "true", "incorrect": "false"}
 
-#: Why an aligned item is not compared (the ``status`` of :func:`align_pair`).
-STATUSES = ("compared", "reference only", "rater only", "unscored by rater", "unscored by reference")
+#: Why an aligned item is not compared (the ``status`` of :func:`align_pair`; ``"rule-derived"``:
+#: the judge's label there came from a rule, not from the judge, and is scored as the rule's).
+STATUSES = ("compared", "reference only", "rater only", "unscored by rater", "unscored by reference", "rule-derived")
 KEYS = ["trace_id", "step", "field"]
 
 

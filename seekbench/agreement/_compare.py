@@ -12,12 +12,10 @@ import pandas as pd
 from .._errors import UndefinedMetricWarning, UserInputError
 from ..labels import AnnotationSet
 from ._align import FIELDS, STATUSES, align_pair, field_labels, rater_sets
-from ._fleiss import fleiss_kappa
-from ._judge_costs import judge_costs
-from ._krippendorff import krippendorff_alpha
+from ._judge_costs import costs_with_panel
+from ._multi_rater import multi_rater_table, pairwise_kappa, wide_labels
 from ._pairs import (
     ac1_from_confusion,
-    ac1_parts,
     check_boot,
     confusion,
     confusion_columns,
@@ -25,13 +23,28 @@ from ._pairs import (
     interval,
     kappa_from_confusion,
     resampled_sums,
+    stratified_agreement,
 )
-from ._panel import PANEL_RATER, PanelResult, panel_annotation_set
+from ._panel import PANEL_RATER, TIE_LABEL, PanelResult, panel_annotation_set, tie_keys
+from ._strata import (
+    POOLED_FIELD,
+    POOLED_KIND,
+    RULE_RATER,
+    UNKNOWN_KIND,
+    kind_column,
+    rule_rater,
+    split_rule_derived,
+    step_kinds,
+    strata,
+    stratum_label,
+)
 
-SUMMARY_COLUMNS = ["rater", "field", "n_compared", "n_excluded", *[f"n_{s.replace(' ', '_')}" for s in STATUSES[1:]],
+SUMMARY_COLUMNS = ["rater", "field", "step_kind", "n_compared", "n_excluded",
+                   *[f"n_{s.replace(' ', '_').replace('-', '_')}" for s in STATUSES[1:]], "n_unresolved_ties",
                    "n_traces", "raw_agreement", "kappa", "kappa_lower", "kappa_upper", "ac1", "ac1_lower",
-                   "ac1_upper"]
-OVERALL = "overall"
+                   "ac1_upper", "note"]
+#: The row pooling every (field, step kind) stratum of a rater; it says so in its name.
+OVERALL = POOLED_FIELD
 
 
 @dataclass
@@ -43,30 +56,38 @@ class AgreementResult:
     reference : str
         The reference rater (e.g. the human annotators).
     raters : list of str
-        The raters compared with it: each judge, then the majority panel when there is one.
+        The raters compared with it: each judge (its own decisions only), the majority panel
+        when there is one, then :data:`~seekbench.agreement._strata.RULE_RATER` holding the
+        judges' rule-derived labels (InitialQuery, RepeatQuery), scored as the rule's.
     fields : list of str
+    strata : list of (str, str)
+        The (field, step kind) pairs compared, e.g. ``("grounding", "reasoning")`` and
+        ``("grounding", "search")``: never pooled into one row.
     summary : DataFrame
-        One row per (rater, field) and per rater for ``field == "overall"``: ``n_compared``,
-        ``n_excluded`` and its reasons (``n_reference_only``, ``n_rater_only``,
-        ``n_unscored_by_rater``, ``n_unscored_by_reference``), ``n_traces``,
-        ``raw_agreement``, Cohen's ``kappa`` and Gwet's ``ac1`` with 95% bootstrap CIs over
-        whole traces. The overall row stratifies by field: p_o and the chance agreement p_e
-        are n-weighted means of the fields' (a label of one field never matches another
-        field's by chance), then kappa = (p_o - p_e) / (1 - p_e).
+        One row per (rater, field, step_kind), then per rater one row with ``field ==
+        "all (pooled)"`` and ``step_kind == "all"``: ``n_compared``, ``n_excluded`` and its
+        reasons (``n_reference_only``, ``n_rater_only``, ``n_unscored_by_rater``,
+        ``n_unscored_by_reference``, ``n_rule_derived``), ``n_unresolved_ties`` (the panel's
+        open ties, scored as misses), ``n_traces``, ``raw_agreement``, Cohen's ``kappa`` and
+        Gwet's ``ac1`` with 95% bootstrap CIs over whole traces; NaN (no coefficient) where
+        ``n_compared`` is 0. The pooled row stratifies: p_o and the chance agreement p_e are
+        n-weighted means of the strata's (a label of one stratum never matches another's by
+        chance), then kappa = (p_o - p_e) / (1 - p_e).
     confusion : dict
-        ``(rater, field) -> DataFrame`` of counts, rows the reference's labels.
+        ``(rater, field, step_kind) -> DataFrame`` of counts, rows the reference's labels (the
+        panel's have a column for :data:`~seekbench.agreement._panel.TIE_LABEL`).
     prevalence : DataFrame
-        Per rater, field and label: its share among the reference's and the rater's labels
-        on the compared items, and pooled.
+        Per rater, field, step kind and label: its share among the reference's and the
+        rater's labels on the compared items, and pooled.
     exclusions : DataFrame
-        ``rater, field, reason, n``: the items not compared and why.
+        ``rater, field, step_kind, reason, n``: the items not compared and why.
     multi_rater : DataFrame
-        With three or more raters (reference and judges, not the panel), per field:
+        With three or more raters (reference and judges, not the panel), per stratum:
         Krippendorff's alpha (nominal, all pairable items) and Fleiss' kappa (items every
         rater labeled) with CIs and item counts. Empty otherwise.
     pairwise : dict
-        ``field -> DataFrame``: Cohen's kappa of every pair of raters (reference, judges,
-        panel) on the items both labeled; diagonal 1.
+        ``(field, step_kind) -> DataFrame``: Cohen's kappa of every pair of raters (reference,
+        judges, panel) on the items both labeled; diagonal 1.
     panel : PanelResult or None
     costs : DataFrame
         Per judge (and the panel, whose cost is its members' sum): see
@@ -89,18 +110,20 @@ class AgreementResult:
     sensitivity: object | None = None
     options: dict = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    strata: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
         """JSON-ready (NaN stays NaN here; ``seekbench.traces._io.dumps`` writes it as null)."""
         out = {
             "reference": self.reference, "raters": self.raters, "fields": self.fields,
+            "strata": [{"field": f, "step_kind": k} for f, k in self.strata],
             "summary": self.summary.to_dict("records"),
-            "confusion": [{"rater": r, "field": f, "labels": [str(x) for x in m.index],
-                           "matrix": m.to_numpy().tolist()} for (r, f), m in self.confusion.items()],
+            "confusion": [{"rater": r, "field": f, "step_kind": k, "labels": [str(x) for x in m.index],
+                           "matrix": m.to_numpy().tolist()} for (r, f, k), m in self.confusion.items()],
             "prevalence": self.prevalence.to_dict("records"),
             "exclusions": self.exclusions.to_dict("records"),
             "multi_rater": self.multi_rater.to_dict("records"),
-            "pairwise": {f: m.to_dict() for f, m in self.pairwise.items()},
+            "pairwise": {stratum_label(f, k): m.to_dict() for (f, k), m in self.pairwise.items()},
             "panel": None if self.panel is None else self.panel.summary.iloc[0].to_dict(),
             "costs": self.costs.to_dict("records"),
             "sensitivity": None if self.sensitivity is None else {
@@ -112,147 +135,107 @@ class AgreementResult:
         return out
 
 
-def _stratified(blocks: list[np.ndarray], qs: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Overall (p_o, kappa, AC1) over fields from per-field confusion stacks ``(B, q, q)``."""
-    n = sum(b.sum(axis=(1, 2)) for b in blocks)
-    agree = sum(np.trace(b, axis1=1, axis2=2) for b in blocks)
-    pe_c = np.zeros_like(n)
-    pe_g = np.zeros_like(n)
-    for b, q in zip(blocks, qs):
-        nf = b.sum(axis=(1, 2))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rc = (b.sum(axis=2) * b.sum(axis=1)).sum(axis=1)
-            pe_c += np.where(nf > 0, rc / np.where(nf > 0, nf, 1.0), 0.0)
-            pe_g += np.where(nf > 0, nf * np.nan_to_num(ac1_parts(b, q)[1]), 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        po = agree / n
-        pe_c, pe_g = pe_c / n, pe_g / n
-        kappa = np.where((n > 0) & (1.0 - pe_c > 1e-12), (po - pe_c) / (1.0 - pe_c), np.nan)
-        ac1 = np.where(n > 0, (po - pe_g) / (1.0 - pe_g), np.nan)
-    return po, kappa, ac1
+def _aligned(ref: AnnotationSet, other: AnnotationSet, f: str, kind: str, kinds: dict,
+             rule_keys: set | None, ties: set | None) -> pd.DataFrame:
+    """:func:`align_pair` on one stratum, with the judge's rule-derived items excluded as such
+    (``rule_keys``) and the panel's open ties scored as :data:`TIE_LABEL` (``ties``)."""
+    al = align_pair(ref, other, f)
+    al = al[(kind_column(al, kinds) == kind).to_numpy()].reset_index(drop=True)
+    keys = [(str(t), int(st), f) for t, st in zip(al["trace_id"], al["step"])]
+    if rule_keys:
+        is_rule = np.array([k in rule_keys for k in keys], dtype=bool)
+        al.loc[is_rule & (al["status"] == "reference only").to_numpy(), "status"] = "rule-derived"
+    if ties:
+        tie = (np.array([k in ties for k in keys], dtype=bool) & (al["status"] == "unscored by rater").to_numpy()
+               & al["reference"].notna().to_numpy())
+        al.loc[tie, "status"] = "compared"
+        al.loc[tie, "rater"] = TIE_LABEL
+    return al
 
 
-def _compare_rater(ref: AnnotationSet, other: AnnotationSet, name: str, fields: list[str], universe: list,
-                   n_boot: int, seed, alpha: float) -> tuple[list[dict], dict, list[dict], list[dict]]:
+def _compare_rater(ref: AnnotationSet, other: AnnotationSet, name: str, strata_list: list[tuple[str, str]],
+                   kinds: dict, universe: list, n_boot: int, seed, alpha: float, *, rule_keys: set | None = None,
+                   ties: set | None = None) -> tuple[list[dict], dict, list[dict], list[dict]]:
     rows, confs, prev, excl = [], {}, [], []
-    items, groups, blocks, qs, per_field = [], [], [], [], []
-    width = sum(len(field_labels(f)) ** 2 for f in fields)
-    offset = 0
-    for f in fields:
-        cats = list(field_labels(f))
-        q = len(cats)
-        al = align_pair(ref, other, f)
+    per_stratum = []
+    for f, kind in strata_list:
+        cats = [*field_labels(f), *([TIE_LABEL] if ties is not None else [])]
+        al = _aligned(ref, other, f, kind, kinds, rule_keys, ties)
         counts = al["status"].value_counts()
         comp = al[al["status"] == "compared"]
         c1, c2, _, g, _ = encode_pairs(comp["reference"].tolist(), comp["rater"].tolist(), cats,
                                        comp["trace_id"].tolist())
-        cols = np.zeros((len(c1), width))
-        cols[:, offset:offset + q * q] = confusion_columns(c1, c2, q)
-        items.append(cols)
-        groups.extend(g)
+        q = len(cats)
         conf = confusion(c1, c2, q)
-        confs[(name, f)] = pd.DataFrame(conf.astype(int), index=pd.Index(cats, name=ref.name),
-                                        columns=pd.Index(cats, name=name))
+        confs[(name, f, kind)] = pd.DataFrame(conf.astype(int), index=pd.Index(cats, name=ref.name),
+                                              columns=pd.Index(cats, name=name))
         n = conf.sum()
         with np.errstate(invalid="ignore", divide="ignore"):
             for k, lab in enumerate(cats):
                 r_k, c_k = conf[k].sum(), conf[:, k].sum()
-                prev.append({"rater": name, "field": f, "label": lab, "reference_share": r_k / n,
+                prev.append({"rater": name, "field": f, "step_kind": kind, "label": lab, "reference_share": r_k / n,
                              "rater_share": c_k / n, "pooled": (r_k + c_k) / (2 * n)})
-        for s in STATUSES[1:]:
-            if counts.get(s, 0):
-                excl.append({"rater": name, "field": f, "reason": s, "n": int(counts[s])})
-        per_field.append((f, q, conf, counts, comp["trace_id"].nunique(), offset))
-        blocks.append(conf[None])
-        qs.append(q)
+        for st in STATUSES[1:]:
+            if counts.get(st, 0):
+                excl.append({"rater": name, "field": f, "step_kind": kind, "reason": st, "n": int(counts[st])})
+        n_ties = int((comp["rater"] == TIE_LABEL).sum())
+        per_stratum.append((f, kind, q, conf, counts, comp["trace_id"].nunique(), c1, c2, g, n_ties))
+    width = sum(p[2] ** 2 for p in per_stratum)
+    items, groups, offset = [], [], 0
+    for f, kind, q, conf, counts, n_tr, c1, c2, g, _ in per_stratum:
+        cols = np.zeros((len(c1), width))
+        cols[:, offset:offset + q * q] = confusion_columns(c1, c2, q)
+        items.append(cols)
+        groups.extend(g)
         offset += q * q
     sums = resampled_sums(np.concatenate(items) if items else np.zeros((0, width)), groups, n_boot=n_boot,
                           seed=seed, universe=universe)
-    boot_blocks = []
-    for f, q, conf, counts, n_tr, off in per_field:
-        bb = None if sums is None else sums[:, off:off + q * q].reshape(-1, q, q)
+    boot_blocks, blocks, qs, offset = [], [], [], 0
+    for f, kind, q, conf, counts, n_tr, _, _, _, n_ties in per_stratum:
+        q_labels = len(field_labels(f))  # AC1's chance term counts the field's labels, not the tie response
+        bb = None if sums is None else sums[:, offset:offset + q * q].reshape(-1, q, q)
+        offset += q * q
         boot_blocks.append(bb)
+        blocks.append(conf[None])
+        qs.append(q_labels)
         n = conf.sum()
-        rows.append(_row(name, f, counts, n_tr, float(np.trace(conf) / n) if n else np.nan,
-                         float(kappa_from_confusion(conf)), float(ac1_from_confusion(conf, q)) if n else np.nan,
+        rows.append(_row(name, f, kind, counts, n_tr, n_ties, float(np.trace(conf) / n) if n else np.nan,
+                         float(kappa_from_confusion(conf)), float(ac1_from_confusion(conf, q_labels)) if n else np.nan,
                          interval(None if bb is None else kappa_from_confusion(bb), alpha),
-                         interval(None if bb is None else ac1_from_confusion(bb, q), alpha)))
-    po, kap, ac1 = (float(x[0]) for x in _stratified(blocks, qs))
+                         interval(None if bb is None else ac1_from_confusion(bb, q_labels), alpha)))
+    po, kap, ac1 = (float(x[0]) for x in stratified_agreement(blocks, qs)) if per_stratum else (np.nan,) * 3
     total: dict = {}
-    for r in per_field:
-        for k, v in r[3].items():
+    for p in per_stratum:
+        for k, v in p[4].items():
             total[k] = total.get(k, 0) + int(v)
-    if sums is not None and per_field:
-        _, bk, ba = _stratified(boot_blocks, qs)
+    if sums is not None and per_stratum:
+        _, bk, ba = stratified_agreement(boot_blocks, qs)
         kci, aci = interval(bk, alpha), interval(ba, alpha)
     else:
         kci = aci = (np.nan, np.nan)
-    n_tr = len(set(groups))
-    rows.append(_row(name, OVERALL, total, n_tr, po, kap, ac1, kci, aci))
+    rows.append(_row(name, POOLED_FIELD, POOLED_KIND, total, len(set(groups)), sum(p[9] for p in per_stratum),
+                     po, kap, ac1, kci, aci))
     return rows, confs, prev, excl
 
 
-def _row(name, f, counts, n_traces, po, kappa, ac1, kci, aci) -> dict:
-    row = {"rater": name, "field": f, "n_compared": int(counts.get("compared", 0)),
+def _row(name, f, kind, counts, n_traces, n_ties, po, kappa, ac1, kci, aci) -> dict:
+    row = {"rater": name, "field": f, "step_kind": kind, "n_compared": int(counts.get("compared", 0)),
            "n_excluded": int(sum(counts.get(s, 0) for s in STATUSES[1:]))}
-    row.update({f"n_{s.replace(' ', '_')}": int(counts.get(s, 0)) for s in STATUSES[1:]})
-    row.update({"n_traces": int(n_traces), "raw_agreement": po, "kappa": kappa, "kappa_lower": kci[0],
-                "kappa_upper": kci[1], "ac1": ac1, "ac1_lower": aci[0], "ac1_upper": aci[1]})
+    row.update({f"n_{s.replace(' ', '_').replace('-', '_')}": int(counts.get(s, 0)) for s in STATUSES[1:]})
+    row.update({"n_unresolved_ties": int(n_ties), "n_traces": int(n_traces), "raw_agreement": po, "kappa": kappa,
+                "kappa_lower": kci[0], "kappa_upper": kci[1], "ac1": ac1, "ac1_lower": aci[0], "ac1_upper": aci[1]})
+    row["note"] = _note(row, counts)
     return row
 
 
-def _wide(sets: dict[str, AnnotationSet], f: str) -> pd.DataFrame:
-    keys = ["trace_id", "step"]
-    frames = []
-    for name, s in sets.items():
-        r = s.records
-        r = r.loc[r["field"] == f, [*keys, "value"]].drop_duplicates(keys, keep="last")
-        frames.append(r.set_index(keys)["value"].rename(name))
-    wide = pd.concat(frames, axis=1).sort_index()
-    return wide.astype(object).where(wide.notna(), None)
-
-
-def _pairwise(wide: pd.DataFrame, cats: list) -> pd.DataFrame:
-    names = list(wide.columns)
-    out = pd.DataFrame(np.nan, index=pd.Index(names, name="rater"), columns=names)
-    for i, a in enumerate(names):
-        for b in names[i:]:
-            c1, c2, _, _, _ = encode_pairs(wide[a].tolist(), wide[b].tolist(), cats)
-            k = float(kappa_from_confusion(confusion(c1, c2, len(cats)))) if a != b else 1.0
-            out.loc[a, b] = out.loc[b, a] = k
-    return out
-
-
-def _multi(sets: dict[str, AnnotationSet], fields: list[str], n_boot: int, seed, alpha: float) -> pd.DataFrame:
-    rows = []
-    for f in fields:
-        wide = _wide(sets, f)
-        cats = list(field_labels(f))
-        groups = [t for t, _ in wide.index]
-        al = krippendorff_alpha(wide, labels=cats, groups=groups, n_boot=n_boot, seed=seed, alpha=alpha)
-        fl = fleiss_kappa(wide, labels=cats, groups=groups, n_boot=n_boot, seed=seed, alpha=alpha)
-        rows.append({"field": f, "n_raters": wide.shape[1], "alpha": al.value, "alpha_lower": al.ci[0],
-                     "alpha_upper": al.ci[1], "alpha_n_items": al.n_items, "fleiss_kappa": fl.value,
-                     "fleiss_lower": fl.ci[0], "fleiss_upper": fl.ci[1], "fleiss_n_items": fl.n_items,
-                     "fleiss_n_excluded": fl.n_excluded})
-    return pd.DataFrame(rows, columns=["field", "n_raters", "alpha", "alpha_lower", "alpha_upper", "alpha_n_items",
-                                       "fleiss_kappa", "fleiss_lower", "fleiss_upper", "fleiss_n_items",
-                                       "fleiss_n_excluded"])
-
-
-def _costs(judges: dict[str, AnnotationSet], panel: PanelResult | None, usage: str) -> pd.DataFrame:
-    recs = pd.concat([s.records for s in judges.values()], ignore_index=True) if judges else None
-    costs = judge_costs(AnnotationSet(recs), usage=usage) if recs is not None and len(recs) else pd.DataFrame()
-    if panel is not None and len(costs):
-        members = costs[costs["rater"].isin(panel.members)]
-        per = {c: members[c].sum(min_count=len(panel.members)) for c in costs.columns if c.endswith("_per_trace")}
-        row = {"rater": PANEL_RATER, "kind": "panel", "n_traces": int(members["n_traces"].max()),
-               "n_records": panel.n_items, "n_labeled": panel.n_labeled, "n_unscored": panel.n_items - panel.n_labeled,
-               "n_rule": 0, "n_calls": int(members["n_calls"].sum()),
-               "cost_usd": members["cost_usd"].sum(min_count=len(panel.members)), **per,
-               "top_unscored_reason": "tie left open" if panel.n_ties > panel.n_ties_broken else None}
-        costs = pd.concat([costs, pd.DataFrame([row])], ignore_index=True)
-    return costs
+def _note(row: dict, counts) -> str:
+    """Why a coefficient of the row is missing (tables print it beside n/a); empty when none is."""
+    if row["n_compared"] == 0:
+        why = ", ".join(f"{int(counts[s])} {s}" for s in STATUSES[1:] if counts.get(s, 0))
+        return f"n = 0: no step compared ({why or 'no label'}); no coefficient"
+    if np.isnan(row["kappa"]):
+        return "kappa undefined: one label on every compared step (chance agreement 1); see AC1"
+    return ""
 
 
 def compare_annotations(reference: AnnotationSet, *raters: AnnotationSet, fields: list[str] | None = None,
@@ -260,17 +243,29 @@ def compare_annotations(reference: AnnotationSet, *raters: AnnotationSet, fields
                         traces: list[dict] | None = None, usage: Literal["per_call", "per_record"] = "per_call",
                         n_boot: int = 2000, seed: int | None = 0, alpha: float = 0.05,
                         **metric_options) -> AgreementResult:
-    """Agreement of each rater with the reference, per label field and overall (spec section 9).
+    """Agreement of each rater with the reference, per label field and step kind (spec section 9).
 
-    For every rater R and field f, on the steps both the reference and R labeled: n, the
-    excluded steps with the reason, raw agreement p_o, Cohen's kappa
+    For every rater R and stratum (field f, step kind), on the steps both the reference and R
+    labeled: n, the excluded steps with the reason, raw agreement p_o, Cohen's kappa
     (p_o - p_e) / (1 - p_e) with p_e = sum_k p_ref,k p_R,k, Gwet's AC1, per-label prevalence
     and the confusion matrix; 95% percentile CIs from one seeded bootstrap over whole traces
-    (the same resamples for every rater and field). Labels are normalised first
-    (``Not Grounded`` = ``NotGrounded``, ``groundness`` = ``grounding``). With two or more
-    judges their majority panel (:func:`majority_panel`; ties broken by ``tiebreaker`` or
-    left missing) is scored as a rater too; with three or more raters in all, Krippendorff's
-    alpha, Fleiss' kappa and a pairwise kappa matrix per field.
+    (the same resamples for every rater and stratum). Grounding of reasoning steps and of
+    search steps are separate strata, never one kappa; a last row per rater pools the strata
+    and is named so (``"all (pooled)"``). Labels are normalised first (``Not Grounded`` =
+    ``NotGrounded``, ``groundness`` = ``grounding``).
+
+    A judge is scored on its own decisions only: its rule-derived labels
+    (``provenance.kind == "rule"``: InitialQuery, RepeatQuery) are excluded from its rows
+    (reason ``"rule-derived"``) and scored apart as the rater ``"rule-derived"``. A judge with
+    no label of its own compared has n = 0 and no coefficient (NaN), never 1.
+
+    With two or more judges their majority panel (:func:`majority_panel`, on the judges' own
+    decisions; ties broken by ``tiebreaker`` or left open) is scored as a rater too, on every
+    step the reference labeled that a member labeled: an open tie is the response
+    ``"(unresolved tie)"``, which matches no reference label, and is counted in
+    ``n_unresolved_ties`` (a panel of two is not scored only where its judges agree). With
+    three or more raters in all, Krippendorff's alpha, Fleiss' kappa and a pairwise kappa
+    matrix per stratum.
 
     Parameters
     ----------
@@ -285,8 +280,10 @@ def compare_annotations(reference: AnnotationSet, *raters: AnnotationSet, fields
     panel : {"auto", "never"}
         ``"auto"`` forms the panel when there are two or more judges.
     traces : list of dict, optional
-        The canonical traces; when given, :func:`metric_sensitivity` is computed too, with
-        ``**metric_options``.
+        The canonical traces: they give each step's kind, and :func:`metric_sensitivity` is
+        computed too, with ``**metric_options``. Without them a step's kind is told by its
+        other labels (a step with a ``reasoning_type`` label is a reasoning step, ...); a step
+        labeled with ``grounding`` only is of kind ``"unknown"``, with a warning.
     usage : {"per_call", "per_record"}
         How label provenance records usage (see :func:`judge_costs`).
     n_boot, seed, alpha : bootstrap resamples (0 skips CIs), seed, 1 - level.
@@ -299,16 +296,21 @@ def compare_annotations(reference: AnnotationSet, *raters: AnnotationSet, fields
 
     Examples
     --------
-    >>> def rec(t, s, v, r):
-    ...     return {"trace_id": t, "step": s, "field": "grounding", "value": v, "unscored_reason": None,
+    >>> def rec(t, s, v, r, f="grounding"):
+    ...     return {"trace_id": t, "step": s, "field": f, "value": v, "unscored_reason": None,
     ...             "rater": r, "provenance": {"kind": "human"}}
     >>> human = AnnotationSet.from_records([rec("a", 0, "Grounded", "h"), rec("a", 1, "NotGrounded", "h"),
     ...                                     rec("b", 0, "Grounded", "h")])
     >>> judge = AnnotationSet.from_records([rec("a", 0, "grounded", "j"), rec("a", 1, "Not Grounded", "j")])
-    >>> res = compare_annotations(human, judge, n_boot=0)
+    >>> traces = [{"trace_id": t, "agent": "x", "steps": [{"index": 0, "kind": "reasoning"},
+    ...                                                    {"index": 1, "kind": "reasoning"}]} for t in ("a", "b")]
+    >>> import warnings
+    >>> with warnings.catch_warnings():  # the sensitivity part: no evidence labels, one agent
+    ...     warnings.simplefilter("ignore", UndefinedMetricWarning)
+    ...     res = compare_annotations(human, judge, traces=traces, n_boot=0)
     >>> row = res.summary.iloc[0]  # step 0 of trace b: labeled by the reference only
-    >>> row["field"], int(row["n_compared"]), int(row["n_reference_only"]), float(row["kappa"])
-    ('grounding', 2, 1, 1.0)
+    >>> row["field"], row["step_kind"], int(row["n_compared"]), int(row["n_reference_only"]), float(row["kappa"])
+    ('grounding', 'reasoning', 2, 1, 1.0)
     """
     check_boot(n_boot, alpha)
     if panel not in ("auto", "never"):
@@ -325,47 +327,76 @@ def compare_annotations(reference: AnnotationSet, *raters: AnnotationSet, fields
     if bad:
         raise UserInputError(f"unknown label field {bad[0]!r}; choose from: {', '.join(FIELDS)}")
     judges = {n: sets[n] for n in judge_names}
+    split = {n: split_rule_derived(s) for n, s in judges.items()}
+    decided = {n: judged for n, (judged, _) in split.items()}
+    rules = rule_rater([rule for _, rule in split.values()]) if RULE_RATER not in sets else None
+    kinds = step_kinds(traces, *sets.values())
     panel_res = None
-    compared = dict(judges)
+    compared = dict(decided)
     if tiebreaker is not None and (panel == "never" or len(judges) < 2):
         raise UserInputError("--tiebreaker needs a panel: give two or more judged raters")
     if panel == "auto" and len(judges) >= 2:
-        panel_set, panel_res = panel_annotation_set(list(judges.values()), tiebreaker=tiebreaker)
+        panel_set, panel_res = panel_annotation_set(list(decided.values()), tiebreaker=tiebreaker)
         compared[PANEL_RATER] = panel_set
+    all_strata = strata([ref, *compared.values()], list(fields), kinds)
     universe = sorted({str(t) for s in sets.values() for t in s.records["trace_id"]})
     rows, confs, prev, excl = [], {}, [], []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UndefinedMetricWarning)
         for name, s in compared.items():
-            r, c, p, e = _compare_rater(ref, s, name, fields, universe, n_boot, seed, alpha)
+            rule_keys = _keys(split[name][1]) if name in split else set().union(*(_keys(r) for _, r in
+                                                                                  split.values()))
+            ties = tie_keys(s) if name == PANEL_RATER else None
+            r, c, p, e = _compare_rater(ref, s, name, all_strata, kinds, universe, n_boot, seed, alpha,
+                                        rule_keys=rule_keys, ties=ties)
             rows += r
             confs.update(c)
             prev += p
             excl += e
-        multi = _multi(sets, fields, n_boot, seed, alpha) if len(sets) >= 3 else _multi({}, [], 0, seed, alpha)
-        pairwise = {f: _pairwise(_wide({**sets, **({PANEL_RATER: compared[PANEL_RATER]} if panel_res else {})}, f),
-                                 list(field_labels(f))) for f in fields} if len(sets) >= 3 else {}
+        if rules is not None:
+            rule_strata = [(f, k) for f, k in all_strata if f in set(rules.records["field"])]
+            r, c, p, e = _compare_rater(ref, rules, RULE_RATER, rule_strata, kinds, universe, n_boot, seed, alpha)
+            rows, prev, excl = rows + r, prev + p, excl + e
+            confs.update(c)
+        multi_sets = {ref_name: ref, **decided}
+        many = len(multi_sets) >= 3
+        multi = multi_rater_table(multi_sets, all_strata if many else [], kinds, n_boot, seed, alpha)
+        with_panel = {**multi_sets, **({PANEL_RATER: compared[PANEL_RATER]} if panel_res else {})}
+        pairwise = {(f, k): pairwise_kappa(wide_labels(with_panel, f, k, kinds), list(field_labels(f)))
+                    for f, k in all_strata} if many else {}
     msgs = list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, UndefinedMetricWarning)))
+    unknown = [stratum_label(f, k) for f, k in all_strata if k == UNKNOWN_KIND]
+    if unknown:
+        msgs.append(f"step kind unknown for {', '.join(unknown)}: these steps are in no trace given and carry no "
+                    "label that tells their kind; pass the traces to separate reasoning and search steps")
     undefined = [r for r in rows if np.isnan(r["kappa"])]
     if undefined:
         msgs.append("Cohen's kappa is undefined (no compared item, or one label on every item: p_e = 1) for "
-                    + ", ".join(f"{r['rater']}/{r['field']}" for r in undefined) + "; see AC1")
+                    + ", ".join(f"{r['rater']}/{stratum_label(r['field'], r['step_kind'])}" for r in undefined)
+                    + "; see AC1 and n")
     for m in dict.fromkeys(msgs):
         warnings.warn(m, UndefinedMetricWarning, stacklevel=2)
     sensitivity = None
     if traces is not None:
         from ._sensitivity import metric_sensitivity
 
-        sensitivity = metric_sensitivity(traces, ref, *compared.values(), n_boot=n_boot, seed=seed, alpha=alpha,
+        judged_sets = [*judges.values(), *([compared[PANEL_RATER]] if panel_res else [])]
+        sensitivity = metric_sensitivity(traces, ref, *judged_sets, n_boot=n_boot, seed=seed, alpha=alpha,
                                          **metric_options)
     elif metric_options:
         raise UserInputError(f"metric options ({', '.join(metric_options)}) need traces=")
     return AgreementResult(
-        reference=ref_name, raters=list(compared), fields=list(fields),
+        reference=ref_name, raters=[*compared, *([RULE_RATER] if rules is not None else [])], fields=list(fields),
         summary=pd.DataFrame(rows, columns=SUMMARY_COLUMNS), confusion=confs,
-        prevalence=pd.DataFrame(prev, columns=["rater", "field", "label", "reference_share", "rater_share", "pooled"]),
-        exclusions=pd.DataFrame(excl, columns=["rater", "field", "reason", "n"]), multi_rater=multi,
-        pairwise=pairwise, panel=panel_res, costs=_costs(judges, panel_res, usage), sensitivity=sensitivity,
+        prevalence=pd.DataFrame(prev, columns=["rater", "field", "step_kind", "label", "reference_share",
+                                               "rater_share", "pooled"]),
+        exclusions=pd.DataFrame(excl, columns=["rater", "field", "step_kind", "reason", "n"]), multi_rater=multi,
+        pairwise=pairwise, panel=panel_res, costs=costs_with_panel(judges, panel_res, usage), sensitivity=sensitivity,
         options={"fields": list(fields), "tiebreaker": tiebreaker, "panel": panel, "usage": usage, "n_boot": n_boot,
                  "seed": seed, "alpha": alpha, **metric_options},
-        warnings=msgs)
+        warnings=msgs, strata=all_strata)
+
+
+def _keys(labels: AnnotationSet) -> set[tuple[str, int, str]]:
+    r = labels.records
+    return {(str(t), int(s), f) for t, s, f in zip(r["trace_id"], r["step"], r["field"])}

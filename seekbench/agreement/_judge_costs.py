@@ -12,6 +12,7 @@ import pandas as pd
 
 from .._errors import UserInputError
 from ..labels import AnnotationSet
+from ._panel import PANEL_RATER, PanelResult
 
 Usage = Literal["per_call", "per_record"]
 _USAGE = ("per_call", "per_record")
@@ -137,3 +138,19 @@ def pareto_front(cost: Sequence[float], score: Sequence[float]) -> np.ndarray:
         others = ok & (c <= c[i]) & (s >= s[i]) & ((c < c[i]) | (s > s[i]))
         front[i] = not others.any()
     return front
+
+
+def costs_with_panel(judges: dict[str, AnnotationSet], panel: PanelResult | None, usage: str) -> pd.DataFrame:
+    """:func:`judge_costs` of the judges, and a row for their panel (its cost is its members' sum)."""
+    recs = pd.concat([s.records for s in judges.values()], ignore_index=True) if judges else None
+    costs = judge_costs(AnnotationSet(recs), usage=usage) if recs is not None and len(recs) else pd.DataFrame()
+    if panel is not None and len(costs):
+        members = costs[costs["rater"].isin(panel.members)]
+        per = {c: members[c].sum(min_count=len(panel.members)) for c in costs.columns if c.endswith("_per_trace")}
+        row = {"rater": PANEL_RATER, "kind": "panel", "n_traces": int(members["n_traces"].max()),
+               "n_records": panel.n_items, "n_labeled": panel.n_labeled, "n_unscored": panel.n_items - panel.n_labeled,
+               "n_rule": 0, "n_calls": int(members["n_calls"].sum()),
+               "cost_usd": members["cost_usd"].sum(min_count=len(panel.members)), **per,
+               "top_unscored_reason": "tie left open" if panel.n_ties > panel.n_ties_broken else None}
+        costs = pd.concat([costs, pd.DataFrame([row])], ignore_index=True)
+    return costs

@@ -13,6 +13,9 @@ from ._pairs import is_missing
 
 #: The rater name of the panel in comparisons and reports.
 PANEL_RATER = "panel:majority"
+#: The panel's response where a tie stayed open: scored, and never equal to a reference label.
+TIE_LABEL = "(unresolved tie)"
+_TIE_REASON = "tie between "
 
 
 @dataclass
@@ -113,7 +116,7 @@ def majority_panel(ratings: pd.DataFrame, *, tiebreaker: str | None = None) -> P
         else:
             labels.append(None)
             why = "no tiebreaker" if tiebreaker is None else f"tiebreaker {tiebreaker} did not vote for one of them"
-            reasons.append(f"tie between {' and '.join(sorted(map(str, tied)))} ({why})")
+            reasons.append(f"{_TIE_REASON}{' and '.join(sorted(map(str, tied)))} ({why})")
     lab = pd.Series(labels, index=ratings.index, dtype=object, name="panel")
     return PanelResult(labels=lab, reasons=pd.Series(reasons, index=ratings.index, dtype=object, name="reason"),
                        members=members, tiebreaker=tiebreaker, n_items=len(ratings),
@@ -158,3 +161,10 @@ def panel_annotation_set(members: list[AnnotationSet], *, tiebreaker: str | None
              "provenance": prov}
             for (t, s, f), v, why in zip(wide.index, result.labels, result.reasons)]
     return AnnotationSet.from_records(recs, name=rater), result
+
+
+def tie_keys(panel: AnnotationSet) -> set[tuple[str, int, str]]:
+    """The (trace id, step, field) items where the panel's tie stayed open (no tiebreaker label)."""
+    r = panel.records
+    tie = r["value"].isna() & r["unscored_reason"].astype(str).str.startswith(_TIE_REASON)
+    return {(str(t), int(s), f) for t, s, f in zip(r.loc[tie, "trace_id"], r.loc[tie, "step"], r.loc[tie, "field"])}

@@ -61,7 +61,8 @@ class SensitivityResult:
         = judged - reference with its paired bootstrap CI ``lower, upper``, ``n_traces``.
     rankings : DataFrame
         One row per (rater, metric): Kendall's tau between the agents' reference and judged
-        values, its p-value, ``n_agents`` and ``same_ranking`` (identical order, ties included).
+        values, its p-value, ``n_agents``, ``same_ranking`` (identical order, ties included; None when
+        fewer than two agents have values) and ``note`` (why a value is missing, else empty).
     summaries : dict
         The :class:`~seekbench.metrics._summary.MetricsSummary` of each label source.
     """
@@ -277,7 +278,10 @@ def _rankings(table: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[str, str]]]
                          .to_numpy()).all())
         else:
             undefined.append((rater, metric))
+        note = "" if same is not None else (f"n/a: {len(ok)} agent(s) with a value under both label sets; "
+                                            "a ranking needs two")
         rows.append({"rater": rater, "metric": metric, "kendall_tau": tau, "p_value": p, "n_agents": len(ok),
-                     "same_ranking": same})
-    frame = pd.DataFrame(rows, columns=["rater", "metric", "kendall_tau", "p_value", "n_agents", "same_ranking"])
+                     "same_ranking": same, "note": note})
+    frame = pd.DataFrame(rows, columns=["rater", "metric", "kendall_tau", "p_value", "n_agents", "same_ranking",
+                                        "note"])
     return frame, undefined

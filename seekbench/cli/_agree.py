@@ -13,11 +13,15 @@ from ._inputs import add_input_arguments, report_skipped
 from ._metrics import add_metric_options
 
 DESCRIPTION = """\
-Compare judged step labels with reference (human) labels, per label field and overall:
-steps compared and excluded (labeled by one side only, unscored), raw agreement, Cohen's
-kappa and Gwet's AC1 with 95% bootstrap CIs over whole traces, label prevalence and the
-confusion matrix. With two or more judges: their majority panel (ties broken by
---tiebreaker, else left missing) scored as a rater, Krippendorff's alpha, Fleiss' kappa and
+Compare judged step labels with reference (human) labels, per label field and step kind
+(grounding of reasoning steps and of search steps are scored apart), then one row per rater
+pooling them, named "all (pooled)": steps compared and excluded (labeled by one side only,
+unscored, rule-derived), raw agreement, Cohen's kappa and Gwet's AC1 with 95% bootstrap CIs
+over whole traces, label prevalence and the confusion matrix. Labels a judge derived by rule
+(InitialQuery, RepeatQuery) are not its own decisions: they are scored apart, as the rater
+"rule-derived". A rater with nothing compared shows n = 0 and no coefficient. With two or
+more judges: their majority panel (ties broken by --tiebreaker, else left open and scored as
+a miss, "(unresolved tie)") scored as a rater, Krippendorff's alpha, Fleiss' kappa and
 pairwise kappas. Per judge: cost, latency and tokens per trace from label provenance, and the
 unscored count. Then RQI, CE and ERF at turn 8 per agent from each rater's labels against the
 reference's, with the difference's CI and Kendall's tau of the agent rankings.
@@ -145,31 +149,44 @@ def _grid(cols: list[str], rows: list[list[str]]) -> str:
     return "\n".join([line(cols), line(["-" * w for w in widths]), *(line(r) for r in rows)])
 
 
+def _same(value, note: str) -> str:
+    """The "same ranking" cell: yes/no, or n/a with the reason (never ``None``)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return note or "n/a"
+    return "yes" if value else "no"
+
+
 def format_result(result) -> str:
-    """The agreement tables as fixed-width text."""
+    """The agreement tables as fixed-width text (n/a always with its reason, never None or nan)."""
     s = result.summary
     out = [f"reference: {result.reference}   raters: {', '.join(result.raters)}", ""]
-    out.append(_grid(["rater", "field", "n", "excluded", "agreement", "kappa [95% CI]", "AC1 [95% CI]"],
-                     [[r.rater, r.field, str(r.n_compared), str(r.n_excluded), _f(r.raw_agreement),
-                       _ci(r.kappa, r.kappa_lower, r.kappa_upper), _ci(r.ac1, r.ac1_lower, r.ac1_upper)]
+    out.append(_grid(["rater", "field", "steps", "n", "excluded", "agreement", "kappa [95% CI]", "AC1 [95% CI]",
+                      "note"],
+                     [[r.rater, r.field, r.step_kind, str(r.n_compared), str(r.n_excluded), _f(r.raw_agreement),
+                       _ci(r.kappa, r.kappa_lower, r.kappa_upper), _ci(r.ac1, r.ac1_lower, r.ac1_upper), r.note]
                       for r in s.itertuples()]))
+    out.append('"all (pooled)" pools the (field, steps) rows above it, each with its own chance agreement.')
     if len(result.exclusions):
-        out += ["", "excluded: " + "; ".join(f"{e.rater}/{e.field}: {e.n} {e.reason}"
+        out += ["", "excluded: " + "; ".join(f"{e.rater}/{e.field} ({e.step_kind}): {e.n} {e.reason}"
                                              for e in result.exclusions.itertuples())]
     if len(result.multi_rater):
-        out += ["", _grid(["field", "raters", "Krippendorff alpha [95% CI]", "Fleiss kappa [95% CI]", "items (all)"],
-                          [[m.field, str(m.n_raters), _ci(m.alpha, m.alpha_lower, m.alpha_upper),
+        out += ["", _grid(["field", "steps", "raters", "Krippendorff alpha [95% CI]", "Fleiss kappa [95% CI]",
+                           "items (all)"],
+                          [[m.field, m.step_kind, str(m.n_raters), _ci(m.alpha, m.alpha_lower, m.alpha_upper),
                             _ci(m.fleiss_kappa, m.fleiss_lower, m.fleiss_upper), str(m.fleiss_n_items)]
                            for m in result.multi_rater.itertuples()])]
     if result.panel is not None:
         p = result.panel
+        open_ties = p.n_ties - p.n_ties_broken
         out += ["", (f"panel {', '.join(p.members)} (tiebreaker: {p.tiebreaker or 'none'}): {p.n_ties} ties, "
-                     f"{p.n_ties_broken} broken, {p.n_ties - p.n_ties_broken} left missing")]
+                     f"{p.n_ties_broken} broken, {open_ties} left open (scored as misses where the reference "
+                     "labeled the step)")]
     if len(result.costs):
         out += ["", _grid(["rater", "traces", "unscored", "cost/trace $", "latency/trace s", "tokens/trace"],
                           [[c.rater, str(c.n_traces), str(c.n_unscored), _f(c.cost_per_trace, 5),
                             _f(c.latency_s_per_trace, 2), _f(c.tokens_per_trace, 0)]
                            for c in result.costs.itertuples()])]
+        out.append("n/a in cost, latency or tokens: not recorded in the label provenance")
     sens = result.sensitivity
     if sens is not None:
         out += ["", "metric sensitivity (judged - reference, per agent):",
@@ -178,9 +195,12 @@ def format_result(result) -> str:
                         _ci(t.difference, t.lower, t.upper)] for t in sens.table.itertuples()]),
                 "", _grid(["rater", "metric", "Kendall tau", "p", "agents", "same ranking"],
                           [[k.rater, k.metric, _f(k.kendall_tau), _f(k.p_value), str(k.n_agents),
-                            str(k.same_ranking)] for k in sens.rankings.itertuples()])]
+                            _same(k.same_ranking, k.note)] for k in sens.rankings.itertuples()])]
+        if sens.table[["reference", "judged"]].isna().any().any():
+            out.append("n/a in reference or judged: the label source lacks the labels the metric needs (see notes)")
     if result.warnings or (sens is not None and sens.warnings):
-        out += ["", *("note: " + w for w in [*result.warnings, *(sens.warnings if sens is not None else [])])]
+        notes = [*result.warnings, *(sens.warnings if sens is not None else [])]
+        out += ["", *("note: " + w.replace("; returning NaN", "") for w in dict.fromkeys(notes))]
     out.append(f"\noptions: n_boot={result.options['n_boot']}, seed={result.options['seed']}, "
                f"usage={result.options['usage']}")
     return "\n".join(out)

@@ -26,7 +26,7 @@ def plot_confusion_matrix(confusion: pd.DataFrame, *, ax=None, title: str | None
     Parameters
     ----------
     confusion : DataFrame
-        Counts, as in ``AgreementResult.confusion[(rater, field)]``; the index and column
+        Counts, as in ``AgreementResult.confusion[(rater, field, step_kind)]``; the index and column
         names label the axes.
     ax : matplotlib Axes, optional
     title : str, optional
@@ -60,7 +60,7 @@ def plot_confusion_matrix(confusion: pd.DataFrame, *, ax=None, title: str | None
     return ax
 
 
-def plot_kappa_cost(summary: pd.DataFrame, costs: pd.DataFrame, *, field: str = "overall",
+def plot_kappa_cost(summary: pd.DataFrame, costs: pd.DataFrame, *, field: str = "all (pooled)",
                     score: str = "kappa", ax=None):
     """Each judge's agreement with the reference against its cost per trace, with the Pareto front.
 
@@ -73,7 +73,9 @@ def plot_kappa_cost(summary: pd.DataFrame, costs: pd.DataFrame, *, field: str = 
         ``AgreementResult.summary`` (columns ``rater, field, <score>, <score>_lower, <score>_upper``).
     costs : DataFrame
         ``AgreementResult.costs`` (columns ``rater, cost_per_trace``).
-    field : str, default "overall"
+    field : str, default "all (pooled)"
+        The summary rows plotted (the pooled row of each judge; raters without a cost row, such
+        as the rule-derived labels, are left out).
     score : {"kappa", "ac1"}
     ax : matplotlib Axes, optional
 
@@ -84,7 +86,7 @@ def plot_kappa_cost(summary: pd.DataFrame, costs: pd.DataFrame, *, field: str = 
     from ..agreement._judge_costs import pareto_front
 
     ax = _axes(ax, figsize=(5.6, 3.8))
-    rows = summary[summary["field"] == field].merge(costs[["rater", "cost_per_trace"]], on="rater", how="left")
+    rows = summary[summary["field"] == field].merge(costs[["rater", "cost_per_trace"]], on="rater", how="inner")
     cost = rows["cost_per_trace"].to_numpy(dtype=float)
     val = rows[score].to_numpy(dtype=float)
     lo = rows[f"{score}_lower"].to_numpy(dtype=float)

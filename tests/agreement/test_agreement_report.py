@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 
+from seekbench import UndefinedMetricWarning
 from seekbench.agreement import compare_annotations
 from seekbench.labels import AnnotationSet
 
@@ -30,10 +33,18 @@ def _sets():
     return make(human, "human", None), make(j1, "j1", 0.01), make(j2, "j2", 0.002)
 
 
+#: Steps 0-1 of every trace are reasoning steps, 2-3 search steps: two grounding strata.
+TRACES = [{"trace_id": f"t{t}", "agent": "ab"[t % 2], "steps": [
+    {"index": s, "kind": "reasoning" if s < 2 else "search", **({"query": "q"} if s >= 2 else {})}
+    for s in range(4)]} for t in range(12)]
+
+
 @pytest.fixture(scope="module")
 def result():
     human, j1, j2 = _sets()
-    return compare_annotations(human, j1, j2, tiebreaker="j1", n_boot=50, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)  # sensitivity: no evidence labels here
+        return compare_annotations(human, j1, j2, tiebreaker="j1", traces=TRACES, n_boot=50, seed=0)
 
 
 def test_plots_return_axes(result):
@@ -44,10 +55,10 @@ def test_plots_return_axes(result):
 
     from seekbench.report._agreement_plots import plot_confusion_matrix, plot_kappa_cost
 
-    ax = plot_confusion_matrix(result.confusion[("j1", "grounding")])
+    conf = result.confusion[("j1", "grounding", "reasoning")]
+    ax = plot_confusion_matrix(conf)
     assert ax.get_ylabel() == "human" and ax.get_xlabel() == "j1"
-    assert sorted(t.get_text() for t in ax.texts) == sorted(str(v) for v in
-                                                            result.confusion[("j1", "grounding")].to_numpy().ravel())
+    assert sorted(t.get_text() for t in ax.texts) == sorted(str(v) for v in conf.to_numpy().ravel())
     ax2 = plot_kappa_cost(result.summary, result.costs)
     assert ax2.get_xlabel() == "cost per trace (USD)"
     assert any("Pareto" in t.get_text() for t in ax2.get_legend().get_texts())
@@ -60,10 +71,14 @@ def test_write_agreement_report(tmp_path, result):
     files = write_agreement_report(result, tmp_path / "out")
     page = files.html.read_text()
     assert page.startswith("<!doctype html>") and "<script" not in page
-    assert page.count("data:image/png;base64,") == len(files.figures) == 2  # grounding confusion, kappa vs cost
+    # Grounding of reasoning steps and of search steps: two confusion figures, then kappa vs cost.
+    assert page.count("data:image/png;base64,") == len(files.figures) == 3
+    assert "grounding (reasoning)" in page and "grounding (search)" in page and "all (pooled)" in page
     assert "Majority panel" in page and "What each judge cost" in page
+    assert ">None<" not in page and ">nan<" not in page
     table = pd.read_csv(tmp_path / "out" / "tables" / "agreement.csv")
     assert set(table["rater"]) == {"j1", "j2", "panel:majority"}
+    assert set(table["step_kind"]) == {"reasoning", "search", "all"}
     conf = pd.read_csv(tmp_path / "out" / "tables" / "agreement_confusion.csv")
     j1 = conf[(conf["rater"] == "j1") & (conf["field"] == "grounding")]
-    assert j1["n"].sum() == 48
+    assert j1["n"].sum() == 48 and j1.groupby("step_kind")["n"].sum().to_dict() == {"reasoning": 24, "search": 24}

@@ -99,17 +99,17 @@ def test_field_rows_match_two_rater_functions_and_overall_is_field_stratified():
         for f in ("grounding", "reasoning_type"):
             assert rows.loc[f, "kappa"] == pytest.approx(cohen_kappa_score(hw[f].tolist(), jw[f].tolist()), abs=1e-12)
             assert rows.loc[f, "kappa_lower"] <= rows.loc[f, "kappa"] <= rows.loc[f, "kappa_upper"]
-            conf = res.confusion[(f"judge{j}", f)].to_numpy(dtype=float)
+            conf = res.confusion[(f"judge{j}", f, "reasoning")].to_numpy(dtype=float)
             n = conf.sum()
             po_sum += np.trace(conf)
             pe_sum += (conf.sum(1) * conf.sum(0)).sum() / n
             n_sum += n
         # Overall: p_o and p_e pooled over fields with weights n_f, p_e within field.
         po, pe = po_sum / n_sum, pe_sum / n_sum
-        assert rows.loc["overall", "kappa"] == pytest.approx((po - pe) / (1 - pe), abs=1e-12)
-        assert rows.loc["overall", "raw_agreement"] == pytest.approx(po, abs=1e-12)
+        assert rows.loc["all (pooled)", "kappa"] == pytest.approx((po - pe) / (1 - pe), abs=1e-12)
+        assert rows.loc["all (pooled)", "raw_agreement"] == pytest.approx(po, abs=1e-12)
     # The worse judge (more flips) agrees less.
-    ov = res.summary[res.summary["field"] == "overall"].set_index("rater")["kappa"]
+    ov = res.summary[res.summary["field"] == "all (pooled)"].set_index("rater")["kappa"]
     assert ov["judge0"] > ov["judge1"] > ov["judge2"]
     # Same seed, same intervals.
     again = compare_annotations(human, *judges, n_boot=200, seed=4)
@@ -127,12 +127,12 @@ def test_multi_rater_statistics_and_pairwise_matrix():
         m = res.multi_rater.set_index("field").loc[f]
         assert m["alpha"] == pytest.approx(krippendorff_alpha_score(wide), abs=1e-12)
         assert m["fleiss_kappa"] == pytest.approx(fleiss_kappa_score(wide), abs=1e-12)
-        pw = res.pairwise[f]
+        pw = res.pairwise[(f, "reasoning")]
         assert pw.loc["judge0", "judge1"] == pytest.approx(cohen_kappa_score(wide[1].tolist(), wide[2].tolist()))
         assert pw.loc["judge1", "judge0"] == pw.loc["judge0", "judge1"]
         assert pw.loc["human", "human"] == 1.0
     # The panel of three judges is scored like any rater and beats the worst judge.
-    ov = res.summary[res.summary["field"] == "overall"].set_index("rater")["kappa"]
+    ov = res.summary[res.summary["field"] == "all (pooled)"].set_index("rater")["kappa"]
     assert ov[PANEL_RATER] > ov["judge2"]
 
 

@@ -69,6 +69,11 @@ def test_identical_labels_move_nothing(study):
     assert rk.loc[("copy", "rqi"), "kendall_tau"] == pytest.approx(1.0)
     assert bool(rk.loc[("copy", "rqi"), "same_ranking"])
     s = res.summary[res.summary["rater"] == "copy"]
+    assert (s["raw_agreement"] == 1.0).all() and (s["ac1"] == 1.0).all()
+    # Humans labeled every search step Grounded: kappa is undefined there (p_e = 1), and only there.
+    one_class = (s["field"] == "grounding") & (s["step_kind"] == "search")
+    assert s.loc[one_class, "kappa"].isna().all() and one_class.sum() == 1
+    s = s[~one_class]
     assert (s["kappa"] == 1.0).all() and (s["kappa_lower"] == 1.0).all() and (s["kappa_upper"] == 1.0).all()
 
 
@@ -81,8 +86,8 @@ def test_flipping_every_grounding_label_mirrors_rqi(study):
     np.testing.assert_allclose(r["difference"], 1 - 2 * r["reference"], atol=1e-12)
     rk = res.sensitivity.rankings.set_index(["rater", "metric"])
     assert rk.loc[("flip_all", "rqi"), "kendall_tau"] == pytest.approx(-1.0)
-    g = res.summary[(res.summary["rater"] == "flip_all") & (res.summary["field"] == "grounding")].iloc[0]
-    assert g["raw_agreement"] == 0.0
+    g = res.summary[(res.summary["rater"] == "flip_all") & (res.summary["field"] == "grounding")]
+    assert set(g["step_kind"]) == {"reasoning", "search"} and (g["raw_agreement"] == 0.0).all()
 
 
 def test_flipping_a_known_share_moves_rqi_by_the_expected_amount(study, shared_traces):
@@ -118,10 +123,13 @@ def test_flipping_a_known_share_moves_rqi_by_the_expected_amount(study, shared_t
     for metric in ("ce", "erf@8"):
         r = _rows(res, "flip30", metric)
         assert (r["difference"] == 0).all() and (r["lower"] == 0).all() and (r["upper"] == 0).all()
-    # Agreement on the corrupted field: exactly k of the N grounding labels disagree.
-    g = res.summary[(res.summary["rater"] == "flip30") & (res.summary["field"] == "grounding")].iloc[0]
-    assert g["raw_agreement"] == pytest.approx(1 - p, abs=1e-12)
-    other = res.summary[(res.summary["rater"] == "flip30") & ~res.summary["field"].isin(["grounding", "overall"])]
+    # Agreement on the corrupted field: exactly k of the N grounding labels disagree, over the two
+    # strata (reasoning and search steps, scored apart).
+    g = res.summary[(res.summary["rater"] == "flip30") & (res.summary["field"] == "grounding")]
+    assert int(g["n_compared"].sum()) == n_labels
+    assert float((g["n_compared"] * (1 - g["raw_agreement"])).sum()) == pytest.approx(len(chosen), abs=1e-9)
+    other = res.summary[(res.summary["rater"] == "flip30")
+                        & ~res.summary["field"].isin(["grounding", "all (pooled)"])]
     assert (other["kappa"] == 1.0).all()
 
 

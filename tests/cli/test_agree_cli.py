@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -57,13 +58,14 @@ def test_agree_table_and_json(tmp_path, cli):
               "--n-boot", "50", "--json")
     assert res.code == 0, res
     out = json.loads(res.out)
-    rows = {(r["rater"], r["field"]): r for r in out["summary"]}
-    # 12 grounding labels; judge1 flips one: agreement 11/12.
-    assert rows[("judge1", "grounding")]["n_compared"] == 12
-    assert rows[("judge1", "grounding")]["raw_agreement"] == pytest.approx(11 / 12)
-    assert rows[("judge2", "grounding")]["raw_agreement"] == pytest.approx(10 / 12)
+    rows = {(r["rater"], r["field"], r["step_kind"]): r for r in out["summary"]}
+    # 12 grounding labels, all on reasoning steps; judge1 flips one: agreement 11/12.
+    assert rows[("judge1", "grounding", "reasoning")]["n_compared"] == 12
+    assert rows[("judge1", "grounding", "reasoning")]["raw_agreement"] == pytest.approx(11 / 12)
+    assert rows[("judge2", "grounding", "reasoning")]["raw_agreement"] == pytest.approx(10 / 12)
     # Panel of two judges: they disagree on (t1, 3) only; the tiebreaker judge1 decides it.
-    assert rows[("panel:majority", "grounding")]["raw_agreement"] == pytest.approx(11 / 12)
+    assert rows[("panel:majority", "grounding", "reasoning")]["raw_agreement"] == pytest.approx(11 / 12)
+    assert rows[("panel:majority", "grounding", "reasoning")]["n_unresolved_ties"] == 0
     costs = {c["rater"]: c for c in out["costs"]}
     assert costs["judge1"]["cost_per_trace"] == pytest.approx(0.004)
     assert costs["panel:majority"]["cost_per_trace"] == pytest.approx(0.005)
@@ -96,9 +98,12 @@ def test_agree_on_shared_data_with_a_corrupted_copy(tmp_path, cli, shared_data, 
     res = cli("agree", shared_data, "--reference", "inline", "--rater", path, "--n-boot", "100", "--json")
     assert res.code == 0, res
     out = json.loads(res.out)
-    g = next(r for r in out["summary"] if r["field"] == "grounding")
-    assert g["raw_agreement"] == pytest.approx(1 - len(chosen) / len(idx))
-    assert g["kappa_lower"] < g["kappa"] < g["kappa_upper"]
+    # Grounding of reasoning and of search steps are two rows; together they hold every flipped label.
+    g = [r for r in out["summary"] if r["field"] == "grounding"]
+    assert [r["step_kind"] for r in g] == ["reasoning", "search"]
+    assert sum(r["n_compared"] for r in g) == len(idx)
+    assert sum(r["n_compared"] * (1 - r["raw_agreement"]) for r in g) == pytest.approx(len(chosen))
+    assert g[0]["kappa_lower"] < g[0]["kappa"] < g[0]["kappa_upper"]
     ce = [r for r in out["sensitivity"]["table"] if r["metric"] == "ce"]
     assert len(ce) == 5 and all(r["difference"] == 0 for r in ce)
 
@@ -134,3 +139,30 @@ def test_agree_user_errors(tmp_path, cli):
         {k: v for k, v in s.items() if k != "labels"} for s in TRACE["steps"]]}) + "\n" for i in range(2)))
     line = _one_error_line(cli("agree", bare, "--reference", "inline", "--rater", j1))
     assert "no inline labels" in line
+
+
+def test_agree_dead_judge_shows_n_0_and_never_none(tmp_path, cli):
+    """A judge whose every call failed keeps only rule-derived labels. The old table showed it
+    with overall agreement 1.000, AC1 1.000 [1.00, 1.00] (the rule's labels, right by
+    construction) and `None` under "same ranking"; now its rows say n = 0 with no coefficient,
+    the rule is a rater of its own, and every n/a carries its reason."""
+    tr = _traces(tmp_path)
+    j1 = _judge_file(tmp_path, tr, "judge1", flip_steps={("t0", 0)})
+    recs = [json.loads(line) for line in _judge_file(tmp_path, tr, "dead").read_text().splitlines()]
+    dead = [dict(r, value=None, unscored_reason="connection refused") for r in recs]
+    dead.append({**recs[0], "step": 1, "field": "search_type", "value": "InitialQuery",
+                 "provenance": {"kind": "rule", "judge": "dead", "rule": "first_search"}})
+    (tmp_path / "dead.jsonl").write_text("".join(json.dumps(r) + "\n" for r in dead))
+    res = cli("agree", tr, "--reference", "inline", "--rater", j1, "--rater", tmp_path / "dead.jsonl",
+              "--n-boot", "30")
+    assert res.code == 0, res
+    assert not re.search(r"\b(None|nan|NaN)\b", res.out)
+    table = res.out.split("\n\n")[1]  # the agreement table
+    dead_rows = [ln for ln in table.splitlines() if ln.startswith("dead ")]
+    assert len(dead_rows) == 4 and all("n = 0: no step compared" in ln for ln in dead_rows)
+    assert any(ln.startswith("rule-derived ") for ln in res.out.splitlines())
+    assert "a ranking needs two" in res.out  # "same ranking" of the dead judge: n/a with the reason
+    out = json.loads(cli("agree", tr, "--reference", "inline", "--rater", j1, "--rater", tmp_path / "dead.jsonl",
+                         "--n-boot", "30", "--json").out)
+    pooled = next(r for r in out["summary"] if r["rater"] == "dead" and r["field"] == "all (pooled)")
+    assert pooled["n_compared"] == 0 and pooled["ac1"] is None and pooled["raw_agreement"] is None
