@@ -117,7 +117,10 @@ def run_evaluate(args: argparse.Namespace) -> int:
     print(f"offline judges vs {meta['reference']}: {meta['n_traces']} traces, {meta['n_questions']} questions")
     print(_table(columns))
     print("kappa: Cohen's kappa on steps both sides labeled (n); unsc.: human-labeled steps the judge left "
-          "unscored; n/a: undefined (one class only).")
+          "unscored; rule-derived: the InitialQuery/RepeatQuery labels set by rule, not by the judge.")
+    for name, t in columns.items():  # every n/a with its reason
+        for r in t[t["note"] != ""].itertuples():
+            print(f"n/a: {name}, {r.row}: {r.note}")
     return 0
 
 

@@ -2,10 +2,12 @@
 
 Agreement is computed per label field and step kind on the steps both sides
 labeled: n, accuracy (raw agreement) and Cohen's kappa (scikit-learn's
-``cohen_kappa_score``). Steps the human labeled but the judge left unscored
-are counted, not compared. ``search_type`` is reported twice: over all
-searches, and over the searches the judge decided itself (leaving out the
-rule-derived InitialQuery / RepeatQuery).
+``cohen_kappa_score``). Grounding of reasoning steps and of search steps are
+separate rows, never one number. Steps the human labeled but the judge left
+unscored are counted, not compared. A judge is scored on its own decisions
+only: the rule-derived InitialQuery / RepeatQuery labels (``provenance.kind ==
+"rule"``) are left out of its ``search_type`` row and reported in a row of
+their own, as the rule's. Every row says why a number is undefined (``note``).
 
 The learned judge is measured out of fold: traces are split with scikit-learn's
 ``GroupKFold`` on the question (traces sharing a question id or a normalised
@@ -31,18 +33,19 @@ from ._context import trace_views
 from ._judge import OfflineJudge
 from ._learned import LearnedJudge, fit_learned_model
 
-#: Report rows: (row name, field, step kind, judge-decided only).
-ROWS: tuple[tuple[str, str, str, bool], ...] = (
-    ("reasoning_type", "reasoning_type", "reasoning", False),
-    ("grounding (reasoning)", "grounding", "reasoning", False),
-    ("grounding (search)", "grounding", "search", False),
-    ("search_type", "search_type", "search", False),
-    ("search_type (judge-decided)", "search_type", "search", True),
-    ("clarity", "clarity", "search_result", False),
-    ("sufficiency", "sufficiency", "search_result", False),
+#: Report rows: (row name, field, step kind, whose labels: the judge's own or the rule-derived ones).
+ROWS: tuple[tuple[str, str, str, str], ...] = (
+    ("reasoning_type", "reasoning_type", "reasoning", "judge"),
+    ("grounding (reasoning)", "grounding", "reasoning", "judge"),
+    ("grounding (search)", "grounding", "search", "judge"),
+    ("search_type (judge-decided)", "search_type", "search", "judge"),
+    ("search_type (rule-derived)", "search_type", "search", "rule"),
+    ("clarity", "clarity", "search_result", "judge"),
+    ("sufficiency", "sufficiency", "search_result", "judge"),
 )
 
-AGREEMENT_COLUMNS = ["row", "field", "kind", "n", "accuracy", "kappa", "n_unscored", "n_no_reference", "classes"]
+AGREEMENT_COLUMNS = ["row", "field", "kind", "n", "accuracy", "kappa", "n_unscored", "n_no_reference", "classes",
+                     "note"]
 
 
 def kappa_score(reference: list[str], judged: list[str]) -> float:
@@ -80,14 +83,14 @@ def agreement_table(traces: list[dict], records: list[dict], reference: LabelMap
     """
     kinds = {(tr["trace_id"], int(st["index"])): st["kind"] for tr in traces for st in tr.get("steps") or ()}
     rows = []
-    for row, fname, kind, judged_only in ROWS:
+    for row, fname, kind, source in ROWS:
         ref_vals, got_vals = [], []
         n_unscored = n_no_ref = 0
         for rec in records:
             key = (rec["trace_id"], int(rec["step"]), rec["field"])
             if rec["field"] != fname or kinds.get(key[:2]) != kind:
                 continue
-            if judged_only and (rec.get("provenance") or {}).get("kind") == "rule":
+            if ((rec.get("provenance") or {}).get("kind") == "rule") != (source == "rule"):
                 continue
             ref = reference.get(key)
             if ref is None:
@@ -100,10 +103,21 @@ def agreement_table(traces: list[dict], records: list[dict], reference: LabelMap
             got_vals.append(rec["value"])
         n = len(ref_vals)
         acc = float(np.mean(np.asarray(ref_vals) == np.asarray(got_vals))) if n else math.nan
+        classes = sorted(set(ref_vals) | set(got_vals))
         rows.append({"row": row, "field": fname, "kind": kind, "n": n, "accuracy": acc,
                      "kappa": kappa_score(ref_vals, got_vals), "n_unscored": n_unscored,
-                     "n_no_reference": n_no_ref, "classes": sorted(set(ref_vals) | set(got_vals))})
+                     "n_no_reference": n_no_ref, "classes": classes, "note": _note(n, n_unscored, classes)})
     return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
+
+
+def _note(n: int, n_unscored: int, classes: list) -> str:
+    """Why accuracy or kappa is undefined in a row (empty when both are defined)."""
+    if n == 0:
+        return f"n = 0: no step compared ({n_unscored} unscored by the judge)" if n_unscored else \
+            "n = 0: no step labeled by both"
+    if len(classes) < 2:
+        return "kappa undefined: one class only"
+    return ""
 
 
 def evaluate_judge(judge: OfflineJudge, traces: list[dict], reference: LabelMap) -> pd.DataFrame:
@@ -166,9 +180,9 @@ class CVResult:
 
 
 def agreement_summary(table: pd.DataFrame) -> dict:
-    """JSON-ready ``{row: {n, accuracy, kappa, n_unscored}}`` of an :func:`agreement_table` (NaN as None)."""
+    """JSON-ready ``{row: {n, accuracy, kappa, n_unscored, note}}`` of an :func:`agreement_table` (NaN as None)."""
     return {r["row"]: {"n": int(r["n"]), "accuracy": json_number(r["accuracy"]), "kappa": json_number(r["kappa"]),
-                       "n_unscored": int(r["n_unscored"])} for _, r in table.iterrows()}
+                       "n_unscored": int(r["n_unscored"]), "note": r.get("note", "")} for _, r in table.iterrows()}
 
 
 def json_number(x: float | None) -> float | None:

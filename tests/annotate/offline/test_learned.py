@@ -193,7 +193,7 @@ def test_shared_cv_kappas(shared_cv):
     table = shared_cv.table.set_index("row")
     print("\nlearned judge, 5-fold CV grouped by question (190 shared traces):\n"
           + table.drop(columns="classes").to_string())
-    for row in ["reasoning_type", "grounding (reasoning)", "search_type", "search_type (judge-decided)",
+    for row in ["reasoning_type", "grounding (reasoning)", "search_type (rule-derived)", "search_type (judge-decided)",
                 "clarity", "sufficiency"]:
         assert table.loc[row, "n"] > 200 and table.loc[row, "n_unscored"] == 0, row
         assert math.isfinite(table.loc[row, "kappa"]) and -1 <= table.loc[row, "kappa"] <= 1, row

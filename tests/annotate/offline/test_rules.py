@@ -165,7 +165,8 @@ def test_rules_agreement_on_shared_data(shared_traces):
     print("\nrules judge vs human labels (190 shared traces):\n" + table.drop(columns="classes").to_string())
     # Each applicable row has its documented n: every human-labeled step is compared.
     assert table["n"].to_dict() == {"reasoning_type": 630, "grounding (reasoning)": 630, "grounding (search)": 252,
-                                    "search_type": 529, "search_type (judge-decided)": 232, "clarity": 467,
+                                    "search_type (judge-decided)": 232, "search_type (rule-derived)": 297,
+                                    "clarity": 467,
                                     "sufficiency": 467}
     assert (table["n_unscored"] == 0).all()
     for row, k in table["kappa"].items():
