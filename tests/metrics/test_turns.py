@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pytest
 from _helpers import make_trace, tables
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from seekbench.metrics import (
     EvidenceRecoveryFitter,
@@ -98,3 +100,22 @@ def test_tool_call_counts_equal_the_last_turn():
     per = outcome_metrics(steps, traces, n_boot=0).per_trace
     assert per["tool_calls"].tolist() == traces["last_turn"].astype(float).tolist() == [2.0, 2.0]
     assert per.loc["a", "searches_before_answer"] == traces.loc[0, "answer_turn"] == 2
+
+
+_KIND_CODES = st.lists(st.sampled_from(["r", "s", "o", "x"]), max_size=12)
+
+
+@settings(max_examples=80, deadline=None, database=None, derandomize=True)
+@given(_KIND_CODES, st.booleans())
+def test_turn_is_the_number_of_tool_calls_so_far(codes, answers):
+    # Invariants of spec section 1 on any step sequence: turns count calls; an unanswered trace
+    # ends (is censored) at its number of calls; decision points are turns 0 .. that end.
+    spec = [(c,) if c != "o" else ("o", "C", "I") for c in codes] + ([("a",)] if answers else [])
+    steps, traces = tables([make_trace(spec, correct=False)])
+    calls = [sum(c == "s" for c in codes[:i + 1]) for i in range(len(codes))]
+    assert steps["turn"].tolist() == calls + ([calls[-1] if calls else 0] if answers else [])
+    n_calls = codes.count("s")
+    assert traces.loc[0, "last_turn"] == n_calls
+    assert decision_point_table(steps, traces)["t"].tolist() == list(range(n_calls + 1))
+    ev = recovery_events(steps, traces)
+    assert ev.loc[0, "duration"] == n_calls and ev.loc[0, "event"] == ("stopped" if answers else "cut_off")
