@@ -353,8 +353,10 @@ def compare_annotations(reference: AnnotationSet, *raters: AnnotationSet, fields
             confs.update(c)
             prev += p
             excl += e
-        if rules is not None:
-            rule_strata = [(f, k) for f, k in all_strata if f in set(rules.records["field"])]
+        rule_strata = [] if rules is None else [(f, k) for f, k in all_strata if f in set(rules.records["field"])]
+        if not rule_strata:
+            rules = None  # no rule-derived label in the fields compared
+        else:
             r, c, p, e = _compare_rater(ref, rules, RULE_RATER, rule_strata, kinds, universe, n_boot, seed, alpha)
             rows, prev, excl = rows + r, prev + p, excl + e
             confs.update(c)

@@ -134,3 +134,11 @@ def test_a_panel_of_two_is_scored_on_every_step_the_reference_labeled():
     assert list(res.confusion[("panel:majority", "grounding", "reasoning")].columns) == [g, n, "(unresolved tie)"]
     broken = rows(compare(human, j1, j2, traces=TRACES, tiebreaker="j1"), "panel:majority")[("grounding", "reasoning")]
     assert (broken["n_compared"], broken["n_unresolved_ties"], broken["raw_agreement"]) == (4, 0, 3 / 4)
+
+
+def test_no_rule_rater_when_the_fields_compared_hold_no_rule_label():
+    human = AnnotationSet.from_records([rec(0, "Grounded", "human"), rec(4, "InitialQuery", "human", "search_type")])
+    judge = AnnotationSet.from_records([rec(0, "Grounded", "j"),
+                                        rec(4, "InitialQuery", "j", "search_type", kind="rule")])
+    res = compare(human, judge, traces=TRACES, fields=["grounding"])
+    assert res.raters == ["j"] and set(res.summary["rater"]) == {"j"}
