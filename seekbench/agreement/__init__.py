@@ -3,7 +3,8 @@
 Spec section 9. Two-rater coefficients (Cohen's kappa, Gwet's AC1) and multi-rater ones
 (Fleiss' kappa, Krippendorff's alpha) each come as a scalar ``*_score`` function and a
 rich-result function with a bootstrap CI over whole traces; :func:`compare_annotations`
-runs them all over annotation sets, field by field, and :func:`metric_sensitivity`
+runs them all over annotation sets, per label field and step kind (rule-derived labels
+scored apart, as the rule's), and :func:`metric_sensitivity`
 recomputes RQI, CE and ERF(8) per agent from each rater's labels.
 """
 
@@ -14,11 +15,15 @@ from ._fleiss import FleissResult, fleiss_kappa, fleiss_kappa_score
 from ._judge_costs import judge_costs, pareto_front
 from ._kappa import KappaResult, cohen_kappa, cohen_kappa_score
 from ._krippendorff import AlphaResult, krippendorff_alpha, krippendorff_alpha_score
-from ._panel import PANEL_RATER, PanelResult, majority_panel, panel_annotation_set
+from ._panel import PANEL_RATER, TIE_LABEL, PanelResult, majority_panel, panel_annotation_set
 from ._sensitivity import SensitivityResult, metric_sensitivity
+from ._strata import POOLED_FIELD, RULE_RATER, split_rule_derived
 
 __all__ = [
     "PANEL_RATER",
+    "POOLED_FIELD",
+    "RULE_RATER",
+    "TIE_LABEL",
     "AC1Result",
     "AgreementResult",
     "AlphaResult",
@@ -42,4 +47,5 @@ __all__ = [
     "normalize_annotations",
     "panel_annotation_set",
     "pareto_front",
+    "split_rule_derived",
 ]
