@@ -9,6 +9,7 @@ its label carries one) that the page loads on demand.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
@@ -26,6 +27,21 @@ ROLES = ("labels", "reference", "judge")
 #: Provenance keys read, in this order, as a judge's explanation of its label.
 EXPLANATION_KEYS = ("explanation", "rationale", "reasoning", "reason")
 _NO_ANSWER = -1
+#: Audit options and their defaults, read from trace_audit's signature so they never drift apart.
+AUDIT_OPTION_DEFAULTS = {name: p.default for name, p in inspect.signature(trace_audit).parameters.items()
+                         if p.kind is p.KEYWORD_ONLY and name not in ("evidence_mapping", "evidence_scope",
+                                                                        "recovery")}
+
+
+def flag_definitions(audit_options: dict | None = None) -> dict[str, str]:
+    """Each flag's definition with the threshold values in use, e.g. ``... below answer_evidence_below (1)``."""
+    opts = {**AUDIT_OPTION_DEFAULTS, **(audit_options or {})}
+    out = {}
+    for f, text in FLAG_DEFINITIONS.items():
+        for k, v in opts.items():
+            text = text.replace(k, f"{k} ({v})", 1) if not (k == "recovery_horizon" and v is None) else text
+        out[f] = text
+    return out
 
 
 @dataclass
@@ -247,8 +263,8 @@ def explorer_data(trace_dicts: Sequence[dict], steps: pd.DataFrame, traces: pd.D
 
     rater_names = [s.name for _, s in label_sets]
     meta = {"n_traces": len(order), "agents": agents, "flags": list(FLAGS),
-            "flag_definitions": dict(FLAG_DEFINITIONS), "audit_options": {k: _clean(v) for k, v in
-                                                                          audit_options.items()},
+            "flag_definitions": flag_definitions(audit_options),
+            "audit_options": {k: _clean(v) for k, v in {**AUDIT_OPTION_DEFAULTS, **audit_options}.items()},
             "recovery": recoveries, "fields": fields, "label_source": label_source,
             "raters": list(dict.fromkeys(rater_names)),
             "reference": label_sets[len(label_sets) - len(judges) - 1][1].name if judges else None,

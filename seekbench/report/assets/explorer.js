@@ -179,10 +179,10 @@
   function agreementPanel() {
     if (!META.judges.length) return "";
     var h = "<section class='agree'><h2>Judge vs reference (" + esc(META.reference) + ")</h2><table><thead><tr>" +
-            "<th>judge</th><th>field</th><th>compared</th><th>disagree</th><th>agreement</th></tr></thead><tbody>";
+            "<th class='l'>judge</th><th class='l'>field</th><th>compared</th><th>disagree</th><th>agreement</th></tr></thead><tbody>";
     META.disagreements.forEach(function (d) {
       var fi = META.fields.indexOf(d.field);
-      h += "<tr><td>" + esc(d.rater) + "</td><td>" + esc(d.field) + "</td><td>" + d.compared + "</td><td>" +
+      h += "<tr><td class='l'>" + esc(d.rater) + "</td><td class='l'>" + esc(d.field) + "</td><td>" + d.compared + "</td><td>" +
            (d.disagree ? "<a href='#dis=f:" + fi + "' class='dislink'>" + d.disagree + "</a>" : "0") + "</td><td>" +
            (d.compared ? (100 * (1 - d.disagree / d.compared)).toFixed(1) + "%" : "n/a") + "</td></tr>";
     });
