@@ -1,6 +1,6 @@
 /* seekbench trace explorer: renders only; every number comes from Python (seekbench/report/_explorer_data.py).
    Data arrives through sidecar scripts that call SEEKBENCH_DATA(kind, key, data): the index at once, the
-   trace details chunk by chunk when needed (fetch() of local files is blocked under file://). */
+   trace details chunk by chunk when needed (browsers block fetching local files under file://). */
 (function () {
   "use strict";
   var DIR = document.body.getAttribute("data-dir") || "explorer-data";
@@ -200,7 +200,7 @@
     var id = IDX.id[i], open = expanded.has(i);
     var h = "<tr class='trace-row" + (open ? " open" : "") + "' data-pos='" + i + "' data-id='" + esc(id) + "' tabindex='0'>" +
       "<td class='l mono'>" + esc(id) + "</td><td class='l'>" + esc(META.agents[IDX.agent[i]]) + "</td>" +
-      "<td class='l q'>" + esc(IDX.q[i]) + "</td><td class='" + (IDX.correct[i] === 1 ? "ok" : (IDX.correct[i] === 0 ? "bad" : "")) +
+      "<td class='l q' title='" + esc(IDX.q[i]) + "'><div class='clamp'>" + esc(IDX.q[i]) + "</div></td><td class='" + (IDX.correct[i] === 1 ? "ok" : (IDX.correct[i] === 0 ? "bad" : "")) +
       "'>" + fmtCorrect(IDX.correct[i]) + "</td><td>" + fmtE(IDX.E[i]) + "</td><td>" +
       esc(META.recovery[IDX.rec[i]] || "") + "</td><td class='l'>" + flagChips(IDX.flags[i]) + "</td><td>" +
       IDX.score[i].toFixed(2) + "</td><td>" + IDX.steps[i] + "</td><td>" + (IDX.dis[i] || "") + "</td></tr>";
@@ -289,6 +289,7 @@
       if (j > 0) kv[decodeURIComponent(p.slice(0, j))] = decodeURIComponent(p.slice(j + 1));
     });
     state = {agent: "all", flag: "all", correct: "all", E: "all", dis: "all", q: "", sort: "score", page: 0, focus: null};
+    expanded.clear();
     if (kv.trace != null) {
       var pos = IDX.id.indexOf(kv.trace);
       if (pos >= 0) { state.focus = pos; expanded.add(pos); }
@@ -314,7 +315,7 @@
       "<header><h1>Trace explorer</h1><p class='muted'>" + N + " traces · " + m.agents.length + " agents · labels: " +
       esc(m.label_source) + (m.judges.length ? " · judges: " + esc(m.judges.join(", ")) : "") + "</p>" +
       "<p class='muted' id='datanote'>Data: " + DIR + "/index.js (every trace's summary, loaded with the page) and " +
-      m.n_chunks + (m.n_chunks === 1 ? " sidecar script " : " sidecar scripts ") + DIR + "/chunk-*.js of " + m.chunk_size + " traces each, loaded on demand by " +
+      m.n_chunks + (m.n_chunks === 1 ? " sidecar script " : " sidecar scripts ") + DIR + "/chunk-*.js of up to " + m.chunk_size + " traces each, loaded on demand by " +
       "&lt;script&gt; tags, so the page works from file:// with no server and no network. Keep the folder next to the page.</p>" +
       "<details class='defs'><summary>What the flags and the score mean</summary><ul>" +
       m.flags.map(function (f) { return "<li><b>" + esc(f) + "</b>: " + esc(m.flag_definitions[f]) + "</li>"; }).join("") +
