@@ -111,7 +111,7 @@ def test_write_explorer_chunks_and_stale_files(tmp_path, shared_traces, shared_t
     assert not stale.exists()
     kind, key, index = _payload(tmp_path / "explorer-data" / "index.js")
     assert (kind, key) == ("index", 0) and len(index["index"]["id"]) == 190 and index["meta"]["n_chunks"] == 3
-    kinds, total = [], 0
+    total = 0
     for k in range(3):
         kind, key, chunk = _payload(tmp_path / "explorer-data" / f"chunk-{k:05d}.js")
         assert (kind, key) == ("chunk", k)
