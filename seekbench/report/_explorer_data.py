@@ -180,6 +180,23 @@ def explorer_data(trace_dicts: Sequence[dict], steps: pd.DataFrame, traces: pd.D
         With both: every label both label differently is a disagreement, shown side by side.
     audit : DataFrame, optional
         :func:`seekbench.metrics.trace_audit` of the tables; computed with ``audit_options`` if None.
+
+    Returns
+    -------
+    ExplorerData
+        ``meta`` and ``index`` at once; ``details()`` builds each trace's record as it is read.
+
+    Examples
+    --------
+    >>> from seekbench.data import sample_traces_path
+    >>> from seekbench.traces import build_tables, read_traces
+    >>> traces = read_traces(sample_traces_path()).traces
+    >>> data = explorer_data(traces, *build_tables(traces))
+    >>> len(data), data.meta["flags"][0]
+    (48, 'ungrounded')
+    >>> step = next(data.details())["steps"][1]
+    >>> step["kind"], step["turn"], step["E"], sorted((c[0], c[2]) for c in step["chips"])
+    ('search', 1, 0, [('grounding', 'sample-annotator'), ('search_type', 'sample-annotator')])
     """
     audit_options = dict(audit_options or {})
     ev = {"evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope}
@@ -242,7 +259,8 @@ def explorer_data(trace_dicts: Sequence[dict], steps: pd.DataFrame, traces: pd.D
             for st in t.get("steps") or []:
                 i = int(st["index"])
                 turn, e = info.get(i, (None, None))
-                s = {"i": i, "kind": st.get("kind"), "turn": _clean(turn), "E": _clean(e),
+                e = _clean(e)
+                s = {"i": i, "kind": st.get("kind"), "turn": _clean(turn), "E": None if e is None else int(e),
                      "chips": chips.get((tid, i), [])}
                 for key in ("text", "query", "tool", "url"):
                     if st.get(key):

@@ -151,3 +151,12 @@ def test_rates_of_empty_groups_are_not_invented():
     audit = pd.DataFrame({"agent": ["a"], "flags": [""], "score": [0.0]})
     assert audit_flag_rates(audit)["flagged"].tolist() == [0.0]
     assert worst_traces(audit.assign(trace_id=["x"]), 3).empty
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import seekbench.metrics._audit as mod
+
+    result = doctest.testmod(mod)
+    assert result.attempted >= 3 and result.failed == 0

@@ -153,3 +153,12 @@ def test_report_links_agents_and_worst_traces_to_the_explorer(cli, tmp_path):
 def test_report_rejects_bad_thresholds(cli, tmp_path):
     res = cli("report", "-o", tmp_path, "--n-boot", "10", "--min-reasoning-labeled", "0")
     assert res.code == 2 and "min_reasoning_labeled" in res.err
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import seekbench.report._explorer_data as mod
+
+    result = doctest.testmod(mod)
+    assert result.attempted >= 4 and result.failed == 0

@@ -86,10 +86,12 @@
     return true;
   }
 
+  function eKey(i) { return IDX.E[i] < 0 ? 9 : IDX.E[i]; }  // traces without an answer sort last
+
   var SORTS = {
     score: function (a, b) { return IDX.score[b] - IDX.score[a] || a - b; },
     steps: function (a, b) { return IDX.steps[b] - IDX.steps[a] || a - b; },
-    E: function (a, b) { return IDX.E[a] - IDX.E[b] || a - b; },
+    E: function (a, b) { return eKey(a) - eKey(b) || a - b; },
     dis: function (a, b) { return IDX.dis[b] - IDX.dis[a] || a - b; },
     agent: function (a, b) { return IDX.agent[a] - IDX.agent[b] || a - b; },
     id: function (a, b) { return IDX.id[a] < IDX.id[b] ? -1 : (IDX.id[a] > IDX.id[b] ? 1 : a - b); },
@@ -296,7 +298,12 @@
       else status("trace " + kv.trace + " is not in this explorer", true);
     }
     if (kv.agent != null) { var a = META.agents.indexOf(kv.agent); if (a >= 0) state.agent = String(a); else status("agent " + kv.agent + " is not in this explorer", true); }
-    if (kv.flag != null) state.flag = /^\d+$/.test(kv.flag) || kv.flag === "any" || kv.flag === "none" ? kv.flag : String(META.flags.indexOf(kv.flag));
+    if (kv.flag != null) {
+      var fi = META.flags.indexOf(kv.flag);
+      if (/^\d+$/.test(kv.flag) || kv.flag === "any" || kv.flag === "none") state.flag = kv.flag;
+      else if (fi >= 0) state.flag = String(fi);
+      else status("flag " + kv.flag + " is not one of: " + META.flags.join(", "), true);
+    }
     ["correct", "E", "dis", "sort"].forEach(function (k) { if (kv[k] != null) state[k] = kv[k]; });
     if (kv.q) state.q = kv.q.toLowerCase();
   }
