@@ -33,7 +33,7 @@ def add_audit_options(p: argparse.ArgumentParser) -> None:
                    help="flag 'ungrounded' when at least this share of labeled reasoning steps is NotGrounded "
                         "(default 0.75)")
     g.add_argument("--min-reasoning-labeled", type=int, default=3, metavar="N",
-                   help="... counting only traces with at least N labeled reasoning steps (default 3)")
+                   help="flag 'ungrounded' only in traces with at least N labeled reasoning steps (default 3)")
     g.add_argument("--answer-evidence-below", type=int, default=1, choices=[0, 1, 2],
                    help="flag 'low_evidence_answer' when the answer came with E below this (default 1: E = 0; "
                         "2: any answer before full evidence; 0: off)")

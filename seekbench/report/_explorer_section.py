@@ -61,7 +61,8 @@ def audit_section(audit: pd.DataFrame, *, audit_options: dict | None = None, wor
         agent = str(r["agent"])
         name = html.escape(agent)
         if explorer:
-            name = f"<a href='{html.escape(explorer_link(agent=agent, flag='any', sort='score'))}'>{name}</a>"
+            params = {"agent": agent, "flag": "any", "sort": "score"} if r["flagged"] > 0 else {"agent": agent}
+            name = f"<a href='{html.escape(explorer_link(**params))}'>{name}</a>"
         ids = worst.loc[worst["agent"] == r["agent"], ["trace_id", "score"]].to_numpy().tolist()
         links = ", ".join(
             (f"<a href='{html.escape(explorer_link(trace=t))}'>{html.escape(str(t))}</a>" if explorer

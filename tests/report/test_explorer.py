@@ -139,7 +139,7 @@ def test_report_links_agents_and_worst_traces_to_the_explorer(cli, tmp_path):
     html = (tmp_path / "report.html").read_text()
     assert "<script" not in html  # the report stays script-free; the explorer is its own page
     assert "href='explorer.html'" in html
-    agent_links = re.findall(r"href='explorer\.html#agent=([^&']+)&amp;flag=any&amp;sort=score'", html)
+    agent_links = re.findall(r"href='explorer\.html#agent=([^&']+)(?:&amp;flag=any&amp;sort=score)?'", html)
     trace_links = re.findall(r"href='explorer\.html#trace=([^']+)'", html)
     assert len(agent_links) == 4 and 0 < len(trace_links) <= 2 * 4
     assert "ungrounded_threshold = 0.5" in html

@@ -182,3 +182,28 @@ def test_explorer_at_paper_scale(shared_traces, tmp_path, browser):
           f"in Chromium: open {t_open:.2f} s, agent filter {t_agent:.3f} s ({n_agent} rows), flag filter "
           f"{t_flag:.3f} s ({n_flag}), open a trace {t_trace:.3f} s, full-text search over {n_chunks} chunks "
           f"{t_search:.1f} s ({n_search} traces)")
+
+
+@pytest.mark.browser
+def test_report_links_open_the_explorer(tmp_path, browser):
+    from seekbench.cli import main
+
+    assert main(["report", "-o", str(tmp_path), "--n-boot", "50"]) == 0
+    page = browser.page
+    page.goto((tmp_path / "report.html").as_uri())
+    links = page.locator("a[href^='explorer.html#agent=']")
+    assert links.count() == 4  # one per agent row
+    agent = "looper"  # has flagged traces (careful-planner has none: its link lists all its traces)
+    page.locator(f"a[href^='explorer.html#agent={agent}&']").click()
+    page.wait_for_function("window.__explorerReady")
+    names = set(browser.column(2))
+    assert names == {agent} and all(browser.column(7))  # the agent's flagged traces, worst first
+    scores = [float(s) for s in browser.column(8)]
+    assert scores == sorted(scores, reverse=True)
+    page.go_back()
+    trace_link = page.locator("a[href^='explorer.html#trace=']").first
+    tid = trace_link.inner_text()
+    trace_link.click()
+    page.wait_for_selector(".detail[data-loaded] .step")
+    assert browser.column(1) == [tid]
+    assert browser.errors == []
