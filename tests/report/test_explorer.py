@@ -162,3 +162,23 @@ def test_docstring_examples_run():
 
     result = doctest.testmod(mod)
     assert result.attempted >= 4 and result.failed == 0
+
+
+def test_index_and_details_agree_with_the_audit_on_shared_data(shared_traces, shared_tables):
+    from seekbench.metrics import trace_audit
+
+    steps, traces = shared_tables
+    audit = trace_audit(steps, traces).set_index("trace_id")
+    data = explorer_data(shared_traces, steps, traces)
+    labels = steps.set_index(["trace_id", "step"])[["reasoning_type", "grounding", "search_type", "clarity",
+                                                    "sufficiency"]]
+    n_labels = labels.notna().sum(axis=1)
+    for k, detail in enumerate(data.details()):
+        row = audit.loc[detail["id"]]
+        decoded = [f for b, f in enumerate(data.meta["flags"]) if data.index["flags"][k] >> b & 1]
+        assert ",".join(decoded) == row["flags"] == ",".join(detail["flags"])
+        e = row["evidence_at_answer"]
+        assert data.index["E"][k] == (-1 if e != e else int(e))
+        assert len(detail["steps"]) == row["n_steps"]
+        for s in detail["steps"]:  # one chip per label the metrics used (inline labels: one rater)
+            assert len(s["chips"]) == n_labels.loc[(detail["id"], s["i"])]
