@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..agreement import align_pair, normalize_annotations
 from ..labels import AnnotationSet
-from ..metrics import FLAG_DEFINITIONS, FLAGS, evidence_by_turn, step_evidence, trace_audit
+from ..metrics import FLAG_DEFINITIONS, FLAGS, audit_flag_rates, evidence_by_turn, step_evidence, trace_audit
 
 #: Where a label chip comes from: the labels the metrics used, the reference, or a judge.
 ROLES = ("labels", "reference", "judge")
@@ -160,6 +160,16 @@ def _disagreements(reference: AnnotationSet, judges: list[AnnotationSet]) -> tup
     return by_trace, summary
 
 
+def _agent_rates(audit: pd.DataFrame, agents: list[str]) -> list[dict]:
+    """Per agent (in ``agents`` order): traces, share correct, share flagged and of each flag, mean score."""
+    rates = audit_flag_rates(audit.assign(agent=audit["agent"].astype(str))).set_index("agent")
+    correct = audit.assign(agent=audit["agent"].astype(str)).groupby("agent")["correct"].agg(
+        lambda c: float(pd.to_numeric(c, errors="coerce").mean()))
+    return [{"agent": a, "n": int(rates.loc[a, "n_traces"]), "correct": _clean(correct.get(a)),
+             "flagged": float(rates.loc[a, "flagged"]), "mean_score": float(rates.loc[a, "mean_score"]),
+             "flags": [float(rates.loc[a, f]) for f in FLAGS]} for a in agents]
+
+
 def explorer_data(trace_dicts: Sequence[dict], steps: pd.DataFrame, traces: pd.DataFrame, *,
                   labels: AnnotationSet | None = None, label_source: str = "inline labels",
                   reference: AnnotationSet | None = None, raters: Sequence[AnnotationSet] = (),
@@ -287,5 +297,5 @@ def explorer_data(trace_dicts: Sequence[dict], steps: pd.DataFrame, traces: pd.D
             "raters": list(dict.fromkeys(rater_names)),
             "reference": label_sets[len(label_sets) - len(judges) - 1][1].name if judges else None,
             "judges": [j.name for j in judges], "disagreements": dis_summary,
-            "evidence": ev, "recovery_option": recovery}
+            "evidence": ev, "recovery_option": recovery, "agent_rates": _agent_rates(audit, agents)}
     return ExplorerData(meta=meta, index=index, _build=build)

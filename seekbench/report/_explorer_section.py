@@ -19,7 +19,7 @@ def explorer_link(**params: str) -> str:
 
 
 def _pct(x: float) -> str:
-    return f"{100 * x:.0f}%"
+    return f"{int(100 * x + 0.5)}%"  # half up, as the explorer's Math.round (29/40 is 73%, not 72%)
 
 
 def audit_tables(audit: pd.DataFrame, *, worst_n: int = 5) -> dict[str, pd.DataFrame]:

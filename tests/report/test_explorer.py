@@ -182,3 +182,10 @@ def test_index_and_details_agree_with_the_audit_on_shared_data(shared_traces, sh
         assert len(detail["steps"]) == row["n_steps"]
         for s in detail["steps"]:  # one chip per label the metrics used (inline labels: one rater)
             assert len(s["chips"]) == n_labels.loc[(detail["id"], s["i"])]
+
+
+def test_agent_rates_in_meta(data):
+    (r,) = data.meta["agent_rates"]
+    # One trace, correct, no flag.
+    assert r == {"agent": "ag<1>", "n": 1, "correct": 1.0, "flagged": 0.0, "mean_score": 0.0,
+                 "flags": [0.0] * len(FLAGS)}

@@ -112,6 +112,14 @@ def test_explorer_filters_search_steps_and_disagreements(explorer_dir, browser, 
     assert pairs and all(not jud.startswith(ref + " ") for ref, jud in pairs)
     assert page.locator(".chip.disagree").count() >= 2
 
+    # Per-agent drill-down from the agents panel.
+    page.goto(url)
+    page.wait_for_function("window.__explorerReady")
+    page.click("details.agents summary")
+    page.click("details.agents a:text-is('looper')")
+    page.wait_for_function("document.querySelector('#f-agent').selectedOptions[0].textContent === 'looper'")
+    assert set(browser.column(2)) == {"looper"}
+
     # A link from the report: #trace=ID opens that trace.
     page.goto(url + "#trace=sample-looper-q11")
     page.wait_for_selector(".detail[data-loaded]")

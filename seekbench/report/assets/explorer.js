@@ -163,7 +163,8 @@
          option(0, "incorrect", state.correct) + option(-1, "unknown", state.correct) + "</select></label>";
     h += "<label>E at answer <select id='f-E'>" + option("all", "all", state.E) + option(0, "0", state.E) +
          option(1, "1", state.E) + option(2, "2", state.E) + option(-1, "no answer", state.E) + "</select></label>";
-    h += "<label>Judge vs reference <select id='f-dis'>" + option("all", "all", state.dis);
+    h += "<label>Judge vs reference <select id='f-dis'" + (META.judges.length ? "" : " disabled title='no judge: run with --rater'") +
+         ">" + option("all", "all", state.dis);
     if (META.judges.length) {
       h += option("yes", "disagree", state.dis) + option("no", "agree", state.dis);
       META.fields.forEach(function (f, i) { h += option("f:" + i, "disagree on " + f, state.dis); });
@@ -190,6 +191,22 @@
     });
     return h + "</tbody></table><p class='muted'>Click a count to list the traces with that disagreement; open a " +
            "trace to see reference and judge side by side.</p></section>";
+  }
+
+  function pct(x) { return x == null ? "n/a" : Math.round(100 * x) + "%"; }
+
+  function agentPanel() {
+    var h = "<details class='agents'><summary>Agents: correctness, flag rates and mean score (click a name to list " +
+            "its traces worst first)</summary><table><thead><tr><th class='l'>agent</th><th>traces</th><th>correct</th>" +
+            "<th>flagged</th>" + META.flags.map(function (f) { return "<th>" + esc(f) + "</th>"; }).join("") +
+            "<th>mean score</th></tr></thead><tbody>";
+    (META.agent_rates || []).forEach(function (r) {
+      h += "<tr><td class='l'><a href='#agent=" + encodeURIComponent(r.agent) + "&sort=score'>" + esc(r.agent) +
+           "</a></td><td>" + r.n + "</td><td>" + pct(r.correct) + "</td><td>" + pct(r.flagged) + "</td>" +
+           r.flags.map(function (x) { return "<td>" + pct(x) + "</td>"; }).join("") + "<td>" +
+           r.mean_score.toFixed(2) + "</td></tr>";
+    });
+    return h + "</tbody></table></details>";
   }
 
   function flagChips(mask) {
@@ -317,7 +334,7 @@
   function start() {
     var t0 = performance.now();
     qLower = IDX.q.map(function (q) { return (q || "").toLowerCase(); });
-    var m = META, opts = Object.keys(m.audit_options || {}).map(function (k) { return k + "=" + m.audit_options[k]; }).join(", ");
+    var m = META, opts = Object.keys(m.audit_options || {}).map(function (k) { return k + "=" + (m.audit_options[k] == null ? "none" : m.audit_options[k]); }).join(", ");
     document.getElementById("app").innerHTML =
       "<header><h1>Trace explorer</h1><p class='muted'>" + N + " traces · " + m.agents.length + " agents · labels: " +
       esc(m.label_source) + (m.judges.length ? " · judges: " + esc(m.judges.join(", ")) : "") + "</p>" +
@@ -328,7 +345,7 @@
       m.flags.map(function (f) { return "<li><b>" + esc(f) + "</b>: " + esc(m.flag_definitions[f]) + "</li>"; }).join("") +
       "</ul><p>Score = sum over raised flags of: ungrounded share; (2 − E at answer)/2; 1 for not recovered; repeated " +
       "queries / queries. 0 means no flag; at most 4.</p>" + (opts ? "<p class='muted'>Thresholds: " + esc(opts) + "</p>" : "") +
-      "</details></header>" + agreementPanel() +
+      "</details>" + agentPanel() + "</header>" + agreementPanel() +
       "<div id='controls'></div><div class='bar'><span id='count'></span><span id='pager'></span><span id='status' class='status'></span></div>" +
       "<table class='traces'><thead><tr><th class='l'>trace</th><th class='l'>agent</th><th class='l'>question</th><th>answer</th>" +
       "<th title='evidence state at the answer'>E</th><th>recovery</th><th class='l'>flags</th><th>score</th><th>steps</th>" +
