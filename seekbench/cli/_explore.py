@@ -90,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
                          recovery=args.recovery, audit_options=audit_kwargs(args), **ev)
     files = write_explorer(data, args.output, chunk_size=args.chunk_size)
     flagged = int((audit["flags"] != "").sum())
-    print(f"wrote {files.html} ({files.n_traces} traces, {flagged} flagged; data in {files.n_chunks} scripts "
+    scripts = "script" if files.n_chunks == 1 else "scripts"
+    print(f"wrote {files.html} ({files.n_traces} traces, {flagged} flagged; data in {files.n_chunks} {scripts} "
           f"under {files.data_dir})")
     return 0
