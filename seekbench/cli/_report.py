@@ -68,10 +68,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.agreement and not args.raters:
         raise UserInputError("--agreement needs at least one --rater annotation set")
-    loaded = load_input(args)
-    kw = metric_kwargs(args)
     if args.worst < 0:
         raise UserInputError("--worst must be >= 0")
+    loaded = load_input(args)
+    kw = metric_kwargs(args)
     from ._agree import _load_sets
 
     reference, raters = _load_sets(args, loaded.read.traces) if args.raters else (None, [])
