@@ -21,6 +21,7 @@ import pandas as pd
 from ..agreement import align_pair, normalize_annotations
 from ..labels import AnnotationSet
 from ..metrics import FLAG_DEFINITIONS, FLAGS, audit_flag_rates, evidence_by_turn, step_evidence, trace_audit
+from ..traces import LABEL_FIELDS
 
 #: Where a label chip comes from: the labels the metrics used, the reference, or a judge.
 ROLES = ("labels", "reference", "judge")
@@ -119,20 +120,47 @@ def _step_evidence_after(steps: pd.DataFrame, mapping: str, scope: str) -> pd.Se
     return e
 
 
-def _chips(sets: list[tuple[str, AnnotationSet]]) -> dict:
-    """(trace_id, step) -> [[field, value, rater, role], ...], each (field, value, rater) once."""
+def _metric_label_chips(steps: pd.DataFrame, trace_dicts: Sequence[dict], labels: AnnotationSet | None) -> dict:
+    """(trace_id, step) -> chips of the labels the metrics used: the step table's label columns.
+
+    The rater is the annotation set's (``--labels``), else each trace's ``inline_labels.rater``
+    (``inline:traces`` when it names none, as :meth:`AnnotationSet.from_traces` does).
+    """
+    cols = [c for c in LABEL_FIELDS if c in steps.columns]
+    if labels is not None:
+        names = labels.raters
+        fixed = str(names[0]) if len(names) == 1 else labels.name
+        rater_of = None
+    else:
+        fixed = None
+        rater_of = {str(t["trace_id"]): (t.get("inline_labels") or {}).get("rater") or "inline:traces"
+                    for t in trace_dicts}
     chips: dict = defaultdict(list)
-    seen = set()
+    tids = steps["trace_id"].astype(str).tolist()
+    idx = steps["step"].tolist()
+    values = {c: steps[c].tolist() for c in cols}
+    for k, (tid, step) in enumerate(zip(tids, idx)):
+        for c in cols:
+            v = values[c][k]
+            if v is not None and v == v:  # not None, not NaN
+                chips[(tid, int(step))].append([c, str(v), fixed or rater_of.get(tid, "inline:traces"), "labels"])
+    return chips
+
+
+def _chips(chips: dict, sets: list[tuple[str, AnnotationSet]]) -> dict:
+    """Add the chips of ``sets`` (role, single-rater set) to ``chips``; each (field, value, rater) once per step."""
+    seen = {(key, c[0], c[1], c[2]) for key, cs in chips.items() for c in cs}
     for role, s in sets:
         r = s.records
         r = r[r["value"].notna()]
-        for tid, step, fld, value, rater in zip(r["trace_id"].astype(str), r["step"], r["field"], r["value"],
-                                                r["rater"]):
-            key = (tid, int(step), fld, value, rater)
-            if key in seen:
+        for tid, step, fld, value, rater in zip(r["trace_id"].astype(str).tolist(), r["step"].tolist(),
+                                                r["field"].tolist(), r["value"].tolist(), r["rater"].tolist()):
+            key = (tid, int(step))
+            mark = (key, fld, str(value), str(rater))
+            if mark in seen:
                 continue
-            seen.add(key)
-            chips[(tid, int(step))].append([fld, str(value), str(rater), role])
+            seen.add(mark)
+            chips[key].append([fld, str(value), str(rater), role])
     return chips
 
 
@@ -212,9 +240,7 @@ def explorer_data(trace_dicts: Sequence[dict], steps: pd.DataFrame, traces: pd.D
     ev = {"evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope}
     if audit is None:
         audit = trace_audit(steps, traces, **ev, recovery=recovery, **audit_options)
-    if labels is None:
-        labels = AnnotationSet.from_traces(trace_dicts)
-    label_sets = [("labels", s) for s in _single_raters([labels])]
+    label_sets: list[tuple[str, AnnotationSet]] = []
     by_trace_dis: dict = {}
     dis_summary: list = []
     judges: list[AnnotationSet] = []
@@ -223,7 +249,7 @@ def explorer_data(trace_dicts: Sequence[dict], steps: pd.DataFrame, traces: pd.D
         judges = _single_raters(raters)
         label_sets += [("reference", s) for s in ref] + [("judge", s) for s in judges]
         by_trace_dis, dis_summary = _disagreements(ref[0], judges)
-    chips = _chips(label_sets)
+    chips = _chips(_metric_label_chips(steps, trace_dicts, labels), label_sets)
 
     e_after = _step_evidence_after(steps, evidence_mapping, evidence_scope)
     step_info = {}
@@ -276,7 +302,7 @@ def explorer_data(trace_dicts: Sequence[dict], steps: pd.DataFrame, traces: pd.D
                     if st.get(key):
                         s[key] = st[key]
                 if st.get("documents"):
-                    s["docs"] = [{k: _clean(d.get(k)) for k in ("rank", "title", "text", "url") if d.get(k) is not None}
+                    s["docs"] = [{k: d[k] for k in ("rank", "title", "text", "url") if d.get(k) is not None}
                                  for d in st["documents"]]
                 out_steps.append(s)
             yield {"id": tid, "agent": str(t.get("agent")), "question": t.get("question") or "",
@@ -289,13 +315,13 @@ def explorer_data(trace_dicts: Sequence[dict], steps: pd.DataFrame, traces: pd.D
                    "repeated_queries": int(row["repeated_queries"]), "n_queries": int(row["n_queries"]),
                    "steps": out_steps, "dis": by_trace_dis.get(tid, [])}
 
-    rater_names = [s.name for _, s in label_sets]
+    rater_names = sorted({c[2] for cs in chips.values() for c in cs})
     meta = {"n_traces": len(order), "agents": agents, "flags": list(FLAGS),
             "flag_definitions": flag_definitions(audit_options),
             "audit_options": {k: _clean(v) for k, v in {**AUDIT_OPTION_DEFAULTS, **audit_options}.items()},
             "recovery": recoveries, "fields": fields, "label_source": label_source,
             "raters": list(dict.fromkeys(rater_names)),
-            "reference": label_sets[len(label_sets) - len(judges) - 1][1].name if judges else None,
+            "reference": label_sets[0][1].name if judges else None,
             "judges": [j.name for j in judges], "disagreements": dis_summary,
             "evidence": ev, "recovery_option": recovery, "agent_rates": _agent_rates(audit, agents)}
     return ExplorerData(meta=meta, index=index, _build=build)
