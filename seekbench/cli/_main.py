@@ -9,11 +9,11 @@ from collections.abc import Sequence
 
 from .._errors import SeekbenchWarning, UndefinedMetricWarning, UserInputError
 from .._version import __version__
-from . import (_agree, _annotate, _cache, _conformal, _convert, _env, _evidence, _judge, _judge_answers, _metrics,
-               _validate)
+from . import (_agree, _annotate, _cache, _conformal, _convert, _env, _evidence, _explore, _judge, _judge_answers,
+               _metrics, _validate)
 
 COMMANDS = (_validate, _convert, _metrics, _annotate, _judge, _judge_answers, _cache, _agree, _evidence, _env,
-            _conformal)
+            _conformal, _explore)
 
 DESCRIPTION = """\
 Audit how LLM search agents reach their answers.

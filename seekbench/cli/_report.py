@@ -7,6 +7,7 @@ import sys
 import warnings
 
 from .._errors import UndefinedMetricWarning, UserInputError
+from ._explore import add_audit_options, audit_kwargs
 from ._inputs import add_input_arguments, add_label_arguments, load_input
 from ._metrics import add_metric_options, metric_kwargs
 
@@ -34,6 +35,8 @@ def register(sub) -> None:
     add_input_arguments(p, files_required=False)
     add_label_arguments(p)
     add_metric_options(p)
+    add_audit_options(p)
+    p.add_argument("--worst", type=int, default=5, metavar="N", help="worst traces listed per agent (default 5)")
     g = p.add_argument_group("judge agreement")
     g.add_argument("--reference", default="inline", metavar="HUMAN.jsonl",
                    help="reference labels for the agreement section: an annotation set or 'inline' (default)")
@@ -50,11 +53,9 @@ def register(sub) -> None:
     p.set_defaults(run=run)
 
 
-def _agreement(args, traces, kw):
+def _agreement(args, traces, kw, reference, raters):
     from ..agreement import compare_annotations
-    from ._agree import _load_sets
 
-    reference, raters = _load_sets(args, traces)
     opts = {k: v for k, v in kw.items() if k not in ("by", "n_boot", "seed")}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)  # reported in the section itself
@@ -67,9 +68,14 @@ def run(args: argparse.Namespace) -> int:
 
     if args.agreement and not args.raters:
         raise UserInputError("--agreement needs at least one --rater annotation set")
+    if args.worst < 0:
+        raise UserInputError("--worst must be >= 0")
     loaded = load_input(args)
     kw = metric_kwargs(args)
-    agreement = _agreement(args, loaded.read.traces, kw) if args.raters else None
+    from ._agree import _load_sets
+
+    reference, raters = _load_sets(args, loaded.read.traces) if args.raters else (None, [])
+    agreement = _agreement(args, loaded.read.traces, kw, reference, raters) if args.raters else None
     if args.agreement:
         from ..report._agreement_report import write_agreement_report
 
@@ -85,7 +91,11 @@ def run(args: argparse.Namespace) -> int:
     inputs = {"files": ", ".join(args.files), "labels": loaded.label_source,
               "skipped_records": loaded.read.n_skipped}
     files = write_report(loaded.steps, loaded.traces, args.output, trace_dicts=loaded.read.traces,
-                         inputs=inputs, by=by, agreement=agreement, conformal=conformal, **kw)
-    print(f"wrote {files.html} ({len(files.figures)} figures, {len(files.tables)} tables) and {files.markdown}",
+                         inputs=inputs, by=by, agreement=agreement, conformal=conformal,
+                         audit_options=audit_kwargs(args), worst_n=args.worst,
+                         explorer_inputs={"labels": loaded.labels, "label_source": loaded.label_source,
+                                          "reference": reference, "raters": raters}, **kw)
+    print(f"wrote {files.html} ({len(files.figures)} figures, {len(files.tables)} tables), {files.markdown} and "
+          f"{files.explorer}",
           file=sys.stdout)
     return 0

@@ -1,6 +1,6 @@
 """Metrics: evidence state, RQI, ERF, CE, outcome and efficiency (spec sections 2-6), and the per-group summary."""
 
-from ._audit import AUDIT_COLUMNS, trace_audit
+from ._audit import AUDIT_COLUMNS, FLAG_DEFINITIONS, FLAGS, audit_flag_rates, trace_audit, worst_traces
 from ._bootstrap import bootstrap_ci, bootstrap_statistic_ci, bootstrap_sums, cluster_labels, percentile_interval
 from ._ce import CalibrationResult, answer_calibration, calibration_error, evidence_prevalence
 from ._decisions import decision_point_table, held_evidence
@@ -21,6 +21,8 @@ from ._summary import MetricsSummary, summarize
 
 __all__ = [
     "AUDIT_COLUMNS",
+    "FLAGS",
+    "FLAG_DEFINITIONS",
     "CalibrationResult",
     "CoverageResult",
     "EvidenceRecoveryFitter",
@@ -33,6 +35,7 @@ __all__ = [
     "SkeletonStep",
     "accuracy_score",
     "answer_calibration",
+    "audit_flag_rates",
     "attribute_groups",
     "bootstrap_ci",
     "bootstrap_statistic_ci",
@@ -71,4 +74,5 @@ __all__ = [
     "step_evidence",
     "summarize",
     "trace_audit",
+    "worst_traces",
 ]

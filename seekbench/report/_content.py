@@ -30,6 +30,7 @@ class ReportContent:
     unusable: dict
     inputs: dict
     options: dict
+    audit_options: dict = field(default_factory=dict)
     generated: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     version: str = __version__
 
@@ -39,8 +40,11 @@ def _group_key(row: pd.Series, by: tuple[str, ...]) -> str:
 
 
 def build_content(steps: pd.DataFrame, traces: pd.DataFrame, *, by: tuple[str, ...] = ("agent",),
-                  inputs: dict | None = None, **options) -> ReportContent:
-    """Compute everything the report shows; ``options`` are :func:`seekbench.metrics.summarize`'s."""
+                  inputs: dict | None = None, audit_options: dict | None = None, **options) -> ReportContent:
+    """Compute everything the report shows; ``options`` are :func:`seekbench.metrics.summarize`'s.
+
+    ``audit_options`` are the flag thresholds of :func:`seekbench.metrics.trace_audit`.
+    """
     summary = summarize(steps, traces, by=by, **options)
     groups = summary.groups
     metrics_table = summary.to_frame()
@@ -80,7 +84,8 @@ def build_content(steps: pd.DataFrame, traces: pd.DataFrame, *, by: tuple[str, .
     prevalence = points.groupby("group")["E"].value_counts(normalize=True).unstack("E").reindex(
         index=list(fitters), columns=range(3)).fillna(0.0)
 
-    audit = trace_audit(steps, traces, **ev_opts, recovery=options.get("recovery", "evidence_or_correct"))
+    audit = trace_audit(steps, traces, **ev_opts, recovery=options.get("recovery", "evidence_or_correct"),
+                        **(audit_options or {}))
     unusable: dict = {}
     for g in groups:
         for k, v in (g.get("unlabeled") or {}).items():
@@ -90,7 +95,7 @@ def build_content(steps: pd.DataFrame, traces: pd.DataFrame, *, by: tuple[str, .
                          erf_km_fitters=km_fitters, erf_table=erf_table, recovery_test=recovery_test,
                          rqi_by_type=rqi_by_type, rqi_by_type_n=rqi_by_type_n, calibration=calibration,
                          prevalence=prevalence, audit=audit, unusable=unusable, inputs=inputs or {},
-                         options=summary.options)
+                         options=summary.options, audit_options=dict(audit_options or {}))
 
 
 def _v(entry, key):

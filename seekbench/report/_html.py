@@ -8,7 +8,8 @@ import math
 
 import pandas as pd
 
-from ._tables import AUDIT_SHOWN, display_table, fmt, fmt_p
+from ._explorer_section import audit_section
+from ._tables import display_table, fmt, fmt_p
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2rem auto;max-width:1150px;
@@ -41,30 +42,12 @@ def _table(df: pd.DataFrame, left: tuple[str, ...] = ()) -> str:
             f"<tbody>{''.join(rows)}</tbody></table></div>")
 
 
-def _trace_steps(trace: dict, labels: pd.DataFrame | None) -> str:
-    out = [f'<div class="muted">Q: {html.escape(trace.get("question") or "")} | gold: '
-           f'{html.escape(", ".join(trace.get("gold_answers") or []))} | answer: '
-           f'{html.escape(str(trace.get("final_answer")))}</div>']
-    lab = {}
-    if labels is not None:
-        for r in labels.itertuples(index=False):
-            lab[r.step] = {f: getattr(r, f) for f in ("reasoning_type", "grounding", "search_type", "clarity",
-                                                      "sufficiency") if getattr(r, f) is not None}
-    for st in trace["steps"]:
-        kind = st["kind"]
-        body = st.get("query") if kind == "search" else st.get("text")
-        if kind == "search_result":
-            docs = st.get("documents") or []
-            body = "\n".join(f"[{d.get('rank')}] {d.get('title') or ''}: {(d.get('text') or '')[:300]}" for d in docs)
-        tags = "".join(f'<span class="lab">{html.escape(str(v))}</span>' for v in lab.get(st["index"], {}).values())
-        out.append(f'<div class="step k-{kind}"><b>{st["index"]} {kind}</b>{tags}\n'
-                   f'{html.escape((body or "")[:2000])}</div>')
-    return "".join(out)
+def render_html(content, figures: dict[str, bytes], *, steps: pd.DataFrame, worst_n: int = 5, explorer: bool = True,
+                sections: list[str] = ()) -> str:
+    """The whole report page as a string; ``sections`` are extra HTML sections placed before the options.
 
-
-def render_html(content, figures: dict[str, bytes], *, traces_by_id: dict[str, dict], steps: pd.DataFrame,
-                max_flagged: int = 60, sections: list[str] = ()) -> str:
-    """The whole report page as a string; ``sections`` are extra HTML sections placed before the options."""
+    With ``explorer`` (explorer.html written beside the page) each agent's audit row and worst traces link into it.
+    """
     c = content
     parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>seekbench report</title>"
              f"<style>{_CSS}</style></head><body>",
@@ -95,26 +78,7 @@ def render_html(content, figures: dict[str, bytes], *, traces_by_id: dict[str, d
                  "at each evidence state; the ideal policy answers exactly when E = 2.</figcaption></figure>")
     parts.append(f"<figure>{_img(figures['prevalence'], 'evidence prevalence')}<figcaption>Share of decision "
                  "points spent at each evidence state.</figcaption></figure></div>")
-    flagged = c.audit[c.audit["flags"] != ""]
-    parts += ["<h2>Per-trace audit</h2>",
-              f"<p>{len(flagged)} of {len(c.audit)} traces show at least one failure: ungrounded reasoning "
-              "(half or more of labeled reasoning steps NotGrounded), answered with E &lt; 2, never recovered, "
-              "repeated queries. The full table is in <code>tables/audit.csv</code>.</p>"]
-    order = flagged.assign(nf=flagged["flags"].str.count(",") + 1).sort_values("nf", ascending=False, kind="stable")
-    label_cols = ["trace_id", "step", "reasoning_type", "grounding", "search_type", "clarity", "sufficiency"]
-    by_trace = dict(tuple(steps[label_cols].groupby("trace_id", sort=False)))
-    for row in order.head(max_flagged).itertuples(index=False):
-        tr = traces_by_id.get(row.trace_id)
-        if tr is None:
-            continue
-        parts.append(f"<details><summary><b>{html.escape(str(row.trace_id))}</b> ({html.escape(str(row.agent))}): "
-                     f"{html.escape(row.flags)}</summary>{_trace_steps(tr, by_trace.get(row.trace_id))}</details>")
-    if len(order) > max_flagged:
-        parts.append(f"<p class='muted'>{len(order) - max_flagged} more flagged traces in tables/audit.csv.</p>")
-    n_flags = c.audit["flags"].str.count(",") + c.audit["flags"].ne("")
-    shown = c.audit.assign(_n=n_flags).sort_values("_n", ascending=False, kind="stable")[AUDIT_SHOWN]
-    parts.append("<p class='muted'>Most flagged first (first 200 rows).</p>")
-    parts.append(_table(shown.head(200), left=("trace_id", "agent", "flags", "recovery")))
+    parts.append(audit_section(c.audit, audit_options=c.audit_options, worst_n=worst_n, explorer=explorer)[0])
     parts.extend(sections)
     parts += ["<h2>Options and what could not be used</h2>", "<table><tbody>"]
     parts += [f"<tr><th class='l'>{html.escape(k)}</th><td class='l'>{html.escape(str(v))}</td></tr>"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ._tables import AUDIT_SHOWN, display_table, fmt, fmt_p
+from ._explorer_section import audit_section
+from ._tables import display_table, fmt, fmt_p
 
 
 def _md_table(df: pd.DataFrame) -> str:
@@ -15,10 +16,9 @@ def _md_table(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def render_markdown(content, figure_files: dict[str, str]) -> str:
+def render_markdown(content, figure_files: dict[str, str], *, worst_n: int = 5, explorer: bool = True) -> str:
     c = content
     mt = display_table(c.summary.groups, c.by)
-    flagged = c.audit[c.audit["flags"] != ""]
     out = [f"# seekbench process audit\n\nseekbench {c.version}, generated {c.generated}; "
            f"{len(c.audit)} traces; labels: {c.inputs.get('labels', 'inline')}.\n",
            "## Per-group metrics\n", "95% bootstrap CIs over whole traces; n/a = undefined.\n", _md_table(mt),
@@ -30,8 +30,8 @@ def render_markdown(content, figure_files: dict[str, str]) -> str:
                    f"p {fmt_p(getattr(rt, 'p_value', None))}\n")
     out += ["## Groundedness and calibration\n", f"![RQI by type]({figure_files['rqi_heatmap']})\n",
             f"![Calibration]({figure_files['calibration']})\n", f"![Evidence prevalence]({figure_files['prevalence']})\n",
-            "## Per-trace audit\n", f"{len(flagged)} of {len(c.audit)} traces flagged (full table: tables/audit.csv).\n",
-            _md_table(flagged[AUDIT_SHOWN].head(50)), "\n## Options\n",
+            audit_section(c.audit, audit_options=c.audit_options, worst_n=worst_n, explorer=explorer)[1],
+            "\n## Options\n",
             "\n".join(f"- {k}: {v}" for k, v in c.options.items())]
     if any(c.unusable.values()):
         out.append("\nNot usable: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in c.unusable.items() if v))

@@ -10,6 +10,9 @@ import pandas as pd
 
 from ..traces._io import write_bytes, write_text
 from ._content import ReportContent, build_content
+from ._explorer_data import explorer_data
+from ._explorer_page import write_explorer
+from ._explorer_section import audit_tables
 from ._html import render_html
 from ._markdown import render_markdown
 
@@ -21,6 +24,7 @@ class ReportFiles:
     markdown: Path
     figures: list[Path]
     tables: list[Path]
+    explorer: Path | None = None
 
 
 def _figures(content: ReportContent) -> dict[str, bytes]:
@@ -87,7 +91,8 @@ def _csv(df: pd.DataFrame) -> str:
 
 def write_report(steps: pd.DataFrame, traces: pd.DataFrame, out_dir: str | os.PathLike, *,
                  trace_dicts: list[dict], inputs: dict | None = None, by: tuple[str, ...] = ("agent",),
-                 agreement=None, conformal=None, **options) -> ReportFiles:
+                 agreement=None, conformal=None, audit_options: dict | None = None, worst_n: int = 5,
+                 explorer: bool = True, explorer_inputs: dict | None = None, **options) -> ReportFiles:
     """Compute the report's content and write it under ``out_dir``.
 
     Parameters
@@ -104,11 +109,17 @@ def write_report(steps: pd.DataFrame, traces: pd.DataFrame, out_dir: str | os.Pa
     agreement : AgreementResult, optional
         From :func:`seekbench.agreement.compare_annotations`; adds the agreement section
         (confusion matrices, kappa versus cost, metric sensitivity) and its tables.
+    audit_options : dict, optional
+        Flag thresholds of :func:`seekbench.metrics.trace_audit`; ``worst_n`` worst traces per agent are listed.
+    explorer : bool, default True
+        Also write the trace explorer (explorer.html, explorer-data/) and link the audit to it;
+        ``explorer_inputs`` are extra arguments of :func:`explorer_data` (labels, label_source,
+        reference, raters).
     **options
         Metric options of :func:`seekbench.metrics.summarize`.
     """
     out = Path(out_dir)
-    content = build_content(steps, traces, by=by, inputs=inputs, **options)
+    content = build_content(steps, traces, by=by, inputs=inputs, audit_options=audit_options, **options)
     figures = _figures(content)
     extra_html = []
     extra_tables: dict[str, pd.DataFrame] = {}
@@ -130,15 +141,23 @@ def write_report(steps: pd.DataFrame, traces: pd.DataFrame, out_dir: str | os.Pa
     tables = {"metrics": content.metrics_table, "audit": content.audit, "erf": content.erf_table,
               "rqi_by_type": content.rqi_by_type.rename_axis("reasoning_type").reset_index(),
               "calibration": content.calibration.rename_axis("E").reset_index(),
-              "evidence_prevalence": content.prevalence.rename_axis("group").reset_index(), **extra_tables}
+              "evidence_prevalence": content.prevalence.rename_axis("group").reset_index(),
+              **audit_tables(content.audit, worst_n=worst_n), **extra_tables}
     table_paths = []
     for name, df in tables.items():
         p = out / "tables" / f"{name}.csv"
         write_text(p, _csv(df))
         table_paths.append(p)
     md = out / "report.md"
-    write_text(md, render_markdown(content, {k: f"figures/{k}.png" for k in figures}) + "".join(extra_md))
+    write_text(md, render_markdown(content, {k: f"figures/{k}.png" for k in figures}, worst_n=worst_n,
+                                   explorer=explorer) + "".join(extra_md))
+    explorer_page = None
+    if explorer:
+        ev = {k: options[k] for k in ("evidence_mapping", "evidence_scope", "recovery") if k in options}
+        data = explorer_data(trace_dicts, steps, traces, audit=content.audit, audit_options=audit_options, **ev,
+                             **(explorer_inputs or {}))
+        explorer_page = write_explorer(data, out).html
     html_path = out / "report.html"
-    by_id = {t["trace_id"]: t for t in trace_dicts}
-    write_text(html_path, render_html(content, figures, traces_by_id=by_id, steps=steps, sections=extra_html))
-    return ReportFiles(out, html_path, md, fig_paths, table_paths)
+    write_text(html_path, render_html(content, figures, steps=steps, worst_n=worst_n, explorer=explorer,
+                                      sections=extra_html))
+    return ReportFiles(out, html_path, md, fig_paths, table_paths, explorer_page)

@@ -1,0 +1,327 @@
+"""What the trace explorer shows, as plain data (dicts, lists, numbers; no HTML).
+
+For every trace: a compact index row (agent, correctness, evidence state at the answer, audit
+flags and score, disagreement count) that the page filters and sorts without loading more,
+and a detail record (every step with its turn, kind, E after it, documents and label chips
+naming field and rater; judge-vs-reference disagreements with the judge's explanation when
+its label carries one) that the page loads on demand.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..agreement import align_pair, normalize_annotations
+from ..labels import AnnotationSet
+from ..metrics import FLAG_DEFINITIONS, FLAGS, audit_flag_rates, evidence_by_turn, step_evidence, trace_audit
+from ..traces import LABEL_FIELDS
+
+#: Where a label chip comes from: the labels the metrics used, the reference, or a judge.
+ROLES = ("labels", "reference", "judge")
+#: Provenance keys read, in this order, as a judge's explanation of its label.
+EXPLANATION_KEYS = ("explanation", "rationale", "reasoning", "reason")
+_NO_ANSWER = -1
+#: Audit options and their defaults, read from trace_audit's signature so they never drift apart.
+AUDIT_OPTION_DEFAULTS = {name: p.default for name, p in inspect.signature(trace_audit).parameters.items()
+                         if p.kind is p.KEYWORD_ONLY and name not in ("evidence_mapping", "evidence_scope",
+                                                                        "recovery")}
+
+
+def flag_definitions(audit_options: dict | None = None) -> dict[str, str]:
+    """Each flag's definition with the threshold values in use, e.g. ``... below answer_evidence_below (1)``."""
+    opts = {**AUDIT_OPTION_DEFAULTS, **(audit_options or {})}
+    out = {}
+    for f, text in FLAG_DEFINITIONS.items():
+        for k, v in opts.items():
+            text = text.replace(k, f"{k} ({v})", 1) if not (k == "recovery_horizon" and v is None) else text
+        out[f] = text
+    return out
+
+
+@dataclass
+class ExplorerData:
+    """The explorer's content: ``meta`` and ``index`` (one entry per trace), and the details on demand.
+
+    Attributes
+    ----------
+    meta : dict
+        Agents, flags with definitions, raters, label source, audit options, recovery kinds,
+        and per (judge, field) the number of compared and disagreeing labels.
+    index : dict of lists
+        Columns of equal length, trace order: ``id, agent`` (index into ``meta["agents"]``),
+        ``q`` (question), ``correct`` (1, 0, -1 unknown), ``E`` (E at the answer; -1 when not
+        answered), ``flags`` (bit i = ``meta["flags"][i]``), ``score``, ``steps``, ``turns``,
+        ``rec`` (index into ``meta["recovery"]``), ``dis`` (disagreements) and ``disf`` (bit i =
+        ``meta["fields"][i]`` has one).
+    """
+
+    meta: dict
+    index: dict
+    _build: object = field(repr=False, default=None)
+
+    def __len__(self) -> int:
+        return len(self.index["id"])
+
+    def details(self) -> Iterator[dict]:
+        """Each trace's detail record, in index order (built as it is read)."""
+        return self._build()
+
+
+def _clean(value):
+    """JSON-safe scalars: NaN and NA become None, numpy scalars Python numbers."""
+    if value is None or value is pd.NA:
+        return None
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return None if math.isnan(value) else float(value)
+    return value
+
+
+def _explanation(provenance, unscored_reason=None) -> str | None:
+    if isinstance(provenance, dict):
+        for key in EXPLANATION_KEYS:
+            text = provenance.get(key)
+            if isinstance(text, str) and text.strip():
+                return text.strip()
+        if provenance.get("kind") == "rule" and provenance.get("rule"):
+            rep = provenance.get("repeat_of")
+            return f"rule {provenance['rule']}" + (f" (repeats step {rep})" if rep is not None else "")
+    return unscored_reason or None
+
+
+def _single_raters(sets: Sequence[AnnotationSet]) -> list[AnnotationSet]:
+    out = []
+    for s in sets:
+        s = normalize_annotations(s)
+        out.extend(s.for_rater(r) for r in s.raters)
+    return out
+
+
+def _step_evidence_after(steps: pd.DataFrame, mapping: str, scope: str) -> pd.Series:
+    """E after each step: E at its turn, except a tool call, which comes before its observation (E of turn - 1)."""
+    e = step_evidence(steps, mapping=mapping, scope=scope)
+    calls = steps["kind"].eq("search") & steps["turn"].gt(0)
+    if calls.any():
+        ebt = evidence_by_turn(steps, mapping=mapping, scope=scope)[["trace_id", "turn", "E"]]
+        prev = steps.loc[calls, ["trace_id", "turn"]].assign(turn=lambda d: d["turn"] - 1).reset_index()
+        prev = prev.merge(ebt, on=["trace_id", "turn"], how="left").set_index("index")["E"]
+        e = e.astype(float)
+        e.loc[prev.index] = prev.to_numpy(dtype=float)
+    return e
+
+
+def _metric_label_chips(steps: pd.DataFrame, trace_dicts: Sequence[dict], labels: AnnotationSet | None) -> dict:
+    """(trace_id, step) -> chips of the labels the metrics used: the step table's label columns.
+
+    The rater is the annotation set's (``--labels``), else each trace's ``inline_labels.rater``
+    (``inline:traces`` when it names none, as :meth:`AnnotationSet.from_traces` does).
+    """
+    cols = [c for c in LABEL_FIELDS if c in steps.columns]
+    if labels is not None:
+        names = labels.raters
+        fixed = str(names[0]) if len(names) == 1 else labels.name
+        rater_of = None
+    else:
+        fixed = None
+        rater_of = {str(t["trace_id"]): (t.get("inline_labels") or {}).get("rater") or "inline:traces"
+                    for t in trace_dicts}
+    chips: dict = defaultdict(list)
+    tids = steps["trace_id"].astype(str).tolist()
+    idx = steps["step"].tolist()
+    values = {c: steps[c].tolist() for c in cols}
+    for k, (tid, step) in enumerate(zip(tids, idx)):
+        for c in cols:
+            v = values[c][k]
+            if v is not None and v == v:  # not None, not NaN
+                chips[(tid, int(step))].append([c, str(v), fixed or rater_of.get(tid, "inline:traces"), "labels"])
+    return chips
+
+
+def _chips(chips: dict, sets: list[tuple[str, AnnotationSet]]) -> dict:
+    """Add the chips of ``sets`` (role, single-rater set) to ``chips``; each (field, value, rater) once per step."""
+    seen = {(key, c[0], c[1], c[2]) for key, cs in chips.items() for c in cs}
+    for role, s in sets:
+        r = s.records
+        r = r[r["value"].notna()]
+        for tid, step, fld, value, rater in zip(r["trace_id"].astype(str).tolist(), r["step"].tolist(),
+                                                r["field"].tolist(), r["value"].tolist(), r["rater"].tolist()):
+            key = (tid, int(step))
+            mark = (key, fld, str(value), str(rater))
+            if mark in seen:
+                continue
+            seen.add(mark)
+            chips[key].append([fld, str(value), str(rater), role])
+    return chips
+
+
+def _disagreements(reference: AnnotationSet, judges: list[AnnotationSet]) -> tuple[dict, list[dict]]:
+    """(trace_id -> [disagreement dicts]) and per (judge, field) counts of compared and disagreeing labels."""
+    by_trace: dict = defaultdict(list)
+    summary = []
+    fields = list(dict.fromkeys(reference.records["field"]))
+    for judge in judges:
+        recs = judge.records
+        prov = {(str(t), int(s), f): (p, u) for t, s, f, p, u in zip(recs["trace_id"], recs["step"], recs["field"],
+                                                                     recs["provenance"], recs["unscored_reason"])}
+        for fld in fields:
+            a = align_pair(reference, judge, fld)
+            compared = a[a["status"] == "compared"]
+            dis = compared[compared["reference"] != compared["rater"]]
+            summary.append({"rater": judge.name, "field": fld, "compared": int(len(compared)),
+                            "disagree": int(len(dis))})
+            for tid, step, ref, val in zip(dis["trace_id"].astype(str), dis["step"], dis["reference"], dis["rater"]):
+                p, u = prov.get((tid, int(step), fld), (None, None))
+                by_trace[tid].append({"step": int(step), "field": fld, "reference": str(ref), "judge": str(val),
+                                      "rater": judge.name, "explanation": _explanation(p, u)})
+    for items in by_trace.values():
+        items.sort(key=lambda d: (d["step"], d["field"], d["rater"]))
+    return by_trace, summary
+
+
+def _agent_rates(audit: pd.DataFrame, agents: list[str]) -> list[dict]:
+    """Per agent (in ``agents`` order): traces, share correct, share flagged and of each flag, mean score."""
+    rates = audit_flag_rates(audit.assign(agent=audit["agent"].astype(str))).set_index("agent")
+    correct = audit.assign(agent=audit["agent"].astype(str)).groupby("agent")["correct"].agg(
+        lambda c: float(pd.to_numeric(c, errors="coerce").mean()))
+    return [{"agent": a, "n": int(rates.loc[a, "n_traces"]), "correct": _clean(correct.get(a)),
+             "flagged": float(rates.loc[a, "flagged"]), "mean_score": float(rates.loc[a, "mean_score"]),
+             "flags": [float(rates.loc[a, f]) for f in FLAGS]} for a in agents]
+
+
+def explorer_data(trace_dicts: Sequence[dict], steps: pd.DataFrame, traces: pd.DataFrame, *,
+                  labels: AnnotationSet | None = None, label_source: str = "inline labels",
+                  reference: AnnotationSet | None = None, raters: Sequence[AnnotationSet] = (),
+                  audit: pd.DataFrame | None = None, evidence_mapping: str = "sum",
+                  evidence_scope: str = "cumulative", recovery: str = "evidence_or_correct",
+                  audit_options: dict | None = None) -> ExplorerData:
+    """Compute what the explorer shows for every trace.
+
+    Parameters
+    ----------
+    trace_dicts : sequence of dict
+        The canonical traces (step text and documents come from here).
+    steps, traces : DataFrame
+        The tables of :func:`seekbench.traces.build_tables` with the labels the metrics use.
+    labels : AnnotationSet, optional
+        Those labels as a set (for the chips' rater names); default the traces' inline labels.
+    reference, raters : AnnotationSet, optional
+        With both: every label both label differently is a disagreement, shown side by side.
+    audit : DataFrame, optional
+        :func:`seekbench.metrics.trace_audit` of the tables; computed with ``audit_options`` if None.
+
+    Returns
+    -------
+    ExplorerData
+        ``meta`` and ``index`` at once; ``details()`` builds each trace's record as it is read.
+
+    Examples
+    --------
+    >>> from seekbench.data import sample_traces_path
+    >>> from seekbench.traces import build_tables, read_traces
+    >>> traces = read_traces(sample_traces_path()).traces
+    >>> data = explorer_data(traces, *build_tables(traces))
+    >>> len(data), data.meta["flags"][0]
+    (48, 'ungrounded')
+    >>> step = next(data.details())["steps"][1]
+    >>> step["kind"], step["turn"], step["E"], sorted((c[0], c[2]) for c in step["chips"])
+    ('search', 1, 0, [('grounding', 'sample-annotator'), ('search_type', 'sample-annotator')])
+    """
+    audit_options = dict(audit_options or {})
+    ev = {"evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope}
+    if audit is None:
+        audit = trace_audit(steps, traces, **ev, recovery=recovery, **audit_options)
+    label_sets: list[tuple[str, AnnotationSet]] = []
+    by_trace_dis: dict = {}
+    dis_summary: list = []
+    judges: list[AnnotationSet] = []
+    if reference is not None and raters:
+        ref = _single_raters([reference])
+        judges = _single_raters(raters)
+        label_sets += [("reference", s) for s in ref] + [("judge", s) for s in judges]
+        by_trace_dis, dis_summary = _disagreements(ref[0], judges)
+    chips = _chips(_metric_label_chips(steps, trace_dicts, labels), label_sets)
+
+    e_after = _step_evidence_after(steps, evidence_mapping, evidence_scope)
+    step_info = {}
+    for tid, idx in steps.groupby("trace_id", sort=False).indices.items():
+        step_info[str(tid)] = dict(zip(steps["step"].to_numpy()[idx].tolist(),
+                                       zip(steps["turn"].to_numpy()[idx].tolist(), e_after.to_numpy()[idx].tolist())))
+
+    agents = list(dict.fromkeys(str(a) for a in audit["agent"]))
+    agent_idx = {a: i for i, a in enumerate(agents)}
+    recoveries = ["recovered", "stopped", "cut_off"]
+    fields = list(dict.fromkeys(d["field"] for d in dis_summary))
+    a = {str(r["trace_id"]): r for r in audit.to_dict("records")}
+    last_turn = traces.set_index(traces["trace_id"].astype(str))["last_turn"]
+    index = {k: [] for k in ("id", "agent", "q", "correct", "E", "flags", "score", "steps", "turns", "rec", "dis",
+                             "disf")}
+    order = [str(t["trace_id"]) for t in trace_dicts]
+    for t in trace_dicts:
+        tid = str(t["trace_id"])
+        row = a[tid]
+        flags = [f for f in str(row["flags"]).split(",") if f]
+        dis = by_trace_dis.get(tid, [])
+        correct = _clean(row["correct"])
+        e_ans = _clean(row["evidence_at_answer"])
+        index["id"].append(tid)
+        index["agent"].append(agent_idx[str(row["agent"])])
+        index["q"].append(t.get("question") or "")
+        index["correct"].append(-1 if correct is None else int(bool(correct)))
+        index["E"].append(_NO_ANSWER if e_ans is None else int(e_ans))
+        index["flags"].append(sum(1 << FLAGS.index(f) for f in flags))
+        index["score"].append(round(float(row["score"]), 3))
+        index["steps"].append(int(row["n_steps"]))
+        index["turns"].append(int(_clean(last_turn.get(tid)) or 0))
+        index["rec"].append(recoveries.index(row["recovery"]) if row["recovery"] in recoveries else -1)
+        index["dis"].append(len(dis))
+        index["disf"].append(sum(1 << fields.index(d["field"]) for d in {d["field"]: d for d in dis}.values()))
+
+    def build() -> Iterator[dict]:
+        for t in trace_dicts:
+            tid = str(t["trace_id"])
+            row = a[tid]
+            info = step_info.get(tid, {})
+            out_steps = []
+            for st in t.get("steps") or []:
+                i = int(st["index"])
+                turn, e = info.get(i, (None, None))
+                e = _clean(e)
+                s = {"i": i, "kind": st.get("kind"), "turn": _clean(turn), "E": None if e is None else int(e),
+                     "chips": chips.get((tid, i), [])}
+                for key in ("text", "query", "tool", "url"):
+                    if st.get(key):
+                        s[key] = st[key]
+                if st.get("documents"):
+                    s["docs"] = [{k: d[k] for k in ("rank", "title", "text", "url") if d.get(k) is not None}
+                                 for d in st["documents"]]
+                out_steps.append(s)
+            yield {"id": tid, "agent": str(t.get("agent")), "question": t.get("question") or "",
+                   "gold": list(t.get("gold_answers") or []), "answer": t.get("final_answer"),
+                   "correct": _clean(row["correct"]), "E": _clean(row["evidence_at_answer"]),
+                   "recovery": row["recovery"], "recovery_turn": _clean(row["recovery_turn"]),
+                   "flags": [f for f in str(row["flags"]).split(",") if f], "score": round(float(row["score"]), 3),
+                   "ungrounded_share": _clean(row["ungrounded_share"]),
+                   "n_reasoning_labeled": int(row["n_reasoning_labeled"]),
+                   "repeated_queries": int(row["repeated_queries"]), "n_queries": int(row["n_queries"]),
+                   "steps": out_steps, "dis": by_trace_dis.get(tid, [])}
+
+    rater_names = sorted({c[2] for cs in chips.values() for c in cs})
+    meta = {"n_traces": len(order), "agents": agents, "flags": list(FLAGS),
+            "flag_definitions": flag_definitions(audit_options),
+            "audit_options": {k: _clean(v) for k, v in {**AUDIT_OPTION_DEFAULTS, **audit_options}.items()},
+            "recovery": recoveries, "fields": fields, "label_source": label_source,
+            "raters": list(dict.fromkeys(rater_names)),
+            "reference": label_sets[0][1].name if judges else None,
+            "judges": [j.name for j in judges], "disagreements": dis_summary,
+            "evidence": ev, "recovery_option": recovery, "agent_rates": _agent_rates(audit, agents)}
+    return ExplorerData(meta=meta, index=index, _build=build)

@@ -1,0 +1,217 @@
+"""The trace explorer in real headless Chromium, opened from file://: filters, search, a trace's steps and
+labels, the judge-vs-reference view, a screenshot; and a 28,493-trace explorer (timings printed, not asserted)."""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from pathlib import Path
+
+import pytest
+from test_report_browser import CHROMIUM_FLAGS, _chromium
+
+REPO = Path(__file__).resolve().parents[2]
+RATER = REPO / "annotations" / "sample_second_annotator.jsonl"
+
+
+@pytest.fixture(scope="module")
+def explorer_dir(tmp_path_factory):
+    from seekbench.cli import main
+
+    out = tmp_path_factory.mktemp("explorer")
+    assert main(["explore", "--rater", str(RATER), "-o", str(out)]) == 0
+    return out
+
+
+class Browser:
+    """One Chromium page that records console errors and uncaught exceptions."""
+
+    def __init__(self, pw):
+        self.browser = pw.chromium.launch(executable_path=_chromium(), args=CHROMIUM_FLAGS[1:])
+        self.page = self.browser.new_page(viewport={"width": 1280, "height": 900})
+        self.errors: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def open(self, url: str) -> float:
+        t0 = time.perf_counter()
+        self.page.goto(url)
+        self.page.wait_for_function("window.__explorerReady", timeout=120_000)
+        return time.perf_counter() - t0
+
+    def column(self, n: int) -> list[str]:
+        return self.page.eval_on_selector_all(f"tr.trace-row td:nth-child({n})", "els => els.map(e => e.innerText)")
+
+    def count(self) -> int:
+        return int(self.page.inner_text("#count b"))
+
+
+@pytest.fixture
+def browser():
+    _chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = Browser(pw)
+        yield b
+        b.browser.close()
+
+
+@pytest.mark.browser
+def test_explorer_filters_search_steps_and_disagreements(explorer_dir, browser, tmp_path):
+    url = (explorer_dir / "explorer.html").as_uri()
+    browser.open(url)
+    page = browser.page
+    shot = tmp_path / "explorer_first_screen.png"
+    page.screenshot(path=str(shot), full_page=False)
+    print(f"\nscreenshot: {shot}")
+    assert "sidecar script" in page.inner_text("#datanote")
+    assert browser.count() == 48
+
+    agents = page.eval_on_selector_all("#f-agent option", "os => os.map(o => [o.value, o.textContent])")
+    looper = next(v for v, name in agents if name == "looper")
+    page.select_option("#f-agent", looper)
+    assert 0 < browser.count() < 48 and set(browser.column(2)) == {"looper"}
+    page.select_option("#f-correct", "0")
+    assert set(browser.column(4)) == {"incorrect"}
+    n_looper_wrong = browser.count()
+    page.select_option("#f-flag", "none")
+    assert browser.count() < n_looper_wrong and all(not f for f in browser.column(7))
+    page.select_option("#f-agent", "all")
+    page.select_option("#f-flag", "all")
+    page.select_option("#f-correct", "all")
+    page.select_option("#f-E", "2")
+    assert 0 < browser.count() < 48 and set(browser.column(5)) == {"2"}
+    page.select_option("#f-E", "all")
+
+    # Text that only a retrieved document holds (no question mentions it).
+    page.fill("#f-q", "bell founder")
+    page.wait_for_function("window.__explorerSearchDone === 'bell founder'")
+    assert 0 < browser.count() < 48
+    page.fill("#f-q", "")
+    page.wait_for_function("document.querySelector('#count b').textContent === '48'")
+
+    # Open a trace: every step with turn, kind, E after it and label chips naming field and rater.
+    first = page.locator("tr.trace-row").first
+    first.click()
+    page.wait_for_selector(".detail[data-loaded]")
+    heads = page.eval_on_selector_all(".detail .step .shead", "els => els.map(e => e.innerText)")
+    assert len(heads) >= 3 and all("turn" in h and "E after" in h for h in heads)
+    chips = page.eval_on_selector_all(".detail .chip", "els => els.map(e => e.innerText)")
+    assert any(c.startswith("grounding: ") and "sample-annotator" in c for c in chips)
+
+    # Agreement view: the traces where the judge disagrees, reference and judge side by side.
+    page.evaluate("location.hash = 'dis=yes'")
+    page.wait_for_function("document.querySelector('#f-dis').value === 'yes'")
+    assert 0 < browser.count() < 48 and all(int(d) > 0 for d in browser.column(10))
+    page.locator("tr.trace-row").first.click()
+    page.wait_for_selector(".detail[data-loaded] table.dis-table")
+    pairs = page.eval_on_selector_all("table.dis-table tbody tr",
+                                      "rs => rs.map(r => [r.querySelector('td.ref').innerText, "
+                                      "r.querySelector('td.jud').innerText])")
+    assert pairs and all(not jud.startswith(ref + " ") for ref, jud in pairs)
+    assert page.locator(".chip.disagree").count() >= 2
+
+    # Per-agent drill-down from the agents panel.
+    page.goto(url)
+    page.wait_for_function("window.__explorerReady")
+    page.click("details.agents summary")
+    page.click("details.agents a:text-is('looper')")
+    page.wait_for_function("document.querySelector('#f-agent').selectedOptions[0].textContent === 'looper'")
+    assert set(browser.column(2)) == {"looper"}
+
+    # A link from the report: #trace=ID opens that trace.
+    page.goto(url + "#trace=sample-looper-q11")
+    page.wait_for_selector(".detail[data-loaded]")
+    assert browser.column(1) == ["sample-looper-q11"]
+    assert browser.errors == []
+
+    from matplotlib.image import imread
+
+    pixels = imread(shot)
+    assert (pixels[..., :3] < 0.9).mean() > 0.02  # not blank
+
+
+def _make_corpus():
+    spec = importlib.util.spec_from_file_location("make_corpus", REPO / "scripts" / "bench" / "make_corpus.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.shared_data
+def test_explorer_at_paper_scale(shared_traces, tmp_path, browser):
+    """28,493 traces resampled from the shared 190: written, opened and filtered; timings printed."""
+    import copy
+
+    from seekbench.cli import main
+
+    mc = _make_corpus()
+    corpus = tmp_path / "corpus_1x.jsonl"
+    t0 = time.perf_counter()
+    n, n_steps = mc.write_corpus(corpus, [copy.deepcopy(t) for t in shared_traces], mc.PAPER_TRACES, seed=0,
+                                 runs=4, tag="1x")
+    t_corpus = time.perf_counter() - t0
+    out = tmp_path / "explorer"
+    t0 = time.perf_counter()
+    assert main(["explore", str(corpus), "-o", str(out)]) == 0
+    t_write = time.perf_counter() - t0
+    corpus.unlink()
+    n_chunks = len(list((out / "explorer-data").glob("chunk-*.js")))
+    assert n == 28_493 and n_chunks == 143  # ceil(28,493 / 200)
+
+    page = browser.page
+    t_open = browser.open((out / "explorer.html").as_uri())
+    assert browser.count() == 28_493
+    t0 = time.perf_counter()
+    page.select_option("#f-agent", "3")
+    t_agent = time.perf_counter() - t0
+    n_agent = browser.count()
+    t0 = time.perf_counter()
+    page.select_option("#f-flag", "any")
+    t_flag = time.perf_counter() - t0
+    n_flag = browser.count()
+    t0 = time.perf_counter()
+    page.locator("tr.trace-row").first.click()
+    page.wait_for_selector(".detail[data-loaded]")
+    t_trace = time.perf_counter() - t0
+    page.select_option("#f-agent", "all")
+    page.select_option("#f-flag", "all")
+    t0 = time.perf_counter()
+    page.fill("#f-q", "thames ditton")
+    page.wait_for_function("window.__explorerSearchDone === 'thames ditton'", timeout=300_000)
+    t_search = time.perf_counter() - t0
+    n_search = browser.count()
+    assert 0 < n_flag < n_agent < 28_493 and 0 < n_search < 28_493
+    assert browser.errors == []
+    print(f"\n28,493-trace explorer ({n_steps} steps): corpus {t_corpus:.1f} s, seekbench explore {t_write:.1f} s; "
+          f"in Chromium: open {t_open:.2f} s, agent filter {t_agent:.3f} s ({n_agent} rows), flag filter "
+          f"{t_flag:.3f} s ({n_flag}), open a trace {t_trace:.3f} s, full-text search over {n_chunks} chunks "
+          f"{t_search:.1f} s ({n_search} traces)")
+
+
+@pytest.mark.browser
+def test_report_links_open_the_explorer(tmp_path, browser):
+    from seekbench.cli import main
+
+    assert main(["report", "-o", str(tmp_path), "--n-boot", "50"]) == 0
+    page = browser.page
+    page.goto((tmp_path / "report.html").as_uri())
+    links = page.locator("a[href^='explorer.html#agent=']")
+    assert links.count() == 4  # one per agent row
+    agent = "looper"  # has flagged traces (careful-planner has none: its link lists all its traces)
+    page.locator(f"a[href^='explorer.html#agent={agent}&']").click()
+    page.wait_for_function("window.__explorerReady")
+    names = set(browser.column(2))
+    assert names == {agent} and all(browser.column(7))  # the agent's flagged traces, worst first
+    scores = [float(s) for s in browser.column(8)]
+    assert scores == sorted(scores, reverse=True)
+    page.go_back()
+    trace_link = page.locator("a[href^='explorer.html#trace=']").first
+    tid = trace_link.inner_text()
+    trace_link.click()
+    page.wait_for_selector(".detail[data-loaded] .step")
+    assert browser.column(1) == [tid]
+    assert browser.errors == []
