@@ -8,12 +8,11 @@ province x 4 scripted agents) with one human rater's labels inline, so that
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
-__all__ = ["sample_traces_path"]
+from .._resources import sample_path
 
-_SAMPLE_TRACES = "sample_traces.jsonl"
+__all__ = ["sample_traces_path"]
 
 
 def sample_traces_path() -> Path:
@@ -24,7 +23,4 @@ def sample_traces_path() -> Path:
     >>> sample_traces_path().name
     'sample_traces.jsonl'
     """
-    local = Path(__file__).resolve().parent / _SAMPLE_TRACES
-    if local.exists():
-        return local
-    return Path(str(resources.files(__name__) / _SAMPLE_TRACES))
+    return sample_path("traces")
