@@ -1,0 +1,98 @@
+"""The documentation: the generated CLI reference covers every command, and help texts point into docs/."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+
+from seekbench.cli._main import build_parser
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+
+
+def _hook():
+    spec = importlib.util.spec_from_file_location("docs_generate", DOCS / "hooks" / "generate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _all_parsers(parser: argparse.ArgumentParser, name: str = "seekbench"):
+    yield name, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub_name, sub in action.choices.items():
+                yield from _all_parsers(sub, f"{name} {sub_name}")
+
+
+PARSERS = list(_all_parsers(build_parser()))
+
+
+def test_every_command_and_option_is_in_the_cli_reference():
+    page = _hook().cli_reference()
+    assert len(PARSERS) > 15
+    for name, parser in PARSERS:
+        assert f"`{name}` {{#{name.replace(' ', '-')}}}" in page, name
+        for action in parser._actions:
+            for flag in action.option_strings:
+                if flag not in ("-h", "--help"):
+                    assert f"`{flag}" in page, (name, flag)
+
+
+def test_a_new_command_appears_without_editing_the_docs():
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    extra = sub.add_parser("brand-new", help="added by some other module")
+    extra.add_argument("--knob", default=3, help="turns things")
+    page = _hook().cli_reference(parser)
+    assert "## `seekbench brand-new` {#seekbench-brand-new}" in page
+    assert "| `--knob KNOB` | turns things; default `3` |" in page
+
+
+def _help_texts():
+    for name, parser in PARSERS:
+        yield name, parser.format_help()
+
+
+@pytest.mark.parametrize("name,text", list(_help_texts()), ids=[n for n, _ in PARSERS])
+def test_help_points_into_the_docs_never_outside_the_repo(name, text):
+    text = " ".join(text.split())
+    assert "shared/" not in text and "metrics.md" not in text.replace("docs/metrics", ""), name
+    for ref in re.findall(r"docs/[\w./-]+\.md", text):
+        assert (ROOT / ref).is_file(), f"{name} --help names {ref}, which does not exist"
+
+
+def test_readme_points_into_the_docs_never_outside_the_repo():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "shared/spec" not in readme and "metrics.md" not in readme.replace("docs/metrics", "")
+    refs = re.findall(r"\]\((docs/[^)#]+)", readme)
+    assert refs, "README links no documentation page"
+    for ref in refs:
+        assert (ROOT / ref).is_file(), ref
+
+
+def test_every_nav_page_exists():
+    nav = re.findall(r":\s+([\w/.-]+\.md)\s*$", (ROOT / "mkdocs.yml").read_text(), flags=re.M)
+    generated = {"cli.md", "changelog.md"}
+    assert generated <= set(nav)
+    for page in set(nav) - generated:
+        assert (DOCS / page).is_file(), page
+
+
+def test_every_public_package_has_an_api_page():
+    import pkgutil
+
+    import seekbench
+
+    packages = {"seekbench"} | {m.name for m in pkgutil.walk_packages(seekbench.__path__, "seekbench.")
+                                if m.ispkg and not any(p.startswith("_") for p in m.name.split("."))}
+    documented = set()
+    for page in (DOCS / "api").glob("*.md"):
+        documented |= set(re.findall(r"^::: ([\w.]+)\s*$", page.read_text(), flags=re.M))
+    missing = packages - documented
+    assert not missing, missing
