@@ -96,3 +96,48 @@ def test_every_public_package_has_an_api_page():
         documented |= set(re.findall(r"^::: ([\w.]+)\s*$", page.read_text(), flags=re.M))
     missing = packages - documented
     assert not missing, missing
+
+
+# The shared metric contract is read here only as test data: the user's documentation is docs/.
+CONTRACT = ROOT.parent / "shared" / "spec" / "metrics.md"
+
+
+def _contract() -> str:
+    import os
+
+    if not CONTRACT.is_file():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"metric contract not found at {CONTRACT} (required under CI=true)")
+        pytest.skip("metric contract not available")
+    return CONTRACT.read_text(encoding="utf-8")
+
+
+def _docs_text() -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for p in DOCS.rglob("*.md"))
+
+
+def test_every_contract_section_has_a_docs_page():
+    sections = re.findall(r"^## (\d+)\. ", _contract(), flags=re.M)
+    index = (DOCS / "metrics" / "index.md").read_text(encoding="utf-8")
+    table = dict(re.findall(r"^\| (\d+) \| [^|]+ \| (.+) \|$", index, flags=re.M))
+    assert sections and set(sections) == set(table), (sections, sorted(table))
+    for number, pages in table.items():
+        for link in re.findall(r"\]\(([^)#]+)", pages):
+            assert (DOCS / "metrics" / link).resolve().is_file(), (number, link)
+
+
+def test_every_contract_option_is_documented():
+    options = set(re.findall(r'`(\w+)="(\w+)"`', _contract()))
+    assert len(options) > 10
+    docs = _docs_text()
+    missing = [f'{k}="{v}"' for k, v in sorted(options) if f'"{v}"' not in docs and f"`{v}`" not in docs]
+    assert not missing, missing
+
+
+def test_every_metric_page_states_a_direction():
+    for page in ["rqi", "erf", "ce", "coverage"]:
+        text = (DOCS / "metrics" / f"{page}.md").read_text(encoding="utf-8")
+        assert "**Direction.**" in text and ("higher is better" in text or "lower is better" in text), page
+    index = (DOCS / "metrics" / "index.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| ([^|]+) \| ([^|]+) \| (higher|lower|close)[^|]* \| ([^|]*) \| \[", index, flags=re.M)
+    assert len(rows) >= 20
