@@ -139,5 +139,9 @@ def test_every_metric_page_states_a_direction():
         text = (DOCS / "metrics" / f"{page}.md").read_text(encoding="utf-8")
         assert "**Direction.**" in text and ("higher is better" in text or "lower is better" in text), page
     index = (DOCS / "metrics" / "index.md").read_text(encoding="utf-8")
-    rows = re.findall(r"^\| ([^|]+) \| ([^|]+) \| (higher|lower|close)[^|]* \| ([^|]*) \| \[", index, flags=re.M)
+    glance = index.split("## At a glance", 1)[1].split("\n## ", 1)[0]
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in glance.splitlines()
+            if line.startswith("| ") and not line.startswith("| metric")]
     assert len(rows) >= 20
+    for metric, _range, better, _ideal, page in rows:
+        assert better.startswith(("higher", "lower", "close")) and page.startswith("["), metric
