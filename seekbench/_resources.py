@@ -29,8 +29,7 @@ from pathlib import Path
 __all__ = ["judges_dir", "prompt_path", "resource_path", "sample_path", "schema_path"]
 
 _PACKAGE = "seekbench"
-_SAMPLES = {"traces": "sample_traces.jsonl", "human": "sample_human.jsonl",
-            "second": "sample_second_annotator.jsonl"}
+_SAMPLES = {"traces": "sample_traces.jsonl", "human": "sample_human.jsonl", "second": "sample_second_annotator.jsonl"}
 
 # Holds files that importlib had to extract (a zipped install) until the interpreter exits.
 _extracted = contextlib.ExitStack()

@@ -31,8 +31,9 @@ def parse_schema_version(value: object) -> tuple[int, int] | None:
     return (int(m[1]), int(m[2])) if m else None
 
 
-def check_schema_version(value: object, *, what: str, file: str | None = None, line: int | None = None,
-                         trace_id: str | None = None) -> None:
+def check_schema_version(
+    value: object, *, what: str, file: str | None = None, line: int | None = None, trace_id: str | None = None
+) -> None:
     """Raise :class:`UserInputError` when ``value`` is a newer schema version than :data:`SCHEMA_VERSION`.
 
     Any other mismatch (older, malformed, missing) is left to the JSON Schema, whose
@@ -57,6 +58,11 @@ def check_schema_version(value: object, *, what: str, file: str | None = None, l
     """
     got, have = parse_schema_version(value), parse_schema_version(SCHEMA_VERSION)
     if got is not None and have is not None and got > have:
-        raise UserInputError(f"{what} schema_version {value} is newer than this seekbench {__version__} reads "
-                             f"({SCHEMA_VERSION}); upgrade seekbench (pip install -U seekbench)",
-                             file=file, line=line, trace_id=trace_id, path="$.schema_version")
+        raise UserInputError(
+            f"{what} schema_version {value} is newer than this seekbench {__version__} reads "
+            f"({SCHEMA_VERSION}); upgrade seekbench (pip install -U seekbench)",
+            file=file,
+            line=line,
+            trace_id=trace_id,
+            path="$.schema_version",
+        )

@@ -16,8 +16,13 @@ PACKAGE = Path(seekbench.__file__).resolve().parent
 
 
 def test_everything_lives_inside_the_package():
-    for path in (_resources.schema_path("trace"), _resources.judges_dir(), _resources.prompt_path("answer_v1"),
-                 _resources.sample_path("traces"), _resources.sample_path("second")):
+    for path in (
+        _resources.schema_path("trace"),
+        _resources.judges_dir(),
+        _resources.prompt_path("answer_v1"),
+        _resources.sample_path("traces"),
+        _resources.sample_path("second"),
+    ):
         assert path.exists(), path
         assert PACKAGE in path.resolve().parents, path
 

@@ -37,9 +37,11 @@ def test_newer_trace_is_refused_with_one_line(tmp_path, cli_subprocess, version)
     r = cli_subprocess("validate", f)
     assert r.code == 2 and "Traceback" not in r.err
     lines = r.err.strip().splitlines()
-    assert lines == [f"seekbench: error: {f}:1, trace sample-careful-planner-q01, at $.schema_version: trace "
-                     f"schema_version {version} is newer than this seekbench {__version__} reads (1.0); "
-                     "upgrade seekbench (pip install -U seekbench)"]
+    assert lines == [
+        f"seekbench: error: {f}:1, trace sample-careful-planner-q01, at $.schema_version: trace "
+        f"schema_version {version} is newer than this seekbench {__version__} reads (1.0); "
+        "upgrade seekbench (pip install -U seekbench)"
+    ]
 
 
 def test_newer_annotation_is_refused(tmp_path, cli):
@@ -85,8 +87,9 @@ def test_newer_parquet_is_refused(tmp_path, cli):
     pq = pytest.importorskip("pyarrow.parquet")
     assert cli("convert", sample_path("traces"), "-o", tmp_path / "s.parquet").code == 0
     table = pq.read_table(tmp_path / "s.parquet")
-    table = table.set_column(table.schema.get_field_index("schema_version"), "schema_version",
-                             pa.array(["1.4"] * len(table)))
+    table = table.set_column(
+        table.schema.get_field_index("schema_version"), "schema_version", pa.array(["1.4"] * len(table))
+    )
     pq.write_table(table, tmp_path / "newer.parquet")
     r = cli("validate", tmp_path / "newer.parquet")
     assert r.code == 2 and "trace schema_version 1.4 is newer than this seekbench" in r.err

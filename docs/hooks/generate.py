@@ -19,8 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _escape(text: str) -> str:
     """Prose for Markdown: no raw HTML, no stray emphasis, no table breaks."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("*", r"\*").replace(
-        "|", r"\|")
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("*", r"\*").replace("|", r"\|")
 
 
 def _prose(text: str | None) -> str:
@@ -61,8 +60,7 @@ def _describe(action: argparse.Action) -> str:
         extra.append("one of " + ", ".join(f"`{c}`" for c in action.choices))
     if action.required and action.option_strings:
         extra.append("required")
-    if (action.option_strings and action.default not in (None, False, argparse.SUPPRESS)
-            and "default" not in text):
+    if action.option_strings and action.default not in (None, False, argparse.SUPPRESS) and "default" not in text:
         extra.append(f"default `{action.default}`")
     return "; ".join([t for t in [text, *extra] if t])
 
@@ -88,17 +86,26 @@ def _section(name: str, parser: argparse.ArgumentParser, summary: str | None, le
     parts.append(_prose(parser.description))
     parts.append("```text\n" + parser.format_usage().strip() + "\n```")
     for group in parser._action_groups:
-        rows = [a for a in group._group_actions if a.help != argparse.SUPPRESS
-                and not isinstance(a, (argparse._HelpAction, argparse._SubParsersAction))]
+        rows = [
+            a
+            for a in group._group_actions
+            if a.help != argparse.SUPPRESS and not isinstance(a, (argparse._HelpAction, argparse._SubParsersAction))
+        ]
         if not rows:
             continue
-        parts.append(f"**{_escape(group.title or 'options').capitalize()}**\n\n| argument | meaning |\n|---|---|\n"
-                     + "\n".join(f"| {_flags(a)} | {_describe(a)} |" for a in rows))
+        parts.append(
+            f"**{_escape(group.title or 'options').capitalize()}**\n\n| argument | meaning |\n|---|---|\n"
+            + "\n".join(f"| {_flags(a)} | {_describe(a)} |" for a in rows)
+        )
     subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     for action in subs:
         helps = {a.dest: a.help for a in action._choices_actions}
-        parts.append("**Commands**\n\n" + "\n".join(
-            f"- [`{name} {c}`](#{_anchor(f'{name} {c}')}): {_escape(helps.get(c) or '')}" for c in action.choices))
+        parts.append(
+            "**Commands**\n\n"
+            + "\n".join(
+                f"- [`{name} {c}`](#{_anchor(f'{name} {c}')}): {_escape(helps.get(c) or '')}" for c in action.choices
+            )
+        )
     parts.append(_prose(parser.epilog))
     return "\n\n".join(p for p in parts if p)
 
@@ -110,12 +117,15 @@ def cli_reference(parser: argparse.ArgumentParser | None = None) -> str:
 
         parser = build_parser()
     os.environ.setdefault("COLUMNS", "100")  # argparse wraps usage lines to the terminal width
-    head = ("# CLI reference\n\nGenerated from the argument parsers when the documentation is built, so it "
-            "matches `seekbench COMMAND --help` of this version. Exit codes: 0 done, 2 user error (one line "
-            "naming file, line, trace id and field), 3 done with failures.\n\n"
-            + _section("seekbench", parser, None, 2))
-    body = [_section(name, sub, summary, min(1 + name.count(" "), 4)) for name, sub, summary in
-            _commands(parser, "seekbench")]
+    head = (
+        "# CLI reference\n\nGenerated from the argument parsers when the documentation is built, so it "
+        "matches `seekbench COMMAND --help` of this version. Exit codes: 0 done, 2 user error (one line "
+        "naming file, line, trace id and field), 3 done with failures.\n\n" + _section("seekbench", parser, None, 2)
+    )
+    body = [
+        _section(name, sub, summary, min(1 + name.count(" "), 4))
+        for name, sub, summary in _commands(parser, "seekbench")
+    ]
     return "\n\n".join([head, *body]) + "\n"
 
 

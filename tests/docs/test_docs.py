@@ -89,8 +89,11 @@ def test_every_public_package_has_an_api_page():
 
     import seekbench
 
-    packages = {"seekbench"} | {m.name for m in pkgutil.walk_packages(seekbench.__path__, "seekbench.")
-                                if m.ispkg and not any(p.startswith("_") for p in m.name.split("."))}
+    packages = {"seekbench"} | {
+        m.name
+        for m in pkgutil.walk_packages(seekbench.__path__, "seekbench.")
+        if m.ispkg and not any(p.startswith("_") for p in m.name.split("."))
+    }
     documented = set()
     for page in (DOCS / "api").glob("*.md"):
         documented |= set(re.findall(r"^::: ([\w.]+)\s*$", page.read_text(), flags=re.M))
@@ -140,8 +143,11 @@ def test_every_metric_page_states_a_direction():
         assert "**Direction.**" in text and ("higher is better" in text or "lower is better" in text), page
     index = (DOCS / "metrics" / "index.md").read_text(encoding="utf-8")
     glance = index.split("## At a glance", 1)[1].split("\n## ", 1)[0]
-    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in glance.splitlines()
-            if line.startswith("| ") and not line.startswith("| metric")]
+    rows = [
+        [c.strip() for c in line.strip().strip("|").split("|")]
+        for line in glance.splitlines()
+        if line.startswith("| ") and not line.startswith("| metric")
+    ]
     assert len(rows) >= 20
     for metric, _range, better, _ideal, page in rows:
         assert better.startswith(("higher", "lower", "close")) and page.startswith("["), metric
