@@ -119,7 +119,7 @@ class JudgeConfig:
 
 
 def judge_dirs() -> list[Path]:
-    """Directories searched for ``NAME.toml``, first wins: ``$SEEKBENCH_JUDGES_PATH``, ``./judges``, the shipped ones."""
+    """Directories searched for ``NAME.toml`` (first wins): ``$SEEKBENCH_JUDGES_PATH``, ``./judges``, the shipped."""
     dirs = [Path(p) for p in os.environ.get(JUDGES_PATH_ENV, "").split(os.pathsep) if p]
     dirs += [Path.cwd() / "judges", PACKAGE_JUDGES_DIR]
     out: list[Path] = []
