@@ -137,3 +137,30 @@ def on_files(files, config):
     changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     files.append(File.generated(config, "changelog.md", content=changelog))
     return files
+
+
+def public_names_missing(site_dir: str | os.PathLike, docs_dir: str | os.PathLike) -> list[str]:
+    """Public names (each documented package's ``__all__``) that have no anchor on its API page."""
+    import importlib
+
+    missing = []
+    for page in sorted(Path(docs_dir, "api").glob("*.md")):
+        html_file = Path(site_dir, "api", page.stem, "index.html")
+        html = html_file.read_text(encoding="utf-8") if html_file.is_file() else ""
+        for module_name in re.findall(r"^::: ([\w.]+)\s*$", page.read_text(encoding="utf-8"), flags=re.M):
+            module = importlib.import_module(module_name)
+            for name in getattr(module, "__all__", []):
+                if name.startswith("__"):  # __version__: described on the page in words
+                    continue
+                if f'id="{module_name}.{name}"' not in html:
+                    missing.append(f"{module_name}.{name}")
+    return missing
+
+
+def on_post_build(config):
+    """Every public function and class has an entry in the API reference (a warning fails --strict)."""
+    import logging
+
+    log = logging.getLogger("mkdocs.plugins.seekbench")
+    for name in public_names_missing(config["site_dir"], config["docs_dir"]):
+        log.warning("API reference: public name %s has no entry", name)

@@ -151,3 +151,16 @@ def test_every_metric_page_states_a_direction():
     assert len(rows) >= 20
     for metric, _range, better, _ideal, page in rows:
         assert better.startswith(("higher", "lower", "close")) and page.startswith("["), metric
+
+
+def test_the_build_check_finds_public_names_without_an_api_entry(tmp_path):
+    import seekbench.labels
+
+    docs, site = tmp_path / "docs", tmp_path / "site"
+    (docs / "api").mkdir(parents=True)
+    (docs / "api" / "labels.md").write_text("# labels\n\n::: seekbench.labels\n")
+    (site / "api" / "labels").mkdir(parents=True)
+    names = list(seekbench.labels.__all__)
+    shown = "".join(f'<h2 id="seekbench.labels.{n}">' for n in names[1:])
+    (site / "api" / "labels" / "index.html").write_text(shown)
+    assert _hook().public_names_missing(site, docs) == [f"seekbench.labels.{names[0]}"]
