@@ -79,3 +79,12 @@ def test_user_judges_take_precedence(tmp_path, monkeypatch):
     assert judge_dirs()[-1] == _resources.judges_dir()
     listed = {j.name: j for j in list_judges()}
     assert listed["rules"].path.resolve() == env_file.resolve() and "learned" in listed  # shipped ones still seen
+
+
+def test_the_shipped_learned_judge_loads_its_shipped_model(recwarn):
+    from seekbench.annotate.offline import load_offline_judge
+
+    judge = load_offline_judge(load_judge_config("learned"))
+    # No "training on the sample in memory" fallback: the model file was found in the package.
+    assert not [w for w in recwarn if "training on the embedded sample" in str(w.message)]
+    assert judge.name == "learned"
