@@ -5,9 +5,9 @@ Writes, under ``--out-dir`` (default: the repository root):
 
 * ``seekbench/data/sample_traces.jsonl``: 48 canonical traces (12 questions x 4
   agents) with one rater's labels inline;
-* ``annotations/sample_human.jsonl``: the same inline labels as an annotation
+* ``seekbench/data/sample_human.jsonl``: the same inline labels as an annotation
   set (rater ``sample-annotator``);
-* ``annotations/sample_second_annotator.jsonl``: a second human rater
+* ``seekbench/data/sample_second_annotator.jsonl``: a second human rater
   (``sample-annotator-2``) who disagrees on about 15% of the grounding,
   clarity and sufficiency labels, for agreement examples.
 
@@ -73,8 +73,8 @@ RATER_2 = "sample-annotator-2"
 DISAGREEMENT_RATE = 0.15
 AGENTS = ("careful-planner", "eager-answerer", "looper", "synthesizer")
 TRACES_REL = Path("seekbench") / "data" / "sample_traces.jsonl"
-HUMAN_REL = Path("annotations") / "sample_human.jsonl"
-SECOND_REL = Path("annotations") / "sample_second_annotator.jsonl"
+HUMAN_REL = Path("seekbench") / "data" / "sample_human.jsonl"
+SECOND_REL = Path("seekbench") / "data" / "sample_second_annotator.jsonl"
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 # --------------------------------------------------------------------------------------------
@@ -1116,7 +1116,7 @@ def generate(out_dir: Path) -> dict[str, Path]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out-dir", type=Path, default=REPO_ROOT,
-                   help="root under which seekbench/data/ and annotations/ are written (default: the repo)")
+                   help="root under which seekbench/data/ is written (default: the repo)")
     args = p.parse_args(argv)
     for name, path in generate(args.out_dir).items():
         with open(path, encoding="utf-8") as fh:

@@ -1,21 +1,13 @@
-"""Locating and loading the JSON Schemas shipped in ``schemas/``."""
+"""Loading the JSON Schemas shipped in ``seekbench/schemas/`` (found by :mod:`seekbench._resources`)."""
 
 from __future__ import annotations
 
 import functools
 import json
-from importlib import resources
-from pathlib import Path
 
-_REPO_SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
+from ._resources import schema_path
 
-
-def schema_path(name: str) -> Path:
-    """Path of ``schemas/<name>.schema.json`` (the repo copy, else the packaged copy)."""
-    repo = _REPO_SCHEMAS / f"{name}.schema.json"
-    if repo.exists():
-        return repo
-    return Path(str(resources.files("seekbench") / "schemas" / f"{name}.schema.json"))
+__all__ = ["load_schema", "schema_path", "validator"]
 
 
 @functools.cache

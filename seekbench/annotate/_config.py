@@ -21,9 +21,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .._errors import UserInputError
+from .._resources import judges_dir
 
-#: Where judge files live: ``judges/`` at the repository root (beside ``schemas/``).
-REPO_JUDGES_DIR = Path(__file__).resolve().parents[2] / "judges"
+#: The shipped judge files (package data ``seekbench/judges/``), searched after the user's directories.
+PACKAGE_JUDGES_DIR = judges_dir()
+#: Former name of :data:`PACKAGE_JUDGES_DIR`, kept while code written against it is merged.
+REPO_JUDGES_DIR = PACKAGE_JUDGES_DIR
 
 #: Environment variable listing extra directories of judge files (``os.pathsep``-separated).
 JUDGES_PATH_ENV = "SEEKBENCH_JUDGES_PATH"
@@ -116,9 +119,9 @@ class JudgeConfig:
 
 
 def judge_dirs() -> list[Path]:
-    """Directories searched for ``NAME.toml``: ``$SEEKBENCH_JUDGES_PATH``, ``./judges``, the repository's."""
+    """Directories searched for ``NAME.toml`` (first wins): ``$SEEKBENCH_JUDGES_PATH``, ``./judges``, the shipped."""
     dirs = [Path(p) for p in os.environ.get(JUDGES_PATH_ENV, "").split(os.pathsep) if p]
-    dirs += [Path.cwd() / "judges", REPO_JUDGES_DIR]
+    dirs += [Path.cwd() / "judges", PACKAGE_JUDGES_DIR]
     out: list[Path] = []
     for d in dirs:
         if d.is_dir() and d.resolve() not in [o.resolve() for o in out]:

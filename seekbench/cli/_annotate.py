@@ -15,7 +15,7 @@ annotation set (JSONL), one trace at a time as each finishes.
 
 One request per trace labels all its steps; the first search (InitialQuery)
 and exact repeats (RepeatQuery) are labeled by rule, for free. Answers are
-validated against schemas/judge_output.schema.json and re-asked at most N
+validated against the judge output schema (docs/judges.md) and re-asked at most N
 times with the error; after that the steps are recorded as unscored with the
 reason, never given a default label. Completions are cached (SQLite), so a
 re-run of a finished job makes no request, and a run killed at any moment

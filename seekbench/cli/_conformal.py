@@ -11,7 +11,7 @@ from .._errors import SeekbenchWarning, UserInputError
 from ..traces._io import dumps
 
 DESCRIPTION = """\
-Calibrate completeness estimates by split conformal prediction (spec section 8) and
+Calibrate completeness estimates by split conformal prediction (docs/conformal.md) and
 report, per estimator: q_hat, empirical test coverage with a Clopper-Pearson CI, mean
 interval width, coverage by completeness bin, raw R^2, as mean +- std over
 S splits x R seeds (std over split-level means). Writes DIR/conformal.html (self-

@@ -20,7 +20,7 @@ TARGETS = ("jsonl", "parquet")
 def register(sub) -> None:
     p = sub.add_parser("convert", help="convert traces to the canonical format (JSONL or Parquet)",
                        description="Convert trace files to seekbench's canonical JSONL "
-                                   "(schemas/trace.schema.json) or to Parquet (one row per step, the trace's "
+                                   "(docs/formats.md) or to Parquet (one row per step, the trace's "
                                    "fields beside its steps: the step table DuckDB or Spark read as it is). "
                                    "Streams: memory does not grow with the corpus. Inline labels stay in the "
                                    "traces and are also written as an annotation set with --labels-out.")

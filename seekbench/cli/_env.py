@@ -75,7 +75,7 @@ def register(sub) -> None:
     esub = p.add_subparsers(dest="env_command", metavar="ACTION", required=True)
 
     b = esub.add_parser("build-corpus", help="corpus JSONL from a JSONL corpus, a folder of Markdown/HTML, "
-                        "or the embedded default", description="Build a corpus (schemas/corpus.schema.json) and "
+                        "or the embedded default", description="Build a corpus (docs/environment.md) and "
                         "report every document the quality filters reject (SeekerGym's: minimum passages, "
                         "short-passage ratio).")
     b.add_argument("source", nargs="?", metavar="SOURCE", help="corpus JSONL file or folder of .md/.html files")

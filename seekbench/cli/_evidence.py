@@ -14,7 +14,7 @@ from ._inputs import add_input_arguments
 from ._judge_answers import load_any_traces
 
 EVIDENCE_DESCRIPTION = """\
-InfoDeepSeek evidence-set metrics (spec section 6) per group: ACC (final
+InfoDeepSeek evidence-set metrics (docs/metrics/evidence-sets.md) per group: ACC (final
 answers correct), IA@k (answers from the top-k evidence correct, k = 1..n;
 k beyond an evidence set reuses the whole set), EEU = max_k IA@k / ACC
 (n/a when ACC = 0), IC (evidence-set size over the reference source set, with

@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Sequence
 
 from .._errors import SeekbenchWarning, UndefinedMetricWarning, UserInputError
-from .._version import __version__
+from .._version import SCHEMA_VERSION, __version__
 from . import (_agree, _annotate, _cache, _conformal, _convert, _env, _evidence, _explore, _judge, _judge_answers,
                _metrics, _validate)
 
@@ -29,7 +29,8 @@ and outcome and efficiency numbers, with bootstrap confidence intervals.
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="seekbench", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version=f"seekbench {__version__}")
+    parser.add_argument("--version", action="version",
+                        version=f"seekbench {__version__} (trace and annotation schema_version {SCHEMA_VERSION})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for mod in _command_modules():
         mod.register(sub)

@@ -14,8 +14,8 @@ BY_CHOICES = {"agent": ("agent",), "dataset": ("dataset",), "agent,dataset": ("a
 
 
 def add_metric_options(p: argparse.ArgumentParser, *, grouping: bool = True) -> None:
-    """The metric options of spec sections 2-5, shared by ``metrics``, ``report`` and ``agree``."""
-    g = p.add_argument_group("metric options (spec: ../shared/spec/metrics.md)")
+    """The metric options (docs/metrics/), shared by ``metrics``, ``report`` and ``agree``."""
+    g = p.add_argument_group("metric options (definitions: docs/metrics/index.md)")
     if grouping:
         g.add_argument("--by", default="agent", choices=list(BY_CHOICES), help="grouping (default: agent)")
     g.add_argument("--evidence-mapping", default="sum", choices=["sum", "sufficiency_first"],

@@ -12,8 +12,8 @@ from ..traces import available_formats, read_traces
 def register(sub) -> None:
     p = sub.add_parser("validate", help="check files against the canonical schemas",
                        description="Check trace files (any supported format, converted on the fly) or an "
-                                   "annotation set against schemas/trace.schema.json or "
-                                   "schemas/annotation.schema.json. Exit 0 if valid, 2 naming the first "
+                                   "annotation set against the canonical trace or annotation schema "
+                                   "(docs/formats.md). Exit 0 if valid, 2 naming the first "
                                    "problem (file:line, trace id, JSON path) otherwise.")
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--format", choices=available_formats(), default=None)

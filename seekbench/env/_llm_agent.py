@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from .._errors import UserInputError
+from .._resources import prompt_path
 from ._agents import Action
 from ._beliefs import Belief
 
@@ -42,10 +43,8 @@ OUTPUT_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["
 
 
 def default_prompt_path() -> Path:
-    """``judges/prompts/seeker_agent_v1.md`` in the repository."""
-    from ..annotate._config import REPO_JUDGES_DIR
-
-    return REPO_JUDGES_DIR / "prompts" / f"{PROMPT_VERSION}.md"
+    """The shipped ``judges/prompts/seeker_agent_v1.md`` (package data)."""
+    return prompt_path(PROMPT_VERSION)
 
 
 def load_seeker_prompt(path: str | os.PathLike | None = None, *, version: str = PROMPT_VERSION):

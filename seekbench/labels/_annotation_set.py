@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from .._errors import UserInputError
+from .._schema_version import check_schema_version
 from .._schemas import validator
 from .._version import SCHEMA_VERSION
 from ..traces._io import iter_jsonl, write_jsonl
@@ -125,6 +126,7 @@ def _check_record(obj: object, *, file: str, line: int) -> dict:
     tid = obj.get("trace_id") if isinstance(obj, dict) else None
     tid = tid if isinstance(tid, str) else None
     if isinstance(obj, dict):
+        check_schema_version(obj.get("schema_version"), what="annotation", file=file, line=line, trace_id=tid)
         obj = dict(obj)
         if isinstance(obj.get("field"), str):
             obj["field"] = canonical_field(obj["field"]) or ("correct" if obj["field"] == "correct" else obj["field"])

@@ -21,9 +21,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from .._errors import UserInputError
+from .._resources import prompt_path
 from ..annotate._annotator import Budget
 from ..annotate._cache import JudgeCache
-from ..annotate._config import REPO_JUDGES_DIR, JudgeConfig, load_judge_config
+from ..annotate._config import JudgeConfig, load_judge_config
 from ..annotate._prompt import (
     SYSTEM_MARKER,
     USER_MARKER,
@@ -40,7 +41,7 @@ from ..answers._answer_judge import (
 )
 from ._coverage import SkeletonStep, public_history
 
-DEFAULT_COVERAGE_PROMPT = REPO_JUDGES_DIR / "prompts" / "coverage_v1.md"
+DEFAULT_COVERAGE_PROMPT = prompt_path("coverage_v1")
 _PLACEHOLDERS = ("{{QUESTION_BLOCK}}", "{{STATEMENTS_BLOCK}}", "{{HISTORY_BLOCK}}")
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$", re.DOTALL)
 

@@ -97,7 +97,7 @@ def _intro(result) -> str:
     o = result.options
     how = ("by document (all states of a document on one side)" if o["split"] == "document"
            else "pooled over states (the paper's split)")
-    return (f"Split conformal calibration of completeness estimates (spec §8) at target coverage "
+    return (f"Split conformal calibration of completeness estimates (docs/conformal.md) at target coverage "
             f"1 - alpha = {1 - o['alpha']:g}. Calibration/test split 50/50 {how}; {o['n_splits']} splits x "
             f"{o['n_seeds']} seeds (seed {o['seed']}); values are the mean ± std (ddof = 1) of the split-level "
             f"means. Coverage CI: Clopper-Pearson {o['confidence']:g} on split 0, seed 0. q_hat is the "

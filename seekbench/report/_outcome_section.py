@@ -135,9 +135,9 @@ def outcome_section(steps: pd.DataFrame, traces: pd.DataFrame,
               _table(panel, left=("agent",))]
         m += ["\n### Answer-judge panel\n", note + "\n", _md_table(panel)]
     if ev is not None:
-        note = ("InfoDeepSeek evidence-set metrics (spec §6): ACC, IA@k (k beyond an evidence set reuses it), "
-                "EEU = max IA@k / ACC (n/a when ACC = 0), IC (lower = more compact), interference rate; pending "
-                "judgments are left out of the denominators and counted.")
+        note = ("InfoDeepSeek evidence-set metrics (docs/metrics/evidence-sets.md): ACC, IA@k (k beyond an "
+                "evidence set reuses it), EEU = max IA@k / ACC (n/a when ACC = 0), IC (lower = more compact), "
+                "interference rate; pending judgments are left out of the denominators and counted.")
         h += ["<h3>Evidence sets</h3>", f"<p class='muted'>{html.escape(note)}</p>", _table(ev, left=("agent",))]
         m += ["\n### Evidence sets\n", note + "\n", _md_table(ev)]
     return "\n".join(h), "\n".join(m) + "\n", tables

@@ -215,8 +215,10 @@ class StepLabeler:
         Mixed into the hash, so two labelers with different salts disagree
         like two independent judges.
 
-    Raises :class:`PolicyError` (the server answers 400) when the last user
-    message has no valid steps block.
+    Raises
+    ------
+    PolicyError
+        When the last user message has no valid steps block (the server answers 400).
     """
 
     def __init__(self, salt: str = "") -> None:

@@ -233,7 +233,7 @@ def build_tables(traces: Iterable[dict], labels: pd.DataFrame | None = None) -> 
     ...     {"index": 0, "kind": "search", "query": "q"}, {"index": 1, "kind": "search_result"},
     ...     {"index": 2, "kind": "answer"}]}])
     >>> steps["turn"].tolist(), table["answer_turn"].tolist()
-    ([1, 1, 1], [1.0])
+    ([1, 1, 1], [1])
     """
     cols = _Columns(use_inline=labels is None)
     chunk: list[dict] = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .._errors import UserInputError
+from .._schema_version import check_schema_version
 from .._schemas import validator
 from ._fastschema import fast_validator
 
@@ -41,6 +42,8 @@ def validate_trace(trace: object, *, file: str | None = None, line: int | None =
     tid = tid if isinstance(tid, str) else None
     fast = fast_validator("trace")
     if fast is None or not fast(trace):
+        if isinstance(trace, dict):
+            check_schema_version(trace.get("schema_version"), what="trace", file=file, line=line, trace_id=tid)
         from jsonschema.exceptions import best_match  # only when there is an error to word
 
         err = best_match(validator("trace").iter_errors(trace))

@@ -18,8 +18,8 @@ REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "scripts" / "make_sample_data.py"
 FILES = {
     "traces": Path("seekbench") / "data" / "sample_traces.jsonl",
-    "human": Path("annotations") / "sample_human.jsonl",
-    "second": Path("annotations") / "sample_second_annotator.jsonl",
+    "human": Path("seekbench") / "data" / "sample_human.jsonl",
+    "second": Path("seekbench") / "data" / "sample_second_annotator.jsonl",
 }
 AGENTS = {"careful-planner", "eager-answerer", "looper", "synthesizer"}
 
@@ -30,7 +30,7 @@ def _read(path: Path) -> list[dict]:
 
 
 def _validator(name: str):
-    with open(REPO / "schemas" / f"{name}.schema.json", encoding="utf-8") as fh:
+    with open(REPO / "seekbench" / "schemas" / f"{name}.schema.json", encoding="utf-8") as fh:
         schema = json.load(fh)
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema)

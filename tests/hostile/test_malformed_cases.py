@@ -41,6 +41,8 @@ from malformed_builders import (
     truncated,
 )
 
+from seekbench import __version__
+
 CASES_DIR = Path(__file__).resolve().parent / "cases"
 #: Inputs up to this size are kept as files in cases/.
 SMALL = 64 * 1024
@@ -153,8 +155,11 @@ CASES: list[Case] = [
          "empty_trace_id.jsonl:1, trace , at $.trace_id: '' should be non-empty"),
     Case("numeric_trace_id", lambda: canon_line(trace_id=17), (),
          "numeric_trace_id.jsonl:1, at $.trace_id: must be string, got int"),
-    Case("wrong_schema_version", lambda: canon_line(schema_version="2.0"), (),
+    Case("wrong_schema_version", lambda: canon_line(schema_version="0.9"), (),
          "wrong_schema_version.jsonl:1, trace t1, at $.schema_version: '1.0' was expected"),
+    Case("newer_schema_version", lambda: canon_line(schema_version="2.0"), (),
+         f"newer_schema_version.jsonl:1, trace t1, at $.schema_version: trace schema_version 2.0 is newer than "
+         f"this seekbench {__version__} reads (1.0); upgrade seekbench (pip install -U seekbench)"),
     Case("missing_steps", lambda: canon_line(steps=DELETE), ("--format", "canonical"),
          "missing_steps.jsonl:1, trace t1, at $: 'steps' is required"),
     Case("steps_is_object", lambda: canon_line(steps={"0": {"index": 0, "kind": "answer"}}), (),

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import shutil
-from pathlib import Path
 
 import pytest
+
+from seekbench._resources import sample_path
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -71,7 +72,7 @@ def test_report_renders_in_chromium(sample_report, tmp_path):
 def test_report_with_agreement_section(tmp_path):
     from seekbench.cli import main
 
-    rater = Path(__file__).resolve().parents[2] / "annotations" / "sample_second_annotator.jsonl"
+    rater = sample_path("second")
     assert main(["report", "--rater", str(rater), "-o", str(tmp_path),
                  "--n-boot", "100"]) == 0
     html = (tmp_path / "report.html").read_text()

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..._errors import UserInputError
 
 DESCRIPTION = """\
-Draw synthetic belief states for conformal calibration (spec section 8): for a document
+Draw synthetic belief states for conformal calibration (docs/conformal.md): for a document
 with N passages, K = ceil(N / delta) states; state k hides r passages, r uniform in
 [k*delta, min((k+1)*delta, N) - 1], and shows a uniformly random N - r of them; its true
 completeness is (N - r) / N. With --estimator, also estimate each state's completeness

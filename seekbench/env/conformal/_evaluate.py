@@ -37,6 +37,8 @@ def clopper_pearson(k: int, n: int, *, confidence: float = 0.95) -> tuple[float,
     upper = Beta^{-1}(1 - a / 2; k + 1, n - k) (1 when k = n), a = 1 - confidence.
     Returns (nan, nan) for n = 0.
 
+    Examples
+    --------
     >>> [round(x, 4) for x in clopper_pearson(9, 10)]
     [0.555, 0.9975]
     """

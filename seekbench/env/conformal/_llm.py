@@ -27,10 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..._errors import UserInputError
+from ..._resources import prompt_path
 from ._synthetic import BeliefView
 
 #: The project-written prompt (repository ``judges/prompts/``).
-DEFAULT_PROMPT = Path(__file__).resolve().parents[3] / "judges" / "prompts" / "completeness_estimate_v1.md"
+DEFAULT_PROMPT = prompt_path("completeness_estimate_v1")
 DEFAULT_PROMPT_VERSION = "completeness_estimate_v1"
 SYSTEM_MARKER, USER_MARKER = "=== SYSTEM ===", "=== USER ==="
 PLACEHOLDERS = ("{{STATE_ID}}", "{{BELIEF_BLOCK}}")
