@@ -19,6 +19,7 @@ FORMATS: dict[str, str] = {
     "seekbench": "._seekbench",
     "openai_chat": "._openai_chat",
     "atif": "._atif",
+    "inspect": "._inspect",
     "search_r1": "._search_r1",
     "parquet": "._parquet",
 }
