@@ -24,10 +24,10 @@ import json
 import os
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .._errors import UserInputError
-from ..traces import canonical_field, canonical_value
-from ..traces._io import iter_jsonl, read_text
+from ..traces import canonical_field, canonical_value, iter_jsonl
 from ._annotation_set import AnnotationSet, utc_now
 from ._span_labels import PROVENANCE_KIND, SpanIndex, check_tool
 
@@ -45,22 +45,30 @@ class SpanImport:
 
 def _rows(path: str | os.PathLike) -> list[tuple[int, object]]:
     file = str(path)
-    with open(path, "rb") as fh:
-        magic = fh.read(4)
-    if magic == b"PAR1":
+    if not Path(path).is_file():
+        raise UserInputError("is a directory, expected a file" if Path(path).is_dir() else "file not found",
+                             file=file)
+    data = Path(path).read_bytes()
+    if data[:4] == b"PAR1":
         import pandas as pd
 
-        df = pd.read_parquet(path)
+        try:
+            df = pd.read_parquet(path)
+        except Exception as e:  # pyarrow raises ArrowInvalid / OSError on a damaged file
+            raise UserInputError(f"unreadable Parquet file ({str(e).splitlines()[0][:200]})", file=file) from e
         return [(i + 1, {k: (None if isinstance(v, float) and v != v else v) for k, v in r.items()})
                 for i, r in enumerate(df.to_dict("records"))]
-    text = read_text(path).lstrip()
+    try:
+        text = data.decode("utf-8-sig").lstrip()
+    except UnicodeDecodeError as e:
+        raise UserInputError(f"invalid UTF-8 at byte {e.start}; re-encode the file as UTF-8", file=file) from e
     if text[:1] in ("[", "{"):
         try:
             doc = json.loads(text)
         except ValueError:
             doc = None
-        if isinstance(doc, dict) and isinstance(doc.get("data"), list):
-            doc = doc["data"]
+        if isinstance(doc, dict):  # the APIs' answer {"data": [...]}, or one annotation
+            doc = doc["data"] if isinstance(doc.get("data"), list) else [doc]
         if isinstance(doc, list):
             return [(i + 1, r) for i, r in enumerate(doc)]
     rows = list(iter_jsonl(path))

@@ -164,3 +164,23 @@ def test_traces_not_from_spans(traces):
     with pytest.raises(UserInputError, match="its trace is not in the trace files"):
         span_label_records(labels, span_index(traces), to="phoenix")
     assert len(span_label_records(labels, span_index(traces), to="phoenix", skip_invalid=True).skipped) == 1
+
+
+def test_phoenix_annotation_dataframe_as_parquet(traces, tmp_path):
+    # get_span_annotations_dataframe's flattened columns, saved with DataFrame.to_parquet
+    import pandas as pd
+
+    t = traces[1]
+    rows = [{"span_id": t["steps"][1]["source_ref"]["record_id"], "annotation_name": "search_type",
+             "annotator_kind": "LLM", "result.label": "InitialQuery", "result.score": None,
+             "result.explanation": "first query", "metadata": json.dumps({"rater": "gpt-judge"})},
+            {"span_id": t["steps"][4]["source_ref"]["record_id"], "annotation_name": "clarity",
+             "annotator_kind": "LLM", "result.label": "unclear", "result.score": None, "result.explanation": None,
+             "metadata": json.dumps({"rater": "gpt-judge"})}]
+    path = tmp_path / "annotations.parquet"
+    pd.DataFrame(rows).to_parquet(path)
+    got = read_span_labels(path, span_index(traces), source="phoenix").labels.to_records()
+    assert [(r["trace_id"], r["step"], r["field"], r["value"], r["rater"], r["provenance"]["kind"]) for r in got] == [
+        (t["trace_id"], 1, "search_type", "InitialQuery", "gpt-judge", "judge"),
+        (t["trace_id"], 4, "clarity", "Unclear", "gpt-judge", "judge")]
+    assert got[0]["provenance"]["explanation"] == "first query"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -127,3 +128,44 @@ def test_not_an_inspect_log(tmp_path):
         z.writestr("readme.txt", "hello")
     with pytest.raises(UserInputError, match="without header.json"):
         list(iter_records(bad, reader="builtin"))
+
+
+def _log(samples: list) -> dict:
+    """A .json log in the documented layout (the shape inspect_ai writes), built by hand for edge cases."""
+    return {"version": 2, "status": "success",
+            "eval": {"eval_id": "E1", "run_id": "R1", "task": "quiz", "model": "openai/gpt-test",
+                     "scorers": [{"name": "model_graded_qa"}, {"name": "exact"}]},
+            "samples": samples}
+
+
+def test_edge_cases_of_the_documented_layout(tmp_path):
+    msgs = [{"role": "system", "content": "Be brief."},
+            {"role": "user", "content": [{"type": "text", "text": "Who wrote Hamlet?"}]},
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"id": "c1", "function": "search", "arguments": {"query": "Hamlet author"}, "type": "function"}]},
+            {"role": "tool", "tool_call_id": "c1", "function": "search", "content": "",
+             "error": {"type": "timeout", "message": "search timed out"}},
+            {"role": "assistant", "content": "attachment://abc"}]
+    samples = [
+        {"id": 7, "epoch": 1, "input": [{"role": "user", "content": "Who wrote Hamlet?"}], "target": "Shakespeare",
+         "messages": msgs, "attachments": {"abc": "William Shakespeare"},
+         "scores": {"exact": {"value": 1.0}, "model_graded_qa": {"value": "P", "explanation": "partly"}}},
+        {"id": 8, "epoch": 1, "input": "Unscored?", "target": "", "messages": [], "scores": None,
+         "error": {"message": "sample failed", "traceback": "..."}},
+        "not a sample"]
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(_log(samples)))
+    assert detect_format(path) == "inspect"
+    first, second, bad = load_records(iter_records, path, reader="builtin")
+    assert first["trace_id"] == "E1:7:1" and first["question_id"] == "7" and first["question"] == "Who wrote Hamlet?"
+    assert first["metadata"]["system"] == ["Be brief."] and "prompt" not in first["metadata"]
+    assert [s["kind"] for s in first["steps"]] == ["search", "search_result", "answer"]
+    assert first["steps"][1]["text"] == "[tool error: search timed out]"
+    assert first["final_answer"] == "William Shakespeare"  # the attachment resolved
+    # the first scorer in eval.scorers order decides; "P" (partial) is no yes / no
+    assert first["correct"] == {"value": None, "source": "source_data",
+                                "detail": {"scorer": "model_graded_qa", "value": "P",
+                                           "scorers": ["model_graded_qa", "exact"]}}
+    assert second["correct"] is None and second["gold_answers"] == [] and second["steps"] == []
+    assert second["metadata"]["inspect"]["error"] == "sample failed"
+    assert isinstance(bad, UserInputError) and bad.line == 3 and "sample must be object" in str(bad)

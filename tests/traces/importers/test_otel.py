@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from seekbench import UserInputError
 from seekbench.traces import detect_format, read_traces
@@ -130,3 +132,39 @@ def test_orphan_spans_and_missing_agent(tmp_path):
     recs = load_records(iter_records, path)
     assert isinstance(recs[0], UserInputError) and "no agent name" in str(recs[0])
     assert load_records(iter_records, path, agent="me")[0]["agent"] == "me"
+
+
+def test_phoenix_span_json_with_nested_attributes(files, tmp_path):
+    # Phoenix's span JSON: a "context" object and one nested "attributes" object per span
+    def nest(flat: dict) -> dict:
+        out: dict = {}
+        for key, value in flat.items():
+            node = out
+            parts = key.split(".")
+            for p in parts[:-1]:
+                node = node.setdefault(p, {})
+            node[parts[-1]] = value
+        return out
+
+    rows = []
+    for line in files["table_jsonl"].read_text().splitlines():
+        row = json.loads(line)
+        attrs = {k[len("attributes."):]: v for k, v in row.items() if k.startswith("attributes.")}
+        rows.append({"name": row["name"], "span_kind": row["span_kind"], "parent_id": row["parent_id"],
+                     "start_time": row["start_time"], "end_time": row["end_time"],
+                     "context": {"trace_id": row["context.trace_id"], "span_id": row["context.span_id"]},
+                     "attributes": nest(attrs)})
+    path = write_jsonl(tmp_path, *rows, name="phoenix_spans.jsonl")
+    assert detect_format(path) == "otel"
+    assert [_shape(t) for t in read_traces(path).traces] == [OI_STEPS, OI_STEPS]
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(order=st.permutations(list(range(9))))
+def test_line_order_does_not_matter(files, tmp_path, order):
+    # Spans arrive in end order, one export per line; the trees are rebuilt from ids and start times.
+    lines = files["oi_hex"].read_text().splitlines()
+    assert len(lines) == 12  # 6 spans per agent run, each exported when it ends
+    path = write_jsonl(tmp_path, *[lines[i] for i in order], *lines[9:], name="shuffled.jsonl")
+    ref = sorted((t["trace_id"], json.dumps(_shape(t))) for t in read_traces(files["oi_hex"]).traces)
+    assert sorted((t["trace_id"], json.dumps(_shape(t))) for t in read_traces(path).traces) == ref
