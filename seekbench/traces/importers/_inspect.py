@@ -69,6 +69,10 @@ def iter_records(path: str | os.PathLike, *, reader: Reader = "auto",
                                                          answer_tag=answer_tag))
         except UserInputError as e:
             yield ImportedRecord(n, error=e)
+        except (TypeError, ValueError, AttributeError, KeyError) as e:  # a field of an unexpected JSON type
+            detail = str(e).splitlines()[0][:160] if str(e).strip() else type(e).__name__
+            yield ImportedRecord(n, error=UserInputError(
+                f"malformed sample: a field has the wrong type ({detail})", file=file, line=n, path=where))
 
 
 def _text(content: object, ctx: dict, path: str) -> tuple[str | None, str | None]:

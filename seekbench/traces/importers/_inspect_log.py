@@ -76,7 +76,13 @@ def read_log(path: str | os.PathLike, *, reader: Reader = "auto") -> tuple[dict,
         if not has_inspect():
             raise UserInputError("reader='inspect' needs the inspect_ai package: pip install 'seekbench[inspect]'",
                                  file=str(path))
-        return _with_inspect(path)
+        try:
+            return _with_inspect(path)
+        except UserInputError:
+            if reader == "inspect":
+                raise
+            # inspect_ai refuses logs its models do not validate (older or newer versions, hand-written
+            # files); the documented layout may still hold the samples, and says why when it does not
     return _builtin(path)
 
 
@@ -93,9 +99,18 @@ def _with_inspect(path: str | os.PathLike) -> tuple[dict, Iterator[tuple[str, di
     def samples() -> Iterator[tuple[str, dict]]:
         it = read_eval_log_samples(str(path), all_samples_required=False, resolve_attachments=True,
                                    exclude_fields=_SKIP_FIELDS)
-        for i, s in enumerate(it):  # named as the built-in reader names them
+        i = 0
+        while True:
+            try:
+                s = next(it, None)
+            except Exception as e:  # pydantic validation, zip and JSON errors from inside inspect_ai
+                raise UserInputError(f"inspect_ai cannot read sample {i + 1} of this log ({_first_line(e)})",
+                                     file=str(path)) from e
+            if s is None:
+                return
             where = f"samples/{s.id}_epoch_{s.epoch}.json" if zipped else f"$.samples[{i}]"
             yield where, s.model_dump(mode="json", exclude=_SKIP_FIELDS | {"attachments"})
+            i += 1
 
     return header, samples()
 

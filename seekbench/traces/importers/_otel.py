@@ -37,7 +37,7 @@ from ..._errors import UserInputError
 from ._base import ImportedRecord, new_trace
 from ._openai_chat import StepBuilder, extract_answer, search_step
 from ._otel_messages import indexed, json_value, messages
-from ._otel_spans import Span, first_is_spans, read_spans, span_table_columns
+from ._otel_spans import Span, first_is_spans, malformed, read_spans, span_table_columns
 from ._search_r1 import apply_fields, parse_tool_output, record_fields
 
 FORMAT = "otel"
@@ -108,6 +108,8 @@ def iter_records(path: str | os.PathLike, *, agent: str | None = None,
                                                         answer_tag=answer_tag))
             except UserInputError as e:
                 yield ImportedRecord(line, error=e)
+            except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:  # attribute of odd type
+                yield ImportedRecord(line, error=malformed(e, file=file, line=line, trace_id=trace_id))
 
 
 class _Tree:

@@ -234,6 +234,8 @@ def read_spans(path: str | os.PathLike) -> Iterator[tuple[int | None, list[Span]
                                      file=file, line=line, path=prefix)
         except UserInputError as e:
             yield line, e
+        except (TypeError, ValueError, AttributeError, OverflowError) as e:  # a field of the wrong JSON type
+            yield line, malformed(e, file=file, line=line)
 
 
 def _parquet_rows(path: str | os.PathLike) -> Iterator[tuple[int, list[Span] | UserInputError]]:
@@ -254,6 +256,15 @@ def _parquet_rows(path: str | os.PathLike) -> Iterator[tuple[int, list[Span] | U
                 yield line, [span_from_row(row, file=file, line=line)]
             except UserInputError as e:
                 yield line, e
+            except (TypeError, ValueError, AttributeError, OverflowError) as e:
+                yield line, malformed(e, file=file, line=line)
+
+
+def malformed(e: Exception, *, file: str, line: int | None, trace_id: str | None = None) -> UserInputError:
+    """The user error for a span record whose fields have the wrong JSON types."""
+    detail = str(e).splitlines()[0][:160] if str(e).strip() else type(e).__name__
+    return UserInputError(f"malformed span record: a field has the wrong type ({detail}); fix or remove it, "
+                          "or pass --skip-invalid", file=file, line=line, trace_id=trace_id)
 
 
 def first_is_spans(first: object) -> bool:
