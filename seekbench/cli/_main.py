@@ -19,10 +19,11 @@ DESCRIPTION = """\
 Audit how LLM search agents reach their answers.
 
 Reads agent traces (SeekBench JSONL, Search-R1 tagged text, OpenAI chat messages,
-ATIF, Inspect AI logs, OpenTelemetry spans, or seekbench's canonical format), takes per-step labels (inline, or an
-annotation set), and reports process metrics per agent: RQI (groundedness of
-reasoning), ERF (evidence recovery), CE (calibration of the decision to answer),
-and outcome and efficiency numbers, with bootstrap confidence intervals.
+ATIF, Inspect AI logs, OpenTelemetry spans, or seekbench's canonical format), takes
+per-step labels (inline, or an annotation set), and reports process metrics per
+agent: RQI (groundedness of reasoning), ERF (evidence recovery), CE (calibration of
+the decision to answer), and outcome and efficiency numbers, with bootstrap
+confidence intervals.
 """
 
 

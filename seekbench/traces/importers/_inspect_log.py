@@ -74,8 +74,8 @@ def read_log(path: str | os.PathLike, *, reader: Reader = "auto") -> tuple[dict,
         raise UserInputError(f"unknown Inspect log reader {reader!r}; choose auto, inspect or builtin")
     if reader == "inspect" or (reader == "auto" and has_inspect()):
         if not has_inspect():
-            raise UserInputError("reader='inspect' needs the inspect_ai package: pip install 'seekbench[inspect]'",
-                                 file=str(path))
+            raise UserInputError("reading with inspect_ai needs the inspect_ai package: "
+                                 "pip install 'seekbench[inspect]'", file=str(path))
         try:
             return _with_inspect(path)
         except UserInputError:

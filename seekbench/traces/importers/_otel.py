@@ -338,6 +338,6 @@ def _agent(root: Span | None, llms: list[Span], fields: dict, fallback: str | No
         return f"{name}/{model}"
     who = name or model or fallback or first.resource.get("service.name")
     if not who:
-        raise UserInputError("no agent name: no agent.name, model name or service.name on the spans; pass agent=",
-                             **ctx)
+        raise UserInputError("no agent name: the spans carry no agent.name, gen_ai.agent.name, model name or "
+                             "service.name; add agent.name to the agent span", **ctx)
     return str(who)
