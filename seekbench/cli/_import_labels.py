@@ -15,7 +15,8 @@ Read labels made in Phoenix (span annotations) or Langfuse (scores) into a seekb
 set, so `seekbench agree` can compare them with a judge's labels. Each annotation's span is
 matched to the step it labels in the traces, which must have been imported from OpenTelemetry
 files (OTLP JSON or span tables). The annotation name is the label field (grounding, clarity,
-sufficiency, search_type, reasoning_type, correct); others are ignored and counted.
+sufficiency, search_type, reasoning_type, correct); others are ignored and counted. A
+trace-level `correct` score (a trace id and no span) labels the trace's answer step.
 
 Reads JSONL, one JSON document (a list, or {"data": [...]} as the APIs answer) or Parquet:
   phoenix   span_id, name, annotator_kind, result {label, score, explanation}, identifier,

@@ -13,7 +13,8 @@ Parquet from a DataFrame):
 
 The annotation name is the label field (aliases allowed, e.g. ``groundedness``); annotations named
 otherwise are ignored and counted. The span's step is the one of its steps the field applies to;
-labels written by ``seekbench export-labels`` name their step in ``metadata.seekbench``. The rater
+labels written by ``seekbench export-labels`` name their step in ``metadata.seekbench``; a
+trace-level ``correct`` score (a trace id, no span) goes to the trace's answer step. The rater
 is ``metadata.rater``, else the annotating user, else ``<tool>-<kind>``; the provenance kind is
 human for HUMAN / ANNOTATION, judge for LLM / EVAL, rule for CODE.
 """
@@ -169,15 +170,21 @@ def _convert(row: dict, index: SpanIndex, *, source: str, rater: str | None, fil
         who = _get(row, "authorUserId", "author_user_id") or f"langfuse-{kind}"
         explanation = _get(row, "comment")
     tid_hint = ours.get("trace_id")
-    if not isinstance(span, str) or not span:
+    otel_trace = _get(row, "traceId", "trace_id", "context.trace_id")
+    if (not isinstance(span, str) or not span) and fld == "correct" and isinstance(otel_trace, str):
+        steps = index.answers_of(otel_trace.lower())  # a trace-level score of the answer
+        span = "(trace)"
+    elif not isinstance(span, str) or not span:
         raise UserInputError("annotation without a span id", file=file, line=line, trace_id=tid_hint,
                              path="$.span_id" if source == "phoenix" else "$.observationId")
-    span = span.lower()
-    steps = index.step_for(span, fld)
+    else:
+        span = span.lower()
+        steps = index.step_for(span, fld)
     if isinstance(ours.get("step"), int) and (ours.get("trace_id"), ours["step"]) in steps:
         steps = [(ours["trace_id"], ours["step"])]
     if len(steps) != 1:
-        why = ("no step of the traces comes from this span" if span not in index.span_steps else
+        why = (f"trace {otel_trace} has {len(steps)} answer steps" if span == "(trace)" else
+               "no step of the traces comes from this span" if span not in index.span_steps else
                f"span {span} has no step {fld} applies to" if not steps else
                f"span {span} has {len(steps)} steps {fld} applies to; cannot tell which")
         raise UserInputError(f"annotation {name!r} fits no single step: {why}", file=file, line=line,

@@ -46,6 +46,11 @@ class SpanIndex:
             k for k, fields in FIELDS_BY_KIND.items() if field_name in fields)
         return [(t, s) for t, s, k in self.span_steps.get(span_id, []) if k in kinds]
 
+    def answers_of(self, otel_trace_id: str) -> list[tuple[str, int]]:
+        """The answer steps of the traces rebuilt from one OTel trace (for trace-level correctness)."""
+        spans = {span for (otel, span) in self.step_span.values() if otel == otel_trace_id}
+        return [(t, s) for span in sorted(spans) for t, s, k in self.span_steps[span] if k == "answer"]
+
 
 def span_index(traces: Iterable[dict], *, file: str | None = None) -> SpanIndex:
     """Index the span of every step; a user error when no trace was imported from spans."""

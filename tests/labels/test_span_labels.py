@@ -184,3 +184,14 @@ def test_phoenix_annotation_dataframe_as_parquet(traces, tmp_path):
         (t["trace_id"], 1, "search_type", "InitialQuery", "gpt-judge", "judge"),
         (t["trace_id"], 4, "clarity", "Unclear", "gpt-judge", "judge")]
     assert got[0]["provenance"]["explanation"] == "first query"
+
+
+def test_trace_level_correctness_goes_to_the_answer(traces, tmp_path):
+    t = traces[2]  # the GenAI agent trace: one answer step
+    path = tmp_path / "scores.json"
+    path.write_text(json.dumps([{"traceId": t["source"]["record_id"], "observationId": None, "name": "correct",
+                                 "value": 1, "dataType": "BOOLEAN", "source": "ANNOTATION", "authorUserId": "bob"}]))
+    [rec] = read_span_labels(path, span_index(traces), source="langfuse").labels.to_records()
+    answer = next(s["index"] for s in t["steps"] if s["kind"] == "answer")
+    assert (rec["trace_id"], rec["step"], rec["field"], rec["value"], rec["rater"]) == (
+        t["trace_id"], answer, "correct", True, "bob")
