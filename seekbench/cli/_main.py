@@ -9,20 +9,21 @@ from collections.abc import Sequence
 
 from .._errors import SeekbenchWarning, UndefinedMetricWarning, UserInputError
 from .._version import SCHEMA_VERSION, __version__
-from . import (_agree, _annotate, _cache, _conformal, _convert, _env, _evidence, _explore, _judge, _judge_answers,
-               _metrics, _validate)
+from . import (_agree, _annotate, _cache, _conformal, _convert, _env, _evidence, _explore, _export_labels,
+               _import_labels, _judge, _judge_answers, _metrics, _validate)
 
 COMMANDS = (_validate, _convert, _metrics, _annotate, _judge, _judge_answers, _cache, _agree, _evidence, _env,
-            _conformal, _explore)
+            _conformal, _explore, _export_labels, _import_labels)
 
 DESCRIPTION = """\
 Audit how LLM search agents reach their answers.
 
 Reads agent traces (SeekBench JSONL, Search-R1 tagged text, OpenAI chat messages,
-ATIF, or seekbench's canonical format), takes per-step labels (inline, or an
-annotation set), and reports process metrics per agent: RQI (groundedness of
-reasoning), ERF (evidence recovery), CE (calibration of the decision to answer),
-and outcome and efficiency numbers, with bootstrap confidence intervals.
+ATIF, Inspect AI logs, OpenTelemetry spans, or seekbench's canonical format), takes
+per-step labels (inline, or an annotation set), and reports process metrics per
+agent: RQI (groundedness of reasoning), ERF (evidence recovery), CE (calibration of
+the decision to answer), and outcome and efficiency numbers, with bootstrap
+confidence intervals.
 """
 
 

@@ -26,6 +26,9 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _ADVICE = "fix or remove this line, or pass --skip-invalid"
+#: Said of a zip archive (an Inspect AI ``.eval`` log, most likely) read as text.
+ZIP_NOT_TEXT = ("is a zip archive, not a text file (an Inspect AI .eval log?); import it with --format inspect "
+                "(pip install 'seekbench[inspect]' for Zstandard-compressed logs)")
 
 
 def _has_lone_surrogate(value: object) -> bool:
@@ -80,6 +83,9 @@ def iter_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, object | UserInpu
         for lineno, raw in enumerate(fh, start=1):
             if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
+            if lineno == 1 and raw.startswith(b"PK\x03\x04"):
+                yield lineno, UserInputError(ZIP_NOT_TEXT, file=name)
+                return
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as e:
@@ -126,6 +132,8 @@ def read_text(path: str | os.PathLike) -> str:
     data = path.read_bytes()
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    if data.startswith(b"PK\x03\x04"):
+        raise UserInputError(ZIP_NOT_TEXT, file=str(path))
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:

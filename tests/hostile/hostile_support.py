@@ -29,6 +29,9 @@ SEEDS: list[tuple[str, str, bytes]] = [
     ("atif", "trajectory.atif.json", (FIXTURES / "trajectory.atif.json").read_bytes()),
     ("search_r1", "same.search_r1.jsonl", (FIXTURES / "same.search_r1.jsonl").read_bytes()),
     ("search_r1", "research.txt", (FIXTURES / "research.txt").read_bytes()),
+    ("inspect", "capitals.eval", (FIXTURES / "capitals.eval").read_bytes()),
+    ("inspect", "capitals.inspect.json", (FIXTURES / "capitals.inspect.json").read_bytes()),
+    ("otel", "agent.otel.jsonl", (FIXTURES / "agent.otel.jsonl").read_bytes()),
 ]
 
 

@@ -19,6 +19,8 @@ FORMATS: dict[str, str] = {
     "seekbench": "._seekbench",
     "openai_chat": "._openai_chat",
     "atif": "._atif",
+    "inspect": "._inspect",
+    "otel": "._otel",
     "search_r1": "._search_r1",
     "parquet": "._parquet",
 }
@@ -55,7 +57,7 @@ def detect_format(path: str | os.PathLike) -> str:
     with open(path, "rb") as fh:
         raw = fh.read(1 << 16)
     if raw.startswith(b"PAR1"):  # Parquet magic bytes: binary, never read as text
-        return "parquet"
+        return "otel" if importer_for("otel").sniff(str(path), "PAR1", None) else "parquet"  # span tables
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     head = raw.decode("utf-8", errors="replace")

@@ -1,0 +1,343 @@
+"""Importer for OpenTelemetry traces: OTLP JSON and span tables, in the GenAI or OpenInference conventions.
+
+Spans are read whole (a trace's spans may be spread over many lines) and each trace is rebuilt
+from its span tree (trace id, parent span id, start time). One seekbench trace per outermost
+agent span (OpenInference ``openinference.span.kind`` AGENT, GenAI ``gen_ai.operation.name``
+invoke_agent), or per OTel trace when it has none. Walking the tree in start-time order:
+
+- an LLM span (OpenInference LLM; GenAI chat / text_completion / generate_content) gives its output
+  message's reasoning, and its text as reasoning, or as the answer when it is the last LLM call
+  and makes no tool call;
+- a tool span (TOOL; execute_tool) gives a search step (``tool.name`` / ``gen_ai.tool.name``;
+  arguments from ``input.value`` / ``gen_ai.tool.call.arguments``, a bare string being the query)
+  and a search_result (``output.value`` / ``gen_ai.tool.call.result``) whose documents are those
+  of the retriever spans under the tool when there are any, else parsed from the output text;
+- a retriever span (RETRIEVER; GenAI retrieval) outside a tool gives a search (``input.value`` /
+  ``gen_ai.retrieval.query.text``) and a search_result with ``retrieval.documents.<i>.document.
+  {id, content, score, metadata}`` (or ``gen_ai.retrieval.documents``);
+- when a trace has no tool or retriever span, the tool calls in LLM output messages are the
+  searches, and the ``tool`` messages answering them in later LLM inputs their results.
+
+Every step's ``source_ref.record_id`` is the id of the span it came from (``path`` names the
+attribute), so labels can go back to the span (``seekbench export-labels``). The question is the
+agent span's ``input.value`` (or its first user message, else the first LLM call's); gold answers,
+dataset, question id and correctness come from the agent span's ``metadata`` (``gold_answers`` /
+``golden_answers`` / ``ground_truth``, ``dataset``, ``question_id``, ``is_correct``). The agent is
+``agent.name`` / ``gen_ai.agent.name`` and, when known, ``/`` + the first LLM call's model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from collections.abc import Iterator
+
+from ..._errors import UserInputError
+from ._base import ImportedRecord, new_trace
+from ._openai_chat import StepBuilder, extract_answer, search_step
+from ._otel_messages import indexed, json_value, messages
+from ._otel_spans import Span, first_is_spans, malformed, read_spans, span_table_columns
+from ._search_r1 import apply_fields, parse_tool_output, record_fields
+
+FORMAT = "otel"
+_GENAI_KIND = {"chat": "LLM", "text_completion": "LLM", "generate_content": "LLM", "execute_tool": "TOOL",
+               "invoke_agent": "AGENT", "retrieval": "RETRIEVER", "embeddings": "EMBEDDING"}
+_QUESTION_KEYS = ("question", "query", "input")
+
+
+def sniff(path: str, head: str, first: object) -> bool:
+    """True for OTLP JSON, a span-table row (JSONL), or a span table stored as Parquet."""
+    if head.startswith("PAR1"):
+        import pyarrow.parquet as pq
+
+        try:
+            return span_table_columns(pq.ParquetFile(path).schema_arrow.names)
+        except Exception:  # not readable as Parquet: the parquet importer says why
+            return False
+    return first_is_spans(first)
+
+
+def span_kind(span: Span) -> str:
+    """LLM, TOOL, RETRIEVER, AGENT, CHAIN, ... from either convention."""
+    oi = span.attrs.get("openinference.span.kind")
+    if isinstance(oi, str) and oi.strip():
+        return oi.strip().upper()
+    op = span.attrs.get("gen_ai.operation.name")
+    if isinstance(op, str):
+        return _GENAI_KIND.get(op, "CHAIN")
+    if any(str(e.get("name", "")).startswith("gen_ai.") for e in span.events):
+        return "LLM"
+    return "CHAIN"
+
+
+def iter_records(path: str | os.PathLike, *, agent: str | None = None,
+                 answer_tag: str | None = "answer") -> Iterator[ImportedRecord]:
+    """Rebuild the traces of an OpenTelemetry file (see the module docstring for the mapping).
+
+    Parameters
+    ----------
+    path : str or PathLike
+        OTLP JSON (one object per line, or one document), span-table JSONL, or span-table Parquet.
+    agent : str, optional
+        The agent when no span names one (``agent.name``, a model name, or ``service.name``).
+    answer_tag : str or None, default "answer"
+        Take ``final_answer`` from the last ``<answer_tag>`` block of the answer; None keeps the text.
+
+    Yields
+    ------
+    ImportedRecord
+        ``line`` is the line (or row) of the trace's root span.
+    """
+    file = str(path)
+    by_trace: dict[str, list[Span]] = defaultdict(list)
+    for line, item in read_spans(path):
+        if isinstance(item, UserInputError):
+            yield ImportedRecord(line, error=item)
+            continue
+        for span in item:
+            by_trace[span.trace_id].append(span)
+    for tid, spans in by_trace.items():
+        tree = _Tree(spans)
+        roots = tree.agent_roots()
+        for root in roots or [None]:
+            line = (root or tree.roots[0]).line
+            trace_id = tid if len(roots) <= 1 else f"{tid}:{root.span_id}"
+            try:
+                yield ImportedRecord(line, trace=_build(tree, root, trace_id=trace_id, file=file, agent=agent,
+                                                        answer_tag=answer_tag))
+            except UserInputError as e:
+                yield ImportedRecord(line, error=e)
+            except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:  # attribute of odd type
+                yield ImportedRecord(line, error=malformed(e, file=file, line=line, trace_id=trace_id))
+
+
+class _Tree:
+    """The spans of one OTel trace as a tree; children in start-time order (file order on ties)."""
+
+    def __init__(self, spans: list[Span]) -> None:
+        ids = {s.span_id for s in spans}
+        self.children: dict[str | None, list[Span]] = defaultdict(list)
+        for s in spans:  # a parent missing from the file makes its children roots
+            self.children[s.parent_id if s.parent_id in ids else None].append(s)
+        for kids in self.children.values():
+            kids.sort(key=lambda s: (isinstance(s.start, str), s.start))
+        self.roots = self.children[None]
+
+    def agent_roots(self) -> list[Span]:
+        out: list[Span] = []
+
+        def visit(s: Span) -> None:
+            if span_kind(s) == "AGENT":
+                out.append(s)
+                return
+            for c in self.children[s.span_id]:
+                visit(c)
+
+        for r in self.roots:
+            visit(r)
+        return out
+
+    def walk(self, start: list[Span]) -> Iterator[Span]:
+        for s in start:
+            yield s
+            yield from self.walk(self.children[s.span_id])
+
+
+class _SpanSteps(StepBuilder):
+    """Steps whose ``source_ref`` names the span they came from."""
+
+    span: Span
+
+    def _ref(self, path: str) -> dict:
+        return {"format": FORMAT, "file": self.ctx["file"], "line": self.span.line, "record_id": self.span.span_id,
+                "path": path}
+
+
+def _build(tree: _Tree, root: Span | None, *, trace_id: str, file: str, agent: str | None,
+           answer_tag: str | None) -> dict:
+    top = [root] if root is not None else tree.roots
+    spans = [s for s in tree.walk(top) if s is not root]
+    kinds = {s.span_id: span_kind(s) for s in spans}
+    ctx = {"file": file, "line": (root or top[0]).line, "trace_id": trace_id}
+    llms = [s for s in spans if kinds[s.span_id] == "LLM"]
+    has_tools = any(kinds[s.span_id] in ("TOOL", "RETRIEVER") for s in spans)
+    final = next((s for s in reversed(llms) if _answers(s)), None)
+    meta = _metadata(root)
+    fields = record_fields(meta, ctx, "metadata")
+    trace = new_trace(trace_id=trace_id, agent=_agent(root, llms, fields, agent, top[0], ctx), question="", fmt=FORMAT,
+                      file=file, line=ctx["line"], record_id=top[0].trace_id)
+    b = _SpanSteps(FORMAT, ctx)
+    under_tool: set[str] = set()
+    for s in spans:
+        b.span = s
+        kind = kinds[s.span_id]
+        if s.span_id in under_tool:
+            under_tool.update(c.span_id for c in tree.children[s.span_id])
+            continue
+        if kind == "LLM":
+            answer = _llm(b, s, final=s is final, tool_calls=not has_tools, answer_tag=answer_tag)
+            if answer is not None:
+                trace["final_answer"] = answer
+        elif kind == "TOOL":
+            retrievers = [c for c in tree.walk(tree.children[s.span_id]) if span_kind(c) == "RETRIEVER"]
+            _tool(b, s, retrievers, ctx)
+            under_tool.update(c.span_id for c in tree.children[s.span_id])
+        elif kind == "RETRIEVER":
+            _retriever(b, s)
+    if trace["final_answer"] is None and root is not None and root.attrs.get("output.value") is not None:
+        b.span = root
+        b.new_turn()
+        text = _as_text(json_value(root.attrs["output.value"]))
+        b.add({"kind": "answer", "text": text, "original_kind": "AGENT"}, "output.value")
+        trace["final_answer"] = extract_answer(text, answer_tag)
+    trace["question"] = fields["question"] or _question(root, llms) or ""
+    apply_fields(trace, fields)
+    trace["steps"] = b.finish()
+    trace["metadata"] = {"otel": {"trace_id": top[0].trace_id, "root_span_id": None if root is None else root.span_id,
+                                  "root_name": (root or top[0]).name, "spans": len(spans) + (root is not None)}}
+    if meta:
+        trace["metadata"]["span_metadata"] = meta
+    return trace
+
+
+def _answers(s: Span) -> bool:
+    out = messages(s, output=True)
+    return bool(out) and not any(m["tool_calls"] for m in out) and bool((out[-1]["text"] or "").strip())
+
+
+def _llm(b: _SpanSteps, s: Span, *, final: bool, tool_calls: bool, answer_tag: str | None) -> str | None:
+    if tool_calls:  # results of earlier calls arrive as tool messages in this call's input
+        waiting = {cid for cid, _ in b.pending}
+        for m in messages(s, output=False):
+            if m["role"] == "tool" and m["tool_call_id"] in waiting:
+                waiting.discard(m["tool_call_id"])
+                b.add_result(m["text"], m["tool_call_id"], m["path"], m["path"])
+    answer = None
+    for m in messages(s, output=True):
+        calls = []
+        for j, tc in enumerate(m["tool_calls"] if tool_calls else []):
+            p = f"{m['path']}.tool_calls.{j}"
+            step = search_step(tc["name"], _arguments(tc["arguments"]), b.ctx, p, p)
+            calls.append(({**step, "original_kind": "tool_call"}, p, tc["id"] or f"{s.span_id}:{j}"))
+        r = None if not m["reasoning"] else (m["reasoning"], "reasoning", m["path"])
+        got = b.model_turn(r, m["text"], ("content", m["path"]), calls, final=final and not m["tool_calls"],
+                           answer_tag=answer_tag)
+        answer = got if got is not None else answer
+    return answer
+
+
+def _arguments(raw: object) -> object:
+    """Tool arguments as an object: JSON text or an object; any other text is the query itself."""
+    value = json_value(raw)
+    if isinstance(value, dict) or value is None:
+        return value
+    return {"query": value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}
+
+
+def _first(attrs: dict, *keys: str) -> object:
+    return next((attrs[k] for k in keys if attrs.get(k) is not None), None)
+
+
+def _tool(b: _SpanSteps, s: Span, retrievers: list[Span], ctx: dict) -> None:
+    a = s.attrs
+    name = _first(a, "tool.name", "gen_ai.tool.name") or s.name
+    args_key = "input.value" if "input.value" in a else "gen_ai.tool.call.arguments"
+    step = search_step(str(name), _arguments(a.get(args_key)), ctx, "tool.name", args_key)
+    b.new_turn()
+    key = f"span:{s.span_id}"
+    b.add({**step, "original_kind": span_kind(s)}, args_key, key, is_call=True)
+    call = b.steps[-1]
+    out_key = "output.value" if "output.value" in a else "gen_ai.tool.call.result"
+    text = _as_text(json_value(a.get(out_key)))
+    b.add_result(text, key, out_key, out_key)
+    if retrievers:  # a retrieving tool: its documents are the retrievers' (with ids and scores)
+        result = b.steps[next(i for i, st in enumerate(b.steps) if st is call) + 1]
+        result["documents"] = [d for r in retrievers for d in _documents(r)]
+        for rank, d in enumerate(result["documents"], start=1):
+            d["rank"] = rank
+
+
+def _retriever(b: _SpanSteps, s: Span) -> None:
+    a = s.attrs
+    q_key = "input.value" if "input.value" in a else "gen_ai.retrieval.query.text"
+    query = _as_text(json_value(a.get(q_key)))
+    b.new_turn()
+    key = f"span:{s.span_id}"
+    b.add({"kind": "search", "tool": s.name or "retriever", "query": query, "text": query,
+           "original_kind": "RETRIEVER"}, q_key, key, is_call=True)
+    docs = _documents(s)
+    text = _as_text(json_value(a.get("output.value"))) or "\n\n".join(d["text"] or "" for d in docs)
+    d_key = "gen_ai.retrieval.documents" if "gen_ai.retrieval.documents" in a else "retrieval.documents"
+    b.add_result(text, key, d_key, d_key)
+    b.steps[-1]["documents"] = docs
+
+
+def _documents(s: Span) -> list[dict]:
+    """Documents of a retriever span: OpenInference ``retrieval.documents.<i>.document.*`` or GenAI's list."""
+    docs = []
+    for i, d in indexed(s.attrs, "retrieval.documents"):
+        meta = json_value(d.get("document.metadata"))
+        meta = meta if isinstance(meta, dict) else {k[len("document.metadata."):]: v for k, v in d.items()
+                                                    if k.startswith("document.metadata.")}
+        docs.append(_document(d.get("document.id"), d.get("document.content"), d.get("document.score"), meta))
+    if not docs:
+        raw = json_value(s.attrs.get("gen_ai.retrieval.documents"))
+        for d in raw if isinstance(raw, list) else []:
+            if isinstance(d, dict):
+                docs.append(_document(d.get("id"), d.get("content", d.get("text")), d.get("score"), d))
+    for rank, d in enumerate(docs, start=1):
+        d["rank"] = rank
+    return docs
+
+
+def _document(did: object, content: object, score: object, meta: dict) -> dict:
+    doc = {"id": None if did is None else str(did), "title": _as_text(meta.get("title")), "text": _as_text(content)}
+    url = meta.get("url", meta.get("source"))
+    if isinstance(url, str):
+        doc["url"] = url
+    if isinstance(score, (int, float)) and not isinstance(score, bool) and score == score:
+        doc["score"] = float(score)
+    return doc
+
+
+def _as_text(value: object) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _metadata(root: Span | None) -> dict:
+    if root is None:
+        return {}
+    raw = json_value(root.attrs.get("metadata"))
+    if isinstance(raw, dict):
+        return raw
+    return {k[len("metadata."):]: v for k, v in root.attrs.items() if k.startswith("metadata.")}
+
+
+def _question(root: Span | None, llms: list[Span]) -> str | None:
+    if root is not None:
+        value = json_value(root.attrs.get("input.value"))
+        if isinstance(value, dict):
+            value = next((value[k] for k in _QUESTION_KEYS if isinstance(value.get(k), str)), None)
+        if isinstance(value, str):
+            return value
+    for s in ([root] if root is not None else []) + llms[:1]:
+        user = next((m["text"] for m in messages(s, output=False) if m["role"] == "user"), None)
+        if user:
+            return user
+    return None
+
+
+def _agent(root: Span | None, llms: list[Span], fields: dict, fallback: str | None, first: Span, ctx: dict) -> str:
+    name = fields["agent"] or (None if root is None else _first(root.attrs, "agent.name", "gen_ai.agent.name"))
+    model = next((m for s in llms for m in [_first(s.attrs, "llm.model_name", "gen_ai.response.model",
+                                                   "gen_ai.request.model")] if m), None)
+    if name and model:
+        return f"{name}/{model}"
+    who = name or model or fallback or first.resource.get("service.name")
+    if not who:
+        raise UserInputError("no agent name: the spans carry no agent.name, gen_ai.agent.name, model name or "
+                             "service.name; add agent.name to the agent span", **ctx)
+    return str(who)
