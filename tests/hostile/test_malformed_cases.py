@@ -280,8 +280,8 @@ CASES: list[Case] = [
     Case("search_r1_no_text_field",
          lambda: search_r1(lambda rec: rec.update(output_text=rec.pop("output"))),
          ("--format", "search_r1"),
-         "search_r1_no_text_field.jsonl:1, trace r1, at $.output: no tagged text: add a output / response / text / "
-         "generation / trajectory field (or pass field=)"),
+         "search_r1_no_text_field.jsonl:1, trace r1, at $.output: no tagged text: add a output / response / "
+         "responses / text field, or name it with --field"),
     Case("search_r1_output_number",
          lambda: search_r1(setitem("output", 5)).replace(b'"id"', b'"response": "<answer>x</answer>", "id"'),
          (),

@@ -70,10 +70,11 @@ def test_prompt_with_tag_examples_goes_to_metadata():
     assert t["final_answer"] == "Ada Kessler"
 
 
-def test_text_before_first_tag_is_prompt_only_when_question_is_known(tmp_path):
+def test_text_before_first_tag_is_reasoning_unless_a_prompt_is_recognised(tmp_path):
+    # issue 11: R1-Searcher's outputs start with reasoning before the first tag; it is a step, not a prompt
     with_q = one(tmp_path, {"question": "Where?", "output": "Please answer.\n<think>hm</think><answer>x</answer>"})
-    assert with_q["metadata"]["prompt_preamble"] == "Please answer."
-    assert kinds(with_q) == ["reasoning", "answer"]
+    assert kinds(with_q) == ["reasoning", "reasoning", "answer"]
+    assert with_q["steps"][0]["text"] == "Please answer." and "metadata" not in with_q
     without_q = one(tmp_path, {"output": "Let me see.\n<think>hm</think><answer>x</answer>"})
     assert kinds(without_q) == ["reasoning", "reasoning", "answer"]
     assert without_q["steps"][0]["text"] == "Let me see."
@@ -85,7 +86,7 @@ def test_text_file_with_chat_template_and_custom_tags():
     path = FIXTURES / "research.txt"
     assert detect_format(path) == "search_r1"
     (t,) = load(path, tags={"search_result": "result"})
-    assert t["trace_id"] == "research.txt" and t["agent"] == "search_r1"
+    assert t["trace_id"] == "research.txt" and t["agent"] == "research"  # a file naming no agent: its stem
     assert t["question"] == "Which lake feeds the river Sallow?"  # read from the prompt
     assert kinds(t) == ["reasoning", "search", "search_result", "reasoning", "answer"]
     assert t["steps"][2]["documents"] == [{"id": None, "title": "Sallow (river)",
@@ -95,9 +96,9 @@ def test_text_file_with_chat_template_and_custom_tags():
     lines = path.read_text().splitlines()
     for s in t["steps"]:  # in a text file, source_ref.line is the line the block starts on
         assert lines[s["source_ref"]["line"] - 1].lstrip().startswith("<")
-    # without the option <result> is not a tag: no search_result, the text stays as reasoning
+    # <result> (ReSearch) is read by default too
     (plain,) = load(path)
-    assert "search_result" not in kinds(plain)
+    assert kinds(plain) == kinds(t)
 
 
 def test_multi_turn_chat_template_leaves_no_role_names(tmp_path):
