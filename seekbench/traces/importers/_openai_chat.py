@@ -29,13 +29,31 @@ from collections.abc import Iterator
 
 from ..._errors import UserInputError
 from ._base import ImportedRecord, agent_note, default_agent, expect_type, new_trace
-from ._json_documents import _no_constant, import_documents, iter_documents  # noqa: F401  (re-exported)
-from ._chat_records import (as_messages, find_messages, has_messages, is_messages, record_key,
-                            run_state_agent)
+from ._chat_records import (
+    as_messages,
+    find_messages,
+    has_messages,
+    is_messages,
+    record_key,
+    run_state_agent,
+)
 from ._documents import parse_tool_output
-from ._fields import HEADER_FIELDS, apply_fields, consumed_fields, record_fields, record_id
+from ._fields import (
+    HEADER_FIELDS,
+    apply_fields,
+    consumed_fields,
+    record_fields,
+    record_id,
+)
+from ._json_documents import _no_constant, import_documents, iter_documents  # noqa: F401  (re-exported)
 from ._tagged import boxed
-from ._tools import QUERY_KEYS, URL_KEYS, is_search_tool, record_tool_kinds, resolve_search_tools
+from ._tools import (
+    QUERY_KEYS,
+    URL_KEYS,
+    is_search_tool,
+    record_tool_kinds,
+    resolve_search_tools,
+)
 
 FORMAT = "openai_chat"
 _HEAD = re.compile(r'"messages"\s*:\s*\[\s*\{|^\s*\[\s*\{\s*"role"\s*:')

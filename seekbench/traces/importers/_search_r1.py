@@ -31,10 +31,25 @@ from .._io import read_text
 from ._base import ImportedRecord, agent_note, default_agent, expect_type, new_trace
 from ._chat_template import END_TOKENS, Turn, has_markers, split_turns, transcripts
 from ._documents import parse_passages, parse_tool_output  # noqa: F401  (re-exported)
-from ._fields import (GOLD_FIELDS, HEADER_FIELDS, apply_fields, consumed_fields, get_path,  # noqa: F401
-                      gold_list, question_key, record_fields, record_id)
+from ._fields import (  # noqa: F401
+    GOLD_FIELDS,
+    HEADER_FIELDS,
+    apply_fields,
+    consumed_fields,
+    get_path,
+    gold_list,
+    question_key,
+    record_fields,
+    record_id,
+)
 from ._openai_chat import iter_documents
-from ._tagged import DEFAULT_TAGS, TOOL_TAG_HINT, TaggedSteps, resolve_tags, split_tagged  # noqa: F401
+from ._tagged import (  # noqa: F401
+    DEFAULT_TAGS,
+    TOOL_TAG_HINT,
+    TaggedSteps,
+    resolve_tags,
+    split_tagged,
+)
 from ._tools import record_tool_kinds, resolve_search_tools
 
 FORMAT = "search_r1"

@@ -22,7 +22,6 @@ from collections import namedtuple
 from collections.abc import Mapping
 
 from ..._errors import UserInputError
-from ._chat_template import END_TOKENS
 from ._documents import parse_tool_output
 from ._tools import call_fields, is_search_tool
 
