@@ -96,13 +96,13 @@ def as_messages(items: list, base: str) -> list[tuple[object, str]]:
             args = item.get("arguments", item.get("input"))
             if kind == "custom_tool_call" and isinstance(args, str):
                 args = {"input": args}
-            out.append(({"role": "assistant", "content": None, "tool_calls": [
+            out.append(({"role": "assistant", "content": None, "_item": True, "tool_calls": [
                 {"id": item.get("call_id"), "type": "function",
                  "function": {"name": item.get("name"), "arguments": args}}]}, path))
         elif kind == "web_search_call":
             action = item.get("action") if isinstance(item.get("action"), dict) else {}
             args = {"query": action["query"]} if isinstance(action.get("query"), str) else {}
-            out.append(({"role": "assistant", "content": None, "tool_calls": [
+            out.append(({"role": "assistant", "content": None, "_item": True, "tool_calls": [
                 {"id": item.get("id"), "type": "function", "function": {"name": "web_search", "arguments": args}}]},
                 path))
         else:  # function_call_output, custom_tool_call_output

@@ -335,12 +335,13 @@ def _assistant(b: StepBuilder, msg: dict, content: str | None, p: str, ctx: dict
     expect_type(raw_calls, list, what="tool_calls", path=f"{p}.tool_calls", **ctx)
     calls = []
     for j, tc in enumerate(raw_calls):
-        tp = f"{p}.tool_calls[{j}]"
+        tp = p if msg.get("_item") else f"{p}.tool_calls[{j}]"  # a Responses item is the call itself
+        fp = p if msg.get("_item") else f"{tp}.function"
         expect_type(tc, dict, what="tool call", path=tp, **ctx)
         fn = tc.get("function")
-        expect_type(fn, dict, what="tool call function", path=f"{tp}.function", **ctx)
+        expect_type(fn, dict, what="tool call function", path=fp, **ctx)
         expect_type(tc.get("id"), (str, type(None)), what="tool call id", path=f"{tp}.id", **ctx)
-        step = search_step(fn.get("name"), fn.get("arguments"), ctx, f"{tp}.function.name", f"{tp}.function.arguments",
+        step = search_step(fn.get("name"), fn.get("arguments"), ctx, f"{fp}.name", f"{fp}.arguments",
                            classify=True, search_tools=search_tools)
         kinds[step["tool"]] = step["kind"]
         calls.append(({**step, "original_kind": "tool_call"}, tp, tc.get("id")))

@@ -29,6 +29,7 @@ from collections.abc import Iterator, Mapping
 from ..._errors import UserInputError
 from .._io import read_text
 from ._base import ImportedRecord, agent_note, default_agent, expect_type, new_trace
+from ._chat_records import record_key
 from ._chat_template import END_TOKENS, Turn, has_markers, split_turns, transcripts
 from ._documents import parse_passages, parse_tool_output  # noqa: F401  (re-exported)
 from ._fields import (  # noqa: F401
@@ -151,7 +152,7 @@ def _text_file(file: str, *, spec: list, agent: str | None, question: str | None
     groups = transcripts(split_turns(text, _first_role(text))) if has_markers(text) else [None]
     name = os.path.basename(file)
     for k, group in enumerate(groups):
-        start = 0 if group is None or k == 0 else group[0].start
+        start = 0 if group is None or k == 0 else max(text.rfind("<", 0, group[0].start), 0)  # its first marker
         line = text.count("\n", 0, start) + 1
         tid = name if len(groups) == 1 else f"{name}#{k + 1}"
         ctx = {"file": file, "line": line, "trace_id": tid}
@@ -215,6 +216,7 @@ def _convert(rec: object, *, file: str, line: int, prefix: str, spec: list, agen
     ctx = {"file": file, "line": line, "trace_id": None}
     expect_type(rec, dict, what="record", path=prefix, **ctx)
     rid = record_id(rec, ctx, prefix)
+    rid = rid if rid is not None else record_key(rec)
     ctx["trace_id"] = rid if rid is not None else f"{os.path.basename(file)}:{line}" + (
         "" if prefix == "$" else prefix[1:])
     fields = record_fields(rec, ctx, prefix, common=True, question_field=question_field, answer_field=answer_field)

@@ -189,6 +189,7 @@ class TaggedSteps:
             elif kind == "search_result":
                 call = pending.pop(0) if pending else None
                 inner = self.openers.sub("", self.closers.sub("", body)).strip()
+                step["text"] = inner  # a result wrapped twice (<tool_response><information>) keeps the text only
                 if call is not None and call["kind"] == "other":
                     step["kind"] = "other"
                 else:
