@@ -25,6 +25,7 @@ import bisect
 import os
 import re
 from collections.abc import Iterator, Mapping
+from typing import NamedTuple
 
 from ..._errors import UserInputError
 from .._io import read_text
@@ -62,6 +63,20 @@ PROMPT_FIELDS = ("prompt", "input", "prompts")
 _NESTED_TEXT = ("final_response", "response", "text", "output", "generation")
 _SNIFF_TAG = re.compile(r"<(think|search|information|result|answer|tool_call)>|<\|begin_of_query\|>", re.IGNORECASE)
 _QUESTION_LINE = re.compile(r"question\s*[:：]\s*([^\n<]+)", re.IGNORECASE)
+_QUESTION_MARK = re.compile(r"question\s*[:：][ \t]*(?=\S)", re.IGNORECASE)
+
+
+class _Span(NamedTuple):
+    """A match-like span (``start()`` / ``end()``) for a question found by comparison."""
+
+    s: int
+    e: int
+
+    def start(self) -> int:
+        return self.s
+
+    def end(self) -> int:
+        return self.e
 
 
 def sniff(path: str, head: str, first: object) -> bool:
@@ -305,11 +320,12 @@ def _preamble_end(text: str, spec: list, question: str | None, have_question: bo
     blocks = split_tagged(text, spec)
     tagged = [b for b in blocks if b.kind is not None]  # in text order, not overlapping
     starts = [b.start for b in tagged]
-    if have_question and question:
-        pat = re.compile(r"question\s*[:：]\s*" + re.escape(question.strip()), re.IGNORECASE)
-    else:
-        pat = re.compile(r"question\s*[:：][ \t]*(?=\S)", re.IGNORECASE)
-    for qm in pat.finditer(text):
+    known = question.strip().lower() if have_question and question else None
+    for qm in _QUESTION_MARK.finditer(text):
+        if known is not None:  # compared, not compiled into the pattern: a question may be megabytes long
+            if text[qm.end():qm.end() + len(known)].lower() != known:
+                continue
+            qm = _Span(qm.start(), qm.end() + len(known))
         k = bisect.bisect_right(starts, qm.start()) - 1  # the last tagged block starting at or before qm
         if k >= 0 and qm.start() < tagged[k].end:
             continue
