@@ -245,9 +245,7 @@ CASES: list[Case] = [
          (),
          "seekbench_dangling_dependency.jsonl:1, trace sb1, at $.steps[1].depends_on[0]: depends_on names step 9, "
          "which is not an earlier step of this trace"),
-    Case("openai_missing_agent", lambda: openai(setitem("model", DELETE)), (),
-         "openai_missing_agent.jsonl:1, trace oa1, at $.agent: missing agent: add an 'agent' (or 'model') field, or "
-         "pass agent="),
+    # a record without an agent is no error since issue 11: the file's stem is the agent, with a note
     Case("openai_unknown_tool_call_id", lambda: openai(setitem("messages/3/tool_call_id", "c9")), (),
          "openai_unknown_tool_call_id.jsonl:1, trace oa1, at $.messages[3].tool_call_id: tool call id 'c9' matches "
          "no earlier tool call without a result; fix the id or remove this result"),
