@@ -278,8 +278,8 @@ def _convert(doc: object, *, file: str, line: int, prefix: str, agent: str | Non
     # the keys holding the steps (an Agents SDK run state's items, or the message list) are not metadata
     steps_keys = ({"original_input", "generated_items"} if mpath == prefix and rec
                   else {mpath[len(prefix) + 1:].split(".")[0]})
-    meta: dict = {k: v for k, v in rec.items()
-                  if k not in HEADER_FIELDS and k not in consumed_fields(fields) and k not in steps_keys}
+    skip = HEADER_FIELDS | consumed_fields(fields) | steps_keys
+    meta: dict = {k: v for k, v in rec.items() if k not in skip}
     b = StepBuilder(FORMAT, ctx)
     pairs = as_messages(messages, mpath)
     roles = [m.get("role") if isinstance(m, dict) else None for m, _ in pairs]

@@ -16,6 +16,7 @@ ends in ``(unclosed <tag>)`` and ``metadata["unclosed_tags"]`` lists it.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import namedtuple
@@ -67,12 +68,26 @@ def resolve_tags(tags: Mapping[str, object] | None) -> list[tuple[str, str, str]
     return out
 
 
-def split_tagged(text: str, spec: list[tuple[str, str, str]]) -> list[Block]:
-    """Split ``text`` into tagged blocks and the text between them. A block ends at its closing tag if that
-    comes before the tag opens again; otherwise it is unclosed and ends at the next opening tag of any kind."""
+@functools.lru_cache(maxsize=64)
+def _patterns(spec: tuple) -> tuple[re.Pattern, list[re.Pattern], list[re.Pattern]]:
+    """The opener (one alternation, a group per tag), the closers and the reopeners of a tag spec, compiled once."""
     opener = re.compile("|".join(f"(?P<t{i}>{re.escape(o)})" for i, (_, o, _) in enumerate(spec)), re.IGNORECASE)
     closers = [re.compile(re.escape(c), re.IGNORECASE) for _, _, c in spec]
     same = [re.compile(re.escape(o), re.IGNORECASE) for _, o, _ in spec]
+    return opener, closers, same
+
+
+@functools.lru_cache(maxsize=64)
+def _any_tag(spec: tuple) -> tuple[re.Pattern, re.Pattern]:
+    """Any closing tag, any opening tag of a spec (to drop stray or nested ones from a step's text)."""
+    return (re.compile("|".join(re.escape(c) for _, _, c in spec), re.IGNORECASE),
+            re.compile("|".join(re.escape(o) for _, o, _ in spec), re.IGNORECASE))
+
+
+def split_tagged(text: str, spec: list[tuple[str, str, str]]) -> list[Block]:
+    """Split ``text`` into tagged blocks and the text between them. A block ends at its closing tag if that
+    comes before the tag opens again; otherwise it is unclosed and ends at the next opening tag of any kind."""
+    opener, closers, same = _patterns(tuple(spec))
     blocks: list[Block] = []
     # The next closing tag / reopening of each kind, searched again only once passed: positions only move
     # forward, so a cached match at or after the current position is still the first one (linear time even
@@ -136,8 +151,7 @@ class TaggedSteps:
                  search_tools: frozenset[str] | None = None, by_line: bool = False) -> None:
         self.text, self.spec, self.ctx, self.base, self.fmt = text, spec, ctx, base, fmt
         self.search_tools, self.by_line = search_tools, by_line
-        self.closers = re.compile("|".join(re.escape(c) for _, _, c in spec), re.IGNORECASE)
-        self.openers = re.compile("|".join(re.escape(o) for _, o, _ in spec), re.IGNORECASE)
+        self.closers, self.openers = _any_tag(tuple(spec))
         self.pieces: list[tuple[str, Block]] = []  # (segment role, block with absolute offsets)
         self.steps: list[dict] = []
         self.meta: dict = {}
