@@ -253,3 +253,32 @@ def test_property_passages_round_trip(docs):
     parsed = parse_passages(text)
     assert [(d["rank"], d["title"], d["text"]) for d in parsed] == [
         (i, t.strip(), x.strip()) for i, (t, x) in enumerate(docs, start=1)]
+
+
+def test_verl_records_with_the_prompt_inside_the_text_or_apart(tmp_path):
+    prompt = ("<|im_start|>system\nSearch with <search> query </search>; answer in <answer> x </answer>.<|im_end|>\n"
+              "<|im_start|>user\nQuestion: Where is Brell?\n<|im_end|>\n<|im_start|>assistant\n")
+    output = "<search> Brell </search><information>Doc 1(Title: Brell) In Lowmark.</information><answer>Lowmark</answer>"
+    together = one(tmp_path, {"sequences_str": prompt + output, "reward": 0.0})
+    apart = one(tmp_path, {"input": prompt, "output": output, "gts": ["Lowmark"], "score": 1})
+    for t in (together, apart):
+        assert t["question"] == "Where is Brell?" and kinds(t) == ["search", "search_result", "answer"]
+        assert t["steps"][0]["query"] == "Brell" and t["final_answer"] == "Lowmark"
+    assert together["correct"] == {"value": False, "source": "source_data", "detail": {"field": "reward"}}
+    assert apart["gold_answers"] == ["Lowmark"] and apart["correct"]["value"] is True
+    # a reward that is neither 0 nor 1 (format credit) decides nothing
+    assert one(tmp_path, {"output": output, "reward": 0.2})["correct"] is None
+
+
+_TITLE = st.text(st.characters(blacklist_characters="()\n\r", blacklist_categories=("Cs", "Zs", "Cc")),
+                 min_size=1, max_size=12)
+_BODY = st.text(st.characters(blacklist_characters="\n\r", blacklist_categories=("Cs",)), max_size=30).filter(
+    lambda s: "Text:" not in s and "Title:" not in s)
+
+
+@settings(max_examples=100, deadline=None)
+@given(docs=st.lists(st.tuples(_TITLE, _BODY), min_size=1, max_size=5))
+def test_property_r1_searcher_passages_round_trip(docs):
+    text = "".join(f"({i})Title: {t} Text: {x}\n" for i, (t, x) in enumerate(docs, start=1))
+    assert [(d["rank"], d["title"], d["text"]) for d in parse_passages(text)] == [
+        (i, t.strip(), x.strip()) for i, (t, x) in enumerate(docs, start=1)]
