@@ -250,7 +250,10 @@ def _convert(rec: object, *, file: str, line: int, prefix: str, spec: list, agen
     prompt = _prompt_text(rec, name.split(".")[0])
     if prompt is not None and not trace["question"]:
         _question_from(trace, prompt[1], split_turns(prompt[1], "user"), sources, f"{prefix}.{prompt[0]}")
-    group = split_turns(text, "assistant" if prompt is not None else _first_role(text)) if has_markers(text) else None
+    if prompt is not None:  # the response is the model's output from its first character
+        group = split_turns(text, "assistant") if has_markers(text) else [Turn("assistant", 0, len(text))]
+    else:
+        group = split_turns(text, _first_role(text)) if has_markers(text) else None
     hint = _fill(trace, steps, text, group, sources, have_question=bool(q), base=f"{prefix}.{name}")
     used = consumed_fields(fields) | {name.split(".")[0]}
     extra = {k: v for k, v in rec.items() if k not in HEADER_FIELDS and k not in used}
