@@ -56,6 +56,8 @@ from ._tools import (
 )
 
 FORMAT = "openai_chat"
+#: Tool calls written into message text (Qwen / Hermes tags, Search-R1 tags, MCP tags): not read as calls here.
+_CALL_TAGS = re.compile(r"<tool_call>|<search>|<use_mcp_tool>|<function=", re.IGNORECASE)
 _HEAD = re.compile(r'"messages"\s*:\s*\[\s*\{|^\s*\[\s*\{\s*"role"\s*:')
 
 
@@ -320,7 +322,14 @@ def _convert(doc: object, *, file: str, line: int, prefix: str, agent: str | Non
     if meta:
         trace["metadata"] = meta
     record_tool_kinds(trace, kinds)
-    return ImportedRecord(line, trace=trace, sources=sources, notes=[] if who else [agent_note(file)])
+    warnings = []
+    if not kinds and any(r == "assistant" and isinstance(m.get("content"), str) and _CALL_TAGS.search(m["content"])
+                         for (m, _), r in zip(pairs, roles)):
+        warnings.append(f"{file}:{line}: trace {ctx['trace_id']}: assistant messages hold tool-call tags but no "
+                        "tool_calls; if the calls are in the text, convert the transcript with --format search_r1 "
+                        "--field FIELD (the field holding it)")
+    return ImportedRecord(line, trace=trace, sources=sources, warnings=warnings,
+                          notes=[] if who else [agent_note(file)])
 
 
 def _assistant(b: StepBuilder, msg: dict, content: str | None, p: str, ctx: dict, *, final: bool,

@@ -167,3 +167,16 @@ def test_labels_free_metrics_on_the_shared_data_show_the_summary(cli, shared_dat
     assert ("seekbench: note: imported 190 traces: 1837 steps (reasoning 630, search 529, search_result 490, "
             "answer 188), 529 tool calls, 0 action calls, 1290 documents; 0 with an empty question, "
             "0 without an answer, 0 without a tool call") in res.err.splitlines()
+
+
+def test_chat_log_with_calls_in_the_text_warns(tmp_path):
+    msgs = [{"role": "user", "content": "q"},
+            {"role": "assistant", "content": '<tool_call>{"name": "search", "arguments": {"query": "x"}}</tool_call>'},
+            {"role": "user", "content": "<tool_response>r</tool_response>"},
+            {"role": "assistant", "content": "done"}]
+    path = write_jsonl(tmp_path, {"id": "c", "agent": "a", "messages": msgs}, name="c.jsonl")
+    res = read_traces(path)
+    assert res.summary.tool_calls == 0
+    assert res.warnings == [f"{path}:1: trace c: assistant messages hold tool-call tags but no tool_calls; if the "
+                            "calls are in the text, convert the transcript with --format search_r1 --field FIELD "
+                            "(the field holding it)"]
