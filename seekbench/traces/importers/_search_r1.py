@@ -63,6 +63,8 @@ PROMPT_FIELDS = ("prompt", "input", "prompts")
 _NESTED_TEXT = ("final_response", "response", "text", "output", "generation")
 _SNIFF_TAG = re.compile(r"<(think|search|information|result|answer|tool_call)>|<\|begin_of_query\|>", re.IGNORECASE)
 _QUESTION_LINE = re.compile(r"question\s*[:：]\s*([^\n<]+)", re.IGNORECASE)
+_PLAIN_USER = re.compile(r"(?:^|(?<=\s))User:[ \t]*")
+_PLAIN_ASSISTANT = re.compile(r"(?:^|(?<=\s))Assistant:[ \t]*\n?")
 _QUESTION_MARK = re.compile(r"question\s*[:：][ \t]*(?=\S)", re.IGNORECASE)
 
 
@@ -292,14 +294,24 @@ def _fill(trace: dict, steps: TaggedSteps, text: str, group: list[Turn] | None, 
     """Queue the model's turns (the prompt's turns are not steps), build the steps, fill the trace.
     Returns whether the model's text holds tool tags (to warn when no tool call was found)."""
     meta: dict = {}
-    if group is None:  # no chat markers: the prompt, if any, ends at its question line
+    plain = _plain_turns(text) if group is None else None
+    if plain is not None:  # a plain template ("... User: q. Assistant:"): the user turn is the question
+        prompt = [Turn("user", plain[0], plain[1])]
+        model = [Turn("assistant", plain[2], len(text))]
+    elif group is None:  # no chat markers: the prompt, if any, ends at its question line
         start = _preamble_end(text, steps.spec, trace["question"], have_question)
         prompt = [Turn("user", 0, start)] if start else []
         model = [Turn("assistant", start, len(text))]
     else:
         first = next((i for i, t in enumerate(group) if t.role == "assistant"), len(group))
         prompt, model = group[:first], group[first:]
-    if prompt:
+    if plain is not None:
+        meta["prompt_preamble"] = text[:plain[2]].strip()
+        if not trace["question"]:
+            q = text[plain[0]:plain[1]].strip().rstrip(".").strip()
+            trace["question"], trace["question_id"] = q, question_key(q, trace["dataset"])
+            sources["question"] = f"{base}[{plain[0]}:{plain[1]}]"
+    elif prompt:
         meta["prompt_preamble"] = text[prompt[0].start:prompt[-1].end].strip()
         if not trace["question"]:
             _question_from(trace, text, [p._replace(role="user") for p in prompt[-1:]], sources, base)
@@ -315,6 +327,18 @@ def _fill(trace: dict, steps: TaggedSteps, text: str, group: list[Turn] | None, 
         trace.setdefault("metadata", {}).update(meta)
     record_tool_kinds(trace, steps.tool_kinds)
     return any(TOOL_TAG_HINT.search(text, t.start, t.end) for t in model)
+
+
+def _plain_turns(text: str) -> tuple[int, int, int] | None:
+    """``(start, end, output_start)``: the user turn of a token-free template (``... User: q. Assistant:``,
+    ReSearch without a chat template) and where the model's output starts; None without such a pair."""
+    user = _PLAIN_USER.search(text)
+    if user is None:
+        return None
+    assistant = _PLAIN_ASSISTANT.search(text, user.end())  # one forward scan each: linear in the text
+    if assistant is None:
+        return None
+    return user.end(), user.end() + len(text[user.end():assistant.start()].rstrip()), assistant.end()
 
 
 def _preamble_end(text: str, spec: list, question: str | None, have_question: bool) -> int:

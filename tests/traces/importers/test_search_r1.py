@@ -282,3 +282,18 @@ def test_property_r1_searcher_passages_round_trip(docs):
     text = "".join(f"({i})Title: {t} Text: {x}\n" for i, (t, x) in enumerate(docs, start=1))
     assert [(d["rank"], d["title"], d["text"]) for d in parse_passages(text)] == [
         (i, t.strip(), x.strip()) for i, (t, x) in enumerate(docs, start=1)]
+
+
+def test_plain_user_assistant_template(tmp_path):
+    # ReSearch without a chat template: instructions with example tags, then "User: q. Assistant:"
+    text = ("The assistant reasons in <think> </think> and searches with <search> </search>; results come in "
+            "<result> </result>. For example, <think> reasoning </think> <search> query here </search> "
+            "<answer> The final answer is \\[ \\boxed{answer here} \\] </answer>. User: Who built the Arlen tower?. "
+            "Assistant: <think> Search it. </think> <search> Arlen tower builder </search> <result>\n\"Arlen tower\"\n"
+            "Built by Kai Moro.\n</result> <answer> The final answer is \\[ \\boxed{Kai Moro} \\] </answer>")
+    t = one(tmp_path, {"output": text})
+    assert t["question"] == "Who built the Arlen tower?"
+    assert kinds(t) == ["reasoning", "search", "search_result", "answer"]
+    assert t["steps"][1]["query"] == "Arlen tower builder" and t["final_answer"] == "Kai Moro"
+    assert t["steps"][2]["documents"] == [{"id": None, "title": "Arlen tower", "text": "Built by Kai Moro.", "rank": 1}]
+    assert t["metadata"]["prompt_preamble"].endswith("Assistant:")
