@@ -64,22 +64,24 @@ def explain(path: str, args: argparse.Namespace) -> list[str]:
     t, src = rec.trace, rec.sources
     out.append(f"first record (line {rec.line}): trace {t['trace_id']}")
     agent_from = src.get("agent") or ("--agent" if args.agent else "the file name (no agent field)")
-    fields = [("agent", agent_from, t["agent"]), ("question", src.get("question", "-"), t["question"]),
-              ("final_answer", src.get("final_answer", "-"), t["final_answer"]),
-              ("gold_answers", src.get("gold_answers", "-"), t["gold_answers"]),
-              ("correct", src.get("correct", "-"),
+    none = "(not found)"
+    fields = [("agent", agent_from, t["agent"]), ("question", src.get("question", none), t["question"]),
+              ("final_answer", src.get("final_answer", none), t["final_answer"]),
+              ("gold_answers", src.get("gold_answers", none), t["gold_answers"]),
+              ("correct", src.get("correct", none),
                None if t["correct"] is None else f"{t['correct']['value']} ({t['correct']['source']})")]
     out += [f"  {name:<13} <- {where}: {_short(value)}" for name, where, value in fields]
     out.append(f"  steps ({len(t['steps'])}):")
     for st in t["steps"]:
-        what = st.get("query") if st["kind"] == "search" else st.get("text")
+        what = (st.get("query") if st["kind"] == "search" else None) or st.get("text")
         line = f"    {st['index']:>3} {st['kind']:<13} <- {(st.get('source_ref') or {}).get('path')}"
         if st.get("tool") is not None:
             line += f" tool {st['tool']!r}"
         line += f": {_short(what or '', 50)}"
         if st.get("documents"):
             titles = ", ".join(_short(d.get("title") or d.get("url") or "(untitled)", 30) for d in st["documents"][:5])
-            line += f"; {len(st['documents'])} documents: {titles}" + (", ..." if len(st["documents"]) > 5 else "")
+            n = len(st["documents"])
+            line += f"; {n} document{'' if n == 1 else 's'}: {titles}" + (", ..." if len(st["documents"]) > 5 else "")
         out.append(line)
     if t.get("metadata", {}).get("tool_kinds"):
         out.append("  tool kinds: " + ", ".join(f"{k} = {v}" for k, v in t["metadata"]["tool_kinds"].items()))
