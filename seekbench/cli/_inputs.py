@@ -90,8 +90,8 @@ def report_import(read: ReadResult) -> None:
     """
     lines = [n.removeprefix("note: ") for n in read.notes]
     lines += [f"warning: {w}" for w in read.warnings[:3]]
-    if len(read.warnings) > 3:
-        lines.append(f"warning: ... and {len(read.warnings) - 3} more like these")
+    if read.n_warnings > 3:
+        lines.append(f"warning: ... and {read.n_warnings - 3} more like these")
     if read.summary is not None:
         lines += [f"warning: {a}" for a in read.summary.advice()] + [read.summary.line()]
     for line in lines:

@@ -16,6 +16,10 @@ from .importers._detect import detect_format, importer_for
 from .importers._summary import ImportSummary
 
 
+#: Importer warnings kept per read (the rest are counted): enough to show, bounded for huge files.
+MAX_WARNINGS = 100
+
+
 @dataclass
 class ReadResult:
     """Traces read from one or more files, and what was skipped and why."""
@@ -26,7 +30,8 @@ class ReadResult:
     #: What was imported (counts for the one summary line), and the importers' notes and warnings.
     summary: ImportSummary | None = field(default_factory=ImportSummary)
     notes: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # the first MAX_WARNINGS; n_warnings counts them all
+    n_warnings: int = 0
 
     @property
     def n_skipped(self) -> int:
@@ -62,7 +67,8 @@ def _iter_traces(path: str | os.PathLike, *, format: str | None, skip_invalid: b
     for rec in importer_for(fmt).iter_records(path, **accepted):
         if out is not None:
             out.notes.extend(n for n in rec.notes if n not in out.notes)
-            out.warnings.extend(rec.warnings)
+            out.n_warnings += len(rec.warnings)  # kept up to a bound: streaming memory stays flat
+            out.warnings.extend(rec.warnings[:max(0, MAX_WARNINGS - len(out.warnings))])
         if rec.error is not None:
             yield rec.line, rec.error
             continue
