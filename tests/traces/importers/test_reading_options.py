@@ -180,3 +180,13 @@ def test_chat_log_with_calls_in_the_text_warns(tmp_path):
     assert res.warnings == [f"{path}:1: trace c: assistant messages hold tool-call tags but no tool_calls; if the "
                             "calls are in the text, convert the transcript with --format search_r1 --field FIELD "
                             "(the field holding it)"]
+
+
+def test_importer_warnings_show_three_and_a_count(cli, tmp_path):
+    path = write_jsonl(tmp_path, *({"id": f"t{i}", "question": "q", "output": "<search>cut"} for i in range(5)),
+                       name="cut.jsonl")
+    res = cli("convert", path, "-o", tmp_path / "o.jsonl")
+    assert res.code == 0
+    warned = [ln for ln in res.err.splitlines() if ln.startswith("seekbench: note: warning:")]
+    assert len(warned) == 4 and all("unclosed <search>" in ln for ln in warned[:3])
+    assert warned[3] == "seekbench: note: warning: ... and 2 more like these"
