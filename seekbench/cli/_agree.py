@@ -9,7 +9,7 @@ import warnings
 
 from .._errors import UndefinedMetricWarning, UserInputError
 from ..traces._io import dumps
-from ._inputs import add_input_arguments, report_skipped
+from ._inputs import add_input_arguments, read_input, report_skipped
 from ._metrics import add_metric_options
 
 DESCRIPTION = """\
@@ -96,12 +96,10 @@ def _load_sets(args, traces):
 
 def run(args: argparse.Namespace) -> int:
     from ..agreement import compare_annotations
-    from ..traces import read_traces
 
     if args.n_boot < 0:
         raise UserInputError("--n-boot must be >= 0")
-    read = read_traces(args.files, format=args.format, skip_invalid=args.skip_invalid)
-    report_skipped(read.skipped, what="trace records")
+    read = read_input(args)
     reference, raters = _load_sets(args, read.traces)
     fields = [f.strip() for f in args.fields.split(",") if f.strip()] if args.fields else None
     metric_options = {k: getattr(args, k) for k in ("evidence_mapping", "evidence_scope", "ce_aggregate",

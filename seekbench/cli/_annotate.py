@@ -7,7 +7,7 @@ import sys
 
 from .._errors import UserInputError
 from ..traces._io import dumps
-from ._inputs import add_input_arguments, report_skipped
+from ._inputs import add_input_arguments, read_input
 
 DESCRIPTION = """\
 Label the steps of agent traces with a judge and append the labels to an
@@ -54,7 +54,6 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..annotate import annotate
-    from ..traces import read_traces
 
     if args.concurrency < 1:
         raise UserInputError(f"--concurrency must be >= 1, got {args.concurrency}")
@@ -62,8 +61,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserInputError(f"--limit must be >= 0, got {args.limit}")
     if args.budget_usd is not None and not args.budget_usd >= 0:
         raise UserInputError(f"--budget-usd must be >= 0, got {args.budget_usd}")
-    read = read_traces(args.files, format=args.format, skip_invalid=args.skip_invalid)
-    report_skipped(read.skipped, what="trace records")
+    read = read_input(args)
     summary = annotate(read.traces, args.judge, args.output, cache=args.cache, concurrency=args.concurrency,
                        budget_usd=args.budget_usd, batch=args.batch, limit=args.limit, rater=args.rater,
                        progress=False if args.no_progress else None, base_url=args.base_url)

@@ -10,9 +10,10 @@ from .._errors import UserInputError
 from ..labels import AnnotationSet
 from ..traces import write_jsonl
 from ..traces._io import paused_gc
-from ..traces._read import ReadResult, _valid_traces
+from ..traces._read import ReadResult, _valid_traces, importer_options
+from ..traces.importers import detect_format, importer_for
 from ..traces.importers._parquet import write_parquet
-from ._inputs import add_input_arguments, report_skipped
+from ._inputs import add_input_arguments, import_options, report_import, report_skipped
 
 TARGETS = ("jsonl", "parquet")
 
@@ -25,11 +26,16 @@ def register(sub) -> None:
                                    "Streams: memory does not grow with the corpus. Inline labels stay in the "
                                    "traces and are also written as an annotation set with --labels-out.")
     add_input_arguments(p)
-    p.add_argument("-o", "--output", required=True, metavar="OUT", help="file to write (OUT.jsonl, OUT.parquet)")
+    p.add_argument("-o", "--output", metavar="OUT", help="file to write (OUT.jsonl, OUT.parquet); required unless "
+                                                          "--explain")
     p.add_argument("--to", choices=TARGETS, default=None,
                    help="output format (default: parquet when OUT ends in .parquet, else jsonl)")
     p.add_argument("--labels-out", metavar="FILE", default=None,
                    help="also write the inline labels as an annotation set (JSONL)")
+    p.add_argument("--explain", action="store_true",
+                   help="write nothing; show, for the first record of each file, where the question, each step, "
+                        "the documents, the answer and the gold came from (field paths), to check a mapping "
+                        "before trusting numbers")
     p.set_defaults(run=run)
 
 
@@ -39,14 +45,65 @@ def _slim(trace: dict) -> dict:
             "steps": [{"index": st["index"], "labels": st.get("labels")} for st in trace["steps"]]}
 
 
+def _short(value: object, width: int = 70) -> str:
+    text = " ".join(str(value).split())
+    return repr(text if len(text) <= width else text[:width - 3] + "...")
+
+
+def explain(path: str, args: argparse.Namespace) -> list[str]:
+    """Lines saying where each field and step of the file's first record came from."""
+    fmt = args.format or detect_format(path, skip_invalid=args.skip_invalid)
+    options, ignored = importer_options(fmt, import_options(args))
+    out = [f"{path}: format {fmt}" + (" (forced)" if args.format else " (detected)")
+           + (f"; ignores {', '.join('--' + k.replace('_', '-') for k in ignored)}" if ignored else "")]
+    rec = next(iter(importer_for(fmt).iter_records(path, **options)), None)
+    if rec is None:
+        return [*out, "  no record"]
+    if rec.error is not None:
+        return [*out, f"  first record is invalid: {rec.error.one_line()}"]
+    t, src = rec.trace, rec.sources
+    out.append(f"first record (line {rec.line}): trace {t['trace_id']}")
+    agent_from = src.get("agent") or ("--agent" if args.agent else "the file name (no agent field)")
+    none = "(not found)"
+    fields = [("agent", agent_from, t["agent"]), ("question", src.get("question", none), t["question"]),
+              ("final_answer", src.get("final_answer", none), t["final_answer"]),
+              ("gold_answers", src.get("gold_answers", none), t["gold_answers"]),
+              ("correct", src.get("correct", none),
+               None if t["correct"] is None else f"{t['correct']['value']} ({t['correct']['source']})")]
+    out += [f"  {name:<13} <- {where}: {_short(value)}" for name, where, value in fields]
+    out.append(f"  steps ({len(t['steps'])}):")
+    for st in t["steps"]:
+        what = (st.get("query") if st["kind"] == "search" else None) or st.get("text")
+        line = f"    {st['index']:>3} {st['kind']:<13} <- {(st.get('source_ref') or {}).get('path')}"
+        if st.get("tool") is not None:
+            line += f" tool {st['tool']!r}"
+        line += f": {_short(what or '', 50)}"
+        if st.get("documents"):
+            titles = ", ".join(_short(d.get("title") or d.get("url") or "(untitled)", 30) for d in st["documents"][:5])
+            n = len(st["documents"])
+            line += f"; {n} document{'' if n == 1 else 's'}: {titles}" + (", ..." if len(st["documents"]) > 5 else "")
+        out.append(line)
+    if t.get("metadata", {}).get("tool_kinds"):
+        out.append("  tool kinds: " + ", ".join(f"{k} = {v}" for k, v in t["metadata"]["tool_kinds"].items()))
+    out += [f"  {n}" for n in rec.notes + rec.warnings]
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.explain:
+        for f in args.files:
+            print("\n".join(explain(f, args)))
+        return 0
+    if not args.output:
+        raise UserInputError("convert needs -o OUT (the file to write), or --explain to only show the mapping")
     target = args.to or ("parquet" if str(args.output).lower().endswith(".parquet") else "jsonl")
     read = ReadResult()
     label_traces: list[dict] | None = [] if args.labels_out else None
 
     def traces() -> Iterator[dict]:
         n = 0
-        for tr in _valid_traces(args.files, read, format=args.format, skip_invalid=args.skip_invalid):
+        for tr in _valid_traces(args.files, read, format=args.format, skip_invalid=args.skip_invalid,
+                                **import_options(args)):
             n += 1
             if label_traces is not None:
                 label_traces.append(_slim(tr))
@@ -60,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             n = write_jsonl(args.output, traces())
     report_skipped(read.skipped, what="trace records")
+    report_import(read)
     msg = f"wrote {n} traces to {args.output}" + (" (Parquet)" if target == "parquet" else "")
     if args.labels_out:
         source = ",".join(os.path.basename(f) for f in args.files)

@@ -1,29 +1,101 @@
-"""Input options shared by the commands: trace files, format, labels, --skip-invalid."""
+"""Input options shared by the commands: trace files, how to read them (one option group), labels."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections import Counter
 from dataclasses import dataclass
 
 import pandas as pd
 
-from .._errors import UserInputError
+from .._errors import SeekbenchWarning, UserInputError
 from ..labels import AnnotationSet, load_annotations
 from ..traces import attach_labels, available_formats, build_tables, read_traces
 from ..traces._read import ReadResult, read_tables
 
 
 def add_input_arguments(p: argparse.ArgumentParser, *, files_required: bool = True) -> None:
+    """The trace files and the one group of options saying how to read them, the same on every command."""
     p.add_argument("files", nargs="+" if files_required else "*", metavar="FILE",
-                   help="trace files (JSONL, or Parquet from `seekbench convert --to parquet`)"
-                        + ("" if files_required else "; default: the embedded sample traces"))
-    p.add_argument("--format", choices=available_formats(), default=None,
-                   help="force the input format (default: detected per file)")
-    p.add_argument("--skip-invalid", action="store_true",
+                   help="trace files (JSONL, JSON, chat-template text, or Parquet from `seekbench convert --to "
+                        "parquet`)" + ("" if files_required else "; default: the embedded sample traces"))
+    g = p.add_argument_group("reading trace files", "How trace files are read; the README's Producers table "
+                                                    "gives the options for each producer's files.")
+    g.add_argument("--format", choices=available_formats(), default=None,
+                   help="force the input format (default: detected per file); a file holding nothing of that "
+                        "format is an error")
+    g.add_argument("--skip-invalid", action="store_true",
                    help="process the valid records and report how many were skipped and why "
                         "(default: stop at the first bad record with exit code 2)")
+    g.add_argument("--agent", default=None, metavar="NAME",
+                   help="the agent of records that name none (default: the file's name without extension)")
+    g.add_argument("--question-field", default=None, metavar="FIELD",
+                   help="record field holding the question, dotted for nested fields (default: 'question', "
+                        "else the prompt's user turn or first user message)")
+    g.add_argument("--answer-field", default=None, metavar="FIELD",
+                   help="record field holding the gold answer(s) (default: golden_answers, gold_answers, "
+                        "ground_truth, reward_model.ground_truth, answers, answer, gold, gts)")
+    g.add_argument("--field", default=None, metavar="FIELD",
+                   help="record field holding the model's tagged text (default: output, response, "
+                        "sequences_str, gen_text_store, message_str, ...)")
+    g.add_argument("--tags", action="append", default=None, metavar="KIND=TAG",
+                   help="tags of a step kind (reasoning, search, search_result, answer, tool_call): a tag name "
+                        "(search_result=result) or an open and close pair ('search=<q> </q>'); replaces that "
+                        "kind's default tags; comma-separated or repeated")
+    g.add_argument("--search-tools", default=None, metavar="NAMES",
+                   help="comma-separated tool names that are searches; every other tool is an 'other' step "
+                        "counted as an action call (default: by name: search, scholar, visit, scrape, browse, "
+                        "fetch, retrieve, open, ...)")
+
+
+def parse_tags(values: list[str] | None) -> dict | None:
+    """``--tags`` values (``KIND=NAME`` or ``KIND=OPEN CLOSE``, comma-separated or repeated) as the tags option."""
+    if not values:
+        return None
+    out: dict = {}
+    for entry in (e.strip() for v in values for e in v.split(",")):
+        if not entry:
+            continue
+        kind, eq, value = entry.partition("=")
+        parts = value.split()
+        if not eq or not kind.strip() or len(parts) not in (1, 2):
+            raise UserInputError(f"--tags {entry!r}: write KIND=TAG or 'KIND=OPEN CLOSE', e.g. search_result=result")
+        out[kind.strip()] = parts[0] if len(parts) == 1 else parts
+    return out
+
+
+def import_options(args: argparse.Namespace) -> dict:
+    """The importer options the input group's flags give (None where a flag is unset)."""
+    return {"agent": getattr(args, "agent", None), "question_field": getattr(args, "question_field", None),
+            "answer_field": getattr(args, "answer_field", None), "field": getattr(args, "field", None),
+            "tags": parse_tags(getattr(args, "tags", None)), "search_tools": getattr(args, "search_tools", None)}
+
+
+def read_input(args: argparse.Namespace, files: list | None = None) -> ReadResult:
+    """Read the traces of ``files`` (default ``args.files``) as the input group says, and report the import."""
+    read = read_traces(args.files if files is None else files, format=args.format, skip_invalid=args.skip_invalid,
+                       **import_options(args))
+    report_skipped(read.skipped, what="trace records")
+    report_import(read)
+    return read
+
+
+def report_import(read: ReadResult) -> None:
+    """The importers' notes, their warnings (the first three and a count), and the one summary line.
+
+    Issued as :class:`SeekbenchWarning`, which the CLI prints on stderr once the command has run
+    (an error instead ends the run with its one line, without them).
+    """
+    lines = [n.removeprefix("note: ") for n in read.notes]
+    lines += [f"warning: {w}" for w in read.warnings[:3]]
+    if read.n_warnings > 3:
+        lines.append(f"warning: ... and {read.n_warnings - 3} more like these")
+    if read.summary is not None:
+        lines += [f"warning: {a}" for a in read.summary.advice()] + [read.summary.line()]
+    for line in lines:
+        warnings.warn(line, SeekbenchWarning, stacklevel=2)
 
 
 def add_label_arguments(p: argparse.ArgumentParser) -> None:
@@ -61,10 +133,12 @@ def load_input(args: argparse.Namespace, *, keep_traces: bool | None = None) -> 
         args.files = [str(sample_traces_path())]
     files = args.files
     if keep_traces:
-        read = read_traces(files, format=args.format, skip_invalid=args.skip_invalid)
+        read = read_traces(files, format=args.format, skip_invalid=args.skip_invalid, **import_options(args))
     else:  # streamed into the tables, not kept: memory holds the tables only
-        read, steps, traces = read_tables(files, format=args.format, skip_invalid=args.skip_invalid)
+        read, steps, traces = read_tables(files, format=args.format, skip_invalid=args.skip_invalid,
+                                          **import_options(args))
     report_skipped(read.skipped, what="trace records")
+    report_import(read)
     labels = None
     source = "inline labels"
     if getattr(args, "labels", None):

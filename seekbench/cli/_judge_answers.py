@@ -7,7 +7,7 @@ import sys
 
 from .._errors import UserInputError
 from ..traces._io import dumps
-from ._inputs import add_input_arguments, report_skipped
+from ._inputs import add_input_arguments, read_input, report_skipped
 
 DESCRIPTION = """\
 Decide whether each trace's final answer is correct, and write the traces
@@ -65,7 +65,6 @@ def register(sub) -> None:
 def load_any_traces(args: argparse.Namespace) -> list[dict]:
     """Canonical traces from trace files of any supported format, or from InfoDeepSeek result/score files."""
     from ..answers import is_infodeepseek_file, read_infodeepseek
-    from ..traces import read_traces
 
     traces: list[dict] = []
     plain = []
@@ -77,8 +76,7 @@ def load_any_traces(args: argparse.Namespace) -> list[dict]:
         else:
             plain.append(f)
     if plain:
-        read = read_traces(plain, format=args.format, skip_invalid=args.skip_invalid)
-        report_skipped(read.skipped, what="trace records")
+        read = read_input(args, plain)
         traces += read.traces
     ids = [t["trace_id"] for t in traces]
     if len(set(ids)) != len(ids):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -12,6 +13,11 @@ from .._errors import UserInputError
 from ._io import paused_gc
 from ._validate import validate_trace
 from .importers._detect import detect_format, importer_for
+from .importers._summary import ImportSummary
+
+
+#: Importer warnings kept per read (the rest are counted): enough to show, bounded for huge files.
+MAX_WARNINGS = 100
 
 
 @dataclass
@@ -21,19 +27,48 @@ class ReadResult:
     traces: list[dict] = field(default_factory=list)
     skipped: list[UserInputError] = field(default_factory=list)
     formats: dict[str, str] = field(default_factory=dict)
+    #: What was imported (counts for the one summary line), and the importers' notes and warnings.
+    summary: ImportSummary | None = field(default_factory=ImportSummary)
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # the first MAX_WARNINGS; n_warnings counts them all
+    n_warnings: int = 0
 
     @property
     def n_skipped(self) -> int:
         return len(self.skipped)
 
 
-def iter_traces(path: str | os.PathLike, *, format: str | None = None,
+def importer_options(fmt: str, options: dict) -> tuple[dict, list[str]]:
+    """The options the ``fmt`` importer takes, and the names of those it does not (None values dropped)."""
+    given = {k: v for k, v in options.items() if v is not None}
+    accepted = inspect.signature(importer_for(fmt).iter_records).parameters
+    return ({k: v for k, v in given.items() if k in accepted}, sorted(k for k in given if k not in accepted))
+
+
+def iter_traces(path: str | os.PathLike, *, format: str | None = None, skip_invalid: bool = False,
                 **options) -> Iterator[tuple[int | None, dict | UserInputError]]:
-    """Stream ``(line, trace_or_error)`` from one file, each trace validated against the schema."""
+    """Stream ``(line, trace_or_error)`` from one file, each trace validated against the schema.
+
+    ``options`` go to the importer (``agent``, ``tags``, ``field``, ...); those the file's format
+    does not take are left out. ``skip_invalid`` lets detection pass over bad first lines.
+    """
+    yield from _iter_traces(path, format=format, skip_invalid=skip_invalid, out=None, **options)
+
+
+def _iter_traces(path: str | os.PathLike, *, format: str | None, skip_invalid: bool, out: ReadResult | None,
+                 **options) -> Iterator[tuple[int | None, dict | UserInputError]]:
     file = str(path)
-    fmt = format or detect_format(path)
+    fmt = format or detect_format(path, skip_invalid=skip_invalid)
+    accepted, ignored = importer_options(fmt, options)
+    if ignored and out is not None:
+        out.notes.append(f"note: {file} is {fmt}, which does not take "
+                         f"{', '.join('--' + k.replace('_', '-') for k in ignored)}; ignored for this file")
     seen: dict[str, int | None] = {}
-    for rec in importer_for(fmt).iter_records(path, **options):
+    for rec in importer_for(fmt).iter_records(path, **accepted):
+        if out is not None:
+            out.notes.extend(n for n in rec.notes if n not in out.notes)
+            out.n_warnings += len(rec.warnings)  # kept up to a bound: streaming memory stays flat
+            out.warnings.extend(rec.warnings[:max(0, MAX_WARNINGS - len(out.warnings))])
         if rec.error is not None:
             yield rec.line, rec.error
             continue
@@ -57,9 +92,11 @@ def _valid_traces(paths: list, out: ReadResult, *, format: str | None, skip_inva
     seen: set[str] = set()
     for path in paths:
         file = str(path)
-        fmt = format or detect_format(path)
+        fmt = format or detect_format(path, skip_invalid=skip_invalid)
         out.formats[file] = fmt
-        for line, item in iter_traces(path, format=fmt, **options):
+        found, records = False, 0  # a forced format must find something of its format in a file of records
+        for line, item in _iter_traces(path, format=fmt, skip_invalid=skip_invalid, out=out, **options):
+            records += 1
             if isinstance(item, dict) and item["trace_id"] in seen:
                 item = UserInputError("duplicate trace_id across input files; trace ids must be unique",
                                       file=file, line=line, trace_id=item["trace_id"], path="$.trace_id")
@@ -69,7 +106,21 @@ def _valid_traces(paths: list, out: ReadResult, *, format: str | None, skip_inva
                 out.skipped.append(item)
                 continue
             seen.add(item["trace_id"])
+            out.summary.add(item)
+            found = found or fmt != "search_r1" or any(st["kind"] in ("search", "search_result", "answer")
+                                                        for st in item["steps"])
             yield item
+        if format is not None and records and not found:
+            _nothing_found(file, format, out)
+
+
+def _nothing_found(file: str, fmt: str, out: ReadResult) -> None:
+    """A forced ``--format`` that found no record of its format is a user error: no valid record at all, or
+    (tagged text, where any text imports) no tool call, result or answer."""
+    first = next((e for e in out.skipped if e.file == file), None)
+    why = f"; first problem: {first.one_line()}" if first is not None else ""
+    raise UserInputError(f"--format {fmt} found nothing of its format here (no record with a tool call, result "
+                         f"or answer){why}; drop --format to detect the format, or pick the right one", file=file)
 
 
 def _paths(paths) -> list:
@@ -94,10 +145,15 @@ def read_traces(paths: str | os.PathLike | Iterable[str | os.PathLike], *, forma
     skip_invalid : bool, default False
         Keep going past bad records, collecting their errors in ``skipped``.
         Without it the first bad record raises :class:`UserInputError`.
+    **options
+        Importer options: ``agent``, ``question``, ``field``, ``question_field``, ``answer_field``,
+        ``tags``, ``search_tools`` (see each importer); a format that does not take one ignores it
+        with a note in ``notes``.
 
     Returns
     -------
     ReadResult
+        Also ``summary`` (the counts of the one import line), ``notes`` and ``warnings``.
     """
     paths = _paths(paths)
     out = ReadResult()
@@ -131,10 +187,13 @@ def read_tables(paths: str | os.PathLike | Iterable[str | os.PathLike], *, forma
     paths = _paths(paths)
     out = ReadResult()
     tables = None
-    if paths and not options and all((format or detect_format(p)) == "parquet" for p in paths):
+    if paths and not any(v is not None for v in options.values()) and all(
+            (format or detect_format(p, skip_invalid=skip_invalid)) == "parquet" for p in paths):
         from .importers._parquet_tables import read_tables as parquet_tables
 
         tables = parquet_tables(paths, out.formats)
+        if tables is not None:
+            out.summary = None  # tabulated from columns: no trace streamed, nothing counted
     if tables is None:
         out.formats.clear()
         with paused_gc():

@@ -303,8 +303,8 @@ def test_annotation_sets(data):
 def test_seeds_are_valid():
     """The fuzzers start from inputs every importer reads cleanly (so mutations are what breaks them)."""
     for fmt, name, data in [*SEEDS, CANONICAL_SEED]:
-        # same.openai.jsonl line 3 is a bare conversation with no agent: a user error by design
-        assert check_outcome(_write(data, name), fmt) == ("partial" if name == "same.openai.jsonl" else "ok"), name
+        # same.openai.jsonl line 3 is a bare conversation with no agent: the file's stem is its agent (issue 11)
+        assert check_outcome(_write(data, name), fmt) == "ok", name
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

@@ -250,9 +250,7 @@ CASES: list[Case] = [
          (),
          "seekbench_dangling_dependency.jsonl:1, trace sb1, at $.steps[1].depends_on[0]: depends_on names step 9, "
          "which is not an earlier step of this trace"),
-    Case("openai_missing_agent", lambda: openai(setitem("model", DELETE)), (),
-         "openai_missing_agent.jsonl:1, trace oa1, at $.agent: missing agent: add an 'agent' (or 'model') field, or "
-         "pass agent="),
+    # a record without an agent is no error since issue 11: the file's stem is the agent, with a note
     Case("openai_unknown_tool_call_id", lambda: openai(setitem("messages/3/tool_call_id", "c9")), (),
          "openai_unknown_tool_call_id.jsonl:1, trace oa1, at $.messages[3].tool_call_id: tool call id 'c9' matches "
          "no earlier tool call without a result; fix the id or remove this result"),
@@ -285,8 +283,8 @@ CASES: list[Case] = [
     Case("search_r1_no_text_field",
          lambda: search_r1(lambda rec: rec.update(output_text=rec.pop("output"))),
          ("--format", "search_r1"),
-         "search_r1_no_text_field.jsonl:1, trace r1, at $.output: no tagged text: add a output / response / text / "
-         "generation / trajectory field (or pass field=)"),
+         "search_r1_no_text_field.jsonl:1, trace r1, at $.output: no tagged text: add a output / response / "
+         "responses / text field, or name it with --field"),
     Case("search_r1_output_number",
          lambda: search_r1(setitem("output", 5)).replace(b'"id"', b'"response": "<answer>x</answer>", "id"'),
          (),

@@ -2,5 +2,8 @@
 
 from ._base import ImportedRecord
 from ._detect import FORMATS, available_formats, detect_format, importer_for
+from ._summary import ImportSummary
+from ._tools import is_search_tool
 
-__all__ = ["FORMATS", "ImportedRecord", "available_formats", "detect_format", "importer_for"]
+__all__ = ["FORMATS", "ImportSummary", "ImportedRecord", "available_formats", "detect_format", "importer_for",
+           "is_search_tool"]

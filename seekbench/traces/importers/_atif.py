@@ -32,8 +32,8 @@ from collections.abc import Iterator
 
 from ..._errors import UserInputError
 from ._base import ImportedRecord, expect_type, new_trace
+from ._fields import HEADER_FIELDS, apply_fields, record_fields
 from ._openai_chat import StepBuilder, content_text, import_documents, search_step
-from ._search_r1 import HEADER_FIELDS, apply_fields, record_fields
 
 FORMAT = "atif"
 _HEAD = re.compile(r'"schema_version"\s*:\s*"ATIF', re.IGNORECASE)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from ..._errors import UserInputError
@@ -20,6 +21,10 @@ class ImportedRecord:
     trace: dict | None = None
     error: UserInputError | None = None
     warnings: list[str] = field(default_factory=list)
+    #: Defaults the importer chose (an agent from the file name), printed once per file.
+    notes: list[str] = field(default_factory=list)
+    #: Where the trace's fields came from (``question`` -> ``$.prompt[120:168]``), for ``convert --explain``.
+    sources: dict[str, str] = field(default_factory=dict)
 
 
 def new_trace(*, trace_id: str, agent: str, question: str, fmt: str, file: str | None,
@@ -53,3 +58,14 @@ def expect_type(value: object, types: type | tuple[type, ...], *, what: str, fil
         want = " or ".join(names.get(t, t.__name__) for t in (types if isinstance(types, tuple) else (types,)))
         got = names.get(type(value), type(value).__name__)
         raise UserInputError(f"{what} must be {want}, got {got}", file=file, line=line, trace_id=trace_id, path=path)
+
+
+def default_agent(file: str) -> str:
+    """The agent of a file that names none: its stem (``runs/qwen-7b.jsonl`` -> ``qwen-7b``)."""
+    return os.path.splitext(os.path.basename(file))[0] or os.path.basename(file)
+
+
+def agent_note(file: str) -> str:
+    """The one note line saying the agent came from the file name."""
+    return (f"note: {file} names no agent; using its file name {default_agent(file)!r} "
+            "(pass --agent NAME to set one)")

@@ -47,8 +47,14 @@ def available_formats() -> list[str]:
     return out
 
 
-def detect_format(path: str | os.PathLike) -> str:
-    """Guess the format of ``path`` from its first non-blank line (and first 64 KiB)."""
+def detect_format(path: str | os.PathLike, *, skip_invalid: bool = False) -> str:
+    """Guess the format of ``path`` from its first record, read whole however long it is.
+
+    The first record is the first non-blank line when it is JSON, else the whole file when that
+    is one JSON document (ATIF, message lists, arrays of records); text files are told apart by
+    their first 64 KiB. With ``skip_invalid`` a first line that is not JSON is passed over and the
+    first line that is decides, so one bad line does not lose the valid records after it.
+    """
     path = Path(path)
     if not path.exists():
         raise UserInputError("file not found", file=str(path))
@@ -63,21 +69,41 @@ def detect_format(path: str | os.PathLike) -> str:
     head = raw.decode("utf-8", errors="replace")
     if not head.strip():
         raise UserInputError("file is empty; expected traces (one JSON object per line)", file=str(path))
-    first: object = None
-    # Lines end at \n, \r\n or \r, never at U+2028 and the like (which may sit inside JSON strings).
-    first_line = next((ln for ln in _LINE_END.split(head) if ln.strip()), "")
-    try:
-        first = parse_json_line(first_line, file=str(path), line=1, text_only=False)
-    except UserInputError:
-        first = None
-    if first is None and head.lstrip()[:1] in "[{":
-        try:  # a whole-file JSON document (ATIF, OpenAI message lists)
-            first = parse_json_line(path.read_text(encoding="utf-8-sig"), file=str(path), line=1)
-        except (UserInputError, UnicodeDecodeError):
-            first = None
+    first, line = _first_record(path, head, skip_invalid=skip_invalid)
     for name in available_formats():
         if importer_for(name).sniff(str(path), head, first):
             return name
     raise UserInputError(
         f"cannot tell the trace format; pass --format with one of: {', '.join(available_formats())}",
-        file=str(path), line=1)
+        file=str(path), line=line)
+
+
+def _first_record(path: Path, head: str, *, skip_invalid: bool) -> tuple[object, int]:
+    """``(value, line)`` of the first record: a JSON line, the whole-file document, or None for text."""
+    if head.lstrip()[:1] not in ("[", "{"):
+        return None, 1
+    lines = _json_lines(path)
+    line, first = next(lines, (1, None))
+    if first is not None:
+        return first, line
+    try:  # a whole-file JSON document (ATIF, OpenAI message lists, arrays of records)
+        return parse_json_line(path.read_text(encoding="utf-8-sig"), file=str(path), line=1), 1
+    except (UserInputError, UnicodeDecodeError):
+        pass
+    if skip_invalid:  # the first line that is JSON decides; bad lines before it are skipped later
+        return next(((n, v) for n, v in lines if v is not None), (None, line))[::-1]
+    return None, line
+
+
+def _json_lines(path: Path):
+    """``(line, value or None)`` for each non-blank line, each read whole (a 10 MB record is one line)."""
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+            # Lines end at \n, \r\n or \r, never at U+2028 and the like (which may sit inside JSON strings).
+            for part in _LINE_END.split(text):
+                if part.strip():
+                    try:
+                        yield lineno, parse_json_line(part, file=str(path), line=lineno, text_only=False)
+                    except UserInputError:
+                        yield lineno, None

@@ -22,20 +22,42 @@ error. A search_result depends on its call, every other step on the step before 
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from ..._errors import UserInputError
-from .._io import iter_jsonl, read_text
-from ._base import ImportedRecord, expect_type, new_trace
-from ._search_r1 import HEADER_FIELDS, apply_fields, parse_tool_output, record_fields, record_id
+from ._base import ImportedRecord, agent_note, default_agent, expect_type, new_trace
+from ._chat_records import (
+    as_messages,
+    find_messages,
+    has_messages,
+    is_messages,
+    record_key,
+    run_state_agent,
+)
+from ._documents import parse_tool_output
+from ._fields import (
+    HEADER_FIELDS,
+    apply_fields,
+    consumed_fields,
+    record_fields,
+    record_id,
+)
+from ._json_documents import _no_constant, import_documents, iter_documents  # noqa: F401  (re-exported)
+from ._tagged import boxed
+from ._tools import (
+    QUERY_KEYS,
+    URL_KEYS,
+    is_search_tool,
+    record_tool_kinds,
+    resolve_search_tools,
+)
 
 FORMAT = "openai_chat"
-QUERY_KEYS = ("query", "q", "queries", "search_query")
-URL_KEYS = ("url", "urls", "link", "doc_id", "document_id")
+#: Tool calls written into message text (Qwen / Hermes tags, Search-R1 tags, MCP tags): not read as calls here.
+_CALL_TAGS = re.compile(r"<tool_call>|<search>|<use_mcp_tool>|<function=", re.IGNORECASE)
 _HEAD = re.compile(r'"messages"\s*:\s*\[\s*\{|^\s*\[\s*\{\s*"role"\s*:')
 
 
@@ -49,17 +71,17 @@ def sniff(path: str, head: str, first: object) -> bool:
 
 
 def _is_record(obj: object) -> bool:
-    return (isinstance(obj, dict) and "steps" not in obj and "trace" not in obj
-            and isinstance(obj.get("messages"), list) and (not obj["messages"] or is_conversation(obj["messages"])))
+    return has_messages(obj)
 
 
 def is_conversation(obj: object) -> bool:
-    """True for a list whose first item is a message (a dict with ``role``)."""
-    return isinstance(obj, list) and bool(obj) and isinstance(obj[0], dict) and "role" in obj[0]
+    """True for a list whose first item is a message (a dict with ``role``) or a Responses item."""
+    return is_messages(obj)
 
 
 def iter_records(path: str | os.PathLike, *, agent: str | None = None, question: str | None = None,
-                 answer_tag: str | None = "answer") -> Iterator[ImportedRecord]:
+                 answer_tag: str | None = "answer", question_field: str | None = None,
+                 answer_field: str | None = None, search_tools: object = None) -> Iterator[ImportedRecord]:
     """Convert each chat record in ``path`` to a canonical trace.
 
     Parameters
@@ -67,106 +89,24 @@ def iter_records(path: str | os.PathLike, *, agent: str | None = None, question:
     path : str or PathLike
         JSONL of records or conversations, or one JSON document.
     agent : str, optional
-        The agent when a record names none; without either, the record is a user error.
+        The agent when a record names none; default the file's stem (with a note).
     question : str, optional
         The question when a record has no ``question`` field (else the first user message).
     answer_tag : str or None, default "answer"
-        Take ``final_answer`` from the last ``<answer_tag>`` block of the answer; None keeps the content.
+        Take ``final_answer`` from the last ``<answer_tag>`` block of the answer (else its last
+        ``\\boxed{}``); None keeps the content.
+    question_field, answer_field : str, optional
+        Dotted paths of the question and the gold answers (default: the common keys, :mod:`._fields`).
+    search_tools : str or list, optional
+        The tool names that are searches; other tools are ``other`` steps (default: by name, :mod:`._tools`).
 
     Yields
     ------
     ImportedRecord
     """
     yield from import_documents(path, is_conversation, _convert, agent=agent, question=question,
-                                answer_tag=answer_tag)
-
-
-def import_documents(path: str | os.PathLike, single: Callable[[list], bool], convert: Callable[..., dict],
-                     **options: object) -> Iterator[ImportedRecord]:
-    """Run ``convert(doc, file=, line=, prefix=, **options)`` on each document of :func:`iter_documents`."""
-    for line, doc, prefix in iter_documents(path, single=single):
-        try:
-            if isinstance(doc, UserInputError):
-                raise doc
-            yield ImportedRecord(line, trace=convert(doc, file=str(path), line=line, prefix=prefix, **options))
-        except UserInputError as e:
-            yield ImportedRecord(line, error=e)
-
-
-def _no_constant(name: str) -> float:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def iter_documents(path: str | os.PathLike, *, single: Callable[[list], bool]
-                   ) -> Iterator[tuple[int, object, str]]:
-    """Yield ``(line, document_or_error, json_path_prefix)`` from JSONL or one whole-file JSON document.
-
-    A list (a JSONL line, or the whole file) is split into its items, with prefix
-    ``$[i]`` and each item's own line, unless ``single(list)`` says it is one record.
-    A file whose first line is not JSON but which parses as a whole is one document.
-    """
-    lines = iter_jsonl(path)
-    head = next(lines, None)
-    if head is None:
-        return
-    whole = _whole_document(path) if isinstance(head[1], UserInputError) else None
-    if whole is not None:
-        text, value = whole
-        if isinstance(value, UserInputError):
-            yield value.line, value, "$"
-            return
-        start = len(text) - len(text.lstrip())
-        base = text.count("\n", 0, start) + 1
-        if isinstance(value, list) and not single(value):
-            for i, (item, at) in enumerate(zip(value, _item_lines(text, start, len(value)), strict=True)):
-                yield base + at, item, f"$[{i}]"
-        else:
-            yield base, value, "$"
-        return
-    for line, obj in itertools.chain([head], lines):
-        if isinstance(obj, list) and not single(obj):
-            for i, item in enumerate(obj):
-                yield line, item, f"$[{i}]"
-        else:
-            yield line, obj, "$"
-
-
-def _whole_document(path: str | os.PathLike) -> tuple[str, object] | None:
-    """``(text, value)`` when the file is one JSON document, ``(text, error)`` when it is a broken
-    pretty-printed one (first line ``[`` or ``{``), None when it should be read line by line."""
-    try:
-        text = read_text(path)
-    except UserInputError:
-        return None
-    stripped = text.lstrip()
-    if stripped[:1] not in ("[", "{"):
-        return None
-    try:
-        return text, json.loads(text, parse_constant=_no_constant)
-    except (ValueError, RecursionError) as e:
-        if stripped.split("\n", 1)[0].strip() not in ("[", "{"):
-            return None
-        if isinstance(e, RecursionError):
-            msg, line = "malformed JSON: nested too deeply to read (more than ~1000 levels)", 1
-        elif isinstance(e, json.JSONDecodeError):
-            msg, line = f"malformed JSON (line {e.lineno}, column {e.colno}): {e.msg}", e.lineno
-        else:
-            msg, line = f"malformed JSON: {e}", 1
-        return text, UserInputError(msg, file=str(path), line=line)
-
-
-def _item_lines(text: str, start: int, n: int) -> list[int]:
-    """Line offsets (from the document's first line) of the n items of a valid top-level JSON array."""
-    decoder = json.JSONDecoder()
-    pos, out, lines, counted = start + 1, [], 0, start
-    for _ in range(n):
-        while text[pos] in " \t\r\n,":
-            pos += 1
-        lines += text.count("\n", counted, pos)  # counted on from the previous item: linear in the text
-        counted = pos
-        out.append(lines)
-        _, pos = decoder.raw_decode(text, pos)
-    return out
+                                answer_tag=answer_tag, question_field=question_field, answer_field=answer_field,
+                                search_tools=resolve_search_tools(search_tools))
 
 
 def content_text(value: object, ctx: dict, path: str) -> str | None:
@@ -212,11 +152,15 @@ def _text_arg(args: dict, keys: tuple[str, ...], ctx: dict, path: str) -> str | 
     return None
 
 
-def search_step(name: object, raw_args: object, ctx: dict, path: str, args_path: str) -> dict:
-    """A search step from a tool name and its arguments (query, url and raw text filled)."""
+def search_step(name: object, raw_args: object, ctx: dict, path: str, args_path: str, *,
+                classify: bool = False, search_tools: frozenset[str] | None = None) -> dict:
+    """A search step from a tool name and its arguments (query, url and raw text filled). With ``classify``
+    a tool that does not retrieve (:mod:`._tools`) gives an ``other`` step keeping its name and arguments."""
     expect_type(name, str, what="function name", path=path, **ctx)
     args = parse_arguments(raw_args, ctx, args_path)
     text = raw_args if isinstance(raw_args, str) or raw_args is None else json.dumps(raw_args, ensure_ascii=False)
+    if classify and not is_search_tool(name, search_tools):
+        return {"kind": "other", "tool": name, "text": text}
     step = {"kind": "search", "tool": name, "text": text,
             "query": _text_arg(args, QUERY_KEYS, ctx, args_path)}
     url = _text_arg(args, URL_KEYS, ctx, args_path)
@@ -290,6 +234,9 @@ class StepBuilder:
         _, call = self.pending.pop(match)
         step = {"kind": "search_result", "text": text or "", "documents": parse_tool_output(text), "_call": call,
                 "source_ref": self._ref(path)}
+        if call["kind"] == "other":  # an action's result is no search result
+            step = {"kind": "other", "text": text or "", "original_kind": "tool_result", "_call": call,
+                    "source_ref": step["source_ref"]}
         # Searched from the end: a call is almost always recent, so a 10,000-step trace stays linear.
         at = next(i for i in range(len(self.steps) - 1, -1, -1) if self.steps[i] is call)
         self.steps.insert(at + 1 if at >= self.batch else len(self.steps), step)
@@ -306,33 +253,42 @@ class StepBuilder:
 
 
 def _convert(doc: object, *, file: str, line: int, prefix: str, agent: str | None, question: str | None,
-             answer_tag: str | None) -> dict:
+             answer_tag: str | None, question_field: str | None = None, answer_field: str | None = None,
+             search_tools: frozenset[str] | None = None) -> ImportedRecord:
     ctx = {"file": file, "line": line, "trace_id": None}
     if isinstance(doc, list):
         rec, messages, mpath = {}, doc, prefix
     else:
         expect_type(doc, dict, what="record (an object with messages, or a list of messages)", path=prefix, **ctx)
-        rec, messages, mpath = doc, doc.get("messages"), f"{prefix}.messages"
+        found = find_messages(doc)
+        rec, messages, mpath = doc, None, f"{prefix}.messages"
+        if found is not None:
+            messages, where = found
+            mpath = prefix + where[1:]
     rid = record_id(rec, ctx, prefix)
-    ctx["trace_id"] = rid or f"{os.path.basename(file)}:{line}" + ("" if prefix == "$" else prefix[1:])
+    key = rid if rid is not None else record_key(rec)
+    ctx["trace_id"] = key or f"{os.path.basename(file)}:{line}" + ("" if prefix == "$" else prefix[1:])
     expect_type(messages, list, what="messages", path=mpath, **ctx)
-    fields = record_fields(rec, ctx, prefix)
-    who = fields["agent"] or agent
-    if who is None:
-        raise UserInputError("missing agent: add an 'agent' (or 'model') field, or pass agent=",
-                             path=f"{prefix}.agent", **ctx)
-    trace = new_trace(trace_id=ctx["trace_id"], agent=who, question="", fmt=FORMAT, file=file, line=line,
-                      record_id=rid)
+    fields = record_fields(rec, ctx, prefix, common=True, question_field=question_field, answer_field=answer_field)
+    who = fields["agent"] or run_state_agent(rec) or agent
+    trace = new_trace(trace_id=ctx["trace_id"], agent=who or default_agent(file), question="", fmt=FORMAT,
+                      file=file, line=line, record_id=rid if rid is not None else key)
     if prefix != "$":
         trace["source"]["path"] = prefix
     given = fields["question"] if fields["question"] is not None else question
-    meta: dict = {k: v for k, v in rec.items() if k not in HEADER_FIELDS and k != "messages"}
+    sources = dict(fields["sources"])
+    # the keys holding the steps (an Agents SDK run state's items, or the message list) are not metadata
+    steps_keys = ({"original_input", "generated_items"} if mpath == prefix and rec
+                  else {mpath[len(prefix) + 1:].split(".")[0]})
+    skip = HEADER_FIELDS | consumed_fields(fields) | steps_keys
+    meta: dict = {k: v for k, v in rec.items() if k not in skip}
     b = StepBuilder(FORMAT, ctx)
-    roles = [m.get("role") if isinstance(m, dict) else None for m in messages]
+    pairs = as_messages(messages, mpath)
+    roles = [m.get("role") if isinstance(m, dict) else None for m, _ in pairs]
     last_assistant = max((i for i, r in enumerate(roles) if r == "assistant"), default=-1)
     user_seen = False
-    for k, msg in enumerate(messages):
-        p = f"{mpath}[{k}]"
+    kinds: dict[str, str] = {}
+    for k, (msg, p) in enumerate(pairs):
         expect_type(msg, dict, what="message", path=p, **ctx)
         role = msg.get("role")
         expect_type(role, str, what="role", path=f"{p}.role", **ctx)
@@ -343,10 +299,12 @@ def _convert(doc: object, *, file: str, line: int, prefix: str, agent: str | Non
             user_seen = True
             if given is None:
                 given = content or ""
+                sources["question"] = f"{p}.content"
             else:
                 meta["prompt"] = content
         elif role == "assistant":
-            _assistant(b, msg, content, p, ctx, final=k == last_assistant, answer_tag=answer_tag, trace=trace)
+            _assistant(b, msg, content, p, ctx, final=k == last_assistant, answer_tag=answer_tag, trace=trace,
+                       kinds=kinds, search_tools=search_tools)
         elif role in ("tool", "function"):
             if not b.add_result(content, msg.get("tool_call_id"), p, f"{p}.tool_call_id"):
                 raise UserInputError("tool message has no tool_call_id and no single call is waiting for a "
@@ -356,13 +314,26 @@ def _convert(doc: object, *, file: str, line: int, prefix: str, agent: str | Non
     trace["question"] = given or ""
     apply_fields(trace, fields)
     trace["steps"] = b.finish()
+    answers = [s for s in trace["steps"] if s["kind"] == "answer"]
+    if answers:
+        sources["final_answer"] = answers[-1]["source_ref"]["path"]
+        if answer_tag and trace["final_answer"] and f"<{answer_tag.lower()}>" not in answers[-1]["text"].lower():
+            trace["final_answer"] = boxed(trace["final_answer"]) or trace["final_answer"]  # MiroFlow, ReCall
     if meta:
         trace["metadata"] = meta
-    return trace
+    record_tool_kinds(trace, kinds)
+    warnings = []
+    if not kinds and any(r == "assistant" and isinstance(m.get("content"), str) and _CALL_TAGS.search(m["content"])
+                         for (m, _), r in zip(pairs, roles)):
+        warnings.append(f"{file}:{line}: trace {ctx['trace_id']}: assistant messages hold tool-call tags but no "
+                        "tool_calls; if the calls are in the text, convert the transcript with --format search_r1 "
+                        "--field FIELD (the field holding it)")
+    return ImportedRecord(line, trace=trace, sources=sources, warnings=warnings,
+                          notes=[] if who else [agent_note(file)])
 
 
 def _assistant(b: StepBuilder, msg: dict, content: str | None, p: str, ctx: dict, *, final: bool,
-               answer_tag: str | None, trace: dict) -> None:
+               answer_tag: str | None, trace: dict, kinds: dict, search_tools: frozenset[str] | None) -> None:
     reasoning = None
     for key in ("reasoning_content", "reasoning"):
         if msg.get(key) is not None:
@@ -373,18 +344,23 @@ def _assistant(b: StepBuilder, msg: dict, content: str | None, p: str, ctx: dict
     expect_type(raw_calls, list, what="tool_calls", path=f"{p}.tool_calls", **ctx)
     calls = []
     for j, tc in enumerate(raw_calls):
-        tp = f"{p}.tool_calls[{j}]"
+        tp = p if msg.get("_item") else f"{p}.tool_calls[{j}]"  # a Responses item is the call itself
+        fp = p if msg.get("_item") else f"{tp}.function"
         expect_type(tc, dict, what="tool call", path=tp, **ctx)
         fn = tc.get("function")
-        expect_type(fn, dict, what="tool call function", path=f"{tp}.function", **ctx)
+        expect_type(fn, dict, what="tool call function", path=fp, **ctx)
         expect_type(tc.get("id"), (str, type(None)), what="tool call id", path=f"{tp}.id", **ctx)
-        step = search_step(fn.get("name"), fn.get("arguments"), ctx, f"{tp}.function.name", f"{tp}.function.arguments")
+        step = search_step(fn.get("name"), fn.get("arguments"), ctx, f"{fp}.name", f"{fp}.arguments",
+                           classify=True, search_tools=search_tools)
+        kinds[step["tool"]] = step["kind"]
         calls.append(({**step, "original_kind": "tool_call"}, tp, tc.get("id")))
     legacy = msg.get("function_call")
     if legacy is not None:
         lp = f"{p}.function_call"
         expect_type(legacy, dict, what="function_call", path=lp, **ctx)
-        step = search_step(legacy.get("name"), legacy.get("arguments"), ctx, f"{lp}.name", f"{lp}.arguments")
+        step = search_step(legacy.get("name"), legacy.get("arguments"), ctx, f"{lp}.name", f"{lp}.arguments",
+                           classify=True, search_tools=search_tools)
+        kinds[step["tool"]] = step["kind"]
         calls.append(({**step, "original_kind": "function_call"}, lp, None))
     answer = b.model_turn(reasoning, content, ("content", f"{p}.content"), calls, final=final, answer_tag=answer_tag)
     if answer is not None:

@@ -1,17 +1,22 @@
-"""Importer for Search-R1-style tagged generations (``<think>``, ``<search>``, ``<information>``, ``<answer>``).
+"""Importer for the Search-R1 family: tagged generations, chat-template transcripts and rollout records.
 
-Input: JSONL records holding the tagged text in the first of ``output``, ``response``,
-``text``, ``generation``, ``trajectory`` (or ``field=``), beside ``question``,
-``golden_answers`` / ``gold_answers`` / ``ground_truth`` (string, list or ``{"target": [...]}``),
-``id``, ``agent`` / ``model``, ``dataset``, ``question_id``, ``is_correct``; or a text file
-(first non-blank character not ``{``) holding one generation, the question from ``question=``.
+Input, one of:
 
-The prompt (text through a chat-template assistant marker; else, with a known question,
-through ``Question: <question>`` outside any block, or the text before the first tag) goes
-to ``metadata["prompt_preamble"]``, never into steps. Text between blocks is reasoning;
-text after the last answer is ``other``. An unclosed tag (truncated generation) runs to the
-next opening tag or the end; its step's ``source_ref.path`` ends in ``(unclosed <tag>)`` and
-``metadata["unclosed_tags"]`` lists it. Each step depends on the previous one.
+- a text file of one or more chat-template transcripts (Search-R1's ``example/case.txt``: Qwen
+  ``<|im_start|>role``, Llama 3 headers; a ``system`` turn after the model's turn starts the next
+  transcript) or one plain generation: one trace per transcript;
+- JSONL, or one JSON array (ReSearch / FlashRAG and DeepResearcher dumps), of records holding
+  the text in the first of :data:`TEXT_FIELDS` (or ``field=``, a dotted path), the prompt in the
+  first of :data:`PROMPT_FIELDS` when it is apart (verl / ROLL / slime rollouts: ``prompt`` +
+  ``response``), beside ``question``, gold and correctness fields (:mod:`._fields`, ``common=True``).
+
+The system and user turns before the model's first turn are the prompt: never steps (example
+tags inside instructions are ignored), kept in ``metadata["prompt_preamble"]``; the question is
+the user turn's text after its last ``Question:`` (else the whole user turn) unless the record
+gives one. Turn markers inside a response are turn boundaries: a later user or tool turn holds
+tool results (``<tool_response>``, ``<information>``) or is an ``other`` step. Without markers,
+a plain prompt ends at its ``Question: ...`` line when the question is known or the instructions
+show example tags. Steps follow :mod:`._tagged`.
 """
 
 from __future__ import annotations
@@ -19,62 +24,103 @@ from __future__ import annotations
 import bisect
 import os
 import re
-from collections import namedtuple
 from collections.abc import Iterator, Mapping
+from typing import NamedTuple
 
 from ..._errors import UserInputError
-from .._io import iter_jsonl, read_text
-from ._base import ImportedRecord, expect_type, new_trace
+from .._io import read_text
+from ._base import ImportedRecord, agent_note, default_agent, expect_type, new_trace
+from ._chat_records import record_key
+from ._chat_template import END_TOKENS, Turn, has_markers, split_turns, transcripts
 from ._documents import parse_passages, parse_tool_output  # noqa: F401  (re-exported)
+from ._fields import (  # noqa: F401
+    GOLD_FIELDS,
+    HEADER_FIELDS,
+    apply_fields,
+    consumed_fields,
+    get_path,
+    gold_list,
+    question_key,
+    record_fields,
+    record_id,
+)
+from ._openai_chat import iter_documents
+from ._tagged import (  # noqa: F401
+    DEFAULT_TAGS,
+    TOOL_TAG_HINT,
+    TaggedSteps,
+    resolve_tags,
+    split_tagged,
+)
+from ._tools import record_tool_kinds, resolve_search_tools
 
 FORMAT = "search_r1"
-DEFAULT_AGENT = "search_r1"
-TEXT_FIELDS = ("output", "response", "text", "generation", "trajectory")
-GOLD_FIELDS = ("golden_answers", "gold_answers", "ground_truth")
-#: Record keys the shared header reader consumes; the rest go to ``metadata``.
-HEADER_FIELDS = frozenset({"id", "agent", "model", "question", "dataset", "question_id", "is_correct", *GOLD_FIELDS})
-#: step kind -> tag name. ReSearch, for one, writes results in ``<result>``: ``tags={"search_result": "result"}``.
-DEFAULT_TAGS = {"reasoning": "think", "search": "search", "search_result": "information", "answer": "answer"}
-
-_SNIFF_TAG = re.compile(r"<(think|search|information|result|answer)>", re.IGNORECASE)
-_SNIFF_FIELD = re.compile(r'"(?:output|response|text|generation|trajectory)"\s*:\s*"')
-_OTHER_KEYS = re.compile(r'"(?:schema_version|steps|trace|messages)"\s*:')
-_SPECIAL = re.compile(r"<\|im_start\|>\s*(?:system|user|assistant|tool)?|<\|start_header_id\|>\w*<\|end_header_id\|>"
-                      r"|<\|[A-Za-z0-9_]+\|>")  # chat-template tokens and the role names they introduce
-_ASSISTANT = re.compile(r"<\|im_start\|>\s*assistant\b[ \t]*\n?|<\|assistant\|>\s*|<｜Assistant｜>\s*"
-                        r"|<\|start_header_id\|>\s*assistant\s*<\|end_header_id\|>\s*")
+#: Fields holding the model's text, first present wins (``output`` may be an object holding ``final_response``).
+TEXT_FIELDS = ("output", "response", "responses", "text", "generation", "trajectory", "sequences_str",
+               "gen_text_store", "message_str", "completion", "final_response")
+#: Fields holding the prompt when it is kept apart from the response.
+PROMPT_FIELDS = ("prompt", "input", "prompts")
+_NESTED_TEXT = ("final_response", "response", "text", "output", "generation")
+_SNIFF_TAG = re.compile(r"<(think|search|information|result|answer|tool_call)>|<\|begin_of_query\|>", re.IGNORECASE)
 _QUESTION_LINE = re.compile(r"question\s*[:：]\s*([^\n<]+)", re.IGNORECASE)
-_TAG_NAME = re.compile(r"[A-Za-z_][\w\-.:]*")
-#: A piece of a generation: ``kind`` None for text outside tags; ``start``/``end`` span the tags too.
-_Block = namedtuple("_Block", "kind start end body tag closed", defaults=(None, True))
+_PLAIN_USER = re.compile(r"(?:^|(?<=\s))User:[ \t]*")
+_PLAIN_ASSISTANT = re.compile(r"(?:^|(?<=\s))Assistant:[ \t]*\n?")
+_QUESTION_MARK = re.compile(r"question\s*[:：][ \t]*(?=\S)", re.IGNORECASE)
+
+
+class _Span(NamedTuple):
+    """A match-like span (``start()`` / ``end()``) for a question found by comparison."""
+
+    s: int
+    e: int
+
+    def start(self) -> int:
+        return self.s
+
+    def end(self) -> int:
+        return self.e
 
 
 def sniff(path: str, head: str, first: object) -> bool:
-    """True for a JSONL record or a text file carrying Search-R1 tags."""
+    """True for a record (or a JSON array of records) with tagged text, or a text file carrying the tags."""
+    if isinstance(first, list) and first and isinstance(first[0], dict):
+        first = first[0]
     if isinstance(first, dict):
-        return (not any(k in first for k in ("messages", "steps", "trace"))
-                and any(isinstance(first.get(k), str) and _SNIFF_TAG.search(first[k]) for k in TEXT_FIELDS))
+        if any(k in first for k in ("messages", "steps", "trace")):
+            return False
+        return any(isinstance(v, str) and _SNIFF_TAG.search(v) for v in _text_candidates(first))
     if first is not None:
         return False
-    if head.lstrip().startswith("{"):  # a first record too long for the 64 KiB head
-        return bool(_SNIFF_FIELD.search(head) and _SNIFF_TAG.search(head) and not _OTHER_KEYS.search(head))
-    return bool(_SNIFF_TAG.search(head))
+    return head.lstrip()[:1] not in ("{", "[") and bool(_SNIFF_TAG.search(head))
+
+
+def _text_candidates(rec: dict) -> list[object]:
+    out = [rec.get(k) for k in TEXT_FIELDS]
+    if isinstance(rec.get("output"), dict):
+        out += [rec["output"].get(k) for k in _NESTED_TEXT]
+    return out
 
 
 def iter_records(path: str | os.PathLike, *, agent: str | None = None, question: str | None = None,
-                 tags: Mapping[str, object] | None = None, field: str | None = None) -> Iterator[ImportedRecord]:
-    """Convert each tagged generation in ``path`` to a canonical trace.
+                 tags: Mapping[str, object] | None = None, field: str | None = None,
+                 question_field: str | None = None, answer_field: str | None = None,
+                 search_tools: object = None) -> Iterator[ImportedRecord]:
+    """Convert each transcript or record in ``path`` to a canonical trace.
 
     Parameters
     ----------
     path : str or PathLike
-        A JSONL file of records or a text file holding one generation.
-    agent, question : str, optional
-        Used when a record names none (``agent`` / ``model``, ``question``); agent default ``"search_r1"``.
+        A text file of transcripts, JSONL of records, or a JSON array of records.
+    agent : str, optional
+        Used when a record names none (``agent`` / ``model``); default the file's stem (with a note).
+    question : str, optional
+        Used when a record names none and no prompt gives one.
     tags : mapping, optional
-        Step kind -> tag name (or ``[open, close]`` delimiters), merged over :data:`DEFAULT_TAGS`.
-    field : str, optional
-        The record field holding the tagged text (default: the first of :data:`TEXT_FIELDS`).
+        Step kind -> tag name (or ``[open, close]`` delimiters), replacing that kind's :data:`DEFAULT_TAGS`.
+    field, question_field, answer_field : str, optional
+        Dotted paths of the text, the question and the gold answers (default: the common keys).
+    search_tools : str or list, optional
+        The tool names that are searches (default: by name, :mod:`._tools`).
 
     Yields
     ------
@@ -82,255 +128,236 @@ def iter_records(path: str | os.PathLike, *, agent: str | None = None, question:
         A trace, or the :class:`UserInputError` of one bad record.
     """
     spec = resolve_tags(tags)
+    opts = {"spec": spec, "agent": agent, "question": question, "search_tools": resolve_search_tools(search_tools)}
     file = str(path)
-    if not _starts_with_brace(file):
-        ctx = {"file": file, "line": 1, "trace_id": os.path.basename(file)}
-        trace = new_trace(trace_id=ctx["trace_id"], agent=agent or DEFAULT_AGENT, question=question or "",
-                          fmt=FORMAT, file=file, line=1, record_id=None)
-        trace["question_id"] = question_key(question, None)
-        try:
-            text = read_text(path)
-            if text.strip():  # a blank file holds no generation
-                warnings = _fill(trace, text, spec, ctx, base="$", have_question=bool(question), by_line=True)
-                yield ImportedRecord(1, trace=trace, warnings=warnings)
-        except UserInputError as e:
-            yield ImportedRecord(1, error=e)
+    if _first_char(file) not in ("{", "["):
+        yield from _text_file(file, **opts)
         return
-    for line, obj in iter_jsonl(path):
+    for line, doc, prefix in iter_documents(path, single=_not_records):
         try:
-            if isinstance(obj, UserInputError):
-                raise obj
-            trace, warnings = _convert(obj, file=file, line=line, spec=spec, agent=agent, question=question,
-                                       field=field)
-            yield ImportedRecord(line, trace=trace, warnings=warnings)
+            if isinstance(doc, UserInputError):
+                raise doc
+            yield _convert(doc, file=file, line=line, prefix=prefix, field=field, question_field=question_field,
+                           answer_field=answer_field, **opts)
         except UserInputError as e:
             yield ImportedRecord(line, error=e)
 
 
-def _starts_with_brace(file: str) -> bool:
-    """True when the first non-blank character of the file is ``{`` (JSONL); False for text or a missing file."""
+def _not_records(value: list) -> bool:
+    """A JSON array is split into records only when it holds objects (else it is one bad record)."""
+    return not (value and all(isinstance(v, dict) for v in value))
+
+
+def _first_char(file: str) -> str:
+    """The first non-blank character of the file ("" for a missing or blank file)."""
     if not os.path.isfile(file):
-        return False  # read_text then raises the user error
+        return ""  # read_text then raises the user error
     with open(file, "rb") as fh:
         head = fh.read(1 << 16)
-    return head.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n").startswith("{")
+    return head.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")[:1]
 
 
-def resolve_tags(tags: Mapping[str, object] | None) -> list[tuple[str, str, str]]:
-    """``[(kind, open, close), ...]`` from the ``tags`` option; a user error for a bad option."""
-    merged: dict[str, object] = dict(DEFAULT_TAGS)
-    if tags is not None:
-        if not isinstance(tags, Mapping):
-            raise UserInputError("option tags must map a step kind to a tag name, e.g. {'search_result': 'result'}")
-        for kind, name in tags.items():
-            if kind not in DEFAULT_TAGS:
-                raise UserInputError(f"option tags: unknown step kind {kind!r}; use one of: {', '.join(DEFAULT_TAGS)}")
-            merged[kind] = name
-    out = []
-    for kind, name in merged.items():
-        if isinstance(name, str) and _TAG_NAME.fullmatch(name):
-            out.append((kind, f"<{name}>", f"</{name}>"))
-        elif isinstance(name, (list, tuple)) and len(name) == 2 and all(isinstance(x, str) and x for x in name):
-            out.append((kind, name[0], name[1]))
-        else:
-            raise UserInputError(f"option tags: {kind} must be a tag name like 'result' or an [open, close] pair, "
-                                 f"got {name!r}")
-    return out
+def _text_file(file: str, *, spec: list, agent: str | None, question: str | None,
+               search_tools: frozenset[str] | None) -> Iterator[ImportedRecord]:
+    try:
+        text = read_text(file)
+    except UserInputError as e:
+        yield ImportedRecord(1, error=e)
+        return
+    if not text.strip():  # a blank file holds no generation
+        return
+    groups = transcripts(split_turns(text, _first_role(text))) if has_markers(text) else [None]
+    name = os.path.basename(file)
+    for k, group in enumerate(groups):
+        start = 0 if group is None or k == 0 else max(text.rfind("<", 0, group[0].start), 0)  # its first marker
+        line = text.count("\n", 0, start) + 1
+        tid = name if len(groups) == 1 else f"{name}#{k + 1}"
+        ctx = {"file": file, "line": line, "trace_id": tid}
+        trace = new_trace(trace_id=tid, agent=agent or default_agent(file), question=question or "", fmt=FORMAT,
+                          file=file, line=line, record_id=None)
+        trace["question_id"] = question_key(question, None)
+        steps = TaggedSteps(text, spec, ctx, "$", fmt=FORMAT, search_tools=search_tools, by_line=True)
+        sources: dict = {}
+        _fill(trace, steps, text, group, sources, have_question=bool(question))
+        yield ImportedRecord(line, trace=trace, warnings=steps.warnings, notes=[] if agent else [agent_note(file)],
+                             sources=sources)
 
 
-def split_tagged(text: str, spec: list[tuple[str, str, str]]) -> list[_Block]:
-    """Split ``text`` into tagged blocks and the text between them. A block ends at its closing tag if that
-    comes before the tag opens again; otherwise it is unclosed and ends at the next opening tag of any kind."""
-    opener = re.compile("|".join(f"(?P<t{i}>{re.escape(o)})" for i, (_, o, _) in enumerate(spec)), re.IGNORECASE)
-    closers = [re.compile(re.escape(c), re.IGNORECASE) for _, _, c in spec]
-    same = [re.compile(re.escape(o), re.IGNORECASE) for _, o, _ in spec]
-    blocks: list[_Block] = []
-    # The next closing tag / reopening of each kind, searched again only once passed: positions only move
-    # forward, so a cached match at or after the current position is still the first one (linear time even
-    # for thousands of unclosed tags).
-    ahead: dict[tuple[int, int], re.Match | None] = {}
-
-    def next_match(pattern: re.Pattern, slot: tuple[int, int], at: int) -> re.Match | None:
-        if slot not in ahead or (ahead[slot] is not None and ahead[slot].start() < at):
-            ahead[slot] = pattern.search(text, at)
-        return ahead[slot]
-
-    pos = 0
-    while pos < len(text):
-        m = opener.search(text, pos)
-        if m is None:
-            blocks.append(_Block(None, pos, len(text), text[pos:]))
-            break
-        if m.start() > pos:
-            blocks.append(_Block(None, pos, m.start(), text[pos:m.start()]))
-        i = int(m.lastgroup[1:])
-        kind, open_tag, _ = spec[i]
-        close = next_match(closers[i], (i, 0), m.end())
-        again = next_match(same[i], (i, 1), m.end())
-        if close is not None and (again is None or close.start() < again.start()):
-            blocks.append(_Block(kind, m.start(), close.end(), text[m.end():close.start()], open_tag))
-            pos = close.end()
-        else:
-            nxt = opener.search(text, m.end())
-            end = nxt.start() if nxt else len(text)
-            blocks.append(_Block(kind, m.start(), end, text[m.end():end], open_tag, closed=False))
-            pos = end
-    return blocks
+def _first_role(text: str) -> str:
+    """The role of text before the first marker: the prompt when an assistant marker comes first, else output."""
+    turns = split_turns(text, "?")
+    first_marked = next((t for t in turns if t.role != "?"), None)
+    return "user" if first_marked is not None and first_marked.role == "assistant" else "assistant"
 
 
-def question_key(question: str | None, dataset: str | None) -> str | None:
-    """The question id used when a record gives none: dataset plus the whitespace-folded, lowercased question."""
-    if not question or not question.strip():
-        return None
-    return f"{dataset or ''}::{' '.join(question.split()).lower()}"
+def _text_field(rec: dict, field: str | None, ctx: dict, prefix: str) -> str:
+    """The dotted path of the record's text field; a user error naming the fields to add or set."""
+    if field is not None:
+        value = get_path(rec, field)
+        if value is None:
+            raise UserInputError(f"no field {field!r} (from --field) in this record", path=f"{prefix}.{field}", **ctx)
+        expect_type(value, str, what=field, path=f"{prefix}.{field}", **ctx)
+        return field
+    for key in TEXT_FIELDS:
+        value = rec.get(key)
+        if value is None:
+            continue
+        if isinstance(value, dict):
+            inner = next((k for k in _NESTED_TEXT if isinstance(value.get(k), str)), None)
+            if inner is not None:
+                return f"{key}.{inner}"
+        expect_type(value, str, what=key, path=f"{prefix}.{key}", **ctx)
+        return key
+    raise UserInputError(f"no tagged text: add a {' / '.join(TEXT_FIELDS[:4])} field, or name it with --field",
+                         path=f"{prefix}.output", **ctx)
 
 
-def record_id(rec: dict, ctx: dict, prefix: str = "$", key: str = "id") -> str | None:
-    """``rec[key]`` as a string (a string or an integer in the source), or None."""
-    if rec.get(key) is None:
-        return None
-    expect_type(rec[key], (str, int), what=key, path=f"{prefix}.{key}", **ctx)
-    return str(rec[key])
+def _prompt_text(rec: dict, text_field: str) -> tuple[str, str] | None:
+    """``(field, text)`` of a prompt kept apart from the response: a string, or a chat message list."""
+    for key in PROMPT_FIELDS:
+        value = rec.get(key)
+        if key == text_field or value is None:
+            continue
+        if isinstance(value, str):
+            return key, value
+        if isinstance(value, list) and value and all(isinstance(m, dict) for m in value):
+            users = [i for i, m in enumerate(value) if m.get("role") == "user" and isinstance(m.get("content"), str)]
+            if users:
+                return f"{key}[{users[-1]}].content", value[users[-1]]["content"]
+    return None
 
 
-def record_fields(rec: dict, ctx: dict, prefix: str = "$") -> dict:
-    """Type-checked record fields shared by the JSON importers: ``agent``, ``question``, ``dataset``,
-    ``question_id`` (None when absent), ``gold_answers`` (list of str), ``correct`` (schema object or None)."""
-    out: dict = {"agent": None}
-    for key in ("model", "agent", "question", "dataset"):  # "agent" wins over the legacy "model"
-        if rec.get(key) is not None:
-            expect_type(rec[key], str, what=key, path=f"{prefix}.{key}", **ctx)
-            out["agent" if key == "model" else key] = rec[key]
-        elif key != "model":
-            out.setdefault(key, None)
-    out["question_id"] = record_id(rec, ctx, prefix, "question_id")
-    out["gold_answers"] = []
-    for key in GOLD_FIELDS:
-        if rec.get(key) is not None:
-            out["gold_answers"] = gold_list(rec[key], ctx, f"{prefix}.{key}")
-            break
-    out["correct"] = None
-    if rec.get("is_correct") is not None:
-        expect_type(rec["is_correct"], bool, what="is_correct", path=f"{prefix}.is_correct", **ctx)
-        out["correct"] = {"value": rec["is_correct"], "source": "source_data", "detail": {"field": "is_correct"}}
-    return out
-
-
-def gold_list(value: object, ctx: dict, path: str) -> list[str]:
-    """Gold answers as a list of strings: a string, a list, or ``{"target": ...}``; numbers become strings."""
-    if isinstance(value, dict) and "target" in value:
-        value, path = value["target"], f"{path}.target"
-    if isinstance(value, str):
-        return [value]
-    expect_type(value, list, what="gold answers", path=path, **ctx)
-    out = []
-    for i, g in enumerate(value):
-        expect_type(g, (str, int, float), what="gold answer", path=f"{path}[{i}]", **ctx)
-        out.append(g if isinstance(g, str) else str(g))
-    return out
-
-
-def apply_fields(trace: dict, fields: dict) -> None:
-    """Copy :func:`record_fields` output (gold, dataset, ids, correctness) into a trace."""
-    trace["gold_answers"] = fields["gold_answers"]
-    trace["dataset"] = fields["dataset"]
-    trace["correct"] = fields["correct"]
-    trace["question_id"] = fields["question_id"] or question_key(trace["question"], fields["dataset"])
-
-
-def _convert(rec: object, *, file: str, line: int, spec: list, agent: str | None, question: str | None,
-             field: str | None) -> tuple[dict, list[str]]:
+def _convert(rec: object, *, file: str, line: int, prefix: str, spec: list, agent: str | None,
+             question: str | None, field: str | None, question_field: str | None, answer_field: str | None,
+             search_tools: frozenset[str] | None) -> ImportedRecord:
     ctx = {"file": file, "line": line, "trace_id": None}
-    expect_type(rec, dict, what="record", path="$", **ctx)
-    rid = record_id(rec, ctx)
-    ctx["trace_id"] = rid if rid is not None else f"{os.path.basename(file)}:{line}"
-    fields = record_fields(rec, ctx)
-    names = [field] if field else [k for k in TEXT_FIELDS if k in rec]
-    if not names or names[0] not in rec:
-        raise UserInputError(f"no tagged text: add a {field or ' / '.join(TEXT_FIELDS)} field (or pass field=)",
-                             path=f"$.{field or 'output'}", **ctx)
-    name = names[0]
-    expect_type(rec[name], str, what=name, path=f"$.{name}", **ctx)
+    expect_type(rec, dict, what="record", path=prefix, **ctx)
+    rid = record_id(rec, ctx, prefix)
+    rid = rid if rid is not None else record_key(rec)
+    ctx["trace_id"] = rid if rid is not None else f"{os.path.basename(file)}:{line}" + (
+        "" if prefix == "$" else prefix[1:])
+    fields = record_fields(rec, ctx, prefix, common=True, question_field=question_field, answer_field=answer_field)
+    name = _text_field(rec, field, ctx, prefix)
+    text = get_path(rec, name)
     q = fields["question"] if fields["question"] is not None else question
-    trace = new_trace(trace_id=ctx["trace_id"], agent=fields["agent"] or agent or DEFAULT_AGENT, question=q or "",
-                      fmt=FORMAT, file=file, line=line, record_id=rid)
+    trace = new_trace(trace_id=ctx["trace_id"], agent=fields["agent"] or agent or default_agent(file),
+                      question=q or "", fmt=FORMAT, file=file, line=line, record_id=rid)
+    if prefix != "$":
+        trace["source"]["path"] = prefix
     apply_fields(trace, fields)
-    warnings = _fill(trace, rec[name], spec, ctx, base=f"$.{name}", have_question=bool(q), by_line=False)
-    extra = {k: v for k, v in rec.items() if k not in HEADER_FIELDS and k != name}
+    sources = dict(fields["sources"])
+    if q is not None and "question" not in sources:
+        sources["question"] = "option question"
+    steps = TaggedSteps(text, spec, ctx, f"{prefix}.{name}", fmt=FORMAT, search_tools=search_tools)
+    prompt = _prompt_text(rec, name.split(".")[0])
+    if prompt is not None and not trace["question"]:
+        _question_from(trace, prompt[1], split_turns(prompt[1], "user"), sources, f"{prefix}.{prompt[0]}")
+    if prompt is not None:  # the response is the model's output from its first character
+        group = split_turns(text, "assistant") if has_markers(text) else [Turn("assistant", 0, len(text))]
+    else:
+        group = split_turns(text, _first_role(text)) if has_markers(text) else None
+    hint = _fill(trace, steps, text, group, sources, have_question=bool(q), base=f"{prefix}.{name}")
+    used = consumed_fields(fields) | {name.split(".")[0]}
+    extra = {k: v for k, v in rec.items() if k not in HEADER_FIELDS and k not in used}
     if extra:
         trace.setdefault("metadata", {}).update(extra)
-    return trace, warnings
+    warnings = steps.warnings
+    if hint and not any(s.get("tool") for s in trace["steps"]):
+        warnings.append(f"{file}:{line}: trace {ctx['trace_id']}: the text holds tool tags but no tool call was "
+                        f"found; set --tags (or --field if {prefix}.{name} is not the model's text)")
+    return ImportedRecord(line, trace=trace, warnings=warnings, sources=sources,
+                          notes=[] if fields["agent"] or agent else [agent_note(file)])
+
+
+def _question_from(trace: dict, text: str, turns: list[Turn], sources: dict, base: str) -> None:
+    """Fill an empty question from the last user turn of a prompt: after its last ``Question:``, else all of it."""
+    users = [t for t in turns if t.role == "user"]
+    if not users:
+        return
+    t = users[-1]
+    body = text[t.start:t.end]
+    found = list(_QUESTION_LINE.finditer(body))
+    if found:
+        m = found[-1]
+        q, span = m.group(1).strip(), (t.start + m.start(1), t.start + m.end(1))
+    else:
+        q = END_TOKENS.sub("", body).strip()
+        span = (t.start, t.end)
+    if q:
+        trace["question"] = q
+        trace["question_id"] = question_key(q, trace["dataset"])
+        sources["question"] = f"{base}[{span[0]}:{span[1]}]"
+
+
+def _fill(trace: dict, steps: TaggedSteps, text: str, group: list[Turn] | None, sources: dict, *,
+          have_question: bool, base: str = "$") -> bool:
+    """Queue the model's turns (the prompt's turns are not steps), build the steps, fill the trace.
+    Returns whether the model's text holds tool tags (to warn when no tool call was found)."""
+    meta: dict = {}
+    plain = _plain_turns(text) if group is None else None
+    if plain is not None:  # a plain template ("... User: q. Assistant:"): the user turn is the question
+        prompt = [Turn("user", plain[0], plain[1])]
+        model = [Turn("assistant", plain[2], len(text))]
+    elif group is None:  # no chat markers: the prompt, if any, ends at its question line
+        start = _preamble_end(text, steps.spec, trace["question"], have_question)
+        prompt = [Turn("user", 0, start)] if start else []
+        model = [Turn("assistant", start, len(text))]
+    else:
+        first = next((i for i, t in enumerate(group) if t.role == "assistant"), len(group))
+        prompt, model = group[:first], group[first:]
+    if plain is not None:
+        meta["prompt_preamble"] = text[:plain[2]].strip()
+        if not trace["question"]:
+            q = text[plain[0]:plain[1]].strip().rstrip(".").strip()
+            trace["question"], trace["question_id"] = q, question_key(q, trace["dataset"])
+            sources["question"] = f"{base}[{plain[0]}:{plain[1]}]"
+    elif prompt:
+        meta["prompt_preamble"] = text[prompt[0].start:prompt[-1].end].strip()
+        if not trace["question"]:
+            _question_from(trace, text, [p._replace(role="user") for p in prompt[-1:]], sources, base)
+    for t in model:
+        steps.add_segment(t.role, t.start, t.end)
+    trace["steps"] = steps.finish()
+    trace["final_answer"] = steps.final_answer
+    answers = [s for s in trace["steps"] if s["kind"] == "answer"]
+    if answers:
+        sources["final_answer"] = answers[-1]["source_ref"]["path"]
+    meta.update(steps.meta)
+    if meta:
+        trace.setdefault("metadata", {}).update(meta)
+    record_tool_kinds(trace, steps.tool_kinds)
+    return any(TOOL_TAG_HINT.search(text, t.start, t.end) for t in model)
+
+
+def _plain_turns(text: str) -> tuple[int, int, int] | None:
+    """``(start, end, output_start)``: the user turn of a token-free template (``... User: q. Assistant:``,
+    ReSearch without a chat template) and where the model's output starts; None without such a pair."""
+    user = _PLAIN_USER.search(text)
+    if user is None:
+        return None
+    assistant = _PLAIN_ASSISTANT.search(text, user.end())  # one forward scan each: linear in the text
+    if assistant is None:
+        return None
+    return user.end(), user.end() + len(text[user.end():assistant.start()].rstrip()), assistant.end()
 
 
 def _preamble_end(text: str, spec: list, question: str | None, have_question: bool) -> int:
-    """Where the generation starts: after the prompt when it can be told apart, else 0."""
-    m = _ASSISTANT.search(text)
-    if m is not None:
-        return m.end()
-    if not have_question or not question:
-        return 0
+    """Where the generation starts in text without chat markers: after a ``Question: ...`` line that
+    is outside any block and is the known question, or follows example tags of instructions; else 0."""
     blocks = split_tagged(text, spec)
     tagged = [b for b in blocks if b.kind is not None]  # in text order, not overlapping
     starts = [b.start for b in tagged]
-    pat = re.compile(r"question\s*[:：]\s*" + re.escape(question.strip()), re.IGNORECASE)
-    for qm in pat.finditer(text):
+    known = question.strip().lower() if have_question and question else None
+    for qm in _QUESTION_MARK.finditer(text):
+        if known is not None:  # compared, not compiled into the pattern: a question may be megabytes long
+            if text[qm.end():qm.end() + len(known)].lower() != known:
+                continue
+            qm = _Span(qm.start(), qm.end() + len(known))
         k = bisect.bisect_right(starts, qm.start()) - 1  # the last tagged block starting at or before qm
         if k >= 0 and qm.start() < tagged[k].end:
             continue
+        if not have_question and (k < 0 or k + 1 >= len(tagged)):
+            continue  # unknown question: only instructions that show example tags, with the model's tags after
         rest = text[qm.end():].split("\n", 1)[0]  # the rest of the question line, unless a tag starts there
         return qm.end() + (0 if any(o.lower() in rest.lower() for _, o, _ in spec) else len(rest))
-    return next((b.start for b in blocks if b.kind is not None), 0)  # no tag at all: nothing is clearly prompt
-
-
-def _fill(trace: dict, text: str, spec: list, ctx: dict, *, base: str, have_question: bool,
-          by_line: bool) -> list[str]:
-    """Parse ``text`` into ``trace["steps"]``, the final answer and metadata; return warnings."""
-    start = _preamble_end(text, spec, trace["question"], have_question)
-    meta: dict = {}
-    preamble = text[:start].strip()
-    if preamble:
-        meta["prompt_preamble"] = preamble
-        asked = _QUESTION_LINE.findall(preamble)
-        if asked and not trace["question"]:
-            trace["question"] = asked[-1].strip()
-            trace["question_id"] = question_key(trace["question"], trace["dataset"])
-    closers = re.compile("|".join(re.escape(c) for _, _, c in spec), re.IGNORECASE)
-    blocks = split_tagged(text[start:], spec)
-    last_answer = max((i for i, b in enumerate(blocks) if b.kind == "answer"), default=-1)
-    steps: list[dict] = []
-    warnings: list[str] = []
-    line, counted = ctx["line"], 0  # the source line of each step, counted incrementally (by_line)
-    for i, b in enumerate(blocks):
-        body = _SPECIAL.sub("", b.body)
-        kind, original = b.kind, (b.tag or "").strip("<>") or None
-        if kind is None:
-            body = closers.sub("", body)
-            kind, original = ("other", "text_after_answer") if 0 <= last_answer < i else ("reasoning", "text")
-        if not body.strip() and kind in ("reasoning", "other"):
-            continue
-        s, e = start + b.start, start + b.end
-        path = f"{base}[{s}:{e}]"
-        if not b.closed:
-            path += f" (unclosed {b.tag})"
-            meta.setdefault("unclosed_tags", []).append({"step": len(steps), "tag": b.tag})
-            warnings.append(f"{ctx['file']}:{ctx['line']}: trace {ctx['trace_id']}: unclosed {b.tag} at "
-                            f"{base}[{s}:{e}]; took the text up to the next tag or the end (truncated generation?)")
-        if by_line:
-            line += text.count("\n", counted, s)
-            counted = s
-        step: dict = {"index": len(steps), "kind": kind, "text": body.strip(), "original_kind": original,
-                      "depends_on": [len(steps) - 1] if steps else [],
-                      "source_ref": {"format": FORMAT, "file": ctx["file"], "line": line,
-                                     "record_id": ctx["trace_id"], "path": path}}
-        if kind == "search":
-            step["tool"] = "search"
-            step["query"] = body.strip()
-        elif kind == "search_result":
-            step["documents"] = parse_passages(body)
-        elif kind == "answer":
-            trace["final_answer"] = body.strip()
-        steps.append(step)
-    trace["steps"] = steps
-    if meta:
-        trace.setdefault("metadata", {}).update(meta)
-    return warnings
+    return 0

@@ -107,7 +107,7 @@ def test_tool_output_documents(tmp_path):
         "empty": ("", []),
     }
     for content, expected in outputs.values():
-        t = one(tmp_path, chat({"role": "assistant", "content": None, "tool_calls": [call("c", "s", {"q": "x"})]},
+        t = one(tmp_path, chat({"role": "assistant", "content": None, "tool_calls": [call("c", "search", {"q": "x"})]},
                                {"role": "tool", "tool_call_id": "c", "content": content}))
         assert t["steps"][1]["documents"] == expected
         assert t["steps"][0]["query"] == "x"
@@ -132,7 +132,7 @@ def test_non_final_assistant_text_is_reasoning_and_unknown_roles_are_other(tmp_p
 
 
 def test_tool_message_without_id_matches_a_single_waiting_call(tmp_path):
-    t = one(tmp_path, chat({"role": "assistant", "content": None, "tool_calls": [call("c", "s", {"query": "x"})]},
+    t = one(tmp_path, chat({"role": "assistant", "content": None, "tool_calls": [call("c", "search", {"query": "x"})]},
                            {"role": "tool", "content": "r"}))
     assert kinds(t) == ["search", "search_result"]
 
@@ -150,24 +150,27 @@ def test_broken_pretty_printed_file_gives_one_error_with_its_line(tmp_path):
     assert isinstance(err, UserInputError) and err.line == 6 and "malformed JSON" in str(err)
 
 
-def test_agent_is_required(tmp_path):
-    (err,) = load(write_jsonl(tmp_path, [{"role": "user", "content": "q"}]))
-    assert isinstance(err, UserInputError) and err.path == "$.agent" and "pass agent=" in str(err)
+def test_agent_defaults_to_the_file_stem_with_a_note(tmp_path):
+    # issue 11: a bare message list names no agent; that is a default with one note, never a failure
+    path = write_jsonl(tmp_path, [{"role": "user", "content": "q"}])
+    (rec,) = list(iter_records(path))
+    assert rec.trace["agent"] == path.stem and rec.trace["question"] == "q"
+    assert rec.notes == [f"note: {path} names no agent; using its file name {path.stem!r} (pass --agent NAME to set one)"]
 
 
 _ASSIST = {"role": "assistant", "content": None}
 
 
 @pytest.mark.parametrize(("messages", "path"), [
-    ([{**_ASSIST, "tool_calls": [call("c", "s", '{"query": "x"')]}], "$.messages[1].tool_calls[0].function.arguments"),
-    ([{**_ASSIST, "tool_calls": [call("c", "s", "[1]")]}], "$.messages[1].tool_calls[0].function.arguments"),
-    ([{**_ASSIST, "tool_calls": [call("c", "s", {"query": 5})]}],
+    ([{**_ASSIST, "tool_calls": [call("c", "search", '{"query": "x"')]}], "$.messages[1].tool_calls[0].function.arguments"),
+    ([{**_ASSIST, "tool_calls": [call("c", "search", "[1]")]}], "$.messages[1].tool_calls[0].function.arguments"),
+    ([{**_ASSIST, "tool_calls": [call("c", "search", {"query": 5})]}],
      "$.messages[1].tool_calls[0].function.arguments.query"),
-    ([{**_ASSIST, "tool_calls": [call("c", "s", {"queries": ["a", 1]})]}],
+    ([{**_ASSIST, "tool_calls": [call("c", "search", {"queries": ["a", 1]})]}],
      "$.messages[1].tool_calls[0].function.arguments.queries[1]"),
-    ([{**_ASSIST, "tool_calls": [call("c", "s", {})]}, {"role": "tool", "tool_call_id": "zz", "content": "r"}],
+    ([{**_ASSIST, "tool_calls": [call("c", "search", {})]}, {"role": "tool", "tool_call_id": "zz", "content": "r"}],
      "$.messages[2].tool_call_id"),
-    ([{**_ASSIST, "tool_calls": [call("c", "s", {}), call("d", "s", {})]}, {"role": "tool", "content": "r"}],
+    ([{**_ASSIST, "tool_calls": [call("c", "search", {}), call("d", "search", {})]}, {"role": "tool", "content": "r"}],
      "$.messages[2].tool_call_id"),
     ([{"role": "tool", "tool_call_id": "c", "content": "r"}], "$.messages[1].tool_call_id"),
     ([{**_ASSIST, "tool_calls": {"id": "c"}}], "$.messages[1].tool_calls"),

@@ -70,10 +70,11 @@ def test_prompt_with_tag_examples_goes_to_metadata():
     assert t["final_answer"] == "Ada Kessler"
 
 
-def test_text_before_first_tag_is_prompt_only_when_question_is_known(tmp_path):
+def test_text_before_first_tag_is_reasoning_unless_a_prompt_is_recognised(tmp_path):
+    # issue 11: R1-Searcher's outputs start with reasoning before the first tag; it is a step, not a prompt
     with_q = one(tmp_path, {"question": "Where?", "output": "Please answer.\n<think>hm</think><answer>x</answer>"})
-    assert with_q["metadata"]["prompt_preamble"] == "Please answer."
-    assert kinds(with_q) == ["reasoning", "answer"]
+    assert kinds(with_q) == ["reasoning", "reasoning", "answer"]
+    assert with_q["steps"][0]["text"] == "Please answer." and "metadata" not in with_q
     without_q = one(tmp_path, {"output": "Let me see.\n<think>hm</think><answer>x</answer>"})
     assert kinds(without_q) == ["reasoning", "reasoning", "answer"]
     assert without_q["steps"][0]["text"] == "Let me see."
@@ -85,7 +86,7 @@ def test_text_file_with_chat_template_and_custom_tags():
     path = FIXTURES / "research.txt"
     assert detect_format(path) == "search_r1"
     (t,) = load(path, tags={"search_result": "result"})
-    assert t["trace_id"] == "research.txt" and t["agent"] == "search_r1"
+    assert t["trace_id"] == "research.txt" and t["agent"] == "research"  # a file naming no agent: its stem
     assert t["question"] == "Which lake feeds the river Sallow?"  # read from the prompt
     assert kinds(t) == ["reasoning", "search", "search_result", "reasoning", "answer"]
     assert t["steps"][2]["documents"] == [{"id": None, "title": "Sallow (river)",
@@ -95,9 +96,9 @@ def test_text_file_with_chat_template_and_custom_tags():
     lines = path.read_text().splitlines()
     for s in t["steps"]:  # in a text file, source_ref.line is the line the block starts on
         assert lines[s["source_ref"]["line"] - 1].lstrip().startswith("<")
-    # without the option <result> is not a tag: no search_result, the text stays as reasoning
+    # <result> (ReSearch) is read by default too
     (plain,) = load(path)
-    assert "search_result" not in kinds(plain)
+    assert kinds(plain) == kinds(t)
 
 
 def test_multi_turn_chat_template_leaves_no_role_names(tmp_path):
@@ -252,3 +253,47 @@ def test_property_passages_round_trip(docs):
     parsed = parse_passages(text)
     assert [(d["rank"], d["title"], d["text"]) for d in parsed] == [
         (i, t.strip(), x.strip()) for i, (t, x) in enumerate(docs, start=1)]
+
+
+def test_verl_records_with_the_prompt_inside_the_text_or_apart(tmp_path):
+    prompt = ("<|im_start|>system\nSearch with <search> query </search>; answer in <answer> x </answer>.<|im_end|>\n"
+              "<|im_start|>user\nQuestion: Where is Brell?\n<|im_end|>\n<|im_start|>assistant\n")
+    output = "<search> Brell </search><information>Doc 1(Title: Brell) In Lowmark.</information><answer>Lowmark</answer>"
+    together = one(tmp_path, {"sequences_str": prompt + output, "reward": 0.0})
+    apart = one(tmp_path, {"input": prompt, "output": output, "gts": ["Lowmark"], "score": 1})
+    for t in (together, apart):
+        assert t["question"] == "Where is Brell?" and kinds(t) == ["search", "search_result", "answer"]
+        assert t["steps"][0]["query"] == "Brell" and t["final_answer"] == "Lowmark"
+    assert together["correct"] == {"value": False, "source": "source_data", "detail": {"field": "reward"}}
+    assert apart["gold_answers"] == ["Lowmark"] and apart["correct"]["value"] is True
+    # a reward that is neither 0 nor 1 (format credit) decides nothing
+    assert one(tmp_path, {"output": output, "reward": 0.2})["correct"] is None
+
+
+_TITLE = st.text(st.characters(blacklist_characters="()\n\r", blacklist_categories=("Cs", "Zs", "Cc")),
+                 min_size=1, max_size=12)
+_BODY = st.text(st.characters(blacklist_characters="\n\r", blacklist_categories=("Cs",)), max_size=30).filter(
+    lambda s: "Text:" not in s and "Title:" not in s)
+
+
+@settings(max_examples=100, deadline=None)
+@given(docs=st.lists(st.tuples(_TITLE, _BODY), min_size=1, max_size=5))
+def test_property_r1_searcher_passages_round_trip(docs):
+    text = "".join(f"({i})Title: {t} Text: {x}\n" for i, (t, x) in enumerate(docs, start=1))
+    assert [(d["rank"], d["title"], d["text"]) for d in parse_passages(text)] == [
+        (i, t.strip(), x.strip()) for i, (t, x) in enumerate(docs, start=1)]
+
+
+def test_plain_user_assistant_template(tmp_path):
+    # ReSearch without a chat template: instructions with example tags, then "User: q. Assistant:"
+    text = ("The assistant reasons in <think> </think> and searches with <search> </search>; results come in "
+            "<result> </result>. For example, <think> reasoning </think> <search> query here </search> "
+            "<answer> The final answer is \\[ \\boxed{answer here} \\] </answer>. User: Who built the Arlen tower?. "
+            "Assistant: <think> Search it. </think> <search> Arlen tower builder </search> <result>\n\"Arlen tower\"\n"
+            "Built by Kai Moro.\n</result> <answer> The final answer is \\[ \\boxed{Kai Moro} \\] </answer>")
+    t = one(tmp_path, {"output": text})
+    assert t["question"] == "Who built the Arlen tower?"
+    assert kinds(t) == ["reasoning", "search", "search_result", "answer"]
+    assert t["steps"][1]["query"] == "Arlen tower builder" and t["final_answer"] == "Kai Moro"
+    assert t["steps"][2]["documents"] == [{"id": None, "title": "Arlen tower", "text": "Built by Kai Moro.", "rank": 1}]
+    assert t["metadata"]["prompt_preamble"].endswith("Assistant:")

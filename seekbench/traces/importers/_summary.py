@@ -1,0 +1,73 @@
+"""What an import found, counted as the traces stream past: the one summary line every command prints.
+
+A mapping that silently misses the question or the tool calls gives numbers that look fine; the
+counts of traces with an empty question, no answer or no tool call make such a miss visible, and
+:meth:`ImportSummary.advice` turns the telling patterns into one warning line naming the option to set.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from .._ontology import STEP_KINDS
+
+
+@dataclass
+class ImportSummary:
+    """Counts over the imported traces (``action_calls``: tool calls of tools that do not retrieve)."""
+
+    traces: int = 0
+    steps: Counter = field(default_factory=Counter)
+    tool_calls: int = 0
+    action_calls: int = 0
+    documents: int = 0
+    empty_question: int = 0
+    no_answer: int = 0
+    no_tool_call: int = 0
+    formats: Counter = field(default_factory=Counter)
+
+    def add(self, trace: dict) -> None:
+        steps = trace["steps"]
+        self.traces += 1
+        self.formats[(trace.get("source") or {}).get("format") or "?"] += 1
+        calls = 0
+        for st in steps:
+            kind = st["kind"]
+            self.steps[kind] += 1
+            if kind == "search":
+                calls += 1
+            elif kind == "other" and st.get("tool") is not None:
+                self.action_calls += 1
+            self.documents += len(st.get("documents") or ())
+        self.tool_calls += calls
+        self.empty_question += not (trace.get("question") or "").strip()
+        self.no_answer += trace.get("final_answer") is None
+        self.no_tool_call += calls == 0
+
+    def line(self) -> str:
+        """One line: traces, steps by kind, tool calls, documents, and the traces missing a part.
+
+        >>> s = ImportSummary(); s.add({"question": "q", "final_answer": "a", "steps": [
+        ...     {"kind": "search"}, {"kind": "search_result", "documents": [{}, {}]}, {"kind": "answer"}]})
+        >>> s.line()
+        'imported 1 trace: 3 steps (search 1, search_result 1, answer 1), 1 tool call, 0 action calls, 2 documents; 0 with an empty question, 0 without an answer, 0 without a tool call'
+        """
+        kinds = ", ".join(f"{k} {self.steps[k]}" for k in (*STEP_KINDS, *sorted(set(self.steps) - set(STEP_KINDS)))
+                          if self.steps[k])
+        n_steps = sum(self.steps.values())
+        return (f"imported {_n(self.traces, 'trace')}: {_n(n_steps, 'step')}" + (f" ({kinds})" if kinds else "")
+                + f", {_n(self.tool_calls, 'tool call')}, {_n(self.action_calls, 'action call')}, "
+                f"{_n(self.documents, 'document')}; {self.empty_question} with an empty question, "
+                f"{self.no_answer} without an answer, {self.no_tool_call} without a tool call")
+
+    def advice(self) -> list[str]:
+        """Warning lines for imports that look mapped wrong, each naming the option that fixes it."""
+        out = []
+        if self.traces and self.empty_question == self.traces:
+            out.append("every question is empty; name the field holding it with --question-field FIELD")
+        return out
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
