@@ -29,7 +29,7 @@ from ._cost import Prices, cost_usd, request_cost_bound
 from ._job import ABSTAINED, OVER_CONTEXT, TraceJob
 from ._output import AnnotationOutput
 from ._prompt import PromptTemplate
-from ._provider import Completion, OpenAIProvider, RequestFailed
+from ._provider import Completion, EndpointUnreachable, OpenAIProvider, RequestFailed
 from ._summary import AnnotateSummary
 
 
@@ -180,6 +180,10 @@ class _OnlineRun:
             except RequestFailed as e:
                 self.budget.release(bound)
                 s.count_error(e.reason)
+                s.note_failure(e.reason)
+                if isinstance(e, EndpointUnreachable):  # every other trace would fail the same way
+                    s.stopped_unreachable = self.stop = True
+                    return False
                 job.fail(e.reason)
                 break
             except BaseException as e:

@@ -221,6 +221,7 @@ class AnswerJudgeResult:
     retries: int
     stopped_by_budget: bool
     elapsed_s: float
+    first_error: str | None = None
 
     @property
     def disagreement_rate(self) -> float:
@@ -231,23 +232,44 @@ class AnswerJudgeResult:
                 "n_compared": self.n_compared, "n_disagree": self.n_disagree,
                 "disagreement_rate": self.disagreement_rate, "n_tiebreak": self.n_tiebreak,
                 "requests": self.requests, "from_cache": self.from_cache, "paid_usd": round(self.paid_usd, 6),
-                "retries": self.retries, "stopped_by_budget": self.stopped_by_budget, "elapsed_s": self.elapsed_s}
+                "retries": self.retries, "stopped_by_budget": self.stopped_by_budget, "elapsed_s": self.elapsed_s,
+                "first_error": self.first_error}
 
     def format(self) -> str:
         c = self.counts
         dr = "n/a" if self.n_compared == 0 else f"{self.disagreement_rate:.3f} ({self.n_disagree}/{self.n_compared})"
-        lines = [f"judged {c['answers']} answers of {c['traces']} traces with "
+        lines = [f"{c['answers']} answers of {c['traces']} traces, judged with "
                  f"{', '.join(self.judges)}" + (f" (tiebreaker {self.tiebreaker})" if self.tiebreaker else ""),
-                 (f"  decided {c['decided']}, unscored {c['unscored']}, pending {c['pending']} (failed or not sent; "
-                  f"re-run to retry); written {c['written']}, kept {c['kept']} existing decisions"),
-                 f"  disagreement rate {dr}; tiebreaker asked {self.n_tiebreak} times",
-                 (f"  requests {self.requests} ({self.from_cache} answers from cache), paid ${self.paid_usd:.4f}, "
-                  f"retries {self.retries}, {self.elapsed_s:.1f} s")]
+                 (f"  decided {c['decided']} | unscored {c['unscored']} (no verdict) | skipped {c['kept']} "
+                  f"(already decided, kept) | pending {c['pending']} (failed or not sent; re-run to retry)")]
         if c["kept"]:
-            lines.append("  existing human/source-data decisions were kept; --overwrite all replaces them")
+            lines.append(f"  skipped because --overwrite {c['overwrite']} keeps their decisions "
+                         f"({_sources(c.get('kept_sources', {}))}); --overwrite all replaces them")
+        if c["pending"]:
+            why = "; ".join(f"{n} x {r}" for r, n in sorted(c.get("pending_reasons", {}).items(), key=lambda x: -x[1]))
+            lines.append(f"  pending because: {why}")
+        lines += [f"  written {c['written']}; disagreement rate {dr}; tiebreaker asked {self.n_tiebreak} times",
+                  (f"  requests {self.requests} ({self.from_cache} answers from cache), paid ${self.paid_usd:.4f}, "
+                   f"retries {self.retries}, {self.elapsed_s:.1f} s")]
         if self.stopped_by_budget:
             lines.append("  stopped by the budget: some answers were not judged")
+        if self.first_error:
+            lines.append(f"  first error: {self.first_error}")
         return "\n".join(lines)
+
+
+def _sources(counts: dict) -> str:
+    return ", ".join(f"{n} from {src}" for src, n in sorted(counts.items(), key=lambda x: -x[1])) or "none"
+
+
+def _pending_reason(d: PanelDecision) -> str:
+    """The category of why a decision is pending: the first failed or unsent vote's reason, cut at its
+    first detail (``request_failed: HTTP 400``, ``not sent: the budget would be exceeded``)."""
+    for v in d.votes:
+        if v.status in ("failed", "skipped") and v.reason:
+            head, _, rest = v.reason.partition(": ")
+            return f"{head}: {rest.split(':')[0].split(' (')[0]}" if rest else head
+    return "unknown"
 
 
 def judge_answers(traces: str | os.PathLike | Iterable[dict], judges: Sequence | str = (EM_JUDGE,), *,
@@ -305,13 +327,15 @@ def judge_answers(traces: str | os.PathLike | Iterable[dict], judges: Sequence |
     out = [copy.deepcopy(t) for t in traces]
     panel = Panel([judges] if isinstance(judges, str) else list(judges), tiebreak, base_url, api_key)
     todo: list[AnswerItem] = []
-    kept = 0
+    kept: dict[str, int] = {}
     for tr in out:
         for it in _items(tr, evidence_set=evidence_set):
-            if _may_replace(_existing(tr, it.slot), overwrite):
+            existing = _existing(tr, it.slot)
+            if _may_replace(existing, overwrite):
                 todo.append(it)
             else:
-                kept += 1
+                src = str(existing.get("source") or "unknown") if isinstance(existing, dict) else "source data"
+                kept[src] = kept.get(src, 0) + 1
     start = time.monotonic()
     needs_cache = any(j.is_llm for j in panel.all)
     owned = needs_cache and not isinstance(cache, JudgeCache)
@@ -352,9 +376,10 @@ def _existing(trace: dict, slot: str) -> object:
     return j.get(slot[1:], j.get(slot))
 
 
-def _collect(out: list[dict], panel: Panel, decisions: list[PanelDecision], kept: int, ctx: JudgeContext,
+def _collect(out: list[dict], panel: Panel, decisions: list[PanelDecision], kept_sources: dict, ctx: JudgeContext,
              elapsed: float, overwrite: Overwrite) -> AnswerJudgeResult:
     by_id = {str(t["trace_id"]): t for t in out}
+    kept = sum(kept_sources.values())
     rows, written = [], 0
     for d in decisions:
         it = d.item
@@ -374,14 +399,22 @@ def _collect(out: list[dict], panel: Panel, decisions: list[PanelDecision], kept
     counts = {"traces": len(out), "answers": len(decisions) + kept,
               "decided": sum(d.value is not None for d in decisions),
               "unscored": sum(d.value is None and not d.pending for d in decisions),
-              "pending": sum(d.pending for d in decisions), "kept": kept, "written": written, "overwrite": overwrite}
+              "pending": sum(d.pending for d in decisions), "kept": kept, "written": written, "overwrite": overwrite,
+              "kept_sources": kept_sources, "pending_reasons": _count(_pending_reason(d) for d in decisions if d.pending)}
     return AnswerJudgeResult(
         traces=out, decisions=df, counts=counts, judges=[j.name for j in panel.primaries],
         tiebreaker=panel.tiebreaker.name if panel.tiebreaker else None, n_compared=len(compared),
         n_disagree=sum(bool(d.disagreement) for d in compared), n_tiebreak=sum(d.tiebreak_asked for d in decisions),
         requests=sum(v.paid_requests for v in votes),
         from_cache=sum(v.from_cache for v in votes), paid_usd=sum(v.paid_usd for v in votes),
-        retries=ctx.retries, stopped_by_budget=ctx.stopped_by_budget, elapsed_s=elapsed)
+        retries=ctx.retries, stopped_by_budget=ctx.stopped_by_budget, elapsed_s=elapsed, first_error=ctx.first_error)
+
+
+def _count(items) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for x in items:
+        out[x] = out.get(x, 0) + 1
+    return out
 
 
 def _write(trace: dict, slot: str, panel: Panel, d: PanelDecision) -> None:
