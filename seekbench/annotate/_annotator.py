@@ -282,6 +282,10 @@ def annotate(traces: str | os.PathLike | Iterable[dict], judge: str | os.PathLik
     if limit is not None and limit < 0:
         raise UserInputError(f"--limit must be >= 0, got {limit}")
     cfg = judge if isinstance(judge, (JudgeConfig, dict)) else load_judge_config(judge)
+    if isinstance(cfg, JudgeConfig) and cfg.kind == "answer":
+        raise UserInputError(f"judge {cfg.name!r} is an answer judge (kind = \"answer\"): it grades final answers, "
+                             f"not steps; use `seekbench judge-answers --judge {cfg.name}`, or give annotate a "
+                             "step-label judge (seekbench judge list)")
     if isinstance(traces, (str, os.PathLike)):
         traces = read_traces(traces).traces
     traces = list(traces)[:limit] if limit is not None else list(traces)

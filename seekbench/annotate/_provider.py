@@ -96,7 +96,13 @@ def scrub_completion(comp: Completion, secret: str | None) -> Completion:
                                content=None if comp.content is None else comp.content.replace(secret, "***"))
 
 
-def resolve_api_key(config, base_url: str | None) -> str:
+#: What asks the model, as messages name it: (noun, what to do instead of an LLM).
+ROLES = {"judge": ("judge", "or use an offline judge: --judge rules"),
+         "agent": ("agent", "or use a scripted agent: --agent keyphrase"),
+         "estimator": ("estimator", "or use an offline estimator: --estimator mean")}
+
+
+def resolve_api_key(config, base_url: str | None, *, role: str = "judge") -> str:
     """The key from ``$<api_key_env>``; a placeholder for a loopback endpoint; else a user error."""
     key = os.environ.get(config.api_key_env)
     if key:
@@ -104,8 +110,9 @@ def resolve_api_key(config, base_url: str | None) -> str:
     host = urlparse(base_url or "").hostname or ""
     if host in _LOOPBACK:
         return LOCAL_PLACEHOLDER_KEY
-    raise UserInputError(f"judge {config.name!r} needs an API key: set the environment variable "
-                         f"{config.api_key_env} (or use an offline judge: --judge rules)")
+    noun, instead = ROLES[role]
+    raise UserInputError(f"{noun} {config.name!r} needs an API key: set the environment variable "
+                         f"{config.api_key_env} ({instead})")
 
 
 def retry_after_s(headers) -> float | None:
@@ -159,14 +166,18 @@ class OpenAIProvider:
         Overrides the judge's endpoint.
     api_key : str, optional
         Overrides ``$<config.api_key_env>`` (tests).
+    role : {"judge", "agent", "estimator"}, default "judge"
+        What the model is to the user: error messages name it so and suggest its offline option.
     """
 
-    def __init__(self, config, *, base_url: str | None = None, api_key: str | None = None) -> None:
+    def __init__(self, config, *, base_url: str | None = None, api_key: str | None = None,
+                 role: str = "judge") -> None:
         import openai
 
         self.config = config
+        self.role = role
         self.base_url = base_url or config.resolved_base_url()
-        self._key = api_key or resolve_api_key(config, self.base_url)
+        self._key = api_key or resolve_api_key(config, self.base_url, role=role)
         self.backoff = Backoff(config.backoff_base_s, config.backoff_max_s)
         self._rng = random.Random()
         self.reached = False  # set at the first HTTP response: from then on a refused connection is retried
@@ -221,10 +232,10 @@ class OpenAIProvider:
                 status = e.status_code
                 last = self.scrub(f"HTTP {status}: {_error_message(e)} ({where})")
                 if status in (401, 403):
-                    raise UserInputError(f"the judge endpoint refused the API key from ${cfg.api_key_env} "
+                    raise UserInputError(f"the {self.role} endpoint refused the API key from ${cfg.api_key_env} "
                                          f"({last}); check the key") from None
                 if status == 404:
-                    raise UserInputError(f"the judge endpoint has no model {cfg.model!r} or no chat completions "
+                    raise UserInputError(f"the {self.role} endpoint has no model {cfg.model!r} or no chat completions "
                                          f"at {self.base_url or 'the default OpenAI URL'} ({last})") from None
                 if status not in (408, 409, 429) and status < 500:
                     raise RequestFailed(last, status=status, attempts=attempt,
@@ -254,10 +265,9 @@ class OpenAIProvider:
 def _refused(e: BaseException) -> bool:
     """True when no connection could be opened at all (refused, no route, unknown host), as opposed
     to one that opened and then broke (a server that answers, badly)."""
-    import httpx
-
     cause = e.__cause__ or e.__context__
-    return isinstance(cause, (httpx.ConnectError, httpx.ConnectTimeout))
+    # by name: the openai client's transport may be httpx or a fork of it under another module name
+    return cause is not None and any(c.__name__ in ("ConnectError", "ConnectTimeout") for c in type(cause).__mro__)
 
 
 def _error_message(e) -> str:

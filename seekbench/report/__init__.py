@@ -2,9 +2,10 @@
 
 from ._content import ReportContent, build_content
 from ._figures import plot_calibration, plot_erf_curves, plot_evidence_prevalence, plot_rqi_heatmap
-from ._write import ReportFiles, write_report
+from ._write import MANIFEST, ReportFiles, record_written, write_report
 
 __all__ = [
+    "MANIFEST",
     "ReportContent",
     "ReportFiles",
     "build_content",
@@ -12,5 +13,6 @@ __all__ = [
     "plot_erf_curves",
     "plot_evidence_prevalence",
     "plot_rqi_heatmap",
+    "record_written",
     "write_report",
 ]

@@ -1,7 +1,14 @@
-"""Write a report directory: report.html, report.md, figures/*.png, tables/*.csv (each file atomically)."""
+"""Write a report directory: report.html, report.md, figures/*.png, tables/*.csv (each file atomically).
+
+The folder also holds ``seekbench-manifest.json``: for each writer (report, conformal, agreement) the
+files its last run wrote. A new run of a writer removes the files its previous run wrote and this one
+did not (a table that no longer applies, a figure of an agent no longer in the input), and never
+touches a file it did not write.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,6 +16,8 @@ from pathlib import Path
 import pandas as pd
 
 from ..traces._io import write_bytes, write_text
+
+MANIFEST = "seekbench-manifest.json"
 from ._content import ReportContent, build_content
 from ._html import render_html
 from ._markdown import render_markdown
@@ -77,6 +86,46 @@ def _add_seeking_sections(content, steps, traces, trace_dicts, conformal, option
         tables.update(tabs)
 
 
+def record_written(out_dir: str | os.PathLike, writer: str, paths) -> list[Path]:
+    """Record ``paths`` as what ``writer`` wrote in ``out_dir``; remove its previous run's files not among them.
+
+    Returns the removed files. Only files listed under ``writer`` in the manifest and lying inside
+    ``out_dir`` are ever removed; an unreadable manifest removes nothing.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> for name in ("a.csv", "b.csv", "mine.txt"):
+    ...     _ = (d / name).write_text("x")
+    >>> record_written(d, "report", [d / "a.csv", d / "b.csv"])
+    []
+    >>> [p.name for p in record_written(d, "report", [d / "a.csv"])]
+    ['b.csv']
+    >>> sorted(p.name for p in d.iterdir())
+    ['a.csv', 'mine.txt', 'seekbench-manifest.json']
+    """
+    out = Path(out_dir)
+    root = out.resolve()
+    try:
+        manifest = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+        old = manifest.get(writer, []) if isinstance(manifest, dict) else []
+    except (OSError, ValueError):
+        manifest, old = {}, []
+    if not isinstance(manifest, dict):
+        manifest = {}
+    new = sorted({Path(p).resolve().relative_to(root).as_posix() for p in paths})
+    removed = []
+    for rel in old if isinstance(old, list) else []:
+        if not isinstance(rel, str) or rel in new:
+            continue
+        p = (out / rel).resolve()
+        if p.is_file() and p.is_relative_to(root) and p != (root / MANIFEST):
+            p.unlink()
+            removed.append(out / rel)
+    manifest[writer] = new
+    write_text(out / MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    return removed
+
+
 def _csv(df: pd.DataFrame) -> str:
     out = df.copy()
     for col in out.columns:
@@ -141,4 +190,5 @@ def write_report(steps: pd.DataFrame, traces: pd.DataFrame, out_dir: str | os.Pa
     html_path = out / "report.html"
     by_id = {t["trace_id"]: t for t in trace_dicts}
     write_text(html_path, render_html(content, figures, traces_by_id=by_id, steps=steps, sections=extra_html))
+    record_written(out, "report", [*fig_paths, *table_paths, md, html_path])
     return ReportFiles(out, html_path, md, fig_paths, table_paths)
