@@ -126,6 +126,17 @@ def record_written(out_dir: str | os.PathLike, writer: str, paths) -> list[Path]
     return removed
 
 
+def labeled_steps_line(steps: pd.DataFrame) -> str:
+    """``"N of M labelable steps labeled"``: steps with at least one label, of the reasoning, search and
+    search-result steps (the kinds that take labels), for the report header."""
+    from ..traces import FIELDS_BY_KIND
+
+    fields = sorted({f for fs in FIELDS_BY_KIND.values() for f in fs if f in steps.columns})
+    labelable = steps["kind"].isin([k for k, fs in FIELDS_BY_KIND.items() if fs])
+    labeled = steps[fields].notna().any(axis=1) & labelable if fields else labelable & False
+    return f"{int(labeled.sum())} of {int(labelable.sum())} labelable steps labeled"
+
+
 def _csv(df: pd.DataFrame) -> str:
     out = df.copy()
     for col in out.columns:
@@ -157,6 +168,7 @@ def write_report(steps: pd.DataFrame, traces: pd.DataFrame, out_dir: str | os.Pa
         Metric options of :func:`seekbench.metrics.summarize`.
     """
     out = Path(out_dir)
+    inputs = {**(inputs or {}), "labeled_steps": labeled_steps_line(steps)}
     content = build_content(steps, traces, by=by, inputs=inputs, **options)
     figures = _figures(content)
     extra_html = []
