@@ -246,8 +246,8 @@ CASES: list[Case] = [
          "seekbench_dangling_dependency.jsonl:1, trace sb1, at $.steps[1].depends_on[0]: depends_on names step 9, "
          "which is not an earlier step of this trace"),
     Case("openai_missing_agent", lambda: openai(setitem("model", DELETE)), (),
-         "openai_missing_agent.jsonl:1, trace oa1, at $.agent: missing agent: add an 'agent' (or 'model') field, or "
-         "pass agent="),
+         "openai_missing_agent.jsonl:1, trace oa1, at $.agent: missing agent: add an 'agent' (or 'model') field to "
+         "the record (Python callers may pass agent= to read_traces)"),
     Case("openai_unknown_tool_call_id", lambda: openai(setitem("messages/3/tool_call_id", "c9")), (),
          "openai_unknown_tool_call_id.jsonl:1, trace oa1, at $.messages[3].tool_call_id: tool call id 'c9' matches "
          "no earlier tool call without a result; fix the id or remove this result"),
@@ -274,14 +274,16 @@ CASES: list[Case] = [
     Case("atif_steps_not_list", lambda: atif(setitem("steps", {"1": "user"})), ("--format", "atif"),
          "atif_steps_not_list.jsonl:1, trace at1, at $.steps: steps must be array, got object"),
     Case("atif_missing_agent_name", lambda: atif(setitem("agent/name", DELETE)), (),
-         "atif_missing_agent_name.jsonl:1, trace at1, at $.agent.name: missing agent.name: add it, or pass agent="),
+         "atif_missing_agent_name.jsonl:1, trace at1, at $.agent.name: missing agent.name: add it to the file "
+         "(Python callers may pass agent= to read_traces)"),
     Case("atif_source_number", lambda: atif(setitem("steps/0/source", 7)), (),
          "atif_source_number.jsonl:1, trace at1, at $.steps[0].source: source must be string, got integer"),
     Case("search_r1_no_text_field",
          lambda: search_r1(lambda rec: rec.update(output_text=rec.pop("output"))),
          ("--format", "search_r1"),
          "search_r1_no_text_field.jsonl:1, trace r1, at $.output: no tagged text: add a output / response / text / "
-         "generation / trajectory field (or pass field=)"),
+         "generation / trajectory field to the record (Python callers may pass field= to read_traces to name another "
+         "one)"),
     Case("search_r1_output_number",
          lambda: search_r1(setitem("output", 5)).replace(b'"id"', b'"response": "<answer>x</answer>", "id"'),
          (),

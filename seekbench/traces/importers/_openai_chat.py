@@ -319,7 +319,8 @@ def _convert(doc: object, *, file: str, line: int, prefix: str, agent: str | Non
     fields = record_fields(rec, ctx, prefix)
     who = fields["agent"] or agent
     if who is None:
-        raise UserInputError("missing agent: add an 'agent' (or 'model') field, or pass agent=",
+        raise UserInputError("missing agent: add an 'agent' (or 'model') field to the record "
+                              "(Python callers may pass agent= to read_traces)",
                              path=f"{prefix}.agent", **ctx)
     trace = new_trace(trace_id=ctx["trace_id"], agent=who, question="", fmt=FORMAT, file=file, line=line,
                       record_id=rid)

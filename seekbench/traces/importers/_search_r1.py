@@ -247,7 +247,8 @@ def _convert(rec: object, *, file: str, line: int, spec: list, agent: str | None
     fields = record_fields(rec, ctx)
     names = [field] if field else [k for k in TEXT_FIELDS if k in rec]
     if not names or names[0] not in rec:
-        raise UserInputError(f"no tagged text: add a {field or ' / '.join(TEXT_FIELDS)} field (or pass field=)",
+        raise UserInputError(f"no tagged text: add a {field or ' / '.join(TEXT_FIELDS)} field to the record "
+                             "(Python callers may pass field= to read_traces to name another one)",
                              path=f"$.{field or 'output'}", **ctx)
     name = names[0]
     expect_type(rec[name], str, what=name, path=f"$.{name}", **ctx)
