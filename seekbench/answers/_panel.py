@@ -46,6 +46,7 @@ from ._answer_judge import (
     load_answer_judge,
 )
 from ..traces._evidence_record import EVIDENCE_SET_KEY, evidence_set_of, is_false_premise
+from ._result import AnswerJudgeResult, count_reasons, pending_reason
 
 Overwrite = Literal["missing", "machine", "all"]
 #: Decision sources a default run (``overwrite="machine"``) may replace.
@@ -190,88 +191,6 @@ def _may_replace(existing: object, overwrite: Overwrite) -> bool:
     return overwrite != "missing"
 
 
-@dataclass
-class AnswerJudgeResult:
-    """What :func:`judge_answers` did.
-
-    Attributes
-    ----------
-    traces : list of dict
-        Copies of the input traces with the decisions written in.
-    decisions : DataFrame
-        One row per judged answer: ``trace_id, slot, value, pending, disagreement, tiebreak_asked,
-        written`` and one ``vote_<judge>`` column per judge (True / False / None).
-    counts : dict
-        ``decided``, ``unscored``, ``pending``, ``kept`` (existing decisions not replaced), ``written``.
-    disagreement_rate : float
-        See the module docstring; NaN when fewer than two primaries or nothing to compare.
-    """
-
-    traces: list[dict]
-    decisions: pd.DataFrame
-    counts: dict
-    judges: list[str]
-    tiebreaker: str | None
-    n_compared: int
-    n_disagree: int
-    n_tiebreak: int
-    requests: int
-    from_cache: int
-    paid_usd: float
-    retries: int
-    stopped_by_budget: bool
-    elapsed_s: float
-    first_error: str | None = None
-
-    @property
-    def disagreement_rate(self) -> float:
-        return self.n_disagree / self.n_compared if self.n_compared else float("nan")
-
-    def to_dict(self) -> dict:
-        return {"judges": self.judges, "tiebreaker": self.tiebreaker, **self.counts,
-                "n_compared": self.n_compared, "n_disagree": self.n_disagree,
-                "disagreement_rate": self.disagreement_rate, "n_tiebreak": self.n_tiebreak,
-                "requests": self.requests, "from_cache": self.from_cache, "paid_usd": round(self.paid_usd, 6),
-                "retries": self.retries, "stopped_by_budget": self.stopped_by_budget, "elapsed_s": self.elapsed_s,
-                "first_error": self.first_error}
-
-    def format(self) -> str:
-        c = self.counts
-        dr = "n/a" if self.n_compared == 0 else f"{self.disagreement_rate:.3f} ({self.n_disagree}/{self.n_compared})"
-        lines = [f"{c['answers']} answers of {c['traces']} traces, judged with "
-                 f"{', '.join(self.judges)}" + (f" (tiebreaker {self.tiebreaker})" if self.tiebreaker else ""),
-                 (f"  decided {c['decided']} | unscored {c['unscored']} (no verdict) | skipped {c['kept']} "
-                  f"(already decided, kept) | pending {c['pending']} (failed or not sent; re-run to retry)")]
-        if c["kept"]:
-            lines.append(f"  skipped because --overwrite {c['overwrite']} keeps their decisions "
-                         f"({_sources(c.get('kept_sources', {}))}); --overwrite all replaces them")
-        if c["pending"]:
-            why = "; ".join(f"{n} x {r}" for r, n in sorted(c.get("pending_reasons", {}).items(), key=lambda x: -x[1]))
-            lines.append(f"  pending because: {why}")
-        lines += [f"  written {c['written']}; disagreement rate {dr}; tiebreaker asked {self.n_tiebreak} times",
-                  (f"  requests {self.requests} ({self.from_cache} answers from cache), paid ${self.paid_usd:.4f}, "
-                   f"retries {self.retries}, {self.elapsed_s:.1f} s")]
-        if self.stopped_by_budget:
-            lines.append("  stopped by the budget: some answers were not judged")
-        if self.first_error:
-            lines.append(f"  first error: {self.first_error}")
-        return "\n".join(lines)
-
-
-def _sources(counts: dict) -> str:
-    return ", ".join(f"{n} from {src}" for src, n in sorted(counts.items(), key=lambda x: -x[1])) or "none"
-
-
-def _pending_reason(d: PanelDecision) -> str:
-    """The category of why a decision is pending: the first failed or unsent vote's reason, cut at its
-    first detail (``request_failed: HTTP 400``, ``not sent: the budget would be exceeded``)."""
-    for v in d.votes:
-        if v.status in ("failed", "skipped") and v.reason:
-            head, _, rest = v.reason.partition(": ")
-            return f"{head}: {rest.split(':')[0].split(' (')[0]}" if rest else head
-    return "unknown"
-
-
 def judge_answers(traces: str | os.PathLike | Iterable[dict], judges: Sequence | str = (EM_JUDGE,), *,
                   tiebreak: object | None = None, cache: str | os.PathLike | JudgeCache | None = None,
                   concurrency: int = 8, budget_usd: float | None = None, overwrite: Overwrite = "machine",
@@ -400,7 +319,7 @@ def _collect(out: list[dict], panel: Panel, decisions: list[PanelDecision], kept
               "decided": sum(d.value is not None for d in decisions),
               "unscored": sum(d.value is None and not d.pending for d in decisions),
               "pending": sum(d.pending for d in decisions), "kept": kept, "written": written, "overwrite": overwrite,
-              "kept_sources": kept_sources, "pending_reasons": _count(_pending_reason(d) for d in decisions if d.pending)}
+              "kept_sources": kept_sources, "pending_reasons": count_reasons(pending_reason(d) for d in decisions if d.pending)}
     return AnswerJudgeResult(
         traces=out, decisions=df, counts=counts, judges=[j.name for j in panel.primaries],
         tiebreaker=panel.tiebreaker.name if panel.tiebreaker else None, n_compared=len(compared),
@@ -408,13 +327,6 @@ def _collect(out: list[dict], panel: Panel, decisions: list[PanelDecision], kept
         requests=sum(v.paid_requests for v in votes),
         from_cache=sum(v.from_cache for v in votes), paid_usd=sum(v.paid_usd for v in votes),
         retries=ctx.retries, stopped_by_budget=ctx.stopped_by_budget, elapsed_s=elapsed, first_error=ctx.first_error)
-
-
-def _count(items) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for x in items:
-        out[x] = out.get(x, 0) + 1
-    return out
 
 
 def _write(trace: dict, slot: str, panel: Panel, d: PanelDecision) -> None:

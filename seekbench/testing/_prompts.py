@@ -32,7 +32,7 @@ from ._protocol import STEPS_BEGIN, PolicyError, StepLabeler, last_user_text
 ANSWER_FENCES = ("<<<QUESTION_JSON", "<<<GOLD_ANSWERS_JSON", "<<<CANDIDATE_JSON")
 STATEMENTS_BEGIN, HISTORY_BEGIN, BELIEF_BEGIN = "<<<STATEMENTS_JSON", "<<<HISTORY_JSON", "<<<BELIEF_JSON"
 KNOWN_FENCES = (STEPS_BEGIN, "<<<CANDIDATE_JSON", STATEMENTS_BEGIN, BELIEF_BEGIN)
-_STEP_LINE = re.compile(r"^Step \d+ of \d+\.", re.M)
+_STEP_LINE = re.compile(r"^Step \d+ of \d+\.", re.MULTILINE)
 _WORD = re.compile(r"[^\W\d_]{4,}")
 
 

@@ -59,7 +59,7 @@ def test_labels_partly_for_other_traces_warn_first(cli, tmp_path, label_set):
 
 
 def test_report_header_says_how_many_steps_are_labeled(cli, tmp_path, label_set):
-    path, recs = label_set
+    _, recs = label_set
     ids = sorted({r["trace_id"] for r in recs})
     keep = set(ids[: len(ids) // 2])
     half = _write(tmp_path / "half.jsonl", [r for r in recs if r["trace_id"] in keep])
