@@ -4,6 +4,14 @@ from __future__ import annotations
 
 import unicodedata
 
+#: Exit codes of every command (README "Exit codes", ``seekbench --help``).
+EXIT_OK = 0
+#: A user error: one line naming the file, line, trace id and field; nothing was written.
+EXIT_USER_ERROR = 2
+#: Done with failures: some traces, answers, episodes or estimates could not be judged or run;
+#: the output is valid and a re-run of the same command resumes.
+EXIT_FAILURES = 3
+
 
 class SeekbenchError(Exception):
     """Base class of every error seekbench raises on purpose."""

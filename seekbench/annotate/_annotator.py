@@ -29,7 +29,7 @@ from ._cost import Prices, cost_usd, request_cost_bound
 from ._job import ABSTAINED, OVER_CONTEXT, TraceJob
 from ._output import AnnotationOutput
 from ._prompt import PromptTemplate
-from ._provider import Completion, OpenAIProvider, RequestFailed
+from ._provider import Completion, EndpointUnreachable, OpenAIProvider, RequestFailed
 from ._summary import AnnotateSummary
 
 
@@ -180,6 +180,10 @@ class _OnlineRun:
             except RequestFailed as e:
                 self.budget.release(bound)
                 s.count_error(e.reason)
+                s.note_failure(e.reason)
+                if isinstance(e, EndpointUnreachable):  # every other trace would fail the same way
+                    s.stopped_unreachable = self.stop = True
+                    return False
                 job.fail(e.reason)
                 break
             except BaseException as e:
@@ -278,6 +282,10 @@ def annotate(traces: str | os.PathLike | Iterable[dict], judge: str | os.PathLik
     if limit is not None and limit < 0:
         raise UserInputError(f"--limit must be >= 0, got {limit}")
     cfg = judge if isinstance(judge, (JudgeConfig, dict)) else load_judge_config(judge)
+    if isinstance(cfg, JudgeConfig) and cfg.kind == "answer":
+        raise UserInputError(f"judge {cfg.name!r} is an answer judge (kind = \"answer\"): it grades final answers, "
+                             f"not steps; use `seekbench judge-answers --judge {cfg.name}`, or give annotate a "
+                             "step-label judge (seekbench judge list)")
     if isinstance(traces, (str, os.PathLike)):
         traces = read_traces(traces).traces
     traces = list(traces)[:limit] if limit is not None else list(traces)

@@ -267,6 +267,7 @@ def _merge(cli: _Client, batch, state: dict, part: dict, jobs: list[TraceJob], c
             continue
         reason = reasons.get(key, f"batch {batch.status}: the line was not run")
         summary.count_error(reason)
+        summary.note_failure(reason)
         line_failures[key] = line_failures.get(key, 0) + 1
         job = by_key.get(key)
         if job is not None and line_failures[key] >= cfg.max_attempts:

@@ -32,13 +32,28 @@ _LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
 class RequestFailed(SeekbenchError):
-    """A request for one trace failed for good (attempts exhausted, or rejected by the server)."""
+    """A request for one trace failed for good (attempts exhausted, or rejected by the server).
 
-    def __init__(self, reason: str, *, status: int | None = None, attempts: int = 1) -> None:
+    ``reason`` is the whole story in one line: attempts, status, endpoint and the server's
+    message, uncut (the run summary shows the first one in full).
+    """
+
+    def __init__(self, reason: str, *, status: int | None = None, attempts: int = 1,
+                 endpoint: str | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.status = status
         self.attempts = attempts
+        self.endpoint = endpoint
+
+
+class EndpointUnreachable(RequestFailed):
+    """No connection could be opened to an endpoint that never answered this run: retrying every
+    item would only repeat the error, so the caller stops the run and says so."""
+
+
+#: Connection attempts to an endpoint that has not answered yet before the run is stopped.
+UNREACHABLE_ATTEMPTS = 2
 
 
 @dataclass(frozen=True)
@@ -81,7 +96,13 @@ def scrub_completion(comp: Completion, secret: str | None) -> Completion:
                                content=None if comp.content is None else comp.content.replace(secret, "***"))
 
 
-def resolve_api_key(config, base_url: str | None) -> str:
+#: What asks the model, as messages name it: (noun, what to do instead of an LLM).
+ROLES = {"judge": ("judge", "or use an offline judge: --judge rules"),
+         "agent": ("agent", "or use a scripted agent: --agent keyphrase"),
+         "estimator": ("estimator", "or use an offline estimator: --estimator mean")}
+
+
+def resolve_api_key(config, base_url: str | None, *, role: str = "judge") -> str:
     """The key from ``$<api_key_env>``; a placeholder for a loopback endpoint; else a user error."""
     key = os.environ.get(config.api_key_env)
     if key:
@@ -89,8 +110,9 @@ def resolve_api_key(config, base_url: str | None) -> str:
     host = urlparse(base_url or "").hostname or ""
     if host in _LOOPBACK:
         return LOCAL_PLACEHOLDER_KEY
-    raise UserInputError(f"judge {config.name!r} needs an API key: set the environment variable "
-                         f"{config.api_key_env} (or use an offline judge: --judge rules)")
+    noun, instead = ROLES[role]
+    raise UserInputError(f"{noun} {config.name!r} needs an API key: set the environment variable "
+                         f"{config.api_key_env} ({instead})")
 
 
 def retry_after_s(headers) -> float | None:
@@ -144,16 +166,21 @@ class OpenAIProvider:
         Overrides the judge's endpoint.
     api_key : str, optional
         Overrides ``$<config.api_key_env>`` (tests).
+    role : {"judge", "agent", "estimator"}, default "judge"
+        What the model is to the user: error messages name it so and suggest its offline option.
     """
 
-    def __init__(self, config, *, base_url: str | None = None, api_key: str | None = None) -> None:
+    def __init__(self, config, *, base_url: str | None = None, api_key: str | None = None,
+                 role: str = "judge") -> None:
         import openai
 
         self.config = config
+        self.role = role
         self.base_url = base_url or config.resolved_base_url()
-        self._key = api_key or resolve_api_key(config, self.base_url)
+        self._key = api_key or resolve_api_key(config, self.base_url, role=role)
         self.backoff = Backoff(config.backoff_base_s, config.backoff_max_s)
         self._rng = random.Random()
+        self.reached = False  # set at the first HTTP response: from then on a refused connection is retried
         self.client = openai.AsyncOpenAI(base_url=self.base_url, api_key=self._key, max_retries=0,
                                          timeout=config.timeout_s)
 
@@ -162,6 +189,11 @@ class OpenAIProvider:
 
     def scrub(self, text: str) -> str:
         return redact(text, self._key)
+
+    @property
+    def endpoint(self) -> str:
+        """The chat-completions URL requests go to (for error messages)."""
+        return str(self.client.base_url).rstrip("/") + "/chat/completions"
 
     async def aclose(self) -> None:
         await self.client.close()
@@ -186,7 +218,8 @@ class OpenAIProvider:
         import openai
 
         cfg = self.config
-        last = "no attempt made"
+        last, status = "no attempt made", None
+        where = f"POST {self.endpoint}"
         for attempt in range(1, cfg.max_attempts + 1):
             start = time.monotonic()
             wait_hint = None
@@ -195,29 +228,46 @@ class OpenAIProvider:
                 raw = resp.text
                 parsed = resp.parse()
             except openai.APIStatusError as e:
+                self.reached = True
                 status = e.status_code
-                last = self.scrub(f"HTTP {status}: {_error_message(e)}")
+                last = self.scrub(f"HTTP {status}: {_error_message(e)} ({where})")
                 if status in (401, 403):
-                    raise UserInputError(f"the judge endpoint refused the API key from ${cfg.api_key_env} "
+                    raise UserInputError(f"the {self.role} endpoint refused the API key from ${cfg.api_key_env} "
                                          f"({last}); check the key") from None
                 if status == 404:
-                    raise UserInputError(f"the judge endpoint has no model {cfg.model!r} or no chat completions "
+                    raise UserInputError(f"the {self.role} endpoint has no model {cfg.model!r} or no chat completions "
                                          f"at {self.base_url or 'the default OpenAI URL'} ({last})") from None
                 if status not in (408, 409, 429) and status < 500:
-                    raise RequestFailed(last, status=status, attempts=attempt) from None
+                    raise RequestFailed(last, status=status, attempts=attempt,
+                                        endpoint=self.endpoint) from None
                 wait_hint = retry_after_s(e.response.headers)
             except openai.APITimeoutError:
-                last = f"timed out after {cfg.timeout_s:g} s"
+                last = f"timed out after {cfg.timeout_s:g} s ({where})"
             except openai.APIConnectionError as e:
-                last = self.scrub(f"connection error: {_cause(e)}")
+                last = self.scrub(f"connection error: {_cause(e)} ({where})")
+                if not self.reached and _refused(e) and attempt >= UNREACHABLE_ATTEMPTS:
+                    raise EndpointUnreachable(f"cannot connect after {attempt} attempts; last error: {last}",
+                                              attempts=attempt, endpoint=self.endpoint) from None
+                if not self.reached and _refused(e):
+                    await asyncio.sleep(min(0.5, self.backoff.delay(attempt, None, self._rng)))
+                    continue
             else:
+                self.reached = True
                 return scrub_completion(_completion(raw, parsed, time.monotonic() - start, attempt), self._key)
             if attempt < cfg.max_attempts:
                 if on_retry is not None:
                     on_retry(last)
                 await asyncio.sleep(self.backoff.delay(attempt, wait_hint, self._rng))
-        raise RequestFailed(f"gave up after {cfg.max_attempts} attempts; last error: {last}",
-                            attempts=cfg.max_attempts)
+        raise RequestFailed(f"gave up after {cfg.max_attempts} attempts; last error: {last}", status=status,
+                            attempts=cfg.max_attempts, endpoint=self.endpoint)
+
+
+def _refused(e: BaseException) -> bool:
+    """True when no connection could be opened at all (refused, no route, unknown host), as opposed
+    to one that opened and then broke (a server that answers, badly)."""
+    cause = e.__cause__ or e.__context__
+    # by name: the openai client's transport may be httpx or a fork of it under another module name
+    return cause is not None and any(c.__name__ in ("ConnectError", "ConnectTimeout") for c in type(cause).__mro__)
 
 
 def _error_message(e) -> str:
@@ -225,13 +275,16 @@ def _error_message(e) -> str:
     if isinstance(body, dict):
         msg = body.get("message") or (body.get("error") or {}).get("message")
         if isinstance(msg, str):
-            return msg[:300]
-    return str(getattr(e, "message", "") or type(e).__name__)[:300]
+            return msg[:4000]
+    return str(getattr(e, "message", "") or type(e).__name__)[:4000]
 
 
 def _cause(e: BaseException) -> str:
     cause = e.__cause__ or e.__context__
-    return type(cause).__name__ if cause is not None else (str(e) or type(e).__name__)
+    if cause is None:
+        return str(e) or type(e).__name__
+    text = str(cause).strip()
+    return f"{type(cause).__name__} ({text})" if text else type(cause).__name__
 
 
 def _completion(raw: str, parsed, latency_s: float, attempts: int) -> Completion:

@@ -43,6 +43,8 @@ class AnnotateSummary:
     cost_usd: float = 0.0
     budget_usd: float | None = None
     stopped_by_budget: bool = False
+    stopped_unreachable: bool = False
+    first_error: str | None = None
     elapsed_s: float = 0.0
     errors: dict[str, int] = field(default_factory=dict)
 
@@ -50,6 +52,11 @@ class AnnotateSummary:
     def complete(self) -> bool:
         """Every trace asked for has its labels (or explicit unscored records) in the output."""
         return self.not_started == 0 and self.failed == 0
+
+    def note_failure(self, reason: str) -> None:
+        """Keep the first request failure of the run, uncut (status, message, endpoint)."""
+        if self.first_error is None:
+            self.first_error = reason
 
     def count_error(self, reason: str) -> None:
         key = reason.split(":", 1)[0][:60]
@@ -82,6 +89,11 @@ class AnnotateSummary:
         if self.stopped_by_budget:
             lines.append("stopped before the budget would be exceeded; re-run with a larger --budget-usd to "
                          "continue (finished work is kept)")
+        if self.stopped_unreachable:
+            lines.append(f"stopped: the endpoint cannot be reached; {self.not_started} traces not started "
+                         "(re-run the same command once it is up)")
         if self.failed:
             lines.append(f"{self.failed} traces failed (recorded as unscored, nothing paid); re-run to retry them")
+        if self.first_error:
+            lines.append(f"first error: {self.first_error}")
         return "\n".join(lines)

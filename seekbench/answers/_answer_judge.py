@@ -41,7 +41,7 @@ from ..annotate._prompt import (
     cache_key,
     neutralise,
 )
-from ..annotate._provider import OpenAIProvider, RequestFailed, utc_now
+from ..annotate._provider import EndpointUnreachable, OpenAIProvider, RequestFailed, utc_now
 from ..traces._answers import exact_match_score
 from ._verdict import Verdict, parse_verdict
 
@@ -207,7 +207,14 @@ class JudgeContext:
         self.io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="seekbench-answers-io")
         self.stopped_by_budget = False
         self.fatal: BaseException | None = None
+        self.unreachable: EndpointUnreachable | None = None
+        self.first_error: str | None = None
         self.retries = 0
+
+    def note_failure(self, reason: str) -> None:
+        """Keep the run's first request failure, uncut (status, message, endpoint)."""
+        if self.first_error is None:
+            self.first_error = reason
 
     async def durable(self, fn, *args, **kwargs):
         """Cache work on the single I/O thread (ordered writes; the event loop keeps serving)."""
@@ -257,6 +264,9 @@ async def complete_cached(client: LLMClient, template: PromptTemplate, body: dic
         vote.cost_usd += hit.cost_usd
         return hit.content, hit.finish_reason
     vote.from_cache = False
+    if ctx.unreachable is not None:
+        vote.status, vote.reason = "skipped", "not sent: the endpoint cannot be reached"
+        return None
     if ctx.stopped_by_budget or ctx.fatal is not None:
         vote.status, vote.reason = "skipped", "not sent: the run stopped (budget or fatal error)"
         return None
@@ -267,10 +277,17 @@ async def complete_cached(client: LLMClient, template: PromptTemplate, body: dic
         vote.status, vote.reason = "skipped", "not sent: the budget would be exceeded"
         return None
     async with ctx.requests:
+        if ctx.unreachable is not None:  # it became unreachable while this request waited its turn
+            ctx.budget.release(bound)
+            vote.status, vote.reason = "skipped", "not sent: the endpoint cannot be reached"
+            return None
         try:
             comp = await client.provider().complete(body, on_retry=lambda _r: setattr(ctx, "retries", ctx.retries + 1))
         except RequestFailed as e:
             ctx.budget.release(bound)
+            ctx.note_failure(e.reason)
+            if isinstance(e, EndpointUnreachable) and ctx.unreachable is None:
+                ctx.unreachable = e  # the other answers are not sent: they would fail the same way
             vote.status, vote.reason = "failed", f"request_failed: {e.reason}"
             return None
         except UserInputError as e:

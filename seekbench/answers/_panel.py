@@ -46,6 +46,7 @@ from ._answer_judge import (
     load_answer_judge,
 )
 from ..traces._evidence_record import EVIDENCE_SET_KEY, evidence_set_of, is_false_premise
+from ._result import AnswerJudgeResult, count_reasons, pending_reason
 
 Overwrite = Literal["missing", "machine", "all"]
 #: Decision sources a default run (``overwrite="machine"``) may replace.
@@ -190,66 +191,6 @@ def _may_replace(existing: object, overwrite: Overwrite) -> bool:
     return overwrite != "missing"
 
 
-@dataclass
-class AnswerJudgeResult:
-    """What :func:`judge_answers` did.
-
-    Attributes
-    ----------
-    traces : list of dict
-        Copies of the input traces with the decisions written in.
-    decisions : DataFrame
-        One row per judged answer: ``trace_id, slot, value, pending, disagreement, tiebreak_asked,
-        written`` and one ``vote_<judge>`` column per judge (True / False / None).
-    counts : dict
-        ``decided``, ``unscored``, ``pending``, ``kept`` (existing decisions not replaced), ``written``.
-    disagreement_rate : float
-        See the module docstring; NaN when fewer than two primaries or nothing to compare.
-    """
-
-    traces: list[dict]
-    decisions: pd.DataFrame
-    counts: dict
-    judges: list[str]
-    tiebreaker: str | None
-    n_compared: int
-    n_disagree: int
-    n_tiebreak: int
-    requests: int
-    from_cache: int
-    paid_usd: float
-    retries: int
-    stopped_by_budget: bool
-    elapsed_s: float
-
-    @property
-    def disagreement_rate(self) -> float:
-        return self.n_disagree / self.n_compared if self.n_compared else float("nan")
-
-    def to_dict(self) -> dict:
-        return {"judges": self.judges, "tiebreaker": self.tiebreaker, **self.counts,
-                "n_compared": self.n_compared, "n_disagree": self.n_disagree,
-                "disagreement_rate": self.disagreement_rate, "n_tiebreak": self.n_tiebreak,
-                "requests": self.requests, "from_cache": self.from_cache, "paid_usd": round(self.paid_usd, 6),
-                "retries": self.retries, "stopped_by_budget": self.stopped_by_budget, "elapsed_s": self.elapsed_s}
-
-    def format(self) -> str:
-        c = self.counts
-        dr = "n/a" if self.n_compared == 0 else f"{self.disagreement_rate:.3f} ({self.n_disagree}/{self.n_compared})"
-        lines = [f"judged {c['answers']} answers of {c['traces']} traces with "
-                 f"{', '.join(self.judges)}" + (f" (tiebreaker {self.tiebreaker})" if self.tiebreaker else ""),
-                 (f"  decided {c['decided']}, unscored {c['unscored']}, pending {c['pending']} (failed or not sent; "
-                  f"re-run to retry); written {c['written']}, kept {c['kept']} existing decisions"),
-                 f"  disagreement rate {dr}; tiebreaker asked {self.n_tiebreak} times",
-                 (f"  requests {self.requests} ({self.from_cache} answers from cache), paid ${self.paid_usd:.4f}, "
-                  f"retries {self.retries}, {self.elapsed_s:.1f} s")]
-        if c["kept"]:
-            lines.append("  existing human/source-data decisions were kept; --overwrite all replaces them")
-        if self.stopped_by_budget:
-            lines.append("  stopped by the budget: some answers were not judged")
-        return "\n".join(lines)
-
-
 def judge_answers(traces: str | os.PathLike | Iterable[dict], judges: Sequence | str = (EM_JUDGE,), *,
                   tiebreak: object | None = None, cache: str | os.PathLike | JudgeCache | None = None,
                   concurrency: int = 8, budget_usd: float | None = None, overwrite: Overwrite = "machine",
@@ -305,13 +246,15 @@ def judge_answers(traces: str | os.PathLike | Iterable[dict], judges: Sequence |
     out = [copy.deepcopy(t) for t in traces]
     panel = Panel([judges] if isinstance(judges, str) else list(judges), tiebreak, base_url, api_key)
     todo: list[AnswerItem] = []
-    kept = 0
+    kept: dict[str, int] = {}
     for tr in out:
         for it in _items(tr, evidence_set=evidence_set):
-            if _may_replace(_existing(tr, it.slot), overwrite):
+            existing = _existing(tr, it.slot)
+            if _may_replace(existing, overwrite):
                 todo.append(it)
             else:
-                kept += 1
+                src = str(existing.get("source") or "unknown") if isinstance(existing, dict) else "source data"
+                kept[src] = kept.get(src, 0) + 1
     start = time.monotonic()
     needs_cache = any(j.is_llm for j in panel.all)
     owned = needs_cache and not isinstance(cache, JudgeCache)
@@ -352,9 +295,10 @@ def _existing(trace: dict, slot: str) -> object:
     return j.get(slot[1:], j.get(slot))
 
 
-def _collect(out: list[dict], panel: Panel, decisions: list[PanelDecision], kept: int, ctx: JudgeContext,
+def _collect(out: list[dict], panel: Panel, decisions: list[PanelDecision], kept_sources: dict, ctx: JudgeContext,
              elapsed: float, overwrite: Overwrite) -> AnswerJudgeResult:
     by_id = {str(t["trace_id"]): t for t in out}
+    kept = sum(kept_sources.values())
     rows, written = [], 0
     for d in decisions:
         it = d.item
@@ -374,14 +318,15 @@ def _collect(out: list[dict], panel: Panel, decisions: list[PanelDecision], kept
     counts = {"traces": len(out), "answers": len(decisions) + kept,
               "decided": sum(d.value is not None for d in decisions),
               "unscored": sum(d.value is None and not d.pending for d in decisions),
-              "pending": sum(d.pending for d in decisions), "kept": kept, "written": written, "overwrite": overwrite}
+              "pending": sum(d.pending for d in decisions), "kept": kept, "written": written, "overwrite": overwrite,
+              "kept_sources": kept_sources, "pending_reasons": count_reasons(pending_reason(d) for d in decisions if d.pending)}
     return AnswerJudgeResult(
         traces=out, decisions=df, counts=counts, judges=[j.name for j in panel.primaries],
         tiebreaker=panel.tiebreaker.name if panel.tiebreaker else None, n_compared=len(compared),
         n_disagree=sum(bool(d.disagreement) for d in compared), n_tiebreak=sum(d.tiebreak_asked for d in decisions),
         requests=sum(v.paid_requests for v in votes),
         from_cache=sum(v.from_cache for v in votes), paid_usd=sum(v.paid_usd for v in votes),
-        retries=ctx.retries, stopped_by_budget=ctx.stopped_by_budget, elapsed_s=elapsed)
+        retries=ctx.retries, stopped_by_budget=ctx.stopped_by_budget, elapsed_s=elapsed, first_error=ctx.first_error)
 
 
 def _write(trace: dict, slot: str, panel: Panel, d: PanelDecision) -> None:

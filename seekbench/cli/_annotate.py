@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .._errors import UserInputError
+from .._errors import EXIT_FAILURES, EXIT_OK, UserInputError
 from ..traces._io import dumps
 from ._inputs import add_input_arguments, read_input
 
@@ -69,4 +69,4 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(dumps(summary.to_dict()) + "\n")
     else:
         print(summary.format(), file=sys.stderr)
-    return 0
+    return EXIT_OK if summary.complete else EXIT_FAILURES

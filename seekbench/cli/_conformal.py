@@ -92,6 +92,9 @@ def run(args: argparse.Namespace) -> int:
         result.warnings += [str(w.message) for w in caught if issubclass(w.category, SeekbenchWarning)]
         _reemit(caught)
     files = write_conformal_report(result, args.output)
+    from ..report import record_written
+
+    record_written(args.output, "conformal", [files.html, files.markdown, *files.figures, *files.tables])
     if args.json:
         out = result.to_dict()
         out["files"] = {"html": str(files.html), "markdown": str(files.markdown),

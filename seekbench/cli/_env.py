@@ -9,7 +9,7 @@ import argparse
 import sys
 import time
 
-from .._errors import UserInputError
+from .._errors import EXIT_FAILURES, EXIT_OK, UserInputError
 from ..traces._io import dumps
 
 DESCRIPTION = """\
@@ -254,17 +254,36 @@ def run_episodes_cmd(args: argparse.Namespace) -> int:
         if live and done[0]:
             print(file=sys.stderr)
     write_jsonl(args.output, traces)
-    summary = completeness_summary(traces)
+    failed = _failed_episodes(agents)
+    ok = [t for t in traces if t["trace_id"] not in failed]
     theta = traces[0]["env"]["theta"]
     print(f"{len(traces)} episodes, {len(docs)} documents, embedder {embedder.name} (theta {theta:g}), "
           f"{args.steps} steps x {args.queries_per_step} queries, {time.monotonic() - start:.1f} s")
-    print(f"{'agent':<22} {'belief':<13} {'episodes':>8}  completeness [95% CI]   self-est. error")
-    for _, r in summary.iterrows():
-        ci = fmt([r["ci_low"], r["ci_high"]])
-        print(f"{r['agent']!s:<22} {r['belief']:<13} {r['n_episodes']:>8}  {r['completeness']:.3f} {ci:<14}  "
-              f"{fmt(r['self_estimate_error'])}")
+    if ok:
+        summary = completeness_summary(ok)
+        print(f"{'agent':<22} {'belief':<13} {'episodes':>8}  completeness [95% CI]   self-est. error")
+        for _, r in summary.iterrows():
+            ci = fmt([r["ci_low"], r["ci_high"]])
+            print(f"{r['agent']!s:<22} {r['belief']:<13} {r['n_episodes']:>8}  {r['completeness']:.3f} {ci:<14}  "
+                  f"{fmt(r['self_estimate_error'])}")
     print(f"wrote {args.output}")
-    return 0
+    return _report_failed(failed, agents, len(traces))
+
+
+def _failed_episodes(agents) -> dict[str, str]:
+    """Episode id -> first request failure, over the LLM agents (scripted agents never fail)."""
+    return {k: v for a in agents for k, v in getattr(a, "failed_episodes", {}).items()}
+
+
+def _report_failed(failed: dict[str, str], agents, total: int) -> int:
+    """Exit 3 with the count and the first error in full when some episodes ran without their model."""
+    if not failed:
+        return EXIT_OK
+    first = next(a.first_error for a in agents if getattr(a, "first_error", None))
+    print(f"seekbench: {len(failed)} of {total} episodes failed (the agent's requests failed; they are written "
+          "but left out of the completeness table above); re-run once the endpoint works", file=sys.stderr)
+    print(f"seekbench: first error: {first}", file=sys.stderr)
+    return EXIT_FAILURES
 
 
 def run_theta(args: argparse.Namespace) -> int:
@@ -283,6 +302,9 @@ def run_theta(args: argparse.Namespace) -> int:
     finally:
         if hasattr(agent, "close"):
             agent.close()
+    failed = _failed_episodes([agent])
+    if failed:
+        return _report_failed(failed, [agent], len(docs) * len(thetas))
     if args.json:
         sys.stdout.write(dumps({"embedder": embedder.name, "default_theta": embedder.default_theta,
                                 "agent": agent.name, "belief": args.belief, "steps": args.steps,

@@ -8,7 +8,7 @@ import sys
 
 import pandas as pd
 
-from .._errors import UserInputError
+from .._errors import EXIT_FAILURES, EXIT_OK, UserInputError
 from ..traces._io import dumps
 from ._inputs import add_input_arguments
 from ._judge_answers import load_any_traces
@@ -149,11 +149,16 @@ def run_coverage(args: argparse.Namespace) -> int:
         from ..traces._io import write_text
 
         write_text(args.per_trace, res.per_trace.to_csv(index=False))
+    failed = getattr(matcher, "failed", 0)
+    code = EXIT_FAILURES if failed else EXIT_OK
+    if failed:
+        print(f"seekbench: the coverage judge failed on {failed} trajectories (their statements are left "
+              f"unscored; re-run to retry); first error: {matcher.first_error}", file=sys.stderr)
     if args.json:
         sys.stdout.write(dumps({"groups": summary.to_dict("records"), "options": res.options,
-                                "traces": len(traces), "no_skeleton": res.no_skeleton}) + "\n")
-        return 0
+                                "traces": len(traces), "no_skeleton": res.no_skeleton, "failed": failed}) + "\n")
+        return code
     opts = ", ".join(f"{k}={v}" for k, v in res.options.items())
     sys.stdout.write(format_frame(summary) + f"\n\noptions: {opts}; {res.no_skeleton} traces without a skeleton "
                      "left out; n/a = undefined\n")
-    return 0
+    return code

@@ -157,7 +157,31 @@ def load_input(args: argparse.Namespace, *, keep_traces: bool | None = None) -> 
         steps, traces = build_tables(read.traces, None if labels is None else labels.records)
     elif labels is not None:
         steps = attach_labels(steps, labels.records)
+    if labels is not None:
+        check_labels_fit(labels.records, steps, labels_file=args.labels, files=files)
     return LoadedInput(read, labels, steps, traces, source)
+
+
+def check_labels_fit(records: pd.DataFrame, steps: pd.DataFrame, *, labels_file: str, files: list[str]) -> None:
+    """Labels made for other traces are a user error; labels partly for other traces, one warning line.
+
+    A label fits when its (trace_id, step) is a step of the traces read.
+    """
+    if records.empty:
+        return
+    have = set(zip(steps["trace_id"].astype(str), steps["step"].astype(int)))
+    keys = set(zip(records["trace_id"].astype(str), records["step"].astype(int)))
+    fit = keys & have
+    lab_traces, traces = set(records["trace_id"].astype(str)), set(steps["trace_id"].astype(str))
+    where = ", ".join(map(str, files))
+    if not fit:
+        raise UserInputError(f"the labels fit no trace: they label {len(keys)} steps of {len(lab_traces)} traces, "
+                             f"and none of those steps is among the {len(have)} steps of the {len(traces)} traces "
+                             f"in {where}; give the annotation set made for these traces", file=str(labels_file))
+    if len(fit) < len(keys):
+        print(f"seekbench: warning: {labels_file}: {len(keys) - len(fit)} of {len(keys)} labeled steps "
+              f"({len(lab_traces - traces)} of {len(lab_traces)} traces) are not in {where}; "
+              f"using the {len(fit)} that are", file=sys.stderr, flush=True)
 
 
 def report_skipped(skipped: list, *, what: str) -> None:

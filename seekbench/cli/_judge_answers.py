@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .._errors import UserInputError
+from .._errors import EXIT_FAILURES, EXIT_OK, UserInputError
 from ..traces._io import dumps
 from ._inputs import add_input_arguments, read_input, report_skipped
 
@@ -105,4 +105,4 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(dumps({**res.to_dict(), "output": args.output}) + "\n")
     else:
         print(res.format() + f"\nwrote {len(res.traces)} traces to {args.output}", file=sys.stderr)
-    return 0
+    return EXIT_FAILURES if res.counts["pending"] else EXIT_OK

@@ -27,8 +27,20 @@ confidence intervals.
 """
 
 
+EPILOG = """\
+exit codes:
+  0  done: every trace, answer, episode or estimate asked for was handled
+  2  user error: one line on stderr naming the file, line, trace id and field;
+     nothing was written
+  3  done with failures: some traces, answers, episodes or estimates could not
+     be judged or run (the endpoint failed, the budget ran out); the output is
+     valid, the summary says how many and shows the first server error in full
+     (status, message, endpoint), and re-running the same command resumes
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="seekbench", description=DESCRIPTION,
+    parser = argparse.ArgumentParser(prog="seekbench", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version",
                         version=f"seekbench {__version__} (trace and annotation schema_version {SCHEMA_VERSION})")
@@ -49,6 +61,24 @@ def _command_modules():
     return mods
 
 
+#: Commands whose -o names a folder (every other -o names a file).
+DIRECTORY_OUTPUTS = ("report", "conformal", "agree")
+#: Other options that name a file to write: (dest, as the user typed it).
+FILE_OUTPUTS = (("decisions", "--decisions"), ("labels_out", "--labels-out"), ("estimates", "--estimates"),
+                ("per_trace", "--per-trace"))
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Every path the command will write is checked before any work: one line and exit 2 if unwritable."""
+    from ..traces._io import check_output
+
+    if getattr(args, "output", None):
+        check_output(args.output, directory=args.command in DIRECTORY_OUTPUTS)
+    for dest, option in FILE_OUTPUTS:
+        if getattr(args, dest, None):
+            check_output(getattr(args, dest), option=option)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -56,6 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        check_outputs(args)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", SeekbenchWarning)
             warnings.simplefilter("always", UndefinedMetricWarning)
@@ -65,11 +96,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UserInputError as e:
         print(f"seekbench: error: {e.one_line()}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        return 0
+    except OSError as e:
+        if e.filename is None:
+            raise
+        # an output that became unwritable mid-run (disk full, removed folder): still one line
+        print(f"seekbench: error: {e.filename}: cannot write: {e.strerror}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("seekbench: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
 
 
 def _print_warnings(caught) -> None:

@@ -80,6 +80,9 @@ def run(args: argparse.Namespace) -> int:
         from ..report._agreement_report import write_agreement_report
 
         files = write_agreement_report(agreement, args.output)
+        from ..report import record_written
+
+        record_written(args.output, "agreement", [files.html, *files.figures, *files.tables])
         print(f"wrote {files.html} ({len(files.figures)} figures, {len(files.tables)} tables)")
         return 0
     by = kw.pop("by")

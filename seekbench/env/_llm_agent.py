@@ -183,6 +183,9 @@ class LLMAgent:
         self._provider = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.stats = {"requests": 0, "cache_hits": 0, "rejected": 0, "prompt_tokens": 0, "completion_tokens": 0}
+        #: episode id -> the first request failure in it (such an episode ran without its model)
+        self.failed_episodes: dict[str, str] = {}
+        self.unreachable: str | None = None
 
     def __repr__(self) -> str:
         return f"LLMAgent(model={self.config.model!r}, base_url={self.config.resolved_base_url()!r})"
@@ -208,7 +211,7 @@ class LLMAgent:
                 return hit.content, {"cache_hit": True}
         if self._provider is None:
             self._loop = asyncio.new_event_loop()
-            self._provider = OpenAIProvider(self.config)
+            self._provider = OpenAIProvider(self.config, role="agent")
         done = self._loop.run_until_complete(self._provider.complete(body))
         self.stats["requests"] += 1
         self.stats["prompt_tokens"] += done.prompt_tokens
@@ -225,8 +228,11 @@ class LLMAgent:
             rng: np.random.Generator, episode_id: str) -> Action:
         """One request (plus repairs): the step's queries, reasoning and self-estimate."""
         from ..annotate._prompt import neutralise
-        from ..annotate._provider import RequestFailed
+        from ..annotate._provider import EndpointUnreachable, RequestFailed
 
+        if self.unreachable is not None:  # every request would fail the same way: none is sent
+            self.failed_episodes.setdefault(episode_id, self.unreachable)
+            return Action([], error=f"request not sent: {self.unreachable}")
         messages = render_messages(self.template, belief, step=step, max_steps=max_steps,
                                    queries_per_step=queries_per_step)
         reason = "no answer"
@@ -235,6 +241,9 @@ class LLMAgent:
             try:
                 content, usage = self._complete(body, episode_id)
             except RequestFailed as e:
+                self.failed_episodes.setdefault(episode_id, e.reason)
+                if isinstance(e, EndpointUnreachable):
+                    self.unreachable = e.reason
                 return Action([], error=f"request failed: {e.reason}")
             action, reason = parse_agent_output(content, queries_per_step=queries_per_step)
             if action is not None:
@@ -246,6 +255,11 @@ class LLMAgent:
                 f"\n\nREPAIR {repair + 1} of {self.config.max_repairs}: your earlier answer was rejected: {note}\n"
                 "Answer again with one JSON object that follows the format exactly.")}]
         return Action([], error=f"answer rejected after {self.config.max_repairs} repairs: {reason}")
+
+    @property
+    def first_error(self) -> str | None:
+        """The first request failure of this agent's run, uncut (status, message, endpoint)."""
+        return next(iter(self.failed_episodes.values()), None)
 
     def close(self) -> None:
         """Close the HTTP client, the event loop and a cache this agent opened."""

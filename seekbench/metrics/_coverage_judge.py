@@ -116,6 +116,9 @@ class LLMCoverageMatcher:
         self.cache, self.concurrency, self.budget_usd = cache, concurrency, budget_usd
         self._base_url, self._api_key = base_url, api_key
         self.votes: dict[str, Vote] = {}
+        #: Of the last :meth:`match`: trajectories whose request failed or was not sent, and the first failure.
+        self.failed = 0
+        self.first_error: str | None = None
 
     def messages(self, trace: Mapping, steps: Sequence[SkeletonStep]) -> list[dict]:
         seg = []
@@ -186,4 +189,6 @@ class LLMCoverageMatcher:
                 jc.close()
         if ctx.fatal is not None:
             raise ctx.fatal
+        self.failed = sum(v.status in ("failed", "skipped") for v in self.votes.values())
+        self.first_error = ctx.first_error
         return {str(t["trace_id"]): r for (t, _), r in zip(pairs, results)}

@@ -54,7 +54,9 @@ def render_html(content, figures: dict[str, bytes], *, steps: pd.DataFrame, wors
              "<h1>seekbench process audit</h1>",
              f"<p class='muted'>seekbench {html.escape(c.version)} &middot; generated {html.escape(c.generated)}"
              f" &middot; {len(c.audit)} traces, {len(steps)} steps &middot; labels: "
-             f"{html.escape(str(c.inputs.get('labels', 'inline')))}</p>"]
+             f"{html.escape(str(c.inputs.get('labels', 'inline')))}"
+             + (f" ({html.escape(str(c.inputs['labeled_steps']))})" if "labeled_steps" in c.inputs else "")
+             + "</p>"]
     mt = display_table(c.summary.groups, c.by)
     parts += ["<h2>Per-group metrics</h2>",
               "<p class='muted'>95% bootstrap confidence intervals over whole traces; n/a = undefined "

@@ -20,7 +20,8 @@ def render_markdown(content, figure_files: dict[str, str], *, worst_n: int = 5, 
     c = content
     mt = display_table(c.summary.groups, c.by)
     out = [f"# seekbench process audit\n\nseekbench {c.version}, generated {c.generated}; "
-           f"{len(c.audit)} traces; labels: {c.inputs.get('labels', 'inline')}.\n",
+           f"{len(c.audit)} traces; labels: {c.inputs.get('labels', 'inline')}"
+           + (f" ({c.inputs['labeled_steps']})" if "labeled_steps" in c.inputs else "") + ".\n",
            "## Per-group metrics\n", "95% bootstrap CIs over whole traces; n/a = undefined.\n", _md_table(mt),
            "\n## Evidence recovery\n", f"![ERF]({figure_files['erf']})\n",
            f"![ERF, Kaplan-Meier (overstates recovery; comparison only)]({figure_files['erf_km']})\n"]

@@ -1,7 +1,14 @@
-"""Write a report directory: report.html, report.md, figures/*.png, tables/*.csv (each file atomically)."""
+"""Write a report directory: report.html, report.md, figures/*.png, tables/*.csv (each file atomically).
+
+The folder also holds ``seekbench-manifest.json``: for each writer (report, conformal, agreement) the
+files its last run wrote. A new run of a writer removes the files its previous run wrote and this one
+did not (a table that no longer applies, a figure of an agent no longer in the input), and never
+touches a file it did not write.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,6 +16,8 @@ from pathlib import Path
 import pandas as pd
 
 from ..traces._io import write_bytes, write_text
+
+MANIFEST = "seekbench-manifest.json"
 from ._content import ReportContent, build_content
 from ._explorer_data import explorer_data
 from ._explorer_page import write_explorer
@@ -81,6 +90,57 @@ def _add_seeking_sections(content, steps, traces, trace_dicts, conformal, option
         tables.update(tabs)
 
 
+def record_written(out_dir: str | os.PathLike, writer: str, paths) -> list[Path]:
+    """Record ``paths`` as what ``writer`` wrote in ``out_dir``; remove its previous run's files not among them.
+
+    Returns the removed files. Only files listed under ``writer`` in the manifest and lying inside
+    ``out_dir`` are ever removed; an unreadable manifest removes nothing.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> for name in ("a.csv", "b.csv", "mine.txt"):
+    ...     _ = (d / name).write_text("x")
+    >>> record_written(d, "report", [d / "a.csv", d / "b.csv"])
+    []
+    >>> [p.name for p in record_written(d, "report", [d / "a.csv"])]
+    ['b.csv']
+    >>> sorted(p.name for p in d.iterdir())
+    ['a.csv', 'mine.txt', 'seekbench-manifest.json']
+    """
+    out = Path(out_dir)
+    root = out.resolve()
+    try:
+        manifest = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+        old = manifest.get(writer, []) if isinstance(manifest, dict) else []
+    except (OSError, ValueError):
+        manifest, old = {}, []
+    if not isinstance(manifest, dict):
+        manifest = {}
+    new = sorted({Path(p).resolve().relative_to(root).as_posix() for p in paths})
+    removed = []
+    for rel in old if isinstance(old, list) else []:
+        if not isinstance(rel, str) or rel in new:
+            continue
+        p = (out / rel).resolve()
+        if p.is_file() and p.is_relative_to(root) and p != (root / MANIFEST):
+            p.unlink()
+            removed.append(out / rel)
+    manifest[writer] = new
+    write_text(out / MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    return removed
+
+
+def labeled_steps_line(steps: pd.DataFrame) -> str:
+    """``"N of M labelable steps labeled"``: steps with at least one label, of the reasoning, search and
+    search-result steps (the kinds that take labels), for the report header."""
+    from ..traces import FIELDS_BY_KIND
+
+    fields = sorted({f for fs in FIELDS_BY_KIND.values() for f in fs if f in steps.columns})
+    labelable = steps["kind"].isin([k for k, fs in FIELDS_BY_KIND.items() if fs])
+    labeled = steps[fields].notna().any(axis=1) & labelable if fields else labelable & False
+    return f"{int(labeled.sum())} of {int(labelable.sum())} labelable steps labeled"
+
+
 def _csv(df: pd.DataFrame) -> str:
     out = df.copy()
     for col in out.columns:
@@ -119,6 +179,7 @@ def write_report(steps: pd.DataFrame, traces: pd.DataFrame, out_dir: str | os.Pa
         Metric options of :func:`seekbench.metrics.summarize`.
     """
     out = Path(out_dir)
+    inputs = {**(inputs or {}), "labeled_steps": labeled_steps_line(steps)}
     content = build_content(steps, traces, by=by, inputs=inputs, audit_options=audit_options, **options)
     figures = _figures(content)
     extra_html = []
@@ -151,13 +212,17 @@ def write_report(steps: pd.DataFrame, traces: pd.DataFrame, out_dir: str | os.Pa
     md = out / "report.md"
     write_text(md, render_markdown(content, {k: f"figures/{k}.png" for k in figures}, worst_n=worst_n,
                                    explorer=explorer) + "".join(extra_md))
-    explorer_page = None
+    explorer_page, explorer_paths = None, []
     if explorer:
         ev = {k: options[k] for k in ("evidence_mapping", "evidence_scope", "recovery") if k in options}
         data = explorer_data(trace_dicts, steps, traces, audit=content.audit, audit_options=audit_options, **ev,
                              **(explorer_inputs or {}))
-        explorer_page = write_explorer(data, out).html
+        written = write_explorer(data, out)
+        explorer_page = written.html
+        explorer_paths = [written.html, written.data_dir / "index.js",
+                          *(written.data_dir / f"chunk-{k:05d}.js" for k in range(written.n_chunks))]
     html_path = out / "report.html"
     write_text(html_path, render_html(content, figures, steps=steps, worst_n=worst_n, explorer=explorer,
                                       sections=extra_html))
+    record_written(out, "report", [*fig_paths, *table_paths, md, html_path, *explorer_paths])
     return ReportFiles(out, html_path, md, fig_paths, table_paths, explorer_page)

@@ -30,12 +30,12 @@ from ._protocol import (
     PolicyError,
     StepLabeler,
     count_tokens,
-    default_policy,
     extract_steps,
     extract_trace_id,
     label_steps,
     render_steps_block,
 )
+from ._prompts import ShippedPrompts, default_policy
 from ._server import OpenAIServer
 
 __all__ = [
@@ -53,6 +53,7 @@ __all__ = [
     "RULE_DERIVED_VALUES",
     "STEPS_BEGIN",
     "STEPS_END",
+    "ShippedPrompts",
     "StepLabeler",
     "TRACE_ID_PREFIX",
     "TRANSPORT_FAULTS",

@@ -26,11 +26,11 @@ from ._faults import (
     apply_content_fault,
     request_key,
 )
+from ._prompts import default_policy
 from ._protocol import (
     Policy,
     PolicyError,
     count_tokens,
-    default_policy,
     extract_trace_id,
     prompt_tokens,
     request_steps,

@@ -234,5 +234,3 @@ class StepLabeler:
         labels = label_steps(extract_steps(text), salt=self.salt)
         return json.dumps({"labels": labels}, ensure_ascii=False)
 
-
-default_policy = StepLabeler()

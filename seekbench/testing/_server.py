@@ -163,7 +163,7 @@ class OpenAIServer:
     seed : int, default 0
         Seeds the fault draws and the file and batch ids.
     policy : callable(request_json) -> str, optional
-        The labeling policy; default ``StepLabeler()``.
+        The labeling policy; default :data:`default_policy` (answers every shipped prompt).
     request_log : path, optional
         JSONL file to append one line per request to (flushed at once).
     api_key : str, optional

@@ -37,6 +37,9 @@ prompt contract of the default policy (last user message):
   [{{"step": 1, "kind": "reasoning|search|search_result|answer", "text": "..."}}, ...]
   {STEPS_END}
   -> {{"labels": [{{"step": 1, "reasoning_type": ..., "grounding": ...}}, ...]}}
+  the other shipped prompts are answered too: answer judges (<<<CANDIDATE_JSON ->
+  Yes/No by normalised match with <<<GOLD_ANSWERS_JSON), coverage (<<<STATEMENTS_JSON),
+  completeness estimates and the seeker agent (<<<BELIEF_JSON)
 
 fault spec: comma-separated kind[:probability], tried in order, first to fire wins
   kinds: {", ".join(FAULT_KINDS)}

@@ -167,21 +167,75 @@ def _nan_to_none(obj: object) -> object:
     return obj
 
 
+def check_output(path: str | os.PathLike, *, directory: bool = False, option: str = "-o") -> Path:
+    """Refuse, as a user error, an output path seekbench could not write, before any work is done.
+
+    The parent must be an existing, writable directory (a missing one is not guessed at); the path
+    itself must be a file (or absent) for a file output, a directory (or absent) for a directory
+    output. A directory whose write bits are all off counts as read-only even for root: it was
+    marked so on purpose.
+    """
+    path = Path(path)
+    want = "a directory" if directory else "a file"
+    if path.is_dir() and not directory:
+        raise UserInputError(f"{option} is a directory, expected a file path", file=str(path))
+    if path.exists() and not path.is_dir() and directory:
+        raise UserInputError(f"{option} is a file, expected a directory (a report folder)", file=str(path))
+    parent = path.parent if str(path.parent) else Path(".")
+    for up in (parent, *parent.parents):
+        if up.exists() and not up.is_dir():
+            raise UserInputError(f"{option}: {up} is a file, not a directory; give {want} in a directory",
+                                 file=str(path))
+        if up.exists():
+            break
+    if not parent.exists():
+        raise UserInputError(f"{option}: the directory {parent} does not exist; create it first", file=str(path))
+    target = path if directory and path.is_dir() else parent
+    if not os.access(target, os.W_OK | os.X_OK) or (target.stat().st_mode & 0o222) == 0:
+        raise UserInputError(f"{option}: the directory {target} is read-only; choose another place",
+                             file=str(path))
+    return path
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where the system says it (Linux), else by setting it back."""
+    with contextlib.suppress(OSError, ValueError), open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_writer(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
     """Open a temporary file beside ``path``; on success fsync it and rename it over ``path``.
 
     A crash at any point leaves either the old file or the complete new one, never a truncated one.
+    The file gets the mode a plain ``open`` would give it: an existing file's mode, else
+    ``0o666 & ~umask`` (the temporary file starts at 0600, which would hide a report from colleagues).
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as e:
+        raise UserInputError(f"cannot write here: {e.strerror}", file=str(path)) from e
+    try:
+        try:
+            perm = path.stat().st_mode & 0o7777 if path.is_file() else 0o666 & ~_umask()
+        except OSError:
+            perm = 0o666 & ~_umask()
+        os.fchmod(fd, perm)
         with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": "\n"})) as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError as e:
+            raise UserInputError(f"cannot write here: {e.strerror}", file=str(path)) from e
         _fsync_dir(path.parent)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

@@ -115,6 +115,7 @@ def _kill_chain(zygote, work: Path, argv: list, old: dict, seed: int) -> int:
 
 def _restore(work: Path, files: dict[str, bytes]) -> None:
     shutil.rmtree(work / "out", ignore_errors=True)
+    (work / "out").mkdir()  # -o needs an existing parent folder
     for name, data in files.items():
         (work / "out" / name).parent.mkdir(parents=True, exist_ok=True)
         (work / "out" / name).write_bytes(data)
@@ -123,6 +124,7 @@ def _restore(work: Path, files: dict[str, bytes]) -> None:
 def _outputs(zygote, tmp: Path, argv_for, traces: list[dict]) -> dict[str, bytes]:
     """The outputs of an uninterrupted run on ``traces``."""
     tmp.mkdir()
+    (tmp / "out").mkdir()  # -o needs an existing parent folder
     write_jsonl(tmp / "in.jsonl", traces)
     res = zygote.run(tmp, argv=argv_for("in.jsonl"))
     assert res["status"] == 0, res["stderr"]
@@ -135,6 +137,7 @@ def test_convert_survives_20_random_kills(zygote, tmp_path):
     old = _outputs(zygote, tmp_path / "old", argv, traces[:50])
     work = tmp_path / "work"
     work.mkdir()
+    (work / "out").mkdir()
     write_jsonl(work / "in.jsonl", traces)
     assert _kill_chain(zygote, work, argv("in.jsonl"), old, seed=7) >= KILLS // 4
 
@@ -250,6 +253,7 @@ def test_embedding_cache_keeps_whole_batches(zygote, tmp_path):
 def test_a_fresh_cli_process_killed_mid_write_leaves_old_or_new_files(tmp_path):
     write_jsonl(tmp_path / "in.jsonl", labeled_traces(1000))
     args = ["convert", "in.jsonl", "-o", "out/traces.jsonl"]
+    (tmp_path / "out").mkdir()
     start = time.monotonic()
     assert subprocess.run(cli_command(*args), cwd=tmp_path, capture_output=True, timeout=300).returncode == 0
     duration = time.monotonic() - start

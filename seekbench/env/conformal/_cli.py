@@ -94,9 +94,11 @@ def run_synth_beliefs(args: argparse.Namespace) -> int:
             raise UserInputError("--estimates must differ from the belief-state file", file=str(path))
         write_estimates(path, frames)
         out["estimates"] = str(path)
+    failed = [e for e in out["estimators"] if e.get("failed")]
+    code = 3 if failed else 0  # 3: done with failures (README "Exit codes"); a re-run sends only the failed ones
     if args.json:
         sys.stdout.write(dumps(out) + "\n")
-        return 0
+        return code
     print(f"wrote {out['n_states']} belief states of {out['n_documents']} documents to {out['beliefs']} "
           f"(delta {args.delta}, seed {args.seed})")
     for e in out["estimators"]:
@@ -104,7 +106,10 @@ def run_synth_beliefs(args: argparse.Namespace) -> int:
         print(f"  {e['estimator']}: {e['scored']} scored, {e['unscored']} unscored{cost}")
     if out["estimates"]:
         print(f"wrote estimates to {out['estimates']}; next: seekbench conformal {out['estimates']} -o DIR")
-    return 0
+    for e in failed:
+        print(f"seekbench: {e['failed']} of {out['n_states']} estimates of {e['estimator']} failed (left unscored; "
+              f"re-run to retry); first error: {e['first_error']}", file=sys.stderr)
+    return code
 
 
 def _llm_estimates(args, states, views):
@@ -115,5 +120,6 @@ def _llm_estimates(args, states, views):
     est = LLMCompletenessEstimator(args.judge, base_url=args.base_url, cache=cache, concurrency=args.concurrency)
     results = est.estimate(views)
     frame = estimates_frame(states, est.name, [r.c_hat for r in results], [r.error for r in results])
-    info = {"cost_usd": float(sum(r.cost_usd for r in results)), "cached": int(sum(r.cached for r in results))}
+    info = {"cost_usd": float(sum(r.cost_usd for r in results)), "cached": int(sum(r.cached for r in results)),
+            "failed": est.failed, "first_error": est.first_error}
     return frame, info

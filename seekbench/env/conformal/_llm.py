@@ -197,6 +197,10 @@ class LLMCompletenessEstimator:
         self.cache = cache
         self.concurrency = concurrency
         self.name = f"llm:{config.name}"
+        #: Of the last :meth:`estimate`: states whose request failed, and the first failure, uncut.
+        self.failed = 0
+        self.first_error: str | None = None
+        self._unreachable: str | None = None
 
     def request_body(self, messages: list[dict]) -> dict:
         """What is sent (and hashed): model, messages, the judge's decoding, the response format."""
@@ -222,6 +226,7 @@ class LLMCompletenessEstimator:
         UserInputError
             The endpoint refused the key or does not serve the model.
         """
+        self.failed, self.first_error, self._unreachable = 0, None, None
         return asyncio.run(self._estimate_all(list(views)))
 
     async def _estimate_all(self, views: list[BeliefView]) -> list[LLMEstimate]:
@@ -231,7 +236,7 @@ class LLMCompletenessEstimator:
         cache = None if self.cache is False else JudgeCache(self.cache)
         provider = None
         try:
-            provider = OpenAIProvider(self.config, api_key=self.api_key)
+            provider = OpenAIProvider(self.config, api_key=self.api_key, role="estimator")
             sem = asyncio.Semaphore(self.concurrency)
 
             async def one(view: BeliefView) -> LLMEstimate:
@@ -247,7 +252,7 @@ class LLMCompletenessEstimator:
 
     async def _estimate_one(self, view: BeliefView, provider, cache) -> LLMEstimate:
         from ...annotate import CachedCompletion, Prices, cost_usd
-        from ...annotate._provider import RequestFailed, utc_now
+        from ...annotate._provider import EndpointUnreachable, RequestFailed, utc_now
 
         body = self.request_body(render_messages(view, self.prompt))
         key = self.cache_key(body)
@@ -255,12 +260,19 @@ class LLMCompletenessEstimator:
         if hit is not None:
             content, finish, usage, cost = hit.content, hit.finish_reason, (hit.prompt_tokens,
                                                                             hit.completion_tokens), hit.cost_usd
+        elif self._unreachable is not None:  # every request would fail the same way: none is sent
+            self.failed += 1
+            return LLMEstimate(view.state_id, None, None, f"request not sent: {self._unreachable}", None, False)
         else:
             try:
                 comp = await provider.complete(body)
             except RequestFailed as e:
-                return LLMEstimate(view.state_id, None, None, f"request failed: {provider.scrub(e.reason)}",
-                                   None, False)
+                reason = provider.scrub(e.reason)
+                self.failed += 1
+                self.first_error = self.first_error or reason
+                if isinstance(e, EndpointUnreachable):
+                    self._unreachable = reason
+                return LLMEstimate(view.state_id, None, None, f"request failed: {reason}", None, False)
             content, finish, usage = comp.content, comp.finish_reason, (comp.prompt_tokens, comp.completion_tokens)
             cost = cost_usd(*usage, Prices.of(self.config))
             if cache is not None:
