@@ -60,7 +60,7 @@ def register(sub) -> None:
                    help="reference labels: an annotation set or 'inline' (default)")
     g.add_argument("--rater", action="append", default=[], dest="raters", metavar="JUDGED.jsonl",
                    help="judged annotation set to set beside the reference (repeatable)")
-    m = p.add_argument_group("metric options (spec: ../shared/spec/metrics.md)")
+    m = p.add_argument_group("metric options (definitions: docs/metrics/index.md)")
     m.add_argument("--evidence-mapping", default="sum", choices=["sum", "sufficiency_first"],
                    help="E = C + Q (sum, default) or the released code's sufficiency-first mapping")
     m.add_argument("--evidence-scope", default="cumulative", choices=["cumulative", "latest"],
