@@ -10,8 +10,15 @@ import pytest
 from scipy import stats
 
 from seekbench._errors import UndefinedMetricWarning
-from seekbench.env import (CompletenessCurves, completeness_score, completeness_summary, episode_table, query_diversity,
-                           query_diversity_table, topic_agent_table)
+from seekbench.env import (
+    CompletenessCurves,
+    completeness_score,
+    completeness_summary,
+    episode_table,
+    query_diversity,
+    query_diversity_table,
+    topic_agent_table,
+)
 
 
 def episode(tid, agent, belief, curve, *, topic="t1", doc="d1", div=(None, 0.5), est=None):
@@ -100,8 +107,11 @@ def test_plots_return_axes(traces):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from seekbench.report._completeness_plots import (plot_completeness_curves, plot_query_diversity,
-                                                      plot_topic_agent_heatmap)
+    from seekbench.report._completeness_plots import (
+        plot_completeness_curves,
+        plot_query_diversity,
+        plot_topic_agent_heatmap,
+    )
 
     fig, axes = plt.subplots(1, 3)
     assert plot_completeness_curves(CompletenessCurves().fit(traces).curves_, ax=axes[0]) is axes[0]
@@ -114,6 +124,7 @@ def test_plots_return_axes(traces):
 
 
 def test_report_section(default_docs):
+    from seekbench.analysis import analyze_completeness
     from seekbench.env import make_agent, make_embedder, run_episodes
     from seekbench.report._completeness_section import FIGURES, completeness_section
     from seekbench.traces import build_tables
@@ -121,9 +132,9 @@ def test_report_section(default_docs):
     eps = run_episodes(default_docs[:3], [make_agent("keyphrase"), make_agent("sentence")],
                        ["deduplicated", "oracle"], embedder=make_embedder("tfidf"), max_steps=3)
     steps, traces = build_tables(eps)
-    assert completeness_section(steps, traces, [{"trace_id": "x", "agent": "a", "steps": []}]) is None
+    assert analyze_completeness(steps, traces, [{"trace_id": "x", "agent": "a", "steps": []}]) is None
     conformal = pd.DataFrame({"agent": ["keyphrase"], "coverage": [0.91], "q_hat": [0.2]})
-    html, md, figures, tables = completeness_section(steps, traces, eps, conformal=conformal)
+    html, md, figures, tables = completeness_section(analyze_completeness(steps, traces, eps, conformal=conformal))
     assert html.startswith("<h2 id='completeness'>") and "<script" not in html and "data:image/png;base64," in html
     assert "## Completeness (seeking environment)" in md and "figures/completeness_curves.png" in md
     assert set(figures) == set(FIGURES) and all(v.startswith(b"\x89PNG") for v in figures.values())

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from seekbench.analysis import explorer_data
 from seekbench.labels import AnnotationSet
 from seekbench.metrics import FLAGS
-from seekbench.report import explorer_data, write_explorer
+from seekbench.report import write_explorer
 from seekbench.traces import build_tables
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "metrics"))
@@ -77,7 +78,7 @@ def test_disagreements_side_by_side_with_explanations(data):
 
 
 def test_rule_provenance_is_an_explanation():
-    from seekbench.report._explorer_data import _explanation
+    from seekbench.analysis._explorer_data import _explanation
 
     assert _explanation({"kind": "rule", "rule": "repeat", "repeat_of": 1}) == "rule repeat (repeats step 1)"
     assert _explanation({"kind": "judge"}, "abstained: null") == "abstained: null"
@@ -158,7 +159,7 @@ def test_report_rejects_bad_thresholds(cli, tmp_path):
 def test_docstring_examples_run():
     import doctest
 
-    import seekbench.report._explorer_data as mod
+    import seekbench.analysis._explorer_data as mod
 
     result = doctest.testmod(mod)
     assert result.attempted >= 4 and result.failed == 0
