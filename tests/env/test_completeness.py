@@ -10,15 +10,8 @@ import pytest
 from scipy import stats
 
 from seekbench._errors import UndefinedMetricWarning
-from seekbench.env import (
-    CompletenessCurves,
-    completeness_score,
-    completeness_summary,
-    episode_table,
-    query_diversity,
-    query_diversity_table,
-    topic_agent_table,
-)
+from seekbench.env import (CompletenessCurves, completeness_score, completeness_summary, episode_table, query_diversity,
+                           query_diversity_table, topic_agent_table)
 
 
 def episode(tid, agent, belief, curve, *, topic="t1", doc="d1", div=(None, 0.5), est=None):
@@ -107,11 +100,8 @@ def test_plots_return_axes(traces):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from seekbench.report._completeness_plots import (
-        plot_completeness_curves,
-        plot_query_diversity,
-        plot_topic_agent_heatmap,
-    )
+    from seekbench.report._completeness_plots import (plot_completeness_curves, plot_query_diversity,
+                                                      plot_topic_agent_heatmap)
 
     fig, axes = plt.subplots(1, 3)
     assert plot_completeness_curves(CompletenessCurves().fit(traces).curves_, ax=axes[0]) is axes[0]
