@@ -65,7 +65,7 @@ def analyze(steps: pd.DataFrame, traces: pd.DataFrame, *, trace_dicts: Sequence[
     >>> traces = read_traces(sample_traces_path()).traces
     >>> a = analyze(*build_tables(traces), trace_dicts=traces, n_boot=20)
     >>> a.n_traces, sorted(a.process.erf_fitters)
-    (48, ['search-r1-7b', 'webthinker-qwq'])
+    (48, ['careful-planner', 'eager-answerer', 'looper', 'synthesizer'])
     >>> a.provenance.analysis_version, a.completeness is None, a.agreement is None
     ('1', True, True)
     """
