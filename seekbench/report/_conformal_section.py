@@ -201,6 +201,6 @@ def write_conformal_report(result, out_dir: str | os.PathLike) -> ConformalRepor
     page = html_page("seekbench conformal", "seekbench completeness uncertainty", meta, [body_html])
     html_path, md_path = out / "conformal.html", out / "conformal.md"
     write_text(html_path, page)
-    write_text(md_path, markdown_page("seekbench completeness uncertainty", f"seekbench {__version__}, generated {when}.",
-                                      body_md))
+    write_text(md_path, markdown_page("seekbench completeness uncertainty",
+                                      f"seekbench {__version__}, generated {when}.", body_md))
     return ConformalReportFiles(out, html_path, md_path, fig_paths, table_paths)
