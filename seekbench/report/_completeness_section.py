@@ -15,11 +15,12 @@ import pandas as pd
 
 from ..analysis import CompletenessAnalysis
 from ._figures import figure_png as _png
+from ._html import _img, _table
+from ._markdown import _md_table
 from ._tables import fmt
 
 FIGURES = ("completeness_curves", "completeness_topics", "query_diversity")
-
-
+_LEFT = ("agent", "belief", "topic")
 
 
 def _ci(row) -> str:
@@ -37,25 +38,6 @@ def _by_agent(table: pd.DataFrame, conformal_columns: tuple[str, ...]) -> pd.Dat
         row.update({"RQI": fmt(r["rqi"]), "ERF(8)": fmt(r["recovered_by_8"]), "CE": fmt(r["ce"])})
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def _html_table(df: pd.DataFrame, left: tuple[str, ...] = ("agent", "belief", "topic")) -> str:
-    head = "".join(f'<th class="{"l" if c in left else ""}">{html.escape(str(c))}</th>' for c in df.columns)
-    body = "".join("<tr>" + "".join(f'<td class="{"l" if c in left else ""}">{html.escape(fmt(r[c]))}</td>'
-                                    for c in df.columns) + "</tr>" for _, r in df.iterrows())
-    return f"<div style='overflow-x:auto'><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
-
-
-def _md_table(df: pd.DataFrame) -> str:
-    lines = ["| " + " | ".join(str(c) for c in df.columns) + " |", "|" + "---|" * len(df.columns)]
-    lines += ["| " + " | ".join(fmt(r[c]).replace("|", "\\|") for c in df.columns) + " |" for _, r in df.iterrows()]
-    return "\n".join(lines)
-
-
-def _img(png: bytes, alt: str) -> str:
-    import base64
-
-    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode("ascii")}">'
 
 
 def completeness_section(analysis: CompletenessAnalysis | None, *, figure_dir: str = "figures"):
@@ -105,8 +87,8 @@ def completeness_section(analysis: CompletenessAnalysis | None, *, figure_dir: s
               "completeness_topics": topics.reset_index() if not topics.empty else topics,
               "query_diversity": diversity, "completeness_episodes": ep}
     h = ["<h2 id='completeness'>Completeness (seeking environment)</h2>", f"<p class='muted'>{html.escape(intro)}</p>",
-         "<h3>Per agent: completeness beside the process metrics</h3>", _html_table(joint),
-         "<h3>Per agent and belief representation</h3>", _html_table(shown),
+         "<h3>Per agent: completeness beside the process metrics</h3>", _table(joint, left=_LEFT),
+         "<h3>Per agent and belief representation</h3>", _table(shown, left=_LEFT),
          "<div class='grid'>",
          (f"<figure>{_img(figures['completeness_curves'], 'completeness curves')}<figcaption>c_t per agent "
           "(colour) and belief (line style), with the band.</figcaption></figure>"),
