@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from ..analysis import Analysis
 from ._explorer_section import audit_section
 from ._page import html_page
 from ._tables import display_table, fmt, fmt_p
@@ -29,7 +30,7 @@ def _table(df: pd.DataFrame, left: tuple[str, ...] = ()) -> str:
             f"<tbody>{''.join(rows)}</tbody></table></div>")
 
 
-def render_html(analysis, figures: dict[str, bytes], *, explorer: bool = True, sections: Sequence[str] = ()) -> str:
+def render_html(analysis: Analysis, figures: dict[str, bytes], *, explorer: bool = True, sections: Sequence[str] = ()) -> str:
     """The whole report page as a string; ``sections`` are extra HTML sections placed before the options.
 
     With ``explorer`` (explorer.html written beside the page) each agent's audit row and worst traces link into it.

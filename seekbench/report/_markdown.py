@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from ..analysis import Analysis
 from ._explorer_section import audit_section
 from ._page import markdown_page
 from ._tables import display_table, fmt, fmt_p
@@ -19,7 +20,7 @@ def _md_table(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def render_markdown(analysis, figure_files: dict[str, str], *, explorer: bool = True,
+def render_markdown(analysis: Analysis, figure_files: dict[str, str], *, explorer: bool = True,
                     sections: Sequence[str] = ()) -> str:
     """The report page as Markdown; ``sections`` are extra Markdown sections appended at the end."""
     a = analysis

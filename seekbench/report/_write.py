@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..analysis import Analysis
+from ..analysis import Analysis, ProcessAnalysis
 from ..traces._io import write_bytes, write_text
 from ._explorer_page import write_explorer
 from ._explorer_section import audit_tables
@@ -26,7 +26,7 @@ class ReportFiles:
     explorer: Path | None = None
 
 
-def _figures(content) -> dict[str, bytes]:
+def _figures(content: ProcessAnalysis) -> dict[str, bytes]:
     import matplotlib
 
     matplotlib.use("Agg", force=True)
