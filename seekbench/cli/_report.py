@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
 
     reference, raters = _load_sets(args, loaded.read.traces) if args.raters else (None, [])
     if args.agreement:
-        from ..report._agreement_report import write_agreement_report
+        from ..report import write_agreement_report
 
         agreement = analyze_agreement(reference, raters, traces=loaded.read.traces, tiebreaker=args.tiebreaker, **kw)
         agr = write_agreement_report(agreement, args.output)

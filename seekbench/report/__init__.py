@@ -1,11 +1,15 @@
 """Reports: render an :class:`~seekbench.analysis.Analysis` as self-contained HTML, Markdown, PNG figures and CSV
 tables, and the trace explorer. Nothing here computes a metric: :func:`seekbench.analysis.analyze` does."""
 
+from ._agreement_report import AgreementReportFiles, write_agreement_report
+from ._conformal_section import ConformalReportFiles, write_conformal_report
 from ._explorer_page import ExplorerFiles, render_explorer_page, write_explorer
 from ._figures import plot_calibration, plot_erf_curves, plot_evidence_prevalence, plot_rqi_heatmap
 from ._write import ReportFiles, write_report
 
 __all__ = [
+    "AgreementReportFiles",
+    "ConformalReportFiles",
     "ExplorerFiles",
     "ReportFiles",
     "plot_calibration",
@@ -13,6 +17,8 @@ __all__ = [
     "plot_evidence_prevalence",
     "plot_rqi_heatmap",
     "render_explorer_page",
+    "write_agreement_report",
+    "write_conformal_report",
     "write_explorer",
     "write_report",
 ]

@@ -27,6 +27,8 @@ from ._tables import fmt
 
 @dataclass
 class AgreementReportFiles:
+    """What :func:`write_agreement_report` wrote."""
+
     directory: Path
     html: Path
     figures: list[Path]

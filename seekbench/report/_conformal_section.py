@@ -28,6 +28,8 @@ from ._tables import fmt
 
 @dataclass
 class ConformalReportFiles:
+    """What :func:`write_conformal_report` wrote."""
+
     directory: Path
     html: Path
     markdown: Path
