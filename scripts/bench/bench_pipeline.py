@@ -85,13 +85,14 @@ def _worker(stage: str, path: str, n_boot: int, out_dir: str | None) -> dict:
             summary = summarize(steps, traces, n_boot=n_boot)
             result.update(seconds=time.perf_counter() - t1, n_groups=len(summary.groups))
     elif stage == "report":
+        from seekbench.analysis import analyze
         from seekbench.report import write_report
         from seekbench.traces import build_tables, read_traces
 
         read = read_traces(path)
         steps, traces = build_tables(read.traces)
         t0 = time.perf_counter()
-        write_report(steps, traces, out_dir, trace_dicts=read.traces, n_boot=n_boot)
+        write_report(analyze(steps, traces, trace_dicts=read.traces, n_boot=n_boot), out_dir)
         result.update(seconds=time.perf_counter() - t0, n_traces=len(traces))
     else:
         raise SystemExit(f"unknown stage {stage!r}")

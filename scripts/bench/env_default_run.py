@@ -115,6 +115,7 @@ def main() -> int:
     with timer.stage("report (write_report + completeness section)"):
         import warnings
 
+        from seekbench.analysis import analyze
         from seekbench.report import write_report
         from seekbench.report._completeness_section import completeness_section
         from seekbench.traces import build_tables
@@ -123,8 +124,9 @@ def main() -> int:
         steps, ttable = build_tables(traces)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            files = write_report(steps, ttable, out / "report", trace_dicts=traces, n_boot=200)
-            section = completeness_section(steps, ttable, traces)
+            analysis = analyze(steps, ttable, trace_dicts=traces, n_boot=200)
+            files = write_report(analysis, out / "report")
+            section = completeness_section(analysis.completeness)
         _, md, figures, _ = section
         for name, png in figures.items():
             write_bytes(out / "report" / "figures" / f"{name}.png", png)

@@ -111,9 +111,10 @@ def run(args: argparse.Namespace) -> int:
                                      traces=read.traces, usage=args.usage, n_boot=args.n_boot, seed=args.seed,
                                      **metric_options)
     if args.output:
+        from ..analysis import agreement_analysis
         from ..report._agreement_report import write_agreement_report
 
-        files = write_agreement_report(result, args.output)
+        files = write_agreement_report(agreement_analysis(result), args.output)
         print(f"wrote {files.html} ({len(files.figures)} figures, {len(files.tables)} tables)",
               file=sys.stderr if args.json else sys.stdout)
     if args.json:

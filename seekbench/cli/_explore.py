@@ -75,8 +75,8 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..metrics import trace_audit
-    from ..report import explorer_data, write_explorer
+    from ..analysis import explorer_data
+    from ..report import write_explorer
     from ._agree import _load_sets
 
     if args.chunk_size < 1:
@@ -84,12 +84,11 @@ def run(args: argparse.Namespace) -> int:
     loaded = load_input(args)
     reference, raters = _load_sets(args, loaded.read.traces) if args.raters else (None, [])
     ev = {"evidence_mapping": args.evidence_mapping, "evidence_scope": args.evidence_scope}
-    audit = trace_audit(loaded.steps, loaded.traces, **ev, recovery=args.recovery, **audit_kwargs(args))
     data = explorer_data(loaded.read.traces, loaded.steps, loaded.traces, labels=loaded.labels,
-                         label_source=loaded.label_source, reference=reference, raters=raters, audit=audit,
+                         label_source=loaded.label_source, reference=reference, raters=raters,
                          recovery=args.recovery, audit_options=audit_kwargs(args), **ev)
     files = write_explorer(data, args.output, chunk_size=args.chunk_size)
-    flagged = int((audit["flags"] != "").sum())
+    flagged = sum(1 for f in data.index["flags"] if f)
     scripts = "script" if files.n_chunks == 1 else "scripts"
     print(f"wrote {files.html} ({files.n_traces} traces, {flagged} flagged; data in {files.n_chunks} {scripts} "
           f"under {files.data_dir})")

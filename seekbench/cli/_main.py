@@ -62,7 +62,7 @@ def _command_modules():
 
 
 #: Commands whose -o names a folder (every other -o names a file).
-DIRECTORY_OUTPUTS = ("report", "conformal", "agree")
+DIRECTORY_OUTPUTS = ("report", "conformal", "agree", "explore")
 #: Other options that name a file to write: (dest, as the user typed it).
 FILE_OUTPUTS = (("decisions", "--decisions"), ("labels_out", "--labels-out"), ("estimates", "--estimates"),
                 ("per_trace", "--per-trace"))

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 
-from .._errors import UndefinedMetricWarning, UserInputError
+from .._errors import UserInputError
 from ._explore import add_audit_options, audit_kwargs
 from ._inputs import add_input_arguments, add_label_arguments, load_input
 from ._metrics import add_metric_options, metric_kwargs
@@ -53,17 +52,8 @@ def register(sub) -> None:
     p.set_defaults(run=run)
 
 
-def _agreement(args, traces, kw, reference, raters):
-    from ..agreement import compare_annotations
-
-    opts = {k: v for k, v in kw.items() if k not in ("by", "n_boot", "seed")}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)  # reported in the section itself
-        return compare_annotations(reference, *raters, tiebreaker=args.tiebreaker, traces=traces,
-                                   n_boot=kw["n_boot"], seed=kw["seed"], **opts)
-
-
 def run(args: argparse.Namespace) -> int:
+    from ..analysis import analyze, analyze_agreement
     from ..report import write_report
 
     if args.agreement and not args.raters:
@@ -75,29 +65,29 @@ def run(args: argparse.Namespace) -> int:
     from ._agree import _load_sets
 
     reference, raters = _load_sets(args, loaded.read.traces) if args.raters else (None, [])
-    agreement = _agreement(args, loaded.read.traces, kw, reference, raters) if args.raters else None
     if args.agreement:
-        from ..report._agreement_report import write_agreement_report
+        from ..report import write_agreement_report
 
-        files = write_agreement_report(agreement, args.output)
+        agreement = analyze_agreement(reference, raters, traces=loaded.read.traces, tiebreaker=args.tiebreaker, **kw)
+        agr = write_agreement_report(agreement, args.output)
         from ..report import record_written
 
-        record_written(args.output, "agreement", [files.html, *files.figures, *files.tables])
-        print(f"wrote {files.html} ({len(files.figures)} figures, {len(files.tables)} tables)")
+        record_written(args.output, "agreement", [agr.html, *agr.figures, *agr.tables])
+        print(f"wrote {agr.html} ({len(agr.figures)} figures, {len(agr.tables)} tables)")
         return 0
     by = kw.pop("by")
-    conformal = None
+    estimates = None
     if args.conformal:
-        from ..env.conformal import evaluate_conformal, read_estimates
+        from ..env.conformal import read_estimates
 
-        conformal = evaluate_conformal(read_estimates(args.conformal), alpha=args.alpha, seed=kw["seed"])
+        estimates = read_estimates(args.conformal)
     inputs = {"files": ", ".join(args.files), "labels": loaded.label_source,
               "skipped_records": loaded.read.n_skipped}
-    files = write_report(loaded.steps, loaded.traces, args.output, trace_dicts=loaded.read.traces,
-                         inputs=inputs, by=by, agreement=agreement, conformal=conformal,
-                         audit_options=audit_kwargs(args), worst_n=args.worst,
-                         explorer_inputs={"labels": loaded.labels, "label_source": loaded.label_source,
-                                          "reference": reference, "raters": raters}, **kw)
+    analysis = analyze(loaded.steps, loaded.traces, trace_dicts=loaded.read.traces, by=by, inputs=inputs,
+                       audit_options=audit_kwargs(args), worst_n=args.worst, reference=reference, raters=raters,
+                       tiebreaker=args.tiebreaker, estimates=estimates, alpha=args.alpha, labels=loaded.labels,
+                       label_source=loaded.label_source, **kw)
+    files = write_report(analysis, args.output)
     print(f"wrote {files.html} ({len(files.figures)} figures, {len(files.tables)} tables), {files.markdown} and "
           f"{files.explorer}",
           file=sys.stdout)

@@ -1,24 +1,25 @@
-"""Reports: the process audit as self-contained HTML, Markdown, PNG figures and CSV tables."""
+"""Reports: render an :class:`~seekbench.analysis.Analysis` as self-contained HTML, Markdown, PNG figures and CSV
+tables, and the trace explorer. Nothing here computes a metric: :func:`seekbench.analysis.analyze` does."""
 
-from ._content import ReportContent, build_content
-from ._explorer_data import ExplorerData, explorer_data
+from ._agreement_report import AgreementReportFiles, write_agreement_report
+from ._conformal_section import ConformalReportFiles, write_conformal_report
 from ._explorer_page import ExplorerFiles, render_explorer_page, write_explorer
 from ._figures import plot_calibration, plot_erf_curves, plot_evidence_prevalence, plot_rqi_heatmap
 from ._write import MANIFEST, ReportFiles, record_written, write_report
 
 __all__ = [
-    "ExplorerData",
+    "AgreementReportFiles",
+    "ConformalReportFiles",
     "ExplorerFiles",
     "MANIFEST",
-    "ReportContent",
     "ReportFiles",
-    "build_content",
-    "explorer_data",
     "plot_calibration",
     "plot_erf_curves",
     "plot_evidence_prevalence",
     "plot_rqi_heatmap",
     "render_explorer_page",
+    "write_agreement_report",
+    "write_conformal_report",
     "write_explorer",
     "record_written",
     "write_report",

@@ -60,8 +60,7 @@ def plot_confusion_matrix(confusion: pd.DataFrame, *, ax=None, title: str | None
     return ax
 
 
-def plot_kappa_cost(summary: pd.DataFrame, costs: pd.DataFrame, *, field: str = "all (pooled)",
-                    score: str = "kappa", ax=None):
+def plot_kappa_cost(points: pd.DataFrame, *, field: str = "all (pooled)", score: str = "kappa", ax=None):
     """Each judge's agreement with the reference against its cost per trace, with the Pareto front.
 
     Judges whose cost is not recorded in label provenance are drawn hollow at cost 0 and
@@ -69,31 +68,28 @@ def plot_kappa_cost(summary: pd.DataFrame, costs: pd.DataFrame, *, field: str = 
 
     Parameters
     ----------
-    summary : DataFrame
-        ``AgreementResult.summary`` (columns ``rater, field, <score>, <score>_lower, <score>_upper``).
-    costs : DataFrame
-        ``AgreementResult.costs`` (columns ``rater, cost_per_trace``).
+    points : DataFrame
+        :func:`seekbench.analysis.kappa_cost_table` (``AgreementAnalysis.kappa_cost``): columns
+        ``rater, cost_per_trace, score, lower, upper, known, on_front``.
     field : str, default "all (pooled)"
-        The summary rows plotted (the pooled row of each judge; raters without a cost row, such
-        as the rule-derived labels, are left out).
+        The label field the points are for (named on the y axis).
     score : {"kappa", "ac1"}
+        The score the points hold (named on the y axis).
     ax : matplotlib Axes, optional
 
     Returns
     -------
     matplotlib Axes
     """
-    from ..agreement._judge_costs import pareto_front
-
     ax = _axes(ax, figsize=(5.6, 3.8))
-    rows = summary[summary["field"] == field].merge(costs[["rater", "cost_per_trace"]], on="rater", how="inner")
+    rows = points
     cost = rows["cost_per_trace"].to_numpy(dtype=float)
-    val = rows[score].to_numpy(dtype=float)
-    lo = rows[f"{score}_lower"].to_numpy(dtype=float)
-    hi = rows[f"{score}_upper"].to_numpy(dtype=float)
-    known = np.isfinite(cost)
+    val = rows["score"].to_numpy(dtype=float)
+    lo = rows["lower"].to_numpy(dtype=float)
+    hi = rows["upper"].to_numpy(dtype=float)
+    known = rows["known"].to_numpy(dtype=bool)
     x = np.where(known, cost, 0.0)
-    front = pareto_front(cost, val)
+    front = rows["on_front"].to_numpy(dtype=bool)
     yerr = np.vstack([np.nan_to_num(val - lo), np.nan_to_num(hi - val)])
     for mask, style in ((known, {"fmt": "o", "color": "#2171b5"}),
                         (~known, {"fmt": "o", "color": "#2171b5", "mfc": "white"})):

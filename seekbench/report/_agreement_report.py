@@ -11,19 +11,24 @@ import html
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .._version import __version__
+from ..analysis import AgreementAnalysis
 from ..traces._io import write_bytes, write_text
 from ._figures import figure_png as _png
-from ._html import _CSS, _img, _table
+from ._html import _img, _table
+from ._page import html_page
 from ._tables import fmt
 
 
 @dataclass
 class AgreementReportFiles:
+    """What :func:`write_agreement_report` wrote."""
+
     directory: Path
     html: Path
     figures: list[Path]
@@ -36,9 +41,10 @@ def _stratum_name(field: str, kind: str) -> str:
     return f"{field} ({kind})"
 
 
-def agreement_figures(result) -> dict[str, bytes]:
+def agreement_figures(agreement: AgreementAnalysis) -> dict[str, bytes]:
     """PNG bytes by name: ``agreement_confusion_<field>_<step kind>`` (one panel per rater) and
     ``agreement_kappa_cost``."""
+    result = agreement.result
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -60,12 +66,13 @@ def agreement_figures(result) -> dict[str, bytes]:
         fig.suptitle(f"{_stratum_name(f, kind)}: reference (rows) vs rater (columns)", fontsize=10)
         out[f"agreement_confusion_{f}_{kind}"] = _png(fig)
     if len(result.costs):
-        out["agreement_kappa_cost"] = _png(plot_kappa_cost(s, result.costs))
+        out["agreement_kappa_cost"] = _png(plot_kappa_cost(agreement.kappa_cost, score=agreement.score))
     return out
 
 
-def agreement_tables(result) -> dict[str, pd.DataFrame]:
+def agreement_tables(agreement: AgreementAnalysis) -> dict[str, pd.DataFrame]:
     """Every table of the result as a flat DataFrame, by CSV name."""
+    result = agreement.result
     conf = [{"rater": r, "field": f, "step_kind": k, "reference_label": m.index[i], "rater_label": m.columns[j],
              "n": int(m.iat[i, j])}
             for (r, f, k), m in result.confusion.items() for i in range(m.shape[0]) for j in range(m.shape[1])]
@@ -83,9 +90,10 @@ def agreement_tables(result) -> dict[str, pd.DataFrame]:
     }
     if result.panel is not None:
         tables["agreement_panel"] = result.panel.summary
-    if result.sensitivity is not None:
-        tables["sensitivity"] = result.sensitivity.table
-        tables["sensitivity_rankings"] = result.sensitivity.rankings
+    sens: Any = result.sensitivity  # a SensitivityResult when the traces were given
+    if sens is not None:
+        tables["sensitivity"] = sens.table
+        tables["sensitivity_rankings"] = sens.rankings
     return tables
 
 
@@ -100,8 +108,9 @@ def _same_ranking(rankings: pd.DataFrame) -> pd.DataFrame:
     return rankings.drop(columns="note").assign(same_ranking=same)
 
 
-def render_agreement_section(result, figures: dict[str, bytes]) -> str:
+def render_agreement_section(agreement: AgreementAnalysis, figures: dict[str, bytes]) -> str:
     """The agreement section as an HTML fragment (``<section>``), figures embedded as data URIs."""
+    result = agreement.result
     s = result.summary
     shown = pd.DataFrame({
         "rater": s["rater"], "field": s["field"], "steps": s["step_kind"], "n": s["n_compared"],
@@ -149,7 +158,7 @@ def render_agreement_section(result, figures: dict[str, bytes]) -> str:
         if "agreement_kappa_cost" in figures:
             parts.append(f"<figure>{_img(figures['agreement_kappa_cost'], 'kappa vs cost')}<figcaption>Pooled "
                          "kappa against cost per trace; the red line is the Pareto front.</figcaption></figure>")
-    sens = result.sensitivity
+    sens: Any = result.sensitivity
     if sens is not None:
         t = sens.table
         shown = t.assign(**{"difference [95% CI]": [f"{fmt(r.difference)} [{fmt(r.lower)}, {fmt(r.upper)}]"
@@ -169,14 +178,14 @@ def render_agreement_section(result, figures: dict[str, bytes]) -> str:
     return "\n".join(parts)
 
 
-def write_agreement_report(result, out_dir: str | os.PathLike) -> AgreementReportFiles:
+def write_agreement_report(agreement: AgreementAnalysis, out_dir: str | os.PathLike) -> AgreementReportFiles:
     """Write ``out_dir/agreement.html`` (self-contained), ``figures/agreement_*.png`` and ``tables/*.csv``.
 
     Parameters
     ----------
-    result : AgreementResult
-        From :func:`seekbench.agreement.compare_annotations` (with ``traces=`` for the
-        sensitivity table).
+    agreement : AgreementAnalysis
+        From :func:`seekbench.analysis.analyze_agreement` (or :func:`seekbench.analysis.agreement_analysis`
+        of a :func:`seekbench.agreement.compare_annotations` result).
     out_dir : path
         Created if missing; files are replaced atomically.
 
@@ -185,22 +194,21 @@ def write_agreement_report(result, out_dir: str | os.PathLike) -> AgreementRepor
     AgreementReportFiles
     """
     out = Path(out_dir)
-    figures = agreement_figures(result)
+    figures = agreement_figures(agreement)
     fig_paths = []
     for name, data in figures.items():
         p = out / "figures" / f"{name}.png"
         write_bytes(p, data)
         fig_paths.append(p)
     table_paths = []
-    for name, df in agreement_tables(result).items():
+    for name, df in agreement_tables(agreement).items():
         p = out / "tables" / f"{name}.csv"
         write_text(p, df.to_csv(index=False))
         table_paths.append(p)
     when = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    page = (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>seekbench agreement</title>"
-            f"<style>{_CSS}</style></head><body><h1>seekbench judge agreement</h1>"
-            f"<p class='muted'>seekbench {html.escape(__version__)} &middot; generated {when}</p>"
-            + render_agreement_section(result, figures) + "</body></html>")
+    meta = f"seekbench {html.escape(__version__)} &middot; generated {when}"
+    page = html_page("seekbench agreement", "seekbench judge agreement", meta,
+                     [render_agreement_section(agreement, figures)])
     html_path = out / "agreement.html"
     write_text(html_path, page)
     return AgreementReportFiles(out, html_path, fig_paths, table_paths)

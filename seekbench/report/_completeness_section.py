@@ -1,26 +1,26 @@
 """The report's completeness section: seeking-environment episodes beside the process metrics.
 
-:func:`completeness_section` returns the section as HTML and Markdown, its
-figures as PNG bytes and its tables as DataFrames, or None when no trace is
-a seeking-environment episode (none has ``env``). For each agent the first
-table puts final completeness (and, when given, conformal coverage and
-q_hat) beside RQI, ERF and CE of the same episodes.
+:func:`completeness_section` renders a :class:`~seekbench.analysis.CompletenessAnalysis` as
+HTML and Markdown, its figures as PNG bytes and its tables as DataFrames, or None when no
+trace is a seeking-environment episode (none has ``env``). For each agent the first table
+puts final completeness (and, when given, conformal coverage and q_hat) beside RQI, ERF and
+CE of the same episodes.
 """
 
 from __future__ import annotations
 
 import html
-import warnings
 
 import pandas as pd
 
-from .._errors import UndefinedMetricWarning
+from ..analysis import CompletenessAnalysis
 from ._figures import figure_png as _png
+from ._html import _img, _table
+from ._markdown import _md_table
 from ._tables import fmt
 
 FIGURES = ("completeness_curves", "completeness_topics", "query_diversity")
-
-
+_LEFT = ("agent", "belief", "topic")
 
 
 def _ci(row) -> str:
@@ -28,65 +28,25 @@ def _ci(row) -> str:
     return f"{fmt(row['completeness'])} {fmt([lo, hi])}" if fmt(lo) != "n/a" else fmt(row["completeness"])
 
 
-def _by_agent(summary_by_agent: pd.DataFrame, process, conformal: pd.DataFrame | None) -> pd.DataFrame:
-    groups = {g.get("agent"): g for g in (process.groups if process is not None else [])}
+def _by_agent(table: pd.DataFrame, conformal_columns: tuple[str, ...]) -> pd.DataFrame:
+    """The per-agent table as shown: completeness with its CI in one cell, every number formatted."""
     rows = []
-    for _, r in summary_by_agent.iterrows():
-        g = groups.get(r["agent"], {})
-        row = {"agent": r["agent"], "episodes": int(r["n_episodes"]), "completeness [95% CI]": _ci(r),
+    for _, r in table.iterrows():
+        row = {"agent": r["agent"], "episodes": int(r["episodes"]), "completeness [95% CI]": _ci(r),
                "self-estimate error": fmt(r["self_estimate_error"])}
-        if conformal is not None and "agent" in conformal.columns:
-            c = conformal[conformal["agent"] == r["agent"]]
-            for col in [c_ for c_ in conformal.columns if c_ != "agent"]:
-                row[col] = fmt(c[col].iloc[0]) if len(c) else "n/a"
-        row.update({"RQI": fmt(g.get("rqi")), "ERF(8)": fmt(g.get("recovered_by_8")), "CE": fmt(g.get("ce"))})
+        row.update({col: fmt(r[col]) for col in conformal_columns})
+        row.update({"RQI": fmt(r["rqi"]), "ERF(8)": fmt(r["recovered_by_8"]), "CE": fmt(r["ce"])})
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def _html_table(df: pd.DataFrame, left: tuple[str, ...] = ("agent", "belief", "topic")) -> str:
-    head = "".join(f'<th class="{"l" if c in left else ""}">{html.escape(str(c))}</th>' for c in df.columns)
-    body = "".join("<tr>" + "".join(f'<td class="{"l" if c in left else ""}">{html.escape(fmt(r[c]))}</td>'
-                                    for c in df.columns) + "</tr>" for _, r in df.iterrows())
-    return f"<div style='overflow-x:auto'><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
-
-
-def _md_table(df: pd.DataFrame) -> str:
-    lines = ["| " + " | ".join(str(c) for c in df.columns) + " |", "|" + "---|" * len(df.columns)]
-    lines += ["| " + " | ".join(fmt(r[c]).replace("|", "\\|") for c in df.columns) + " |" for _, r in df.iterrows()]
-    return "\n".join(lines)
-
-
-def _img(png: bytes, alt: str) -> str:
-    import base64
-
-    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode("ascii")}">'
-
-
-def completeness_section(steps: pd.DataFrame, traces: pd.DataFrame, trace_dicts: list[dict], *,
-                         process=None, conformal: pd.DataFrame | None = None, band: str = "ci",
-                         topic_belief: str = "deduplicated", metric_options: dict | None = None,
-                         figure_dir: str = "figures"):
+def completeness_section(analysis: CompletenessAnalysis | None, *, figure_dir: str = "figures"):
     """The completeness section of the main report, or None when no trace has ``env``.
 
     Parameters
     ----------
-    steps, traces : DataFrame
-        The report's step and trace tables (labels attached), for RQI, ERF and CE.
-    trace_dicts : list of dict
-        The canonical traces (the ``env`` fields live there).
-    process : MetricsSummary, optional
-        Per-agent process metrics already computed by the report (``by=("agent",)``); computed
-        here otherwise, on the episodes' traces, without bootstrap.
-    conformal : DataFrame, optional
-        One row per agent (column ``agent``) with conformal columns (e.g. ``coverage``, ``q_hat``)
-        to show beside completeness.
-    band : {"ci", "std"}
-        Band of the completeness curves.
-    topic_belief : str
-        Belief of the topic x agent heatmap (the paper uses deduplicated).
-    metric_options : dict, optional
-        Options of :func:`seekbench.metrics.summarize` when ``process`` is not given.
+    analysis : CompletenessAnalysis or None
+        ``Analysis.completeness``.
     figure_dir : str
         Where the Markdown links figures (``<figure_dir>/<name>.png``).
 
@@ -96,30 +56,14 @@ def completeness_section(steps: pd.DataFrame, traces: pd.DataFrame, trace_dicts:
         HTML fragment (an ``<h2>`` section), Markdown fragment, figures by name
         (:data:`FIGURES`), tables by name.
     """
-    from ..env import (CompletenessCurves, completeness_summary, env_traces, episode_table, query_diversity_table,
-                       topic_agent_table)
     from ._completeness_plots import plot_completeness_curves, plot_query_diversity, plot_topic_agent_heatmap
 
-    episodes = env_traces(trace_dicts)
-    if not episodes:
+    if analysis is None:
         return None
-    ep = episode_table(episodes)
-    summary = completeness_summary(episodes, by=("agent", "belief"))
-    per_agent = completeness_summary(episodes, by=("agent",))
-    curves = CompletenessCurves(band=band).fit(episodes).curves_
-    diversity = query_diversity_table(episodes)
-    topics = topic_agent_table(episodes, belief=topic_belief)
-    if process is None:
-        from ..metrics import summarize
-
-        ids = set(ep["trace_id"])
-        s, t = steps[steps["trace_id"].isin(ids)], traces[traces["trace_id"].isin(ids)]
-        opts = {"n_boot": 0, **(metric_options or {})}
-        opts.pop("by", None)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UndefinedMetricWarning)
-            process = summarize(s, t, by=("agent",), **opts)
-    joint = _by_agent(per_agent, process, conformal)
+    a = analysis
+    ep, summary, curves, diversity, topics = a.episodes, a.summary, a.curves, a.diversity, a.topics
+    band, topic_belief = a.band, a.topic_belief
+    joint = _by_agent(a.by_agent, a.conformal_columns)
 
     import matplotlib
 
@@ -133,9 +77,9 @@ def completeness_section(steps: pd.DataFrame, traces: pd.DataFrame, trace_dicts:
     shown = summary.assign(**{"completeness [95% CI]": summary.apply(_ci, axis=1)})[
         ["agent", "belief", "n_episodes", "n_documents", "completeness [95% CI]", "self_estimate_error",
          "mean_query_diversity", "empty_query_share"]]
-    settings = sorted({f"{e} (theta {fmt(th)})" for e, th in zip(ep["embedder"], ep["theta"])})
-    intro = (f"{len(ep)} episodes over {ep['document_id'].nunique()} documents and {ep['topic'].nunique()} topics; "
-             f"embedder {', '.join(settings)}; at most {fmt(ep['max_steps'].max())} steps. Completeness is the "
+    settings = sorted({f"{e} (theta {fmt(th)})" for e, th in a.settings})
+    intro = (f"{len(ep)} episodes over {a.n_documents} documents and {a.n_topics} topics; "
+             f"embedder {', '.join(settings)}; at most {fmt(a.max_steps)} steps. Completeness is the "
              "share of a document's goal passages retrieved (a query retrieves every passage with cosine above "
              "theta). Self-estimate error: mean |c - c_hat| over the steps where the agent estimated its "
              "completeness. RQI, ERF and CE are n/a until the episodes' steps are labeled (seekbench annotate).")
@@ -143,8 +87,8 @@ def completeness_section(steps: pd.DataFrame, traces: pd.DataFrame, trace_dicts:
               "completeness_topics": topics.reset_index() if not topics.empty else topics,
               "query_diversity": diversity, "completeness_episodes": ep}
     h = ["<h2 id='completeness'>Completeness (seeking environment)</h2>", f"<p class='muted'>{html.escape(intro)}</p>",
-         "<h3>Per agent: completeness beside the process metrics</h3>", _html_table(joint),
-         "<h3>Per agent and belief representation</h3>", _html_table(shown),
+         "<h3>Per agent: completeness beside the process metrics</h3>", _table(joint, left=_LEFT),
+         "<h3>Per agent and belief representation</h3>", _table(shown, left=_LEFT),
          "<div class='grid'>",
          (f"<figure>{_img(figures['completeness_curves'], 'completeness curves')}<figcaption>c_t per agent "
           "(colour) and belief (line style), with the band.</figcaption></figure>"),

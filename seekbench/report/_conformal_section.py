@@ -20,13 +20,16 @@ import pandas as pd
 from .._version import __version__
 from ..traces._io import write_bytes, write_text
 from ._figures import figure_png as _png
-from ._html import _CSS, _img, _table
+from ._html import _img, _table
 from ._markdown import _md_table
+from ._page import html_page, markdown_page
 from ._tables import fmt
 
 
 @dataclass
 class ConformalReportFiles:
+    """What :func:`write_conformal_report` wrote."""
+
     directory: Path
     html: Path
     markdown: Path
@@ -196,12 +199,10 @@ def write_conformal_report(result, out_dir: str | os.PathLike) -> ConformalRepor
         write_text(p, df.to_csv(index=False))
         table_paths.append(p)
     when = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    page = (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>seekbench conformal</title>"
-            f"<style>{_CSS}</style></head><body><h1>seekbench completeness uncertainty</h1>"
-            f"<p class='muted'>seekbench {html.escape(__version__)} &middot; generated {when}</p>"
-            + body_html + "</body></html>")
+    meta = f"seekbench {html.escape(__version__)} &middot; generated {when}"
+    page = html_page("seekbench conformal", "seekbench completeness uncertainty", meta, [body_html])
     html_path, md_path = out / "conformal.html", out / "conformal.md"
     write_text(html_path, page)
-    write_text(md_path, f"# seekbench completeness uncertainty\n\nseekbench {__version__}, generated {when}.\n\n"
-               + body_md)
+    write_text(md_path, markdown_page("seekbench completeness uncertainty",
+                                      f"seekbench {__version__}, generated {when}.", body_md))
     return ConformalReportFiles(out, html_path, md_path, fig_paths, table_paths)

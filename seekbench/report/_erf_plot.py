@@ -7,12 +7,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-    from ..metrics._erf import EvidenceRecoveryFitter
-
 _METHOD_NAMES = {"aalen_johansen": "Aalen-Johansen", "km": "Kaplan-Meier (stops censored)"}
 
 
-def plot_erf(fitter: EvidenceRecoveryFitter, ax: Axes | None = None, ci: bool = True, *, raw: bool = False,
+def plot_erf(fitter, ax: Axes | None = None, ci: bool = True, *, raw: bool = False,
              ci_alpha: float = 0.25, **kw: Any) -> Axes:
     """Draw a fitted ERF as a right-continuous step curve with its pointwise CI band.
 

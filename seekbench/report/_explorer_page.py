@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from ..analysis import ExplorerData
 from ..traces import write_text
-from ._explorer_data import ExplorerData
 
 #: Trace details per sidecar chunk: about 1.5 MB for SeekBench-sized traces.
 DEFAULT_CHUNK_SIZE = 200

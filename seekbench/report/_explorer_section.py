@@ -8,8 +8,7 @@ from urllib.parse import quote
 
 import pandas as pd
 
-from ..metrics import FLAGS, audit_flag_rates, worst_traces
-from ._explorer_data import AUDIT_OPTION_DEFAULTS, flag_definitions
+from ..analysis import AuditAnalysis
 from ._explorer_page import PAGE
 
 
@@ -22,26 +21,27 @@ def _pct(x: float) -> str:
     return f"{int(100 * x + 0.5)}%"  # half up, as the explorer's Math.round (29/40 is 73%, not 72%)
 
 
-def audit_tables(audit: pd.DataFrame, *, worst_n: int = 5) -> dict[str, pd.DataFrame]:
+def audit_tables(audit: AuditAnalysis) -> dict[str, pd.DataFrame]:
     """``audit_rates`` (per agent: share of traces with each flag) and ``worst_traces`` (per agent, by score)."""
-    return {"audit_rates": audit_flag_rates(audit),
-            "worst_traces": worst_traces(audit, worst_n)[["agent", "trace_id", "score", "flags", "correct"]]}
+    return {"audit_rates": audit.rates,
+            "worst_traces": audit.worst[["agent", "trace_id", "score", "flags", "correct"]]}
 
 
-def audit_section(audit: pd.DataFrame, *, audit_options: dict | None = None, worst_n: int = 5,
-                  explorer: bool = True) -> tuple[str, str]:
+def audit_section(audit: AuditAnalysis, *, explorer: bool = True) -> tuple[str, str]:
     """The audit section as (HTML, Markdown); links go to the explorer when ``explorer`` is written beside it."""
-    opts = {**AUDIT_OPTION_DEFAULTS, **(audit_options or {})}
-    rates = audit_flag_rates(audit)
-    worst = worst_traces(audit, worst_n)
-    n = len(audit)
-    flagged = int((audit["flags"] != "").sum())
-    multi = int((audit["flags"].str.count(",") >= 1).sum())
+    opts = audit.options
+    rates = audit.rates
+    worst = audit.worst
+    worst_n = audit.worst_n
+    n = len(audit.table)
+    flagged = audit.n_flagged
+    multi = audit.n_multi_flagged
     lead = (f"{flagged} of {n} traces raise at least one flag, {multi} raise two or more. Each agent's "
             f"{worst_n} worst traces by severity score are listed"
             + (" and open in the trace explorer" if explorer else "") + ".")
-    definitions = flag_definitions(audit_options)
-    defs = "".join(f"<li><b>{f}</b>: {html.escape(definitions[f])}</li>" for f in FLAGS)
+    definitions = audit.flag_definitions
+    flags = audit.flags
+    defs = "".join(f"<li><b>{f}</b>: {html.escape(definitions[f])}</li>" for f in flags)
     thresholds = ", ".join(f"{k} = {v}" for k, v in opts.items())
     score = ("score = sum over the raised flags of: the ungrounded share; (2 - E at answer) / 2; 1 for "
              "not recovered; repeated queries / queries (0 = no flag, at most 4; "
@@ -55,7 +55,7 @@ def audit_section(audit: pd.DataFrame, *, audit_options: dict | None = None, wor
               f"<p class='muted'>Thresholds: {html.escape(thresholds)}. {score} The full table is "
               "<code>tables/audit.csv</code>; rates and worst traces are <code>tables/audit_rates.csv</code> and "
               "<code>tables/worst_traces.csv</code>.</p>"]
-    head = "".join(f"<th>{h}</th>" for h in ("traces", "flagged", *FLAGS, "mean score"))
+    head = "".join(f"<th>{h}</th>" for h in ("traces", "flagged", *flags, "mean score"))
     rows = []
     for r in rates.to_dict("records"):
         agent = str(r["agent"])
@@ -67,7 +67,7 @@ def audit_section(audit: pd.DataFrame, *, audit_options: dict | None = None, wor
         links = ", ".join(
             (f"<a href='{html.escape(explorer_link(trace=t))}'>{html.escape(str(t))}</a>" if explorer
              else html.escape(str(t))) + f" ({s:.2f})" for t, s in ids) or "none flagged"
-        cells = "".join(f"<td>{_pct(r[c])}</td>" for c in ("flagged", *FLAGS))
+        cells = "".join(f"<td>{_pct(r[c])}</td>" for c in ("flagged", *flags))
         rows.append(f"<tr><td class='l'>{name}</td><td>{r['n_traces']}</td>{cells}<td>{r['mean_score']:.2f}</td>"
                     f"<td class='l'>{links}</td></tr>")
     parts.append("<div style='overflow-x:auto'><table><thead><tr><th class='l'>agent</th>" + head +
@@ -75,14 +75,14 @@ def audit_section(audit: pd.DataFrame, *, audit_options: dict | None = None, wor
                  "</tbody></table></div>")
 
     md = ["## Per-trace audit\n", lead + (f" Trace explorer: [{PAGE}]({PAGE})." if explorer else "") + "\n",
-          "\n".join(f"- **{f}**: {definitions[f]}" for f in FLAGS) + "\n",
+          "\n".join(f"- **{f}**: {definitions[f]}" for f in flags) + "\n",
           f"Thresholds: {thresholds}. " + score.replace("<code>", "`").replace("</code>", "`") + "\n",
-          "| agent | traces | flagged | " + " | ".join(FLAGS) + " | mean score | worst traces |",
-          "|---" * (5 + len(FLAGS)) + "|"]
+          "| agent | traces | flagged | " + " | ".join(flags) + " | mean score | worst traces |",
+          "|---" * (5 + len(flags)) + "|"]
     for r in rates.to_dict("records"):
         ids = worst.loc[worst["agent"] == r["agent"], "trace_id"].tolist()
         links = ", ".join(f"[{t}]({explorer_link(trace=t)})" if explorer else str(t) for t in ids) or "none"
         agent = str(r["agent"]).replace("|", "\\|")
-        md.append(f"| {agent} | {r['n_traces']} | " + " | ".join(_pct(r[c]) for c in ("flagged", *FLAGS))
+        md.append(f"| {agent} | {r['n_traces']} | " + " | ".join(_pct(r[c]) for c in ("flagged", *flags))
                   + f" | {r['mean_score']:.2f} | {links} |")
     return "\n".join(parts), "\n".join(md) + "\n"

@@ -21,12 +21,10 @@ def _axes(ax, figsize=(6.4, 4.0)):
 
 
 def plot_erf_curves(fitters: dict, ax: Axes | None = None, *, ci: bool = True, title: str | None = None) -> Axes:
-    """ERF curves of several agents on one Axes, each with its CI band."""
-    from ._erf_plot import plot_erf
-
+    """ERF curves of several agents on one Axes, each with its CI band (fitted estimators draw themselves)."""
     ax = _axes(ax)
     for label, fitter in fitters.items():
-        plot_erf(fitter, ax=ax, ci=ci, label=f"{label} (n={len(fitter.events_)})")
+        fitter.plot(ax=ax, ci=ci, label=f"{label} (n={len(fitter.events_)})")
     ax.set_xlabel("turn")
     ax.set_ylabel("share of traces recovered (E = 2 or correct answer)")
     ax.set_ylim(0, 1.02)

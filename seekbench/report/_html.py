@@ -5,26 +5,14 @@ from __future__ import annotations
 import base64
 import html
 import math
+from collections.abc import Sequence
 
 import pandas as pd
 
+from ..analysis import Analysis
 from ._explorer_section import audit_section
+from ._page import html_page
 from ._tables import display_table, fmt, fmt_p
-
-_CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2rem auto;max-width:1150px;
-color:#1b1b1b;line-height:1.45;padding:0 1rem}
-h1{font-size:1.7rem;margin-bottom:.2rem}h2{margin-top:2.2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}
-table{border-collapse:collapse;font-size:.85rem;margin:.6rem 0}th,td{border:1px solid #ddd;padding:.25rem .5rem;
-text-align:right}th{background:#f4f4f4}td.l,th.l{text-align:left}.muted{color:#666;font-size:.85rem}
-figure{margin:1rem 0}figure img{max-width:100%;border:1px solid #eee}figcaption{font-size:.85rem;color:#444}
-.grid{display:grid;grid-template-columns:1fr 1fr;gap:1rem}details{margin:.3rem 0;border:1px solid #e4e4e4;
-padding:.3rem .6rem;border-radius:4px}summary{cursor:pointer}.step{margin:.25rem 0;padding:.25rem .5rem;
-border-left:3px solid #bbb;font-size:.85rem;white-space:pre-wrap}.k-reasoning{border-color:#6a51a3}
-.k-search{border-color:#2171b5}.k-search_result{border-color:#41ab5d;color:#333}.k-answer{border-color:#cb181d}
-.lab{font-size:.75rem;background:#eef;border-radius:3px;padding:0 .3rem;margin-left:.3rem}
-.warn{background:#fff7e6;border:1px solid #f0c36d;padding:.5rem .8rem;border-radius:4px}
-"""
 
 
 def _img(png: bytes, alt: str) -> str:
@@ -42,21 +30,19 @@ def _table(df: pd.DataFrame, left: tuple[str, ...] = ()) -> str:
             f"<tbody>{''.join(rows)}</tbody></table></div>")
 
 
-def render_html(content, figures: dict[str, bytes], *, steps: pd.DataFrame, worst_n: int = 5, explorer: bool = True,
-                sections: list[str] = ()) -> str:
+def render_html(analysis: Analysis, figures: dict[str, bytes], *, explorer: bool = True, sections: Sequence[str] = ()) -> str:
     """The whole report page as a string; ``sections`` are extra HTML sections placed before the options.
 
     With ``explorer`` (explorer.html written beside the page) each agent's audit row and worst traces link into it.
     """
-    c = content
-    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>seekbench report</title>"
-             f"<style>{_CSS}</style></head><body>",
-             "<h1>seekbench process audit</h1>",
-             f"<p class='muted'>seekbench {html.escape(c.version)} &middot; generated {html.escape(c.generated)}"
-             f" &middot; {len(c.audit)} traces, {len(steps)} steps &middot; labels: "
-             f"{html.escape(str(c.inputs.get('labels', 'inline')))}"
-             + (f" ({html.escape(str(c.inputs['labeled_steps']))})" if "labeled_steps" in c.inputs else "")
-             + "</p>"]
+    a = analysis
+    c = a.process
+    prov = a.provenance
+    meta = (f"seekbench {html.escape(prov.seekbench_version)} &middot; generated {html.escape(prov.generated)}"
+            f" &middot; {a.n_traces} traces, {a.n_steps} steps &middot; labels: "
+            f"{html.escape(str(prov.inputs.get('labels', 'inline')))}"
+            + (f" ({html.escape(str(prov.inputs['labeled_steps']))})" if "labeled_steps" in prov.inputs else ""))
+    parts = []
     mt = display_table(c.summary.groups, c.by)
     parts += ["<h2>Per-group metrics</h2>",
               "<p class='muted'>95% bootstrap confidence intervals over whole traces; n/a = undefined "
@@ -80,18 +66,17 @@ def render_html(content, figures: dict[str, bytes], *, steps: pd.DataFrame, wors
                  "at each evidence state; the ideal policy answers exactly when E = 2.</figcaption></figure>")
     parts.append(f"<figure>{_img(figures['prevalence'], 'evidence prevalence')}<figcaption>Share of decision "
                  "points spent at each evidence state.</figcaption></figure></div>")
-    parts.append(audit_section(c.audit, audit_options=c.audit_options, worst_n=worst_n, explorer=explorer)[0])
+    parts.append(audit_section(a.audit, explorer=explorer)[0])
     parts.extend(sections)
     parts += ["<h2>Options and what could not be used</h2>", "<table><tbody>"]
     parts += [f"<tr><th class='l'>{html.escape(k)}</th><td class='l'>{html.escape(str(v))}</td></tr>"
-              for k, v in c.options.items()]
+              for k, v in prov.options.items()]
     parts += [f"<tr><th class='l'>input {html.escape(k)}</th><td class='l'>{html.escape(str(v))}</td></tr>"
-              for k, v in c.inputs.items()]
+              for k, v in prov.inputs.items()]
     parts.append("</tbody></table>")
     if any(c.unusable.values()):
         parts.append("<ul>" + "".join(f"<li>{v} {html.escape(k.replace('_', ' '))}</li>"
                                       for k, v in c.unusable.items() if v) + "</ul>")
     else:
         parts.append("<p>Every step the metrics need was labeled.</p>")
-    parts.append("</body></html>")
-    return "\n".join(parts)
+    return html_page("seekbench report", "seekbench process audit", meta, parts, sep="\n")

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
 
+from ..analysis import Analysis
 from ._explorer_section import audit_section
+from ._page import markdown_page
 from ._tables import display_table, fmt, fmt_p
 
 
@@ -16,13 +20,17 @@ def _md_table(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def render_markdown(content, figure_files: dict[str, str], *, worst_n: int = 5, explorer: bool = True) -> str:
-    c = content
+def render_markdown(analysis: Analysis, figure_files: dict[str, str], *, explorer: bool = True,
+                    sections: Sequence[str] = ()) -> str:
+    """The report page as Markdown; ``sections`` are extra Markdown sections appended at the end."""
+    a = analysis
+    c = a.process
+    prov = a.provenance
     mt = display_table(c.summary.groups, c.by)
-    out = [f"# seekbench process audit\n\nseekbench {c.version}, generated {c.generated}; "
-           f"{len(c.audit)} traces; labels: {c.inputs.get('labels', 'inline')}"
-           + (f" ({c.inputs['labeled_steps']})" if "labeled_steps" in c.inputs else "") + ".\n",
-           "## Per-group metrics\n", "95% bootstrap CIs over whole traces; n/a = undefined.\n", _md_table(mt),
+    meta = f"seekbench {prov.seekbench_version}, generated {prov.generated}; {a.n_traces} traces; " \
+           f"labels: {prov.inputs.get('labels', 'inline')}" \
+           + (f" ({prov.inputs['labeled_steps']})" if "labeled_steps" in prov.inputs else "") + "."
+    out = ["## Per-group metrics\n", "95% bootstrap CIs over whole traces; n/a = undefined.\n", _md_table(mt),
            "\n## Evidence recovery\n", f"![ERF]({figure_files['erf']})\n",
            f"![ERF, Kaplan-Meier (overstates recovery; comparison only)]({figure_files['erf_km']})\n"]
     if c.recovery_test is not None:
@@ -30,10 +38,11 @@ def render_markdown(content, figure_files: dict[str, str], *, worst_n: int = 5, 
         out.append(f"{getattr(rt, 'test', 'test')}: statistic {fmt(getattr(rt, 'statistic', None))}, "
                    f"p {fmt_p(getattr(rt, 'p_value', None))}\n")
     out += ["## Groundedness and calibration\n", f"![RQI by type]({figure_files['rqi_heatmap']})\n",
-            f"![Calibration]({figure_files['calibration']})\n", f"![Evidence prevalence]({figure_files['prevalence']})\n",
-            audit_section(c.audit, audit_options=c.audit_options, worst_n=worst_n, explorer=explorer)[1],
+            f"![Calibration]({figure_files['calibration']})\n",
+            f"![Evidence prevalence]({figure_files['prevalence']})\n",
+            audit_section(a.audit, explorer=explorer)[1],
             "\n## Options\n",
-            "\n".join(f"- {k}: {v}" for k, v in c.options.items())]
+            "\n".join(f"- {k}: {v}" for k, v in prov.options.items())]
     if any(c.unusable.values()):
         out.append("\nNot usable: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in c.unusable.items() if v))
-    return "\n".join(out) + "\n"
+    return markdown_page("seekbench process audit", meta, "\n".join(out) + "\n" + "".join(sections))

@@ -15,15 +15,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..analysis import Analysis, ProcessAnalysis
 from ..traces._io import write_bytes, write_text
-
-MANIFEST = "seekbench-manifest.json"
-from ._content import ReportContent, build_content
-from ._explorer_data import explorer_data
 from ._explorer_page import write_explorer
 from ._explorer_section import audit_tables
 from ._html import render_html
 from ._markdown import render_markdown
+
+MANIFEST = "seekbench-manifest.json"
 
 
 @dataclass
@@ -36,7 +35,7 @@ class ReportFiles:
     explorer: Path | None = None
 
 
-def _figures(content: ReportContent) -> dict[str, bytes]:
+def _figures(content: ProcessAnalysis) -> dict[str, bytes]:
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -55,35 +54,29 @@ def _figures(content: ReportContent) -> dict[str, bytes]:
     return made
 
 
-def _add_seeking_sections(content, steps, traces, trace_dicts, conformal, options, figures, html_parts, md_parts,
-                          tables) -> None:
+def _add_seeking_sections(analysis: Analysis, figures, html_parts, md_parts, tables) -> None:
     """Outcome and efficiency, completeness (for seeking episodes) and conformal coverage sections."""
     from ._completeness_section import completeness_section
     from ._outcome_section import outcome_section
 
-    outcome = outcome_section(steps, traces, trace_dicts)
+    outcome = outcome_section(analysis.outcome)
     if outcome is not None:
         html, md, tabs = outcome
         html_parts.append(html)
         md_parts.append("\n" + md)
         tables.update(tabs)
 
-    per_agent = None
-    if conformal is not None:
-        per_agent = conformal.for_agents(sorted(traces["agent"].unique()))
-    process = content.summary if content.by == ("agent",) else None
-    section = completeness_section(steps, traces, trace_dicts, process=process, conformal=per_agent,
-                                   metric_options={k: v for k, v in options.items() if k not in ("n_boot",)})
+    section = completeness_section(analysis.completeness)
     for part in ([section] if section is not None else []):
         html, md, figs, tabs = part
         html_parts.append(html)
         md_parts.append("\n" + md)
         figures.update(figs)
         tables.update(tabs)
-    if conformal is not None:
+    if analysis.conformal is not None:
         from ._conformal_section import conformal_section
 
-        html, md, figs, tabs = conformal_section(conformal)
+        html, md, figs, tabs = conformal_section(analysis.conformal)
         html_parts.append(html)
         md_parts.append("\n" + md)
         figures.update(figs)
@@ -130,17 +123,6 @@ def record_written(out_dir: str | os.PathLike, writer: str, paths) -> list[Path]
     return removed
 
 
-def labeled_steps_line(steps: pd.DataFrame) -> str:
-    """``"N of M labelable steps labeled"``: steps with at least one label, of the reasoning, search and
-    search-result steps (the kinds that take labels), for the report header."""
-    from ..traces import FIELDS_BY_KIND
-
-    fields = sorted({f for fs in FIELDS_BY_KIND.values() for f in fs if f in steps.columns})
-    labelable = steps["kind"].isin([k for k, fs in FIELDS_BY_KIND.items() if fs])
-    labeled = steps[fields].notna().any(axis=1) & labelable if fields else labelable & False
-    return f"{int(labeled.sum())} of {int(labelable.sum())} labelable steps labeled"
-
-
 def _csv(df: pd.DataFrame) -> str:
     out = df.copy()
     for col in out.columns:
@@ -149,80 +131,58 @@ def _csv(df: pd.DataFrame) -> str:
     return out.to_csv(index=False)
 
 
-def write_report(steps: pd.DataFrame, traces: pd.DataFrame, out_dir: str | os.PathLike, *,
-                 trace_dicts: list[dict], inputs: dict | None = None, by: tuple[str, ...] = ("agent",),
-                 agreement=None, conformal=None, audit_options: dict | None = None, worst_n: int = 5,
-                 explorer: bool = True, explorer_inputs: dict | None = None, **options) -> ReportFiles:
-    """Compute the report's content and write it under ``out_dir``.
+def write_report(analysis: Analysis, out_dir: str | os.PathLike) -> ReportFiles:
+    """Render an analysis and write it under ``out_dir``.
 
     Parameters
     ----------
-    steps, traces : DataFrame
-        The tables of :func:`seekbench.traces.build_tables` (labels attached).
+    analysis : Analysis
+        From :func:`seekbench.analysis.analyze`. Its agreement, completeness and conformal
+        parts add their sections when present; its explorer data adds the trace explorer
+        (explorer.html, explorer-data/) and links the audit to it.
     out_dir : path
         Created if missing; existing report files are replaced atomically.
-    trace_dicts : list of dict
-        The canonical traces, so flagged traces' steps can be shown in full.
-    conformal : ConformalResult, optional
-        From :func:`seekbench.env.conformal.evaluate_conformal`; adds the conformal section and puts
-        each agent's q_hat and coverage beside its completeness.
-    agreement : AgreementResult, optional
-        From :func:`seekbench.agreement.compare_annotations`; adds the agreement section
-        (confusion matrices, kappa versus cost, metric sensitivity) and its tables.
-    audit_options : dict, optional
-        Flag thresholds of :func:`seekbench.metrics.trace_audit`; ``worst_n`` worst traces per agent are listed.
-    explorer : bool, default True
-        Also write the trace explorer (explorer.html, explorer-data/) and link the audit to it;
-        ``explorer_inputs`` are extra arguments of :func:`explorer_data` (labels, label_source,
-        reference, raters).
-    **options
-        Metric options of :func:`seekbench.metrics.summarize`.
     """
     out = Path(out_dir)
-    inputs = {**(inputs or {}), "labeled_steps": labeled_steps_line(steps)}
-    content = build_content(steps, traces, by=by, inputs=inputs, audit_options=audit_options, **options)
+    content = analysis.process
+    explorer = analysis.explorer is not None
     figures = _figures(content)
-    extra_html = []
+    extra_html: list[str] = []
     extra_tables: dict[str, pd.DataFrame] = {}
-    extra_md = []
-    _add_seeking_sections(content, steps, traces, trace_dicts, conformal, options, figures, extra_html, extra_md,
-                          extra_tables)
-    if agreement is not None:
+    extra_md: list[str] = []
+    _add_seeking_sections(analysis, figures, extra_html, extra_md, extra_tables)
+    if analysis.agreement is not None:
         from ._agreement_report import agreement_figures, agreement_tables, render_agreement_section
 
-        agr_figs = agreement_figures(agreement)
-        extra_html.append(render_agreement_section(agreement, agr_figs))
+        agr_figs = agreement_figures(analysis.agreement)
+        extra_html.append(render_agreement_section(analysis.agreement, agr_figs))
         figures.update(agr_figs)
-        extra_tables.update(agreement_tables(agreement))
+        extra_tables.update(agreement_tables(analysis.agreement))
     fig_paths = []
     for name, data in figures.items():
         p = out / "figures" / f"{name}.png"
         write_bytes(p, data)
         fig_paths.append(p)
-    tables = {"metrics": content.metrics_table, "audit": content.audit, "erf": content.erf_table,
+    tables = {"metrics": content.metrics_table, "audit": analysis.audit.table, "erf": content.erf_table,
               "rqi_by_type": content.rqi_by_type.rename_axis("reasoning_type").reset_index(),
               "calibration": content.calibration.rename_axis("E").reset_index(),
               "evidence_prevalence": content.prevalence.rename_axis("group").reset_index(),
-              **audit_tables(content.audit, worst_n=worst_n), **extra_tables}
+              **audit_tables(analysis.audit), **extra_tables}
     table_paths = []
     for name, df in tables.items():
         p = out / "tables" / f"{name}.csv"
         write_text(p, _csv(df))
         table_paths.append(p)
     md = out / "report.md"
-    write_text(md, render_markdown(content, {k: f"figures/{k}.png" for k in figures}, worst_n=worst_n,
-                                   explorer=explorer) + "".join(extra_md))
+    write_text(md, render_markdown(analysis, {k: f"figures/{k}.png" for k in figures}, explorer=explorer,
+                                   sections=extra_md))
     explorer_page, explorer_paths = None, []
-    if explorer:
-        ev = {k: options[k] for k in ("evidence_mapping", "evidence_scope", "recovery") if k in options}
-        data = explorer_data(trace_dicts, steps, traces, audit=content.audit, audit_options=audit_options, **ev,
-                             **(explorer_inputs or {}))
-        written = write_explorer(data, out)
+    if analysis.explorer is not None:
+        written = write_explorer(analysis.explorer, out)
         explorer_page = written.html
         explorer_paths = [written.html, written.data_dir / "index.js",
                           *(written.data_dir / f"chunk-{k:05d}.js" for k in range(written.n_chunks))]
     html_path = out / "report.html"
-    write_text(html_path, render_html(content, figures, steps=steps, worst_n=worst_n, explorer=explorer,
-                                      sections=extra_html))
+    write_text(html_path, render_html(analysis, figures, explorer=explorer, sections=extra_html))
     record_written(out, "report", [*fig_paths, *table_paths, md, html_path, *explorer_paths])
     return ReportFiles(out, html_path, md, fig_paths, table_paths, explorer_page)

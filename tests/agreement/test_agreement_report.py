@@ -59,16 +59,19 @@ def test_plots_return_axes(result):
     ax = plot_confusion_matrix(conf)
     assert ax.get_ylabel() == "human" and ax.get_xlabel() == "j1"
     assert sorted(t.get_text() for t in ax.texts) == sorted(str(v) for v in conf.to_numpy().ravel())
-    ax2 = plot_kappa_cost(result.summary, result.costs)
+    from seekbench.analysis import kappa_cost_table
+
+    ax2 = plot_kappa_cost(kappa_cost_table(result.summary, result.costs))
     assert ax2.get_xlabel() == "cost per trace (USD)"
     assert any("Pareto" in t.get_text() for t in ax2.get_legend().get_texts())
     plt.close("all")
 
 
 def test_write_agreement_report(tmp_path, result):
+    from seekbench.analysis import agreement_analysis
     from seekbench.report._agreement_report import write_agreement_report
 
-    files = write_agreement_report(result, tmp_path / "out")
+    files = write_agreement_report(agreement_analysis(result), tmp_path / "out")
     page = files.html.read_text()
     assert page.startswith("<!doctype html>") and "<script" not in page
     # Grounding of reasoning steps and of search steps: two confusion figures, then kappa vs cost.

@@ -114,6 +114,7 @@ def test_plots_return_axes(traces):
 
 
 def test_report_section(default_docs):
+    from seekbench.analysis import analyze_completeness
     from seekbench.env import make_agent, make_embedder, run_episodes
     from seekbench.report._completeness_section import FIGURES, completeness_section
     from seekbench.traces import build_tables
@@ -121,9 +122,9 @@ def test_report_section(default_docs):
     eps = run_episodes(default_docs[:3], [make_agent("keyphrase"), make_agent("sentence")],
                        ["deduplicated", "oracle"], embedder=make_embedder("tfidf"), max_steps=3)
     steps, traces = build_tables(eps)
-    assert completeness_section(steps, traces, [{"trace_id": "x", "agent": "a", "steps": []}]) is None
+    assert analyze_completeness(steps, traces, [{"trace_id": "x", "agent": "a", "steps": []}]) is None
     conformal = pd.DataFrame({"agent": ["keyphrase"], "coverage": [0.91], "q_hat": [0.2]})
-    html, md, figures, tables = completeness_section(steps, traces, eps, conformal=conformal)
+    html, md, figures, tables = completeness_section(analyze_completeness(steps, traces, eps, conformal=conformal))
     assert html.startswith("<h2 id='completeness'>") and "<script" not in html and "data:image/png;base64," in html
     assert "## Completeness (seeking environment)" in md and "figures/completeness_curves.png" in md
     assert set(figures) == set(FIGURES) and all(v.startswith(b"\x89PNG") for v in figures.values())

@@ -277,7 +277,8 @@ CASES: list[Case] = [
     Case("atif_steps_not_list", lambda: atif(setitem("steps", {"1": "user"})), ("--format", "atif"),
          "atif_steps_not_list.jsonl:1, trace at1, at $.steps: steps must be array, got object"),
     Case("atif_missing_agent_name", lambda: atif(setitem("agent/name", DELETE)), (),
-         "atif_missing_agent_name.jsonl:1, trace at1, at $.agent.name: missing agent.name: add it, or pass agent="),
+         "atif_missing_agent_name.jsonl:1, trace at1, at $.agent.name: missing agent.name: add it to the file, or name "
+         "the agent with --agent"),
     Case("atif_source_number", lambda: atif(setitem("steps/0/source", 7)), (),
          "atif_source_number.jsonl:1, trace at1, at $.steps[0].source: source must be string, got integer"),
     Case("search_r1_no_text_field",

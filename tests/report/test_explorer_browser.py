@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 from test_report_browser import CHROMIUM_FLAGS, _chromium
 
+from seekbench._resources import sample_path
+
 REPO = Path(__file__).resolve().parents[2]
-RATER = REPO / "annotations" / "sample_second_annotator.jsonl"
+RATER = sample_path("second")
 
 
 @pytest.fixture(scope="module")

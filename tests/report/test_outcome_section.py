@@ -2,16 +2,17 @@
 
 import pandas as pd
 
+from seekbench.analysis import analyze_outcome, panel_table
 from seekbench.answers import judge_answers
 from seekbench.data import sample_traces_path
-from seekbench.report._outcome_section import outcome_section, panel_table
+from seekbench.report._outcome_section import outcome_section
 from seekbench.traces import build_tables, read_traces
 
 
 def test_section_on_the_sample():
     traces = read_traces(sample_traces_path()).traces
     steps, table = build_tables(traces)
-    html, md, tables = outcome_section(steps, table, traces)
+    html, md, tables = outcome_section(analyze_outcome(steps, table, traces))
     assert set(tables) == {"outcome_efficiency", "correctness_sources"}
     assert "<h2>Outcomes and efficiency</h2>" in html and "## Outcomes and efficiency" in md
     assert "Pass@k (k > 1) is undefined" in md
@@ -24,7 +25,7 @@ def test_section_with_panel_votes_and_evidence_sets():
         t["metadata"]["evidence_set"] = {"evidence": ["e"], "sources": ["s"], "judgments": {"1": i % 2 == 0}}
     judged = judge_answers(traces, ["em"], overwrite="all").traces
     steps, table = build_tables(judged)
-    html, md, tables = outcome_section(steps, table, judged)
+    html, md, tables = outcome_section(analyze_outcome(steps, table, judged))
     assert {"answer_panel", "evidence_set"} <= set(tables)
     assert "Evidence sets" in html and "Answer-judge panel" in md
     p = panel_table([{"agent": "a", "correct": {"value": True, "source": "panel", "detail": {
@@ -39,4 +40,5 @@ def test_section_with_panel_votes_and_evidence_sets():
 
 
 def test_no_traces():
-    assert outcome_section(pd.DataFrame(), pd.DataFrame(), []) is None
+    assert analyze_outcome(pd.DataFrame(), pd.DataFrame(), []) is None
+    assert outcome_section(None) is None

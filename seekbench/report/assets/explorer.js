@@ -1,4 +1,4 @@
-/* seekbench trace explorer: renders only; every number comes from Python (seekbench/report/_explorer_data.py).
+/* seekbench trace explorer: renders only; every number comes from Python (seekbench/analysis/_explorer_data.py).
    Data arrives through sidecar scripts that call SEEKBENCH_DATA(kind, key, data): the index at once, the
    trace details chunk by chunk when needed (browsers block fetching local files under file://). */
 (function () {

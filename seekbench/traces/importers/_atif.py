@@ -85,7 +85,8 @@ def _agent_name(doc: dict, ctx: dict, prefix: str, fallback: str | None) -> str:
     expect_type(info, dict, what="agent", path=f"{prefix}.agent", **ctx)
     name, model = info.get("name"), info.get("model_name")
     if name is None and fallback is None:
-        raise UserInputError("missing agent.name: add it to the file (Python callers may pass agent= to read_traces)", path=f"{prefix}.agent.name", **ctx)
+        raise UserInputError("missing agent.name: add it to the file, or name the agent with --agent",
+                              path=f"{prefix}.agent.name", **ctx)
     if name is not None:
         expect_type(name, str, what="agent.name", path=f"{prefix}.agent.name", **ctx)
     if model is not None:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import inspect
 import math
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -64,7 +65,7 @@ class ExplorerData:
 
     meta: dict
     index: dict
-    _build: object = field(repr=False, default=None)
+    _build: Callable[[], Iterator[dict]] = field(repr=False, default=lambda: iter(()))
 
     def __len__(self) -> int:
         return len(self.index["id"])
@@ -100,14 +101,15 @@ def _explanation(provenance, unscored_reason=None) -> str | None:
 
 
 def _single_raters(sets: Sequence[AnnotationSet]) -> list[AnnotationSet]:
-    out = []
+    out: list[AnnotationSet] = []
     for s in sets:
         s = normalize_annotations(s)
         out.extend(s.for_rater(r) for r in s.raters)
     return out
 
 
-def _step_evidence_after(steps: pd.DataFrame, mapping: str, scope: str) -> pd.Series:
+def _step_evidence_after(steps: pd.DataFrame, mapping: Literal["sum", "sufficiency_first"],
+                         scope: Literal["cumulative", "latest"]) -> pd.Series:
     """E after each step: E at its turn, except a tool call, which comes before its observation (E of turn - 1)."""
     e = step_evidence(steps, mapping=mapping, scope=scope)
     calls = steps["kind"].eq("search") & steps["turn"].gt(0)
@@ -143,7 +145,8 @@ def _metric_label_chips(steps: pd.DataFrame, trace_dicts: Sequence[dict], labels
         for c in cols:
             v = values[c][k]
             if v is not None and v == v:  # not None, not NaN
-                chips[(tid, int(step))].append([c, str(v), fixed or rater_of.get(tid, "inline:traces"), "labels"])
+                rater = fixed or (rater_of or {}).get(tid, "inline:traces")
+                chips[(tid, int(step))].append([c, str(v), rater, "labels"])
     return chips
 
 
@@ -201,8 +204,9 @@ def _agent_rates(audit: pd.DataFrame, agents: list[str]) -> list[dict]:
 def explorer_data(trace_dicts: Sequence[dict], steps: pd.DataFrame, traces: pd.DataFrame, *,
                   labels: AnnotationSet | None = None, label_source: str = "inline labels",
                   reference: AnnotationSet | None = None, raters: Sequence[AnnotationSet] = (),
-                  audit: pd.DataFrame | None = None, evidence_mapping: str = "sum",
-                  evidence_scope: str = "cumulative", recovery: str = "evidence_or_correct",
+                  audit: pd.DataFrame | None = None, evidence_mapping: Literal["sum", "sufficiency_first"] = "sum",
+                  evidence_scope: Literal["cumulative", "latest"] = "cumulative",
+                  recovery: Literal["evidence_or_correct", "evidence"] = "evidence_or_correct",
                   audit_options: dict | None = None) -> ExplorerData:
     """Compute what the explorer shows for every trace.
 
@@ -237,7 +241,7 @@ def explorer_data(trace_dicts: Sequence[dict], steps: pd.DataFrame, traces: pd.D
     ('search', 1, 0, [('grounding', 'sample-annotator'), ('search_type', 'sample-annotator')])
     """
     audit_options = dict(audit_options or {})
-    ev = {"evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope}
+    ev: dict[str, Any] = {"evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope}
     if audit is None:
         audit = trace_audit(steps, traces, **ev, recovery=recovery, **audit_options)
     label_sets: list[tuple[str, AnnotationSet]] = []
@@ -263,8 +267,8 @@ def explorer_data(trace_dicts: Sequence[dict], steps: pd.DataFrame, traces: pd.D
     fields = list(dict.fromkeys(d["field"] for d in dis_summary))
     a = {str(r["trace_id"]): r for r in audit.to_dict("records")}
     last_turn = traces.set_index(traces["trace_id"].astype(str))["last_turn"]
-    index = {k: [] for k in ("id", "agent", "q", "correct", "E", "flags", "score", "steps", "turns", "rec", "dis",
-                             "disf")}
+    index: dict[str, list] = {k: [] for k in ("id", "agent", "q", "correct", "E", "flags", "score", "steps", "turns",
+                                              "rec", "dis", "disf")}
     order = [str(t["trace_id"]) for t in trace_dicts]
     for t in trace_dicts:
         tid = str(t["trace_id"])

@@ -1,0 +1,49 @@
+"""Analysis: everything a report shows, computed once into one typed, frozen result.
+
+:func:`analyze` runs the metrics, the audit, outcomes, completeness and conformal coverage of
+seeking episodes, judge agreement and the trace explorer's data over a set of traces and
+returns an :class:`Analysis`; :mod:`seekbench.report` only renders it.
+"""
+
+from ._agreement import agreement_analysis, analyze_agreement, kappa_cost_table
+from ._analyze import analyze
+from ._audit import analyze_audit
+from ._completeness import analyze_completeness
+from ._explorer_data import AUDIT_OPTION_DEFAULTS, ExplorerData, explorer_data, flag_definitions
+from ._outcome import analyze_outcome, correctness_sources, panel_table
+from ._process import analyze_process
+from ._result import (
+                      ANALYSIS_VERSION,
+                      AgreementAnalysis,
+                      Analysis,
+                      AuditAnalysis,
+                      CompletenessAnalysis,
+                      OutcomeAnalysis,
+                      ProcessAnalysis,
+                      Provenance,
+)
+
+__all__ = [
+    "ANALYSIS_VERSION",
+    "AUDIT_OPTION_DEFAULTS",
+    "AgreementAnalysis",
+    "Analysis",
+    "AuditAnalysis",
+    "CompletenessAnalysis",
+    "ExplorerData",
+    "OutcomeAnalysis",
+    "ProcessAnalysis",
+    "Provenance",
+    "agreement_analysis",
+    "analyze",
+    "analyze_agreement",
+    "analyze_audit",
+    "analyze_completeness",
+    "analyze_outcome",
+    "analyze_process",
+    "correctness_sources",
+    "explorer_data",
+    "flag_definitions",
+    "kappa_cost_table",
+    "panel_table",
+]

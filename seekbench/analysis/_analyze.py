@@ -1,0 +1,113 @@
+"""``analyze``: compute everything a report shows, once, into one :class:`Analysis`."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Sequence
+
+import pandas as pd
+
+from .._version import __version__
+from ..env.conformal import evaluate_conformal
+from ..labels import AnnotationSet
+from ._agreement import analyze_agreement
+from ._audit import analyze_audit
+from ._completeness import analyze_completeness
+from ._explorer_data import explorer_data
+from ._outcome import analyze_outcome
+from ._process import analyze_process
+from ._result import Analysis, Provenance
+
+_EVIDENCE = ("evidence_mapping", "evidence_scope")
+
+
+def analyze(steps: pd.DataFrame, traces: pd.DataFrame, *, trace_dicts: Sequence[dict],
+            by: tuple[str, ...] = ("agent",), inputs: dict | None = None, audit_options: dict | None = None,
+            worst_n: int = 5, reference: AnnotationSet | None = None, raters: Sequence[AnnotationSet] = (),
+            tiebreaker: str | None = None, estimates: pd.DataFrame | None = None, alpha: float = 0.1,
+            explorer: bool = True, labels: AnnotationSet | None = None, label_source: str = "inline labels",
+            **options) -> Analysis:
+    """Compute the process audit of a set of traces: everything the report renders.
+
+    Parameters
+    ----------
+    steps, traces : DataFrame
+        The tables of :func:`seekbench.traces.build_tables` (labels attached).
+    trace_dicts : sequence of dict
+        The canonical traces (answer-judge votes, evidence sets, episodes, step text).
+    by : tuple of str, default ("agent",)
+        Grouping of the process metrics.
+    inputs : dict, optional
+        Description of the inputs, kept in the provenance.
+    audit_options : dict, optional
+        Flag thresholds of :func:`seekbench.metrics.trace_audit`; ``worst_n`` worst traces per agent are kept.
+    reference, raters : AnnotationSet, optional
+        With raters: judge agreement with the reference (:func:`seekbench.agreement.compare_annotations`,
+        ``tiebreaker`` breaks majority-panel ties); the explorer lists their disagreements.
+    estimates : DataFrame, optional
+        Completeness estimates of synthetic belief states (:func:`seekbench.env.conformal.read_estimates`):
+        adds split-conformal coverage at level ``alpha``, and each agent's q_hat beside its completeness.
+    explorer : bool, default True
+        Also compute the trace explorer's data; ``labels`` and ``label_source`` name the labels' raters.
+    **options
+        Metric options of :func:`seekbench.metrics.summarize` (``n_boot``, ``seed``, ``evidence_mapping``, ...).
+
+    Returns
+    -------
+    Analysis
+        Frozen; completeness is None without seeking-environment episodes, conformal without
+        ``estimates``, agreement without ``raters``, explorer without ``explorer``.
+
+    Examples
+    --------
+    >>> from seekbench.data import sample_traces_path
+    >>> from seekbench.traces import build_tables, read_traces
+    >>> traces = read_traces(sample_traces_path()).traces
+    >>> a = analyze(*build_tables(traces), trace_dicts=traces, n_boot=20)
+    >>> a.n_traces, sorted(a.process.erf_fitters)
+    (48, ['careful-planner', 'eager-answerer', 'looper', 'synthesizer'])
+    >>> a.provenance.analysis_version, a.completeness is None, a.agreement is None
+    ('1', True, True)
+    """
+    generated = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    agreement = None
+    if raters:
+        if reference is None:
+            raise ValueError("raters need a reference annotation set to be compared with")
+        agreement = analyze_agreement(reference, raters, traces=list(trace_dicts), tiebreaker=tiebreaker,
+                                      **options)
+    conformal = None
+    if estimates is not None:
+        conformal = evaluate_conformal(estimates, alpha=alpha, **{k: options[k] for k in ("seed",) if k in options})
+    process = analyze_process(steps, traces, by=by, **options)
+    ev_opts = {k: options[k] for k in _EVIDENCE if k in options}
+    audit = analyze_audit(steps, traces, audit_options=audit_options, worst_n=worst_n, **ev_opts,
+                          recovery=options.get("recovery", "evidence_or_correct"))
+    outcome = analyze_outcome(steps, traces, trace_dicts)
+    per_agent = conformal.for_agents(sorted(traces["agent"].unique())) if conformal is not None else None
+    completeness = analyze_completeness(steps, traces, list(trace_dicts),
+                                        process=process.summary if by == ("agent",) else None,
+                                        conformal=per_agent,
+                                        metric_options={k: v for k, v in options.items() if k != "n_boot"})
+    data = None
+    if explorer:
+        ev = {k: options[k] for k in (*_EVIDENCE, "recovery") if k in options}
+        data = explorer_data(trace_dicts, steps, traces, audit=audit.table, audit_options=audit_options, labels=labels,
+                             label_source=label_source, reference=reference, raters=raters, **ev)
+    inputs = {**(inputs or {}), "labeled_steps": labeled_steps_line(steps)}
+    provenance = Provenance(seekbench_version=__version__, generated=generated, options=process.summary.options,
+                            audit_options=dict(audit_options or {}), inputs=dict(inputs or {}))
+    return Analysis(provenance=provenance, n_traces=len(audit.table), n_steps=len(steps), process=process,
+                    audit=audit, outcome=outcome, completeness=completeness, conformal=conformal,
+                    agreement=agreement, explorer=data)
+
+
+def labeled_steps_line(steps: pd.DataFrame) -> str:
+    """``"N of M labelable steps labeled"``: steps with at least one label, of the reasoning, search and
+    search-result steps (the kinds that take labels), for the report header."""
+    from ..traces import FIELDS_BY_KIND
+
+    fields = sorted({f for fs in FIELDS_BY_KIND.values() for f in fs if f in steps.columns})
+    labelable = steps["kind"].isin([k for k, fs in FIELDS_BY_KIND.items() if fs])
+    labeled = steps[fields].notna().any(axis=1) & labelable if fields else labelable & False
+    return f"{int(labeled.sum())} of {int(labelable.sum())} labelable steps labeled"

@@ -1,0 +1,172 @@
+"""``analyze``: one frozen result holding every number the report shows, equal to the public estimators'."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import seekbench
+from seekbench import analysis
+from seekbench.analysis import Analysis, analyze, kappa_cost_table
+from seekbench.data import sample_traces_path
+from seekbench.labels import AnnotationSet, load_annotations
+from seekbench.metrics import EvidenceRecoveryFitter, audit_flag_rates, summarize, trace_audit, worst_traces
+from seekbench.traces import build_tables, read_traces
+
+PACKAGE = Path(seekbench.__file__).parent
+SECOND = sample_traces_path().with_name("sample_second_annotator.jsonl")
+
+
+@pytest.fixture(scope="module")
+def sample():
+    traces = read_traces(sample_traces_path()).traces
+    steps, table = build_tables(traces)
+    return traces, steps, table
+
+
+@pytest.fixture(scope="module")
+def result(sample):
+    traces, steps, table = sample
+    return analyze(steps, table, trace_dicts=traces, inputs={"files": "sample"}, n_boot=30, seed=3,
+                   audit_options={"ungrounded_threshold": 0.5}, worst_n=2)
+
+
+def test_result_is_frozen_with_provenance(result):
+    assert isinstance(result, Analysis)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.n_traces = 0  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.process.by = ("dataset",)  # type: ignore[misc]
+    p = result.provenance
+    assert p.seekbench_version == seekbench.__version__ and p.analysis_version == analysis.ANALYSIS_VERSION
+    assert p.options["n_boot"] == 30 and p.options["seed"] == 3
+    assert p.audit_options == {"ungrounded_threshold": 0.5} and p.inputs["files"] == "sample"
+    assert p.inputs["labeled_steps"].endswith("labelable steps labeled")
+    assert result.n_traces == 48 and result.n_steps == sum(len(t["steps"]) for t in read_traces(
+        sample_traces_path()).traces)
+    # No episodes, estimates or raters here: those parts are absent, never empty stand-ins.
+    assert result.completeness is None and result.conformal is None and result.agreement is None
+    assert result.explorer is not None and len(result.explorer) == 48
+
+
+def test_numbers_are_the_public_estimators(sample, result):
+    traces, steps, table = sample
+    ref = summarize(steps, table, by=("agent",), n_boot=30, seed=3)
+    pd.testing.assert_frame_equal(result.process.metrics_table, ref.to_frame())
+    audit = trace_audit(steps, table, ungrounded_threshold=0.5)
+    pd.testing.assert_frame_equal(result.audit.table, audit)
+    pd.testing.assert_frame_equal(result.audit.rates, audit_flag_rates(audit))
+    pd.testing.assert_frame_equal(result.audit.worst, worst_traces(audit, 2))
+    assert result.audit.options["ungrounded_threshold"] == 0.5 and result.audit.options["min_reasoning_labeled"] == 3
+    assert result.audit.n_flagged == int((audit["flags"] != "").sum())
+    for agent, fitter in result.process.erf_fitters.items():
+        ids = table.loc[table["agent"] == agent, "trace_id"]
+        own = EvidenceRecoveryFitter().fit(steps[steps["trace_id"].isin(ids)], table[table["trace_id"].isin(ids)])
+        pd.testing.assert_frame_equal(fitter.curve_, own.curve_)
+    # Calibration: P(answer | E) per agent; each column is a probability or NaN (state never visited).
+    cal = result.process.calibration.to_numpy(dtype=float)
+    assert np.all(np.isnan(cal) | ((cal >= 0) & (cal <= 1)))
+    assert np.allclose(result.process.prevalence.sum(axis=1), 1.0)
+
+
+def test_agreement_part_and_its_pareto_front(sample):
+    traces, steps, table = sample
+    ref = AnnotationSet.from_traces(traces)
+    judge = load_annotations(SECOND)
+    a = analyze(steps, table, trace_dicts=traces, reference=ref, raters=[judge], explorer=False, n_boot=20)
+    assert a.explorer is None and a.agreement is not None
+    res = a.agreement.result
+    assert set(res.raters) >= set(judge.raters)
+    pts = a.agreement.kappa_cost
+    assert list(pts.columns) == ["rater", "cost_per_trace", "score", "lower", "upper", "known", "on_front"]
+    # Hand example of the front: costs 1, 2, 3 with kappa 0.6, 0.5, 0.8; the 2-cost judge is dominated
+    # (dearer and worse than the first), an unknown cost is never on the front.
+    summary = pd.DataFrame({"rater": list("abcd"), "field": "all (pooled)", "kappa": [0.6, 0.5, 0.8, 0.9],
+                            "kappa_lower": 0.0, "kappa_upper": 1.0})
+    costs = pd.DataFrame({"rater": list("abcd"), "cost_per_trace": [1.0, 2.0, 3.0, np.nan]})
+    t = kappa_cost_table(summary, costs)
+    assert t["on_front"].tolist() == [True, False, True, False] and t["known"].tolist() == [True, True, True, False]
+    with pytest.raises(ValueError, match="reference"):
+        analyze(steps, table, trace_dicts=traces, raters=[judge], explorer=False, n_boot=0)
+
+
+def test_report_renders_the_result_and_computes_nothing(tmp_path, result):
+    from seekbench.report import write_report
+
+    # Change a number in the result: the written table shows it, so the report did not recompute it.
+    process = dataclasses.replace(result.process,
+                                  metrics_table=result.process.metrics_table.assign(rqi=0.123456))
+    write_report(dataclasses.replace(result, process=process), tmp_path)
+    assert set(pd.read_csv(tmp_path / "tables" / "metrics.csv")["rqi"]) == {0.123456}
+    assert (tmp_path / "explorer.html").exists()
+
+
+def _imports(path: Path) -> set[str]:
+    """Absolute names of the seekbench modules ``path`` imports (relative imports resolved)."""
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    pkg = parts[:-1] if parts[-1] != "__init__" else parts[:-1]
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            base = list(pkg[: len(pkg) - node.level + 1]) if node.level else []
+            mod = ".".join([*base, *(node.module.split(".") if node.module else [])])
+            names.add(mod)
+            names.update(f"{mod}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+    return {n for n in names if n.startswith("seekbench")}
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "report").glob("*.py")), ids=lambda p: p.name)
+def test_report_imports_no_computing_package(path):
+    computing = ("seekbench.metrics", "seekbench.agreement", "seekbench.env", "seekbench.annotate",
+                 "seekbench.answers")
+    bad = sorted(n for n in _imports(path) if n.startswith(computing))
+    assert not bad, f"{path.name} imports {bad}"
+
+
+def test_the_import_scan_sees_imports():
+    # The scan above must be able to fail: it finds analysis' own imports of the computing packages.
+    found = set().union(*(_imports(p) for p in (PACKAGE / "analysis").glob("*.py")))
+    assert {"seekbench.metrics", "seekbench.agreement", "seekbench.env"} <= found
+
+
+def test_layers_and_public_api():
+    code = ("import sys, seekbench.analysis; print(','.join(m for m in ('seekbench.report', 'seekbench.cli', "
+            "'matplotlib') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == ""
+    assert analysis.__all__
+    for name in analysis.__all__:
+        assert hasattr(analysis, name) and not name.startswith("_")
+
+
+def test_episodes_add_completeness_and_estimates_conformal():
+    from seekbench.env import default_corpus, make_agent, make_embedder, run_episodes
+
+    docs = default_corpus().documents[:3]
+    eps = run_episodes(docs, [make_agent("keyphrase"), make_agent("sentence")], ["deduplicated", "oracle"],
+                       embedder=make_embedder("tfidf"), max_steps=3)
+    steps, table = build_tables(eps)
+    rng = np.random.default_rng(0)
+    rows = [{"doc_id": f"d{d}", "state_id": f"d{d}#{k}", "true_completeness": c, "estimator": "keyphrase",
+             "c_hat": float(np.clip(c + rng.normal(0, 0.05), 0, 1)), "reason": None}
+            for d in range(20) for k, c in enumerate(rng.random(3))]
+    with pytest.warns(Warning):  # unlabeled episodes: RQI, CE and ERF are undefined, and say so
+        a = analyze(steps, table, trace_dicts=eps, estimates=pd.DataFrame(rows), alpha=0.2, explorer=False,
+                    n_boot=0)
+    assert a.conformal is not None and a.conformal.options["alpha"] == 0.2
+    c = a.completeness
+    assert c is not None and len(c.episodes) == 12 and c.n_documents == 3
+    by = c.by_agent.set_index("agent")
+    assert set(c.conformal_columns) >= {"coverage", "q_hat"}
+    assert by.loc["keyphrase", "q_hat"] == pytest.approx(a.conformal.for_agents(["keyphrase"])["q_hat"].iloc[0])
+    assert pd.isna(by.loc["sentence", "q_hat"])  # no estimator for this agent: undefined, not 0
+    assert by["rqi"].isna().all()  # unlabeled steps: RQI undefined, never 0
