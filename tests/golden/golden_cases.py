@@ -127,7 +127,8 @@ def golden_files(case: Case) -> dict[str, str]:
     """The stored golden output of a case, in the shape :func:`run_case` returns."""
     base = GOLDEN_DIR / case.dataset
     if case.command == "report":
-        return {f"{case.name}/{p.name}": p.read_text(encoding="utf-8") for p in sorted((base / case.name).glob("*.csv"))}
+        tables = sorted((base / case.name).glob("*.csv"))
+        return {f"{case.name}/{p.name}": p.read_text(encoding="utf-8") for p in tables}
     path = base / f"{case.name}.json"
     return {f"{case.name}.json": path.read_text(encoding="utf-8")} if path.exists() else {}
 
@@ -158,7 +159,7 @@ def differences(expected, actual, where: str = "") -> list[str]:
     if isinstance(expected, list) and isinstance(actual, list):
         if len(expected) != len(actual):
             return [f"{where}: length {len(expected)} != {len(actual)}"]
-        return [d for i, (e, a) in enumerate(zip(expected, actual)) for d in differences(e, a, f"{where}[{i}]")]
+        return [d for i, (e, a) in enumerate(zip(expected, actual, strict=True)) for d in differences(e, a, f"{where}[{i}]")]
     return [] if _same(expected, actual) else [f"{where}: {expected!r} != {actual!r}"]
 
 
