@@ -159,7 +159,8 @@ def differences(expected, actual, where: str = "") -> list[str]:
     if isinstance(expected, list) and isinstance(actual, list):
         if len(expected) != len(actual):
             return [f"{where}: length {len(expected)} != {len(actual)}"]
-        return [d for i, (e, a) in enumerate(zip(expected, actual, strict=True)) for d in differences(e, a, f"{where}[{i}]")]
+        pairs = enumerate(zip(expected, actual, strict=True))
+        return [d for i, (e, a) in pairs for d in differences(e, a, f"{where}[{i}]")]
     return [] if _same(expected, actual) else [f"{where}: {expected!r} != {actual!r}"]
 
 
