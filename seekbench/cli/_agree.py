@@ -10,7 +10,7 @@ import warnings
 from .._errors import UndefinedMetricWarning, UserInputError
 from ..traces._io import dumps
 from ._inputs import add_input_arguments, report_skipped
-from ._metrics import add_metric_options
+from ._metrics import add_metric_options, metric_options
 
 DESCRIPTION = """\
 Compare judged step labels with reference (human) labels, per label field and step kind
@@ -98,20 +98,16 @@ def run(args: argparse.Namespace) -> int:
     from ..agreement import compare_annotations
     from ..traces import read_traces
 
-    if args.n_boot < 0:
-        raise UserInputError("--n-boot must be >= 0")
+    options = metric_options(args)
     read = read_traces(args.files, format=args.format, skip_invalid=args.skip_invalid)
     report_skipped(read.skipped, what="trace records")
     reference, raters = _load_sets(args, read.traces)
     fields = [f.strip() for f in args.fields.split(",") if f.strip()] if args.fields else None
-    metric_options = {k: getattr(args, k) for k in ("evidence_mapping", "evidence_scope", "ce_aggregate",
-                                                    "ce_prevalence", "decision_points", "recovery", "erf_method",
-                                                    "time", "rqi_aggregate")}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)  # reported once, in result.warnings
         result = compare_annotations(reference, *raters, fields=fields, tiebreaker=args.tiebreaker,
                                      traces=read.traces, usage=args.usage, n_boot=args.n_boot, seed=args.seed,
-                                     **metric_options)
+                                     options=options)
     if args.output:
         from ..report._agreement_report import write_agreement_report
 

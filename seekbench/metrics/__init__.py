@@ -10,6 +10,7 @@ from ._erf import EvidenceRecoveryFitter
 from ._erf_bootstrap import recovered_by_ci
 from ._erf_tests import RecoveryComparison, compare_recovery
 from ._evidence import evidence_by_turn, observation_evidence, step_evidence
+from ._options import MetricOptions
 from ._evidence_set import (EvidenceSetResult, attribute_groups, effective_evidence_utilization, evidence_set_metrics,
                             evidence_set_summary, information_accuracy, information_compactness, interference_rate,
                             per_question)
@@ -27,6 +28,7 @@ __all__ = [
     "CoverageResult",
     "EvidenceRecoveryFitter",
     "EvidenceSetResult",
+    "MetricOptions",
     "MetricsSummary",
     "OutcomeResult",
     "RQIResult",

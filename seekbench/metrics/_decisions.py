@@ -22,19 +22,13 @@ import numpy as np
 import pandas as pd
 
 from ._evidence import (
-    _MAPPINGS,
-    _SCOPES,
-    EvidenceMapping,
-    EvidenceScope,
-    check_option,
     observation_evidence,
     trace_segments,
     turn_grid,
 )
-from ._shared import memo
+from ._options import DECISION_POINTS, MAPPING_OPTIONS, SCOPE_OPTIONS, EvidenceMapping, EvidenceScope, check_option
 from ._segments import Segments
-
-DECISION_POINTS = ("turn", "step")
+from ._shared import memo
 
 
 def _obs_evidence(steps: pd.DataFrame, mapping: EvidenceMapping) -> pd.Series:
@@ -80,8 +74,8 @@ def held_evidence(steps: pd.DataFrame, *, evidence_mapping: EvidenceMapping = "s
     >>> held_evidence(steps).tolist(), held_evidence(steps, evidence_scope="latest").tolist()
     ([0, 2, 2, 2, 2], [0, 2, 2, 0, 0])
     """
-    check_option("evidence_mapping", evidence_mapping, _MAPPINGS)
-    check_option("evidence_scope", evidence_scope, _SCOPES)
+    check_option("evidence_mapping", evidence_mapping, MAPPING_OPTIONS)
+    check_option("evidence_scope", evidence_scope, SCOPE_OPTIONS)
     e = _obs_evidence(steps, evidence_mapping).to_numpy()
     seg = trace_segments(steps)
     if evidence_scope == "cumulative":

@@ -10,19 +10,27 @@ so ties are the rule; lifelines' ``AalenJohansenFitter`` would jitter them).
 from __future__ import annotations
 
 import warnings
-from typing import Literal
 
 import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
 from .._errors import UndefinedMetricWarning, UserInputError
-from ._evidence import EvidenceMapping, EvidenceScope, check_option
-from ._recovery_events import (MAPPING_OPTIONS, RECOVERY_OPTIONS, SCOPE_OPTIONS, TIME_OPTIONS, Recovery,
-                               TimeScale, check_events, recovery_events)
+from ._options import (
+    MAPPING_OPTIONS,
+    METHOD_OPTIONS,
+    RECOVERY_OPTIONS,
+    SCOPE_OPTIONS,
+    TIME_OPTIONS,
+    EvidenceMapping,
+    EvidenceScope,
+    Method,
+    Recovery,
+    TimeScale,
+    check_option,
+)
+from ._recovery_events import check_events, recovery_events
 
-Method = Literal["aalen_johansen", "km"]
-METHOD_OPTIONS = ("aalen_johansen", "km")
 _CODES = {"recovered": 1, "stopped": 2, "cut_off": 0}
 
 

@@ -15,8 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ._bootstrap import bootstrap_statistic_ci, check_bootstrap_options
-from ._erf import METHOD_OPTIONS, Method
-from ._evidence import check_option
+from ._options import METHOD_OPTIONS, Method, check_option
 from ._recovery_events import check_events
 
 
