@@ -12,21 +12,14 @@ import pandas as pd
 from .._errors import UndefinedMetricWarning, UserInputError
 from ..labels import AnnotationSet
 from ..metrics import MetricOptions
+from ._ac1 import ac1_from_confusion
 from ._align import FIELDS, STATUSES, align_pair, field_labels, rater_sets
+from ._counts import check_boot, confusion, confusion_columns, encode_pairs, interval, resampled_sums
 from ._judge_costs import costs_with_panel
+from ._kappa import kappa_from_confusion
 from ._multi_rater import multi_rater_table, pairwise_kappa, wide_labels
-from ._pairs import (
-    ac1_from_confusion,
-    check_boot,
-    confusion,
-    confusion_columns,
-    encode_pairs,
-    interval,
-    kappa_from_confusion,
-    resampled_sums,
-    stratified_agreement,
-)
 from ._panel import PANEL_RATER, TIE_LABEL, PanelResult, panel_annotation_set, tie_keys
+from ._pooled import stratified_agreement
 from ._strata import (
     POOLED_FIELD,
     POOLED_KIND,

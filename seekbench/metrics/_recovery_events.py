@@ -13,7 +13,7 @@ step position with ``time="step"``):
   Its future is unknown, so this is right-censoring.
 
 These rows are the input of :class:`~seekbench.metrics._erf.EvidenceRecoveryFitter`
-and of :func:`~seekbench.metrics._erf_tests.compare_recovery`.
+and of :func:`~seekbench.metrics._logrank.compare_recovery`.
 """
 
 from __future__ import annotations

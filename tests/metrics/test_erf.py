@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from seekbench._errors import UndefinedMetricWarning, UserInputError
 from seekbench.metrics._erf import EvidenceRecoveryFitter, _aalen_johansen
-from seekbench.metrics._erf_tests import compare_recovery
+from seekbench.metrics import compare_recovery
 from seekbench.metrics._recovery_events import recovery_events
 from seekbench.traces._tables import build_tables
 
