@@ -4,14 +4,10 @@ Each metric is computed per agent twice on the same traces, once with the refere
 (human) labels and once with a judge's, by :func:`seekbench.metrics.summarize`. The
 difference judge - reference gets a paired percentile bootstrap CI: whole traces of the
 agent are resampled and both label sources are evaluated on the same resample. Every
-statistic is a function of per-trace sums, so one resample-count matrix serves all:
-
-- RQI (trace aggregate): sums of [RQI_i, 1] over traces with a labeled reasoning step;
-  step aggregate: [sum G_i, n_i];
-- CE (trace aggregate): sums of [CE_i, 1]; pooled: the six decision counts [n_k, a_k];
-- ERF(8): per time u <= 8, the traces recovering, stopping and ending at u; the exact
-  discrete Aalen-Johansen estimator (or 1 - Kaplan-Meier with ``erf_method="km"``) is a
-  vectorised function of those counts.
+statistic is a function of per-trace sums, so one resample-count matrix serves all; the
+columns and statistics are the metrics' own (:func:`seekbench.metrics.rqi_columns`,
+:func:`~seekbench.metrics.ce_columns`, :func:`~seekbench.metrics.erf_columns`), never a
+second implementation here.
 """
 
 from __future__ import annotations
@@ -26,25 +22,21 @@ from .._errors import UndefinedMetricWarning
 from ..labels import AnnotationSet
 from ..metrics import (
     MetricOptions,
-    answer_calibration,
     bootstrap_sums,
-    decision_point_table,
+    ce_columns,
+    erf_columns,
     evidence_prevalence,
     percentile_interval,
-    recovery_events,
+    rqi_columns,
     summarize,
 )
 from ..metrics._bootstrap import check_bootstrap_options
-from ..metrics._ce import _pooled_ce
-from ..metrics._decisions import decision_counts, evidence_coverage, evidence_labeled
-from ..metrics._erf_bootstrap import erf_at_columns
 from ..metrics._summary import RECOVERED_BY
 from ..traces._tables import attach_labels, build_tables
 from ._align import rater_sets
 
 #: The metrics compared, their summarize key, and whether higher is better.
 METRICS = {"rqi": ("rqi", True), "ce": ("ce", False), f"erf@{RECOVERED_BY}": (f"recovered_by_{RECOVERED_BY}", True)}
-_G = {"Grounded": 1.0, "NotGrounded": 0.0}
 #: summarize also reports outcome metrics; only warnings about the three compared here are passed on.
 _OWN_WARNINGS = ("RQI", "CE", "ERF")
 
@@ -78,50 +70,6 @@ class SensitivityResult:
     def summary(self) -> pd.DataFrame:
         """The per-agent table (``table``)."""
         return self.table
-
-
-def _rqi_columns(steps: pd.DataFrame, ids: pd.Index, aggregate: str) -> tuple[np.ndarray, callable]:
-    r = steps[steps["kind"] == "reasoning"]
-    g = r["grounding"].map(_G).astype(float)
-    by = pd.DataFrame({"g": g.fillna(0.0), "n": g.notna().astype(float), "trace_id": r["trace_id"]})
-    per = by.groupby("trace_id", sort=False)[["g", "n"]].sum().reindex(ids, fill_value=0.0)
-    if aggregate == "trace":
-        has = per["n"] > 0
-        cols = np.column_stack([np.where(has, per["g"] / per["n"].where(has, 1.0), 0.0), has.astype(float)])
-    else:
-        cols = per[["g", "n"]].to_numpy(dtype=float)
-    return cols, _ratio
-
-
-def _ratio(s: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(s[:, 1] > 0, s[:, 0] / np.where(s[:, 1] > 0, s[:, 1], 1.0), np.nan)
-
-
-def _ce_columns(steps: pd.DataFrame, traces: pd.DataFrame, opts: MetricOptions,
-                weights) -> tuple[np.ndarray, callable]:
-    n = len(traces)
-    if not evidence_labeled(evidence_coverage(steps, traces, evidence_mapping=opts.evidence_mapping)):
-        return np.zeros((n, 1)), lambda s: np.full(len(s), np.nan)
-    if opts.ce_aggregate == "trace":
-        per = answer_calibration(steps, traces, aggregate="trace", decision_points=opts.decision_points,
-                                 n_boot=0, **opts.evidence).per_trace.to_numpy(dtype=float)
-        ok = np.isfinite(per)
-        return np.column_stack([np.where(ok, per, 0.0), ok.astype(float)]), _ratio
-    points = decision_point_table(steps, traces, decision_points=opts.decision_points, **opts.evidence)
-    counts = decision_counts(points, pd.Index(traces["trace_id"])).to_numpy(dtype=float)
-    w = weights if opts.ce_prevalence == "global" else None
-    return counts, lambda s: _pooled_ce(s, w)
-
-
-def _erf_columns(steps: pd.DataFrame, traces: pd.DataFrame, opts: MetricOptions) -> tuple[np.ndarray, callable]:
-    """Per trace: one-hot recovered / stopped / ended at each time u <= 8, plus 1 (N)
-    (:func:`~seekbench.metrics._erf_bootstrap.erf_at_columns`)."""
-    n = len(traces)
-    if not n or not evidence_labeled(evidence_coverage(steps, traces, evidence_mapping=opts.evidence_mapping)):
-        return np.zeros((n, 1)), lambda s: np.full(len(s), np.nan)
-    ev = recovery_events(steps, traces, recovery=opts.recovery, time=opts.time, **opts.evidence)
-    return erf_at_columns(ev, RECOVERED_BY, method=opts.erf_method)
 
 
 def _resampled(cols: list[np.ndarray], stats: list, ids: pd.Index, n_boot: int, seed, alpha: float):
@@ -250,8 +198,8 @@ def _per_agent(steps, tdf, agents, opts, weights, n_boot, seed, alpha):
         tr = tdf[tdf["agent"].astype(str) == agent]
         st = step_parts.get(agent, steps.iloc[:0])
         ids = pd.Index(tr["trace_id"])
-        parts = [_rqi_columns(st, ids, opts.rqi_aggregate), _ce_columns(st, tr, opts, weights),
-                 _erf_columns(st, tr, opts)]
+        parts = [rqi_columns(st, ids, options=opts), ce_columns(st, tr, options=opts, global_prevalence=weights),
+                 erf_columns(st, tr, RECOVERED_BY, options=opts)]
         agent_seed = None if seed is None else [int(seed), k]
         point, boot = _resampled([p[0] for p in parts], [p[1] for p in parts], ids, n_boot, agent_seed, alpha)
         values[agent] = dict(zip(METRICS, point))

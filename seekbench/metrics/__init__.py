@@ -8,7 +8,7 @@ from ._ce import CalibrationResult, answer_calibration, calibration_error, evide
 from ._decisions import decision_point_table, held_evidence
 from ._efficiency import efficiency_table, pass_at_k_by_agent, run_counts
 from ._erf import EvidenceRecoveryFitter
-from ._erf_bootstrap import recovered_by_ci
+from ._erf_bootstrap import erf_at_columns, recovered_by_ci
 from ._evidence import evidence_by_turn, observation_evidence, step_evidence
 from ._evidence_set import (
     EvidenceSetResult,
@@ -44,6 +44,7 @@ from ._reference_steps import (
 )
 from ._rqi import RQIResult, reasoning_quality, rqi_score
 from ._summary import MetricsSummary, summarize
+from ._trace_sums import ce_columns, erf_columns, rqi_columns
 
 __all__ = [
     "AUDIT_COLUMNS",
@@ -68,6 +69,7 @@ __all__ = [
     "bootstrap_statistic_ci",
     "bootstrap_sums",
     "calibration_error",
+    "ce_columns",
     "cluster_labels",
     "compare_recovery",
     "decision_point_table",
@@ -75,6 +77,8 @@ __all__ = [
     "duplicate_visit_rate",
     "effective_evidence_utilization",
     "efficiency_table",
+    "erf_at_columns",
+    "erf_columns",
     "evidence_by_turn",
     "evidence_prevalence",
     "evidence_set_metrics",
@@ -97,6 +101,7 @@ __all__ = [
     "recovery_events",
     "reference_step_coverage",
     "reference_step_coverage_score",
+    "rqi_columns",
     "rqi_score",
     "run_counts",
     "step_evidence",
