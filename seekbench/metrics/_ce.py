@@ -20,8 +20,8 @@ from ._bootstrap import (
 from ._decisions import (
     decision_counts,
     decision_point_table,
-    evidence_coverage,
     evidence_labeled,
+    observation_label_counts,
     turn_points,
 )
 from ._options import (
@@ -198,7 +198,7 @@ def _counts(steps: pd.DataFrame, traces: pd.DataFrame, *, decision_points: str, 
             evidence_scope: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The traces used (none when the group has no evidence label), the evidence coverage
     of ``traces``, the decision points of the used traces and their ``[n0..a2]`` counts."""
-    cov = evidence_coverage(steps, traces, evidence_mapping=evidence_mapping)
+    cov = observation_label_counts(steps, traces, evidence_mapping=evidence_mapping)
     tr = traces if evidence_labeled(cov) else traces.iloc[:0]
     points = decision_point_table(steps, tr, decision_points=decision_points, evidence_mapping=evidence_mapping,
                                   evidence_scope=evidence_scope)

@@ -86,7 +86,7 @@ def held_evidence(steps: pd.DataFrame, *, evidence_mapping: EvidenceMapping = "s
     return pd.Series(held, index=steps.index).astype(int).rename("E")
 
 
-def evidence_coverage(steps: pd.DataFrame, traces: pd.DataFrame, *,
+def observation_label_counts(steps: pd.DataFrame, traces: pd.DataFrame, *,
                       evidence_mapping: EvidenceMapping = "sum") -> pd.DataFrame:
     """Per trace: observations and unlabeled observations (E could not be computed).
 
@@ -94,11 +94,11 @@ def evidence_coverage(steps: pd.DataFrame, traces: pd.DataFrame, *,
     ``n_obs``, ``n_obs_unlabeled`` and ``all_unlabeled`` (it has observations and none is
     labeled: by spec section 2 its E stays 0 throughout).
     """
-    return memo("coverage", (steps, traces), (evidence_mapping,),
-                lambda: _coverage(steps, traces, evidence_mapping)).copy()
+    return memo("observation_label_counts", (steps, traces), (evidence_mapping,),
+                lambda: _label_counts(steps, traces, evidence_mapping)).copy()
 
 
-def _coverage(steps: pd.DataFrame, traces: pd.DataFrame, evidence_mapping: EvidenceMapping) -> pd.DataFrame:
+def _label_counts(steps: pd.DataFrame, traces: pd.DataFrame, evidence_mapping: EvidenceMapping) -> pd.DataFrame:
     ids = pd.Index(traces["trace_id"])
     obs = (steps["kind"] == "search_result").to_numpy()
     e = _obs_evidence(steps, evidence_mapping).to_numpy()
@@ -112,7 +112,7 @@ def _coverage(steps: pd.DataFrame, traces: pd.DataFrame, evidence_mapping: Evide
     return out
 
 
-def evidence_labeled(coverage: pd.DataFrame) -> bool:
+def evidence_labeled(counts: pd.DataFrame) -> bool:
     """Whether a group's evidence states can be known: it has no observation, or a labeled one.
 
     A group whose observations are all unlabeled (e.g. a corpus without labels) has no
@@ -120,8 +120,8 @@ def evidence_labeled(coverage: pd.DataFrame) -> bool:
     from the default E = 0. Otherwise unlabeled observations keep the previous state and
     are counted (spec section 2).
     """
-    n_obs = int(coverage["n_obs"].sum())
-    return n_obs == 0 or int(coverage["n_obs_unlabeled"].sum()) < n_obs
+    n_obs = int(counts["n_obs"].sum())
+    return n_obs == 0 or int(counts["n_obs_unlabeled"].sum()) < n_obs
 
 
 def turn_points(steps: pd.DataFrame, traces: pd.DataFrame, *, evidence_mapping: EvidenceMapping = "sum",

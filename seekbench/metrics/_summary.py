@@ -16,7 +16,7 @@ from .._errors import UndefinedMetricWarning, UserInputError
 from . import _rqi
 from ._bootstrap import Cluster, check_bootstrap_options, cluster_labels, prefetch_draws
 from ._ce import answer_calibration, evidence_prevalence
-from ._decisions import evidence_coverage, evidence_labeled
+from ._decisions import evidence_labeled, observation_label_counts
 from ._erf import EvidenceRecoveryFitter
 from ._erf_bootstrap import recovered_by_ci
 from ._options import (
@@ -280,7 +280,7 @@ def _group(steps: pd.DataFrame, traces: pd.DataFrame, keys: dict, *, opts: Metri
                              decision_points=opts.decision_points, global_prevalence=prevalence, horizon=horizon,
                              **ev, **boot)
     out = outcome_metrics(steps, traces, **boot)
-    cov = evidence_coverage(steps, traces, evidence_mapping=opts.evidence_mapping)
+    cov = observation_label_counts(steps, traces, evidence_mapping=opts.evidence_mapping)
     fitter = _fit_erf(steps, traces, evidence_labeled(cov), method=opts.erf_method, recovery=opts.recovery,
                       time=opts.time, alpha=boot["alpha"], **ev)
     answer_rate = cal.answer_table.rename(columns={"p_answer": "answer_rate"})

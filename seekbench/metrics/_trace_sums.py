@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ._ce import _pooled_ce, answer_calibration
-from ._decisions import decision_counts, decision_point_table, evidence_coverage, evidence_labeled
+from ._decisions import decision_counts, decision_point_table, evidence_labeled, observation_label_counts
 from ._erf_bootstrap import erf_at_columns
 from ._options import MetricOptions
 from ._recovery_events import recovery_events
@@ -98,7 +98,7 @@ def ce_columns(steps: pd.DataFrame, traces: pd.DataFrame, *, options: MetricOpti
         has evidence labels the statistic is NaN everywhere (CE is undefined).
     """
     opts = MetricOptions.resolve(options)
-    if not evidence_labeled(evidence_coverage(steps, traces, evidence_mapping=opts.evidence_mapping)):
+    if not evidence_labeled(observation_label_counts(steps, traces, evidence_mapping=opts.evidence_mapping)):
         return _undefined(len(traces))
     if opts.ce_aggregate == "trace":
         per = answer_calibration(steps, traces, aggregate="trace", decision_points=opts.decision_points,
@@ -126,7 +126,7 @@ def erf_columns(steps: pd.DataFrame, traces: pd.DataFrame, t: float, *,
     """
     opts = MetricOptions.resolve(options)
     n = len(traces)
-    if not n or not evidence_labeled(evidence_coverage(steps, traces, evidence_mapping=opts.evidence_mapping)):
+    if not n or not evidence_labeled(observation_label_counts(steps, traces, evidence_mapping=opts.evidence_mapping)):
         return _undefined(n)
     events = recovery_events(steps, traces, recovery=opts.recovery, time=opts.time, **opts.evidence)
     return erf_at_columns(events, t, method=opts.erf_method)
