@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
-from ._pairs import (
-    ac1_from_confusion,
-    ac1_parts,
+from ._counts import (
     check_boot,
     confusion,
     confusion_columns,
@@ -18,6 +17,30 @@ from ._pairs import (
     resampled_sums,
     warn_undefined,
 )
+
+
+def ac1_parts(conf: np.ndarray, q: int) -> tuple[np.ndarray, np.ndarray]:
+    """Observed and Gwet chance agreement ``(p_o, p_e)`` of a stack of confusion matrices.
+
+    pi_k = (r_k + c_k) / 2n, p_e = sum_k pi_k (1 - pi_k) / (q - 1). With fewer than two
+    categories the sum is 0, so p_e = 0 whatever the number of possible categories. A
+    matrix wider than q (a panel's extra "unresolved tie" response, last) counts those
+    items as misses in p_o and leaves them out of the chance term, which sums the q labels.
+    """
+    n = conf.sum(axis=(-2, -1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        po = np.trace(conf, axis1=-2, axis2=-1) / n
+        pi = (conf.sum(axis=-1) + conf.sum(axis=-2)) / (2.0 * n[..., None])
+    pi = pi[..., :q]
+    pe = (pi * (1.0 - pi)).sum(axis=-1) / max(q - 1, 1)
+    return po, pe
+
+
+def ac1_from_confusion(conf: np.ndarray, q: int) -> np.ndarray:
+    """Gwet's AC1 of a stack of confusion matrices; NaN only without items."""
+    po, pe = ac1_parts(conf, q)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (po - pe) / (1.0 - pe)
 
 
 def gwet_ac1_score(y1: Sequence, y2: Sequence, *, labels: Sequence | None = None) -> float:

@@ -11,21 +11,15 @@ import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
 from ..labels import AnnotationSet
+from ..metrics import MetricOptions
+from ._ac1 import ac1_from_confusion
 from ._align import FIELDS, STATUSES, align_pair, field_labels, rater_sets
+from ._counts import check_boot, confusion, confusion_columns, encode_pairs, interval, resampled_sums
 from ._judge_costs import costs_with_panel
+from ._kappa import kappa_from_confusion
 from ._multi_rater import multi_rater_table, pairwise_kappa, wide_labels
-from ._pairs import (
-    ac1_from_confusion,
-    check_boot,
-    confusion,
-    confusion_columns,
-    encode_pairs,
-    interval,
-    kappa_from_confusion,
-    resampled_sums,
-    stratified_agreement,
-)
 from ._panel import PANEL_RATER, TIE_LABEL, PanelResult, panel_annotation_set, tie_keys
+from ._pooled import stratified_agreement
 from ._strata import (
     POOLED_FIELD,
     POOLED_KIND,
@@ -242,7 +236,8 @@ def compare_annotations(reference: AnnotationSet, *raters: AnnotationSet, fields
                         tiebreaker: str | None = None, panel: Literal["auto", "never"] = "auto",
                         traces: list[dict] | None = None, usage: Literal["per_call", "per_record"] = "per_call",
                         n_boot: int = 2000, seed: int | None = 0, alpha: float = 0.05,
-                        **metric_options) -> AgreementResult:
+                        options: MetricOptions | None = None, horizon: int = 15,
+                        **metric_options: str) -> AgreementResult:
     """Agreement of each rater with the reference, per label field and step kind (spec section 9).
 
     For every rater R and stratum (field f, step kind), on the steps both the reference and R
@@ -281,12 +276,18 @@ def compare_annotations(reference: AnnotationSet, *raters: AnnotationSet, fields
         ``"auto"`` forms the panel when there are two or more judges.
     traces : list of dict, optional
         The canonical traces: they give each step's kind, and :func:`metric_sensitivity` is
-        computed too, with ``**metric_options``. Without them a step's kind is told by its
+        computed too, with the metric options. Without them a step's kind is told by its
         other labels (a step with a ``reasoning_type`` label is a reasoning step, ...); a step
         labeled with ``grounding`` only is of kind ``"unknown"``, with a warning.
     usage : {"per_call", "per_record"}
         How label provenance records usage (see :func:`judge_costs`).
     n_boot, seed, alpha : bootstrap resamples (0 skips CIs), seed, 1 - level.
+    options : MetricOptions, optional
+        The metric options of the sensitivity part (needs ``traces``).
+    horizon : int
+        Passed to :func:`metric_sensitivity`.
+    **metric_options
+        Single options of :class:`~seekbench.metrics.MetricOptions`; each overrides ``options``.
 
     Returns
     -------
@@ -313,6 +314,10 @@ def compare_annotations(reference: AnnotationSet, *raters: AnnotationSet, fields
     ('grounding', 'reasoning', 2, 1, 1.0)
     """
     check_boot(n_boot, alpha)
+    metric_opts = MetricOptions.resolve(options, **metric_options)
+    if traces is None and (options is not None or metric_options):
+        given = ", ".join(metric_options) or "options"
+        raise UserInputError(f"metric options ({given}) need traces=")
     if panel not in ("auto", "never"):
         raise UserInputError(f"panel must be 'auto' or 'never', got {panel!r}")
     if not raters:
@@ -384,9 +389,7 @@ def compare_annotations(reference: AnnotationSet, *raters: AnnotationSet, fields
 
         judged_sets = [*judges.values(), *([compared[PANEL_RATER]] if panel_res else [])]
         sensitivity = metric_sensitivity(traces, ref, *judged_sets, n_boot=n_boot, seed=seed, alpha=alpha,
-                                         **metric_options)
-    elif metric_options:
-        raise UserInputError(f"metric options ({', '.join(metric_options)}) need traces=")
+                                         options=metric_opts, horizon=horizon)
     return AgreementResult(
         reference=ref_name, raters=[*compared, *([RULE_RATER] if rules is not None else [])], fields=list(fields),
         summary=pd.DataFrame(rows, columns=SUMMARY_COLUMNS), confusion=confs,
@@ -395,7 +398,7 @@ def compare_annotations(reference: AnnotationSet, *raters: AnnotationSet, fields
         exclusions=pd.DataFrame(excl, columns=["rater", "field", "step_kind", "reason", "n"]), multi_rater=multi,
         pairwise=pairwise, panel=panel_res, costs=costs_with_panel(judges, panel_res, usage), sensitivity=sensitivity,
         options={"fields": list(fields), "tiebreaker": tiebreaker, "panel": panel, "usage": usage, "n_boot": n_boot,
-                 "seed": seed, "alpha": alpha, **metric_options},
+                 "seed": seed, "alpha": alpha, **(metric_opts.as_dict() if traces is not None else {})},
         warnings=msgs, strata=all_strata)
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._pairs import category_counts, check_boot, encode_matrix, interval, resampled_sums, warn_undefined
+from ._counts import category_counts, check_boot, encode_matrix, interval, resampled_sums, warn_undefined
 
 
 def _fleiss_from_sums(sums: np.ndarray, m: int) -> np.ndarray:

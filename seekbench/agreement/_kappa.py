@@ -8,17 +8,30 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._pairs import (
-    ac1_from_confusion,
+from ._ac1 import ac1_from_confusion
+from ._counts import (
     check_boot,
     confusion,
     confusion_columns,
     encode_pairs,
     interval,
-    kappa_from_confusion,
     resampled_sums,
     warn_undefined,
 )
+
+
+def kappa_from_confusion(conf: np.ndarray) -> np.ndarray:
+    """Cohen's kappa of a stack of confusion matrices ``(..., q, q)``; NaN where undefined.
+
+    kappa = (n * tr(C) - r . c) / (n^2 - r . c) with r, c the row and column sums, which is
+    (p_o - p_e) / (1 - p_e) computed from integer counts (exact). Undefined when p_e = 1.
+    """
+    n = conf.sum(axis=(-2, -1))
+    tr = np.trace(conf, axis1=-2, axis2=-1)
+    rc = (conf.sum(axis=-1) * conf.sum(axis=-2)).sum(axis=-1)
+    den = n * n - rc
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, (n * tr - rc) / np.where(den > 0, den, 1.0), np.nan)
 
 
 def cohen_kappa_score(y1: Sequence, y2: Sequence, *, labels: Sequence | None = None) -> float:

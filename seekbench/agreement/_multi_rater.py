@@ -7,9 +7,10 @@ import pandas as pd
 
 from ..labels import AnnotationSet
 from ._align import field_labels
+from ._counts import confusion, encode_pairs
 from ._fleiss import fleiss_kappa
+from ._kappa import kappa_from_confusion
 from ._krippendorff import krippendorff_alpha
-from ._pairs import confusion, encode_pairs, kappa_from_confusion
 from ._strata import kind_column
 
 MULTI_COLUMNS = ["field", "step_kind", "n_raters", "alpha", "alpha_lower", "alpha_upper", "alpha_n_items",

@@ -9,7 +9,7 @@ import pandas as pd
 
 from .._errors import UserInputError
 from ..labels import AnnotationSet
-from ._pairs import is_missing
+from ._counts import is_missing
 
 #: The rater name of the panel in comparisons and reports.
 PANEL_RATER = "panel:majority"

@@ -4,14 +4,10 @@ Each metric is computed per agent twice on the same traces, once with the refere
 (human) labels and once with a judge's, by :func:`seekbench.metrics.summarize`. The
 difference judge - reference gets a paired percentile bootstrap CI: whole traces of the
 agent are resampled and both label sources are evaluated on the same resample. Every
-statistic is a function of per-trace sums, so one resample-count matrix serves all:
-
-- RQI (trace aggregate): sums of [RQI_i, 1] over traces with a labeled reasoning step;
-  step aggregate: [sum G_i, n_i];
-- CE (trace aggregate): sums of [CE_i, 1]; pooled: the six decision counts [n_k, a_k];
-- ERF(8): per time u <= 8, the traces recovering, stopping and ending at u; the exact
-  discrete Aalen-Johansen estimator (or 1 - Kaplan-Meier with ``erf_method="km"``) is a
-  vectorised function of those counts.
+statistic is a function of per-trace sums, so one resample-count matrix serves all; the
+columns and statistics are the metrics' own (:func:`seekbench.metrics.rqi_columns`,
+:func:`~seekbench.metrics.ce_columns`, :func:`~seekbench.metrics.erf_columns`), never a
+second implementation here.
 """
 
 from __future__ import annotations
@@ -22,30 +18,25 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._errors import UndefinedMetricWarning, UserInputError
+from .._errors import UndefinedMetricWarning
 from ..labels import AnnotationSet
 from ..metrics import (
-    answer_calibration,
+    MetricOptions,
     bootstrap_sums,
-    decision_point_table,
+    ce_columns,
+    erf_columns,
     evidence_prevalence,
     percentile_interval,
-    recovery_events,
+    rqi_columns,
     summarize,
 )
 from ..metrics._bootstrap import check_bootstrap_options
-from ..metrics._ce import _pooled_ce
-from ..metrics._decisions import decision_counts, evidence_coverage, evidence_labeled
-from ..metrics._erf_bootstrap import erf_at_columns
 from ..metrics._summary import RECOVERED_BY
 from ..traces._tables import attach_labels, build_tables
 from ._align import rater_sets
 
 #: The metrics compared, their summarize key, and whether higher is better.
 METRICS = {"rqi": ("rqi", True), "ce": ("ce", False), f"erf@{RECOVERED_BY}": (f"recovered_by_{RECOVERED_BY}", True)}
-_OPTION_KEYS = ("evidence_mapping", "evidence_scope", "ce_aggregate", "ce_prevalence", "decision_points",
-                "recovery", "erf_method", "time", "rqi_aggregate", "horizon")
-_G = {"Grounded": 1.0, "NotGrounded": 0.0}
 #: summarize also reports outcome metrics; only warnings about the three compared here are passed on.
 _OWN_WARNINGS = ("RQI", "CE", "ERF")
 
@@ -81,51 +72,6 @@ class SensitivityResult:
         return self.table
 
 
-def _rqi_columns(steps: pd.DataFrame, ids: pd.Index, aggregate: str) -> tuple[np.ndarray, callable]:
-    r = steps[steps["kind"] == "reasoning"]
-    g = r["grounding"].map(_G).astype(float)
-    by = pd.DataFrame({"g": g.fillna(0.0), "n": g.notna().astype(float), "trace_id": r["trace_id"]})
-    per = by.groupby("trace_id", sort=False)[["g", "n"]].sum().reindex(ids, fill_value=0.0)
-    if aggregate == "trace":
-        has = per["n"] > 0
-        cols = np.column_stack([np.where(has, per["g"] / per["n"].where(has, 1.0), 0.0), has.astype(float)])
-    else:
-        cols = per[["g", "n"]].to_numpy(dtype=float)
-    return cols, _ratio
-
-
-def _ratio(s: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(s[:, 1] > 0, s[:, 0] / np.where(s[:, 1] > 0, s[:, 1], 1.0), np.nan)
-
-
-def _ce_columns(steps: pd.DataFrame, traces: pd.DataFrame, opts: dict, weights) -> tuple[np.ndarray, callable]:
-    ev = {"evidence_mapping": opts["evidence_mapping"], "evidence_scope": opts["evidence_scope"]}
-    n = len(traces)
-    if not evidence_labeled(evidence_coverage(steps, traces, evidence_mapping=ev["evidence_mapping"])):
-        return np.zeros((n, 1)), lambda s: np.full(len(s), np.nan)
-    if opts["ce_aggregate"] == "trace":
-        per = answer_calibration(steps, traces, aggregate="trace", decision_points=opts["decision_points"],
-                                 n_boot=0, **ev).per_trace.to_numpy(dtype=float)
-        ok = np.isfinite(per)
-        return np.column_stack([np.where(ok, per, 0.0), ok.astype(float)]), _ratio
-    points = decision_point_table(steps, traces, decision_points=opts["decision_points"], **ev)
-    counts = decision_counts(points, pd.Index(traces["trace_id"])).to_numpy(dtype=float)
-    w = weights if opts["ce_prevalence"] == "global" else None
-    return counts, lambda s: _pooled_ce(s, w)
-
-
-def _erf_columns(steps: pd.DataFrame, traces: pd.DataFrame, opts: dict) -> tuple[np.ndarray, callable]:
-    """Per trace: one-hot recovered / stopped / ended at each time u <= 8, plus 1 (N)
-    (:func:`~seekbench.metrics._erf_bootstrap.erf_at_columns`)."""
-    n = len(traces)
-    if not n or not evidence_labeled(evidence_coverage(steps, traces, evidence_mapping=opts["evidence_mapping"])):
-        return np.zeros((n, 1)), lambda s: np.full(len(s), np.nan)
-    ev = recovery_events(steps, traces, recovery=opts["recovery"], time=opts["time"],
-                         evidence_mapping=opts["evidence_mapping"], evidence_scope=opts["evidence_scope"])
-    return erf_at_columns(ev, RECOVERED_BY, method=opts["erf_method"])
-
-
 def _resampled(cols: list[np.ndarray], stats: list, ids: pd.Index, n_boot: int, seed, alpha: float):
     """Each metric's full-sample value and its B resampled values (same draws for every source)."""
     widths = [c.shape[1] for c in cols]
@@ -140,7 +86,8 @@ def _resampled(cols: list[np.ndarray], stats: list, ids: pd.Index, n_boot: int, 
 
 
 def metric_sensitivity(traces: list[dict], reference: AnnotationSet, *raters: AnnotationSet, n_boot: int = 2000,
-                       seed: int | None = 0, alpha: float = 0.05, **metric_options) -> SensitivityResult:
+                       seed: int | None = 0, alpha: float = 0.05, options: MetricOptions | None = None,
+                       horizon: int = 15, **metric_options: str) -> SensitivityResult:
     """RQI, CE and ERF at turn 8 per agent from the reference labels and from each judge's.
 
     For each rater J and agent a: M_a(J) - M_a(reference) for M in RQI (spec section 3), CE
@@ -158,10 +105,15 @@ def metric_sensitivity(traces: list[dict], reference: AnnotationSet, *raters: An
     *raters : AnnotationSet
         Judged labels; a set with several raters counts as one rater each.
     n_boot, seed, alpha : bootstrap resamples (0 skips CIs), seed, 1 - level.
+    options : MetricOptions, optional
+        The metric options (default: ``MetricOptions()``).
+    horizon : int
+        H of the overcautious rate in the stored :func:`~seekbench.metrics.summarize`
+        results (no compared metric depends on it).
     **metric_options
-        Options of :func:`seekbench.metrics.summarize` (``evidence_mapping``,
+        Single options of :class:`~seekbench.metrics.MetricOptions` (``evidence_mapping``,
         ``evidence_scope``, ``ce_aggregate``, ``ce_prevalence``, ``decision_points``,
-        ``recovery``, ``erf_method``, ``time``, ``rqi_aggregate``, ``horizon``).
+        ``recovery``, ``erf_method``, ``time``, ``rqi_aggregate``); each overrides ``options``.
 
     Returns
     -------
@@ -187,16 +139,11 @@ def metric_sensitivity(traces: list[dict], reference: AnnotationSet, *raters: An
     >>> res.table[["metric", "reference", "judged", "difference"]].to_dict("records")[0]
     {'metric': 'rqi', 'reference': 0.5, 'judged': 1.0, 'difference': 0.5}
     """
-    unknown = sorted(set(metric_options) - set(_OPTION_KEYS))
-    if unknown:
-        raise UserInputError(f"unknown metric option(s) {', '.join(unknown)}; choose from: {', '.join(_OPTION_KEYS)}")
+    opts = MetricOptions.resolve(options, **metric_options)
     check_bootstrap_options(n_boot, alpha)
     sources = rater_sets(reference, raters)
     empty = pd.DataFrame(columns=["trace_id", "step", "field", "value"])
     steps0, tdf = build_tables(traces, empty)
-    opts = {"evidence_mapping": "sum", "evidence_scope": "cumulative", "ce_aggregate": "trace",
-            "ce_prevalence": "global", "decision_points": "turn", "recovery": "evidence_or_correct",
-            "erf_method": "aalen_johansen", "time": "turn", "rqi_aggregate": "trace", **metric_options}
     agents = sorted(tdf["agent"].astype(str).unique())
     values: dict[str, dict] = {}
     boots: dict[str, dict] = {}
@@ -206,12 +153,11 @@ def metric_sensitivity(traces: list[dict], reference: AnnotationSet, *raters: An
         steps = attach_labels(steps0, aset.records)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", UndefinedMetricWarning)
-            summaries[name] = summarize(steps, tdf, by=("agent",), n_boot=0, **opts)
+            summaries[name] = summarize(steps, tdf, by=("agent",), options=opts, horizon=horizon, n_boot=0)
             weights = None
-            if opts["ce_aggregate"] == "pooled" and opts["ce_prevalence"] == "global":
-                weights = evidence_prevalence(steps, tdf, decision_points=opts["decision_points"],
-                                              evidence_mapping=opts["evidence_mapping"],
-                                              evidence_scope=opts["evidence_scope"]).to_numpy()
+            if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global":
+                weights = evidence_prevalence(steps, tdf, decision_points=opts.decision_points,
+                                              **opts.evidence).to_numpy()
             values[name], boots[name] = _per_agent(steps, tdf, agents, opts, weights, n_boot, seed, alpha)
         messages += [f"{name}: {w.message}" for w in caught if issubclass(w.category, UndefinedMetricWarning)
                      and str(w.message).startswith(_OWN_WARNINGS)]
@@ -239,7 +185,7 @@ def metric_sensitivity(traces: list[dict], reference: AnnotationSet, *raters: An
         warnings.warn(msg, UndefinedMetricWarning, stacklevel=2)
     return SensitivityResult(reference=ref_name, raters=list(sources)[1:], table=table,
                              rankings=rankings, summaries=summaries,
-                             options={**opts, "n_boot": n_boot, "seed": seed, "alpha": alpha,
+                             options={**opts.as_dict(), "n_boot": n_boot, "seed": seed, "alpha": alpha,
                                       "erf_horizon": RECOVERED_BY},
                              warnings=list(dict.fromkeys(messages)))
 
@@ -252,8 +198,8 @@ def _per_agent(steps, tdf, agents, opts, weights, n_boot, seed, alpha):
         tr = tdf[tdf["agent"].astype(str) == agent]
         st = step_parts.get(agent, steps.iloc[:0])
         ids = pd.Index(tr["trace_id"])
-        parts = [_rqi_columns(st, ids, opts["rqi_aggregate"]), _ce_columns(st, tr, opts, weights),
-                 _erf_columns(st, tr, opts)]
+        parts = [rqi_columns(st, ids, options=opts), ce_columns(st, tr, options=opts, global_prevalence=weights),
+                 erf_columns(st, tr, RECOVERED_BY, options=opts)]
         agent_seed = None if seed is None else [int(seed), k]
         point, boot = _resampled([p[0] for p in parts], [p[1] for p in parts], ids, n_boot, agent_seed, alpha)
         values[agent] = dict(zip(METRICS, point))

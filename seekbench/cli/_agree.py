@@ -10,7 +10,7 @@ import warnings
 from .._errors import UndefinedMetricWarning, UserInputError
 from ..traces._io import dumps
 from ._inputs import add_input_arguments, read_input, report_skipped
-from ._metrics import add_metric_options
+from ._metrics import add_metric_options, metric_options
 
 DESCRIPTION = """\
 Compare judged step labels with reference (human) labels, per label field and step kind
@@ -99,22 +99,23 @@ def run(args: argparse.Namespace) -> int:
 
     if args.n_boot < 0:
         raise UserInputError("--n-boot must be >= 0")
+    options = metric_options(args)
     read = read_input(args)
     reference, raters = _load_sets(args, read.traces)
     fields = [f.strip() for f in args.fields.split(",") if f.strip()] if args.fields else None
-    metric_options = {k: getattr(args, k) for k in ("evidence_mapping", "evidence_scope", "ce_aggregate",
-                                                    "ce_prevalence", "decision_points", "recovery", "erf_method",
-                                                    "time", "rqi_aggregate")}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)  # reported once, in result.warnings
         result = compare_annotations(reference, *raters, fields=fields, tiebreaker=args.tiebreaker,
                                      traces=read.traces, usage=args.usage, n_boot=args.n_boot, seed=args.seed,
-                                     **metric_options)
+                                     options=options)
     if args.output:
         from ..analysis import agreement_analysis
         from ..report._agreement_report import write_agreement_report
 
         files = write_agreement_report(agreement_analysis(result), args.output)
+        from ..report import record_written
+
+        record_written(args.output, "agreement", [files.html, *files.figures, *files.tables])
         print(f"wrote {files.html} ({len(files.figures)} figures, {len(files.tables)} tables)",
               file=sys.stderr if args.json else sys.stdout)
     if args.json:

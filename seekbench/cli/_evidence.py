@@ -128,7 +128,7 @@ def run_evidence(args: argparse.Namespace) -> int:
 
 
 def run_coverage(args: argparse.Namespace) -> int:
-    from ..metrics._coverage import RuleMatcher, reference_step_coverage
+    from ..metrics import RuleMatcher, reference_step_coverage
 
     if not args.cap >= 0:
         raise UserInputError(f"--cap must be >= 0, got {args.cap}")

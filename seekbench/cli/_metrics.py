@@ -7,6 +7,7 @@ import math
 import sys
 
 from .._errors import UserInputError
+from ..metrics import MetricOptions
 from ..traces._io import dumps
 from ._inputs import add_input_arguments, add_label_arguments, load_input
 
@@ -18,35 +19,38 @@ def add_metric_options(p: argparse.ArgumentParser, *, grouping: bool = True) -> 
     g = p.add_argument_group("metric options (definitions: docs/metrics/index.md)")
     if grouping:
         g.add_argument("--by", default="agent", choices=list(BY_CHOICES), help="grouping (default: agent)")
-    g.add_argument("--evidence-mapping", default="sum", choices=["sum", "sufficiency_first"],
+    c = MetricOptions.choices
+    g.add_argument("--evidence-mapping", default="sum", choices=c("evidence_mapping"),
                    help="E = C + Q (sum, default) or the released code's sufficiency-first mapping")
-    g.add_argument("--evidence-scope", default="cumulative", choices=["cumulative", "latest"],
+    g.add_argument("--evidence-scope", default="cumulative", choices=c("evidence_scope"),
                    help="E at turn t: best evidence so far (default) or the latest observation only")
-    g.add_argument("--ce-aggregate", default="trace", choices=["trace", "pooled"],
+    g.add_argument("--ce-aggregate", default="trace", choices=c("ce_aggregate"),
                    help="CE per trace then mean (default, the paper) or pooled over decision points")
-    g.add_argument("--ce-prevalence", default="global", choices=["global", "group"],
+    g.add_argument("--ce-prevalence", default="global", choices=c("ce_prevalence"),
                    help="with --ce-aggregate pooled: P(E=k) over all agents (default) or within the group")
-    g.add_argument("--decision-points", default="turn", choices=["turn", "step"],
+    g.add_argument("--decision-points", default="turn", choices=c("decision_points"),
                    help="CE decision points: every turn (default) or every step (released code)")
-    g.add_argument("--recovery", default="evidence_or_correct", choices=["evidence_or_correct", "evidence"],
+    g.add_argument("--recovery", default="evidence_or_correct", choices=c("recovery"),
                    help="ERF event: E=2 or a correct answer (default), or E=2 only (released code)")
-    g.add_argument("--erf-method", default="aalen_johansen", choices=["aalen_johansen", "km"],
+    g.add_argument("--erf-method", default="aalen_johansen", choices=c("erf_method"),
                    help="ERF estimator: Aalen-Johansen cumulative incidence (default) or 1-KM (overstates)")
-    g.add_argument("--time", default="turn", choices=["turn", "step"], help="ERF time scale (default: turn)")
-    g.add_argument("--rqi-aggregate", default="trace", choices=["trace", "step"],
+    g.add_argument("--time", default="turn", choices=c("time"), help="ERF time scale (default: turn)")
+    g.add_argument("--rqi-aggregate", default="trace", choices=c("rqi_aggregate"),
                    help="RQI: mean of per-trace RQI (default) or pooled over reasoning steps")
     g.add_argument("--n-boot", type=int, default=2000, metavar="B", help="bootstrap resamples (default 2000)")
     g.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
 
 
-def metric_kwargs(args: argparse.Namespace) -> dict:
+def metric_options(args: argparse.Namespace) -> MetricOptions:
+    """The one place the command line's metric options become a :class:`MetricOptions`."""
     if args.n_boot < 0:
         raise UserInputError("--n-boot must be >= 0")
-    return {"by": BY_CHOICES[args.by], "evidence_mapping": args.evidence_mapping,
-            "evidence_scope": args.evidence_scope, "ce_aggregate": args.ce_aggregate,
-            "ce_prevalence": args.ce_prevalence, "decision_points": args.decision_points,
-            "recovery": args.recovery, "erf_method": args.erf_method, "time": args.time,
-            "rqi_aggregate": args.rqi_aggregate, "n_boot": args.n_boot, "seed": args.seed}
+    return MetricOptions(**{name: getattr(args, name) for name in MetricOptions.__dataclass_fields__})
+
+
+def metric_kwargs(args: argparse.Namespace) -> dict:
+    """The metric options as keywords of :func:`seekbench.metrics.summarize`, with ``by`` and the bootstrap's."""
+    return {"by": BY_CHOICES[args.by], **metric_options(args).as_dict(), "n_boot": args.n_boot, "seed": args.seed}
 
 
 def register(sub) -> None:
@@ -67,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
     from ..metrics import summarize
 
     loaded = load_input(args)
-    summary = summarize(loaded.steps, loaded.traces, **metric_kwargs(args))
+    summary = summarize(loaded.steps, loaded.traces, by=BY_CHOICES[args.by], options=metric_options(args),
+                        n_boot=args.n_boot, seed=args.seed)
     out = summary.to_dict()
     out["inputs"] = {"files": args.files, "labels": loaded.label_source,
                      "skipped_records": loaded.read.n_skipped}

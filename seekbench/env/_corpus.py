@@ -33,7 +33,9 @@ HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 
 
 def goal_passages(document: dict) -> list[dict]:
-    """All passages of all sections of ``document``, in document order (the goal set)."""
+    """All passages of all sections of ``document``, in document order (the goal set), as the raw
+    passage dicts of the corpus file; :func:`seekbench.env.conformal.document_goal_passages`
+    gives them as typed ``GoalPassage`` records with their section."""
     return [p for s in document["sections"] for p in s["passages"]]
 
 

@@ -1,36 +1,64 @@
 """Metrics: evidence state, RQI, ERF, CE, outcome and efficiency (spec sections 2-6), and the per-group summary."""
 
+import warnings as _warnings
+
 from ._audit import AUDIT_COLUMNS, FLAG_DEFINITIONS, FLAGS, audit_flag_rates, trace_audit, worst_traces
 from ._bootstrap import bootstrap_ci, bootstrap_statistic_ci, bootstrap_sums, cluster_labels, percentile_interval
 from ._ce import CalibrationResult, answer_calibration, calibration_error, evidence_prevalence
 from ._decisions import decision_point_table, held_evidence
-from ._coverage import CoverageResult, RuleMatcher, SkeletonStep, coverage_score, load_skeleton, reference_step_coverage
 from ._efficiency import efficiency_table, pass_at_k_by_agent, run_counts
 from ._erf import EvidenceRecoveryFitter
-from ._erf_bootstrap import recovered_by_ci
-from ._erf_tests import RecoveryComparison, compare_recovery
+from ._erf_bootstrap import erf_at_columns, recovered_by_ci
 from ._evidence import evidence_by_turn, observation_evidence, step_evidence
-from ._evidence_set import (EvidenceSetResult, attribute_groups, effective_evidence_utilization, evidence_set_metrics,
-                            evidence_set_summary, information_accuracy, information_compactness, interference_rate,
-                            per_question)
-from ._outcome import (OutcomeResult, accuracy_score, duplicate_query_rate, duplicate_visit_rate, outcome_metrics,
-                       pass_at_k, pass_at_k_score)
+from ._evidence_set import (
+    EvidenceSetResult,
+    attribute_groups,
+    effective_evidence_utilization,
+    evidence_set_metrics,
+    evidence_set_summary,
+    information_accuracy,
+    information_compactness,
+    interference_rate,
+    per_question,
+)
+from ._logrank import RecoveryComparison, compare_recovery
+from ._options import MetricOptions
+from ._outcome import (
+    OutcomeResult,
+    accuracy_score,
+    duplicate_query_rate,
+    duplicate_visit_rate,
+    outcome_metrics,
+    pass_at_k,
+    pass_at_k_score,
+)
 from ._recovery_events import recovery_events
+from ._reference_steps import (
+    ReferenceStepCoverageResult,
+    RuleMatcher,
+    SkeletonStep,
+    load_skeleton,
+    public_history,
+    reference_step_coverage,
+    reference_step_coverage_score,
+)
 from ._rqi import RQIResult, reasoning_quality, rqi_score
 from ._summary import MetricsSummary, summarize
+from ._trace_sums import ce_columns, erf_columns, rqi_columns
 
 __all__ = [
     "AUDIT_COLUMNS",
     "FLAGS",
     "FLAG_DEFINITIONS",
     "CalibrationResult",
-    "CoverageResult",
     "EvidenceRecoveryFitter",
     "EvidenceSetResult",
+    "MetricOptions",
     "MetricsSummary",
     "OutcomeResult",
     "RQIResult",
     "RecoveryComparison",
+    "ReferenceStepCoverageResult",
     "RuleMatcher",
     "SkeletonStep",
     "accuracy_score",
@@ -41,14 +69,16 @@ __all__ = [
     "bootstrap_statistic_ci",
     "bootstrap_sums",
     "calibration_error",
+    "ce_columns",
     "cluster_labels",
     "compare_recovery",
-    "coverage_score",
     "decision_point_table",
     "duplicate_query_rate",
     "duplicate_visit_rate",
     "effective_evidence_utilization",
     "efficiency_table",
+    "erf_at_columns",
+    "erf_columns",
     "evidence_by_turn",
     "evidence_prevalence",
     "evidence_set_metrics",
@@ -65,10 +95,13 @@ __all__ = [
     "pass_at_k_score",
     "per_question",
     "percentile_interval",
+    "public_history",
     "reasoning_quality",
     "recovered_by_ci",
     "recovery_events",
     "reference_step_coverage",
+    "reference_step_coverage_score",
+    "rqi_columns",
     "rqi_score",
     "run_counts",
     "step_evidence",
@@ -76,3 +109,16 @@ __all__ = [
     "trace_audit",
     "worst_traces",
 ]
+
+#: Old names kept working with a FutureWarning: "coverage" alone also names conformal coverage
+#: and the coverage judge.
+_RENAMED = {"coverage_score": "reference_step_coverage_score", "CoverageResult": "ReferenceStepCoverageResult"}
+
+
+def __getattr__(name: str):
+    if name in _RENAMED:
+        new = _RENAMED[name]
+        _warnings.warn(f"seekbench.metrics.{name} is renamed {new}; the old name will be removed",
+                       FutureWarning, stacklevel=2)
+        return globals()[new]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

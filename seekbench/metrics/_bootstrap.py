@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UserInputError
-from ._evidence import check_option
+from ._options import check_option
 
 Cluster = Literal["trace", "question"]
 _CLUSTERS = ("trace", "question")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -19,30 +18,36 @@ from ._bootstrap import (
     cluster_labels,
 )
 from ._decisions import (
-    DECISION_POINTS,
     decision_counts,
     decision_point_table,
-    evidence_coverage,
     evidence_labeled,
+    observation_label_counts,
     turn_points,
 )
-from ._evidence import _MAPPINGS, _SCOPES, EvidenceMapping, EvidenceScope, check_option
+from ._options import (
+    CE_AGGREGATE_OPTIONS,
+    DECISION_POINTS,
+    MAPPING_OPTIONS,
+    PREVALENCE_OPTIONS,
+    SCOPE_OPTIONS,
+    CEAggregate,
+    DecisionPoints,
+    EvidenceMapping,
+    EvidenceScope,
+    Prevalence,
+    check_option,
+)
 
-CEAggregate = Literal["trace", "pooled"]
-Prevalence = Literal["global", "group"]
-DecisionPoints = Literal["turn", "step"]
-_AGGREGATES = ("trace", "pooled")
-_PREVALENCES = ("global", "group")
 #: Ideal policy pi*(k) = 1 if k = 2 else 0.
 IDEAL_POLICY = np.array([0.0, 0.0, 1.0])
 
 
 def _check(aggregate: str, prevalence: str, decision_points: str, mapping: str, scope: str) -> None:
-    check_option("aggregate", aggregate, _AGGREGATES)
-    check_option("prevalence", prevalence, _PREVALENCES)
+    check_option("aggregate", aggregate, CE_AGGREGATE_OPTIONS)
+    check_option("prevalence", prevalence, PREVALENCE_OPTIONS)
     check_option("decision_points", decision_points, DECISION_POINTS)
-    check_option("evidence_mapping", mapping, _MAPPINGS)
-    check_option("evidence_scope", scope, _SCOPES)
+    check_option("evidence_mapping", mapping, MAPPING_OPTIONS)
+    check_option("evidence_scope", scope, SCOPE_OPTIONS)
 
 
 def _trace_ce(counts: np.ndarray) -> np.ndarray:
@@ -193,7 +198,7 @@ def _counts(steps: pd.DataFrame, traces: pd.DataFrame, *, decision_points: str, 
             evidence_scope: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The traces used (none when the group has no evidence label), the evidence coverage
     of ``traces``, the decision points of the used traces and their ``[n0..a2]`` counts."""
-    cov = evidence_coverage(steps, traces, evidence_mapping=evidence_mapping)
+    cov = observation_label_counts(steps, traces, evidence_mapping=evidence_mapping)
     tr = traces if evidence_labeled(cov) else traces.iloc[:0]
     points = decision_point_table(steps, tr, decision_points=decision_points, evidence_mapping=evidence_mapping,
                                   evidence_scope=evidence_scope)

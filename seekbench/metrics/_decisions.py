@@ -22,19 +22,13 @@ import numpy as np
 import pandas as pd
 
 from ._evidence import (
-    _MAPPINGS,
-    _SCOPES,
-    EvidenceMapping,
-    EvidenceScope,
-    check_option,
     observation_evidence,
     trace_segments,
     turn_grid,
 )
-from ._shared import memo
+from ._options import DECISION_POINTS, MAPPING_OPTIONS, SCOPE_OPTIONS, EvidenceMapping, EvidenceScope, check_option
 from ._segments import Segments
-
-DECISION_POINTS = ("turn", "step")
+from ._shared import memo
 
 
 def _obs_evidence(steps: pd.DataFrame, mapping: EvidenceMapping) -> pd.Series:
@@ -80,8 +74,8 @@ def held_evidence(steps: pd.DataFrame, *, evidence_mapping: EvidenceMapping = "s
     >>> held_evidence(steps).tolist(), held_evidence(steps, evidence_scope="latest").tolist()
     ([0, 2, 2, 2, 2], [0, 2, 2, 0, 0])
     """
-    check_option("evidence_mapping", evidence_mapping, _MAPPINGS)
-    check_option("evidence_scope", evidence_scope, _SCOPES)
+    check_option("evidence_mapping", evidence_mapping, MAPPING_OPTIONS)
+    check_option("evidence_scope", evidence_scope, SCOPE_OPTIONS)
     e = _obs_evidence(steps, evidence_mapping).to_numpy()
     seg = trace_segments(steps)
     if evidence_scope == "cumulative":
@@ -92,7 +86,7 @@ def held_evidence(steps: pd.DataFrame, *, evidence_mapping: EvidenceMapping = "s
     return pd.Series(held, index=steps.index).astype(int).rename("E")
 
 
-def evidence_coverage(steps: pd.DataFrame, traces: pd.DataFrame, *,
+def observation_label_counts(steps: pd.DataFrame, traces: pd.DataFrame, *,
                       evidence_mapping: EvidenceMapping = "sum") -> pd.DataFrame:
     """Per trace: observations and unlabeled observations (E could not be computed).
 
@@ -100,11 +94,11 @@ def evidence_coverage(steps: pd.DataFrame, traces: pd.DataFrame, *,
     ``n_obs``, ``n_obs_unlabeled`` and ``all_unlabeled`` (it has observations and none is
     labeled: by spec section 2 its E stays 0 throughout).
     """
-    return memo("coverage", (steps, traces), (evidence_mapping,),
-                lambda: _coverage(steps, traces, evidence_mapping)).copy()
+    return memo("observation_label_counts", (steps, traces), (evidence_mapping,),
+                lambda: _label_counts(steps, traces, evidence_mapping)).copy()
 
 
-def _coverage(steps: pd.DataFrame, traces: pd.DataFrame, evidence_mapping: EvidenceMapping) -> pd.DataFrame:
+def _label_counts(steps: pd.DataFrame, traces: pd.DataFrame, evidence_mapping: EvidenceMapping) -> pd.DataFrame:
     ids = pd.Index(traces["trace_id"])
     obs = (steps["kind"] == "search_result").to_numpy()
     e = _obs_evidence(steps, evidence_mapping).to_numpy()
@@ -118,7 +112,7 @@ def _coverage(steps: pd.DataFrame, traces: pd.DataFrame, evidence_mapping: Evide
     return out
 
 
-def evidence_labeled(coverage: pd.DataFrame) -> bool:
+def evidence_labeled(counts: pd.DataFrame) -> bool:
     """Whether a group's evidence states can be known: it has no observation, or a labeled one.
 
     A group whose observations are all unlabeled (e.g. a corpus without labels) has no
@@ -126,8 +120,8 @@ def evidence_labeled(coverage: pd.DataFrame) -> bool:
     from the default E = 0. Otherwise unlabeled observations keep the previous state and
     are counted (spec section 2).
     """
-    n_obs = int(coverage["n_obs"].sum())
-    return n_obs == 0 or int(coverage["n_obs_unlabeled"].sum()) < n_obs
+    n_obs = int(counts["n_obs"].sum())
+    return n_obs == 0 or int(counts["n_obs_unlabeled"].sum()) < n_obs
 
 
 def turn_points(steps: pd.DataFrame, traces: pd.DataFrame, *, evidence_mapping: EvidenceMapping = "sum",

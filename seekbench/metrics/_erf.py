@@ -10,20 +10,67 @@ so ties are the rule; lifelines' ``AalenJohansenFitter`` would jitter them).
 from __future__ import annotations
 
 import warnings
-from typing import Literal
 
 import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
 from .._errors import UndefinedMetricWarning, UserInputError
-from ._evidence import EvidenceMapping, EvidenceScope, check_option
-from ._recovery_events import (MAPPING_OPTIONS, RECOVERY_OPTIONS, SCOPE_OPTIONS, TIME_OPTIONS, Recovery,
-                               TimeScale, check_events, recovery_events)
+from ._options import (
+    MAPPING_OPTIONS,
+    METHOD_OPTIONS,
+    RECOVERY_OPTIONS,
+    SCOPE_OPTIONS,
+    TIME_OPTIONS,
+    EvidenceMapping,
+    EvidenceScope,
+    Method,
+    Recovery,
+    TimeScale,
+    check_option,
+)
+from ._recovery_events import check_events, recovery_events
 
-Method = Literal["aalen_johansen", "km"]
-METHOD_OPTIONS = ("aalen_johansen", "km")
 _CODES = {"recovered": 1, "stopped": 2, "cut_off": 0}
+
+
+def incidence_from_counts(recovered: np.ndarray, stopped: np.ndarray,
+                          at_risk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The discrete Aalen-Johansen estimator from counts at sorted distinct times: ERF and survival.
+
+    The one implementation of the estimator: :class:`EvidenceRecoveryFitter` evaluates it on
+    one sample, the bootstrap (:func:`~seekbench.metrics.erf_at_columns`) on B resampled count
+    vectors at once. With d1_j recovering, d2_j stopping and n_j at risk at time t_j,
+
+        S(t_j) = prod_{i <= j} (1 - (d1_i + d2_i) / n_i),
+        ERF(t_j) = sum_{i <= j} S(t_{i-1}) d1_i / n_i,   S(t_0-) = 1.
+
+    A time with nobody at risk adds nothing.
+
+    Parameters
+    ----------
+    recovered, stopped, at_risk : ndarray, shape (..., k)
+        Counts per time (the last axis), for any number of leading (resample) axes.
+
+    Returns
+    -------
+    (erf, survival) : ndarrays of shape (..., k)
+        ERF in [0, 1] (rounding clipped) and the all-cause survival.
+
+    Examples
+    --------
+    >>> erf, surv = incidence_from_counts(np.array([1, 1, 0]), np.array([0, 1, 0]), np.array([4, 3, 1]))
+    >>> erf.round(4).tolist(), surv.round(4).tolist()  # 1/4, then + (3/4)(1/3)
+    ([0.25, 0.5, 0.5], [0.75, 0.25, 0.25])
+    """
+    recovered = np.asarray(recovered, dtype=float)
+    at_risk = np.asarray(at_risk, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        safe = np.where(at_risk > 0, at_risk, 1.0)
+        surv = np.cumprod(1.0 - (recovered + np.asarray(stopped, dtype=float)) / safe, axis=-1)
+        surv_prev = np.concatenate([np.ones_like(surv[..., :1]), surv[..., :-1]], axis=-1)
+        erf = np.clip(np.cumsum(surv_prev * recovered / safe, axis=-1), 0.0, 1.0)  # rounding can overshoot 1
+    return erf, surv
 
 
 def _aalen_johansen(durations: np.ndarray, codes: np.ndarray, alpha: float = 0.05) -> pd.DataFrame:
@@ -56,9 +103,8 @@ def _aalen_johansen(durations: np.ndarray, codes: np.ndarray, alpha: float = 0.0
     removed = d1 + d2 + c
     n = len(durations) - np.concatenate([[0.0], np.cumsum(removed)[:-1]])
     d = d1 + d2
-    surv = np.cumprod(1.0 - d / n)
+    f, surv = incidence_from_counts(d1, d2, n)
     surv_prev = np.concatenate([[1.0], surv[:-1]])
-    f = np.clip(np.cumsum(surv_prev * d1 / n), 0.0, 1.0)  # rounding can overshoot 1 by an ulp
 
     # Var F(t_k) = F_k^2 A_k - 2 F_k B_k + C_k + D_k - 2 (F_k E_k - G_k), with cumulative sums
     # A = sum a, B = sum a F_j, C = sum a F_j^2 (first term), D = sum b (second term),

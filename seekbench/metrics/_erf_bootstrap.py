@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 
 from ._bootstrap import bootstrap_statistic_ci, check_bootstrap_options
-from ._erf import METHOD_OPTIONS, Method
-from ._evidence import check_option
+from ._erf import incidence_from_counts
+from ._options import METHOD_OPTIONS, Method, check_option
 from ._recovery_events import check_events
 
 
@@ -55,16 +55,14 @@ def erf_at_columns(events: pd.DataFrame, t: float, *,
 
     def stat(s: np.ndarray) -> np.ndarray:
         r, st, end, total = s[:, :k], s[:, k:2 * k], s[:, 2 * k:3 * k], s[:, 3 * k]
+        if k == 0:  # nothing ended by t: ERF(t) = 0 wherever there are traces
+            return np.where(total > 0, 0.0, np.nan)
         at_risk = total[:, None] - np.concatenate([np.zeros((len(s), 1)), np.cumsum(end, axis=1)[:, :-1]], axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            safe = np.where(at_risk > 0, at_risk, 1.0)
-            if km:
-                out = 1.0 - np.prod(1.0 - r / safe, axis=1)
-            else:
-                hazard = (r + st) / safe
-                surv_before = np.concatenate([np.ones((len(s), 1)), np.cumprod(1.0 - hazard, axis=1)[:, :-1]],
-                                             axis=1)
-                out = (surv_before * r / safe).sum(axis=1)
+        if km:  # 1 - KM: stopping censors; the product form, as lifelines computes it
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out = 1.0 - np.prod(1.0 - r / np.where(at_risk > 0, at_risk, 1.0), axis=1)
+        else:
+            out = incidence_from_counts(r, st, at_risk)[0][:, -1]
         return np.where(total > 0, out, np.nan)
 
     return cols, stat

@@ -3,25 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 import pandas as pd
 
-from .._errors import UserInputError
+from ._options import MAPPING_OPTIONS, SCOPE_OPTIONS, EvidenceMapping, EvidenceScope, check_option
 from ._segments import Segments
 from ._shared import memo
-
-EvidenceMapping = Literal["sum", "sufficiency_first"]
-EvidenceScope = Literal["cumulative", "latest"]
-_MAPPINGS = ("sum", "sufficiency_first")
-_SCOPES = ("cumulative", "latest")
-
-
-def check_option(name: str, value: object, allowed: tuple[str, ...]) -> None:
-    """The one error wording for an unknown option value (no silent fallback)."""
-    if value not in allowed:
-        raise UserInputError(f"unknown {name} {value!r}; choose one of: {', '.join(allowed)}")
 
 
 def observation_evidence(clarity: pd.Series, sufficiency: pd.Series, *,
@@ -42,7 +30,7 @@ def observation_evidence(clarity: pd.Series, sufficiency: pd.Series, *,
     ...                      mapping="sufficiency_first").tolist()
     [0.0, 1.0]
     """
-    check_option("evidence_mapping", mapping, _MAPPINGS)
+    check_option("evidence_mapping", mapping, MAPPING_OPTIONS)
     c = clarity.map({"Clear": 1.0, "Unclear": 0.0}).astype(float)
     q = sufficiency.map({"Sufficient": 1.0, "Insufficient": 0.0}).astype(float)
     if mapping == "sum":
@@ -86,8 +74,8 @@ def trace_segments(steps: pd.DataFrame) -> Segments:
 def turn_grid(steps: pd.DataFrame, *, mapping: EvidenceMapping = "sum",
               scope: EvidenceScope = "cumulative") -> TurnGrid:
     """The arrays behind :func:`evidence_by_turn` (one pass of numpy, no pandas groupby)."""
-    check_option("evidence_scope", scope, _SCOPES)
-    check_option("evidence_mapping", mapping, _MAPPINGS)
+    check_option("evidence_scope", scope, SCOPE_OPTIONS)
+    check_option("evidence_mapping", mapping, MAPPING_OPTIONS)
     return memo("turn_grid", (steps,), (mapping, scope), lambda: _turn_grid(steps, mapping, scope))
 
 

@@ -13,25 +13,27 @@ step position with ``time="step"``):
   Its future is unknown, so this is right-censoring.
 
 These rows are the input of :class:`~seekbench.metrics._erf.EvidenceRecoveryFitter`
-and of :func:`~seekbench.metrics._erf_tests.compare_recovery`.
+and of :func:`~seekbench.metrics._logrank.compare_recovery`.
 """
 
 from __future__ import annotations
-
-from typing import Literal
 
 import numpy as np
 import pandas as pd
 
 from .._errors import UserInputError
-from ._evidence import EvidenceMapping, EvidenceScope, check_option, evidence_by_turn, observation_evidence
-
-Recovery = Literal["evidence_or_correct", "evidence"]
-TimeScale = Literal["turn", "step"]
-RECOVERY_OPTIONS = ("evidence_or_correct", "evidence")
-TIME_OPTIONS = ("turn", "step")
-MAPPING_OPTIONS = ("sum", "sufficiency_first")
-SCOPE_OPTIONS = ("cumulative", "latest")
+from ._evidence import evidence_by_turn, observation_evidence
+from ._options import (
+    MAPPING_OPTIONS,
+    RECOVERY_OPTIONS,
+    SCOPE_OPTIONS,
+    TIME_OPTIONS,
+    EvidenceMapping,
+    EvidenceScope,
+    Recovery,
+    TimeScale,
+    check_option,
+)
 
 #: The three outcomes, in the order the event codes 1, 2, 0 use them.
 EVENT_KINDS = ("recovered", "stopped", "cut_off")

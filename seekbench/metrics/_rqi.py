@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -12,18 +11,17 @@ import pandas as pd
 from .._errors import UndefinedMetricWarning
 from ..traces._ontology import LABEL_VALUES
 from ._bootstrap import Cluster, bootstrap_ci, check_bootstrap_options, cluster_labels
-from ._evidence import (
-    _MAPPINGS,
-    _SCOPES,
+from ._evidence import step_evidence, trace_segments
+from ._options import (
+    MAPPING_OPTIONS,
+    RQI_AGGREGATE_OPTIONS,
+    SCOPE_OPTIONS,
     EvidenceMapping,
     EvidenceScope,
+    RQIAggregate,
     check_option,
-    step_evidence,
-    trace_segments,
 )
 
-RQIAggregate = Literal["trace", "step"]
-_AGGREGATES = ("trace", "step")
 _G = {"Grounded": 1.0, "NotGrounded": 0.0}
 
 
@@ -84,7 +82,7 @@ def rqi_score(steps: pd.DataFrame, *, aggregate: RQIAggregate = "trace") -> floa
     >>> rqi_score(steps, aggregate="step")  # 2 / 4
     0.5
     """
-    check_option("aggregate", aggregate, _AGGREGATES)
+    check_option("aggregate", aggregate, RQI_AGGREGATE_OPTIONS)
     value = _value(_per_trace(steps), aggregate)
     if np.isnan(value):
         _warn_undefined()
@@ -190,9 +188,9 @@ def reasoning_quality(steps: pd.DataFrame, *, aggregate: RQIAggregate = "trace",
     >>> res.value, res.n_traces, res.n_unlabeled
     (0.5, 2, 1)
     """
-    check_option("aggregate", aggregate, _AGGREGATES)
-    check_option("evidence_mapping", evidence_mapping, _MAPPINGS)
-    check_option("evidence_scope", evidence_scope, _SCOPES)
+    check_option("aggregate", aggregate, RQI_AGGREGATE_OPTIONS)
+    check_option("evidence_mapping", evidence_mapping, MAPPING_OPTIONS)
+    check_option("evidence_scope", evidence_scope, SCOPE_OPTIONS)
     check_bootstrap_options(n_boot, alpha, cluster)
     per = _per_trace(steps)
     value = _value(per, aggregate)

@@ -13,22 +13,26 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
-from . import _ce, _rqi
+from . import _rqi
 from ._bootstrap import Cluster, check_bootstrap_options, cluster_labels, prefetch_draws
-from ._ce import (
+from ._ce import answer_calibration, evidence_prevalence
+from ._decisions import evidence_labeled, observation_label_counts
+from ._erf import EvidenceRecoveryFitter
+from ._erf_bootstrap import recovered_by_ci
+from ._options import (
     CEAggregate,
     DecisionPoints,
+    EvidenceMapping,
+    EvidenceScope,
+    Method,
+    MetricOptions,
     Prevalence,
-    answer_calibration,
-    evidence_prevalence,
+    Recovery,
+    RQIAggregate,
+    TimeScale,
 )
-from ._decisions import DECISION_POINTS, evidence_coverage, evidence_labeled
-from ._erf import METHOD_OPTIONS, EvidenceRecoveryFitter
-from ._erf_bootstrap import recovered_by_ci
-from ._evidence import _MAPPINGS, _SCOPES, EvidenceMapping, EvidenceScope, check_option
 from ._outcome import outcome_metrics
-from ._recovery_events import RECOVERY_OPTIONS, TIME_OPTIONS
-from ._rqi import RQIAggregate, reasoning_quality
+from ._rqi import reasoning_quality
 from ._shared import shared_work
 
 #: Turn at which ``recovered_by_8`` reads the recovery curve.
@@ -55,7 +59,8 @@ class MetricsSummary:
     Attributes
     ----------
     options : dict
-        The keyword arguments of :func:`summarize`.
+        The options of :func:`summarize`: ``by``, the nine of :class:`MetricOptions`,
+        ``horizon`` and the bootstrap's.
     groups : list of dict
         One dict per group (see :func:`summarize` for the keys); undefined numbers are NaN.
     warnings : list of str
@@ -161,12 +166,12 @@ def _by_table(frame: pd.DataFrame, key: str, cols: Sequence[str]) -> dict:
 
 
 def summarize(steps: pd.DataFrame, traces: pd.DataFrame, *, by: str | Sequence[str] = ("agent",),
-              evidence_mapping: EvidenceMapping = "sum", evidence_scope: EvidenceScope = "cumulative",
-              ce_aggregate: CEAggregate = "trace", ce_prevalence: Prevalence = "global",
-              decision_points: DecisionPoints = "turn", recovery: str = "evidence_or_correct",
-              erf_method: str = "aalen_johansen", time: str = "turn", rqi_aggregate: RQIAggregate = "trace",
-              horizon: int = 15, cluster: Cluster = "trace", n_boot: int = 2000, seed: int | None = 0,
-              alpha: float = 0.05) -> MetricsSummary:
+              options: MetricOptions | None = None, evidence_mapping: EvidenceMapping | None = None,
+              evidence_scope: EvidenceScope | None = None, ce_aggregate: CEAggregate | None = None,
+              ce_prevalence: Prevalence | None = None, decision_points: DecisionPoints | None = None,
+              recovery: Recovery | None = None, erf_method: Method | None = None, time: TimeScale | None = None,
+              rqi_aggregate: RQIAggregate | None = None, horizon: int = 15, cluster: Cluster = "trace",
+              n_boot: int = 2000, seed: int | None = 0, alpha: float = 0.05) -> MetricsSummary:
     """RQI, CE, ERF and outcome metrics for each group of traces, with CIs and unlabeled counts.
 
     Groups are the distinct values of the ``by`` columns of the trace table (default one
@@ -179,11 +184,18 @@ def summarize(steps: pd.DataFrame, traces: pd.DataFrame, *, by: str | Sequence[s
         Step and trace tables of ``build_tables`` (the whole corpus).
     by : str or sequence of str
         Trace-table columns to group by.
-    evidence_mapping, evidence_scope : spec section 2.
-    ce_aggregate, ce_prevalence, decision_points, horizon : CE (spec section 5),
-        see :func:`~seekbench.metrics._ce.answer_calibration`.
-    recovery, erf_method, time : ERF (spec section 4), see ``EvidenceRecoveryFitter``.
-    rqi_aggregate : RQI (spec section 3), see :func:`~seekbench.metrics._rqi.rqi_score`.
+    options : MetricOptions, optional
+        The nine metric options at once (default: ``MetricOptions()``, the paper's definitions).
+    evidence_mapping, evidence_scope : str, optional
+        E (spec section 2); each of these nine keywords, when given, overrides ``options``.
+    ce_aggregate, ce_prevalence, decision_points : str, optional
+        CE (spec section 5), see :func:`~seekbench.metrics._ce.answer_calibration`.
+    recovery, erf_method, time : str, optional
+        ERF (spec section 4), see ``EvidenceRecoveryFitter``.
+    rqi_aggregate : str, optional
+        RQI (spec section 3), see :func:`~seekbench.metrics._rqi.rqi_score`.
+    horizon : int
+        H of the overcautious rate (CE companions), in turns.
     cluster, n_boot, seed, alpha : percentile bootstrap over whole traces (or questions).
 
     Returns
@@ -215,31 +227,23 @@ def summarize(steps: pd.DataFrame, traces: pd.DataFrame, *, by: str | Sequence[s
     ('x', 0.5, 0.0, 0.0, 1.0, 1.0, 1.0)
     """
     by = (by,) if isinstance(by, str) else tuple(by)
-    check_option("evidence_mapping", evidence_mapping, _MAPPINGS)
-    check_option("evidence_scope", evidence_scope, _SCOPES)
-    check_option("ce_aggregate", ce_aggregate, _ce._AGGREGATES)
-    check_option("ce_prevalence", ce_prevalence, _ce._PREVALENCES)
-    check_option("decision_points", decision_points, DECISION_POINTS)
-    check_option("recovery", recovery, RECOVERY_OPTIONS)
-    check_option("erf_method", erf_method, METHOD_OPTIONS)
-    check_option("time", time, TIME_OPTIONS)
-    check_option("rqi_aggregate", rqi_aggregate, _rqi._AGGREGATES)
+    opts = MetricOptions.resolve(options, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope,
+                                 ce_aggregate=ce_aggregate, ce_prevalence=ce_prevalence,
+                                 decision_points=decision_points, recovery=recovery, erf_method=erf_method,
+                                 time=time, rqi_aggregate=rqi_aggregate)
     check_bootstrap_options(n_boot, alpha, cluster)
     missing = [c for c in by if c not in traces.columns]
     if not by or missing:
         raise UserInputError(f"cannot group by {', '.join(missing) or '()'}: choose trace-table columns, "
                              f"e.g. one of: {', '.join(traces.columns)}")
-    options = {"by": list(by), "evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope,
-               "ce_aggregate": ce_aggregate, "ce_prevalence": ce_prevalence, "decision_points": decision_points,
-               "recovery": recovery, "erf_method": erf_method, "time": time, "rqi_aggregate": rqi_aggregate,
-               "horizon": horizon, "cluster": cluster, "n_boot": n_boot, "seed": seed, "alpha": alpha}
-    ev = {"evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope}
+    recorded = {"by": list(by), **opts.as_dict(), "horizon": horizon, "cluster": cluster, "n_boot": n_boot,
+                "seed": seed, "alpha": alpha}
     boot = {"n_boot": n_boot, "seed": seed, "alpha": alpha, "cluster": cluster}
     reasons: dict[str, list[str]] = {}
     prevalence = None
-    if ce_aggregate == "pooled" and ce_prevalence == "global":
+    if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global":
         with _collect(reasons, "all"):
-            prevalence = evidence_prevalence(steps, traces, decision_points=decision_points, **ev)
+            prevalence = evidence_prevalence(steps, traces, decision_points=opts.decision_points, **opts.evidence)
 
     group_of = traces.groupby(list(by), sort=True, dropna=False).ngroup()
     step_group = steps["trace_id"].map(pd.Series(group_of.to_numpy(), index=traces["trace_id"].to_numpy()))
@@ -253,34 +257,32 @@ def summarize(steps: pd.DataFrame, traces: pd.DataFrame, *, by: str | Sequence[s
             g_steps = step_parts.get(gi, steps.iloc[:0])
             keys = {c: _json_safe(g_tr[c].iloc[0]) for c in by}
             with _collect(reasons, "/".join(str(v) for v in keys.values())), shared_work():
-                group, fitter = _group(g_steps, g_tr, keys, ev=ev, boot=boot, prevalence=prevalence,
-                                       ce_aggregate=ce_aggregate, ce_prevalence=ce_prevalence,
-                                       decision_points=decision_points, rqi_aggregate=rqi_aggregate,
-                                       horizon=horizon, erf={"method": erf_method, "recovery": recovery,
-                                                             "time": time, "alpha": alpha})
+                group, fitter = _group(g_steps, g_tr, keys, opts=opts, boot=boot, prevalence=prevalence,
+                                       horizon=horizon)
             groups.append(group)
             fitters.append(fitter)
-    ends = traces["last_turn"] if time == "turn" else traces["n_steps"] - 1
+    ends = traces["last_turn"] if opts.time == "turn" else traces["n_steps"] - 1
     last = max([int(ends.max()) if len(ends) else 0] + [int(f.curve_.index.max()) for f in fitters if f is not None])
     for group, fitter in zip(groups, fitters):
         group.update(_erf_entries(fitter, last))
     messages = [f"{msg} [groups: {', '.join(dict.fromkeys(labels))}]" for msg, labels in reasons.items()]
     for m in messages:
         warnings.warn(m, UndefinedMetricWarning, stacklevel=2)
-    return MetricsSummary(options=options, groups=groups, warnings=messages)
+    return MetricsSummary(options=recorded, groups=groups, warnings=messages)
 
 
-def _group(steps: pd.DataFrame, traces: pd.DataFrame, keys: dict, *, ev: dict, boot: dict,
-           prevalence: pd.Series | None, ce_aggregate: str, ce_prevalence: str, decision_points: str,
-           rqi_aggregate: str, horizon: int, erf: dict) -> tuple[dict, EvidenceRecoveryFitter | None]:
+def _group(steps: pd.DataFrame, traces: pd.DataFrame, keys: dict, *, opts: MetricOptions, boot: dict,
+           prevalence: pd.Series | None, horizon: int) -> tuple[dict, EvidenceRecoveryFitter | None]:
     """The summary dict of one group (ERF entries still empty) and its recovery fitter."""
-    rqi = reasoning_quality(steps, aggregate=rqi_aggregate, **ev, **boot)
-    cal = answer_calibration(steps, traces, aggregate=ce_aggregate, prevalence=ce_prevalence,
-                             decision_points=decision_points, global_prevalence=prevalence, horizon=horizon,
+    ev = opts.evidence
+    rqi = reasoning_quality(steps, aggregate=opts.rqi_aggregate, **ev, **boot)
+    cal = answer_calibration(steps, traces, aggregate=opts.ce_aggregate, prevalence=opts.ce_prevalence,
+                             decision_points=opts.decision_points, global_prevalence=prevalence, horizon=horizon,
                              **ev, **boot)
     out = outcome_metrics(steps, traces, **boot)
-    cov = evidence_coverage(steps, traces, evidence_mapping=ev["evidence_mapping"])
-    fitter = _fit_erf(steps, traces, evidence_labeled(cov), **erf, **ev)
+    cov = observation_label_counts(steps, traces, evidence_mapping=opts.evidence_mapping)
+    fitter = _fit_erf(steps, traces, evidence_labeled(cov), method=opts.erf_method, recovery=opts.recovery,
+                      time=opts.time, alpha=boot["alpha"], **ev)
     answer_rate = cal.answer_table.rename(columns={"p_answer": "answer_rate"})
     return {
         **keys,
@@ -298,7 +300,7 @@ def _group(steps: pd.DataFrame, traces: pd.DataFrame, keys: dict, *, ev: dict, b
         "overcautious_given_e2": cal.overcautious_given_evidence,
         "n_reached_e2": cal.n_reached_evidence,
         **dict.fromkeys(("erf", "erf_ci", "erf_raw", "median_recovery_turn", f"recovered_by_{RECOVERED_BY}")),
-        f"recovered_by_{RECOVERED_BY}_ci": _erf_ci(fitter, traces, erf["method"], boot),
+        f"recovered_by_{RECOVERED_BY}_ci": _erf_ci(fitter, traces, opts.erf_method, boot),
         "accuracy": out.accuracy,
         "accuracy_ci": list(out.accuracy_ci),
         "em": out.em,

@@ -18,6 +18,7 @@ from seekbench.agreement import compare_annotations, metric_sensitivity
 from seekbench.agreement._sensitivity import _per_agent
 from seekbench.labels import AnnotationSet
 from seekbench.metrics._ce import evidence_prevalence
+from seekbench.metrics import MetricOptions
 from seekbench.metrics._summary import summarize
 from seekbench.traces import build_tables
 
@@ -147,15 +148,12 @@ def test_bootstrap_statistics_reproduce_summarize(shared_traces, options):
     """The per-trace sums the paired bootstrap resamples give summarize's numbers on the full sample."""
     traces = shared_traces[::3]
     steps, tdf = build_tables(traces)
-    opts = {"evidence_mapping": "sum", "evidence_scope": "cumulative", "ce_aggregate": "trace",
-            "ce_prevalence": "global", "decision_points": "turn", "recovery": "evidence_or_correct",
-            "erf_method": "aalen_johansen", "time": "turn", "rqi_aggregate": "trace", **options}
+    opts = MetricOptions(**options)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        summary = summarize(steps, tdf, by=("agent",), n_boot=0, **opts)
-        weights = evidence_prevalence(steps, tdf, decision_points=opts["decision_points"],
-                                      evidence_mapping=opts["evidence_mapping"],
-                                      evidence_scope=opts["evidence_scope"]).to_numpy()
+        summary = summarize(steps, tdf, by=("agent",), n_boot=0, **options)
+        weights = evidence_prevalence(steps, tdf, decision_points=opts.decision_points,
+                                      **opts.evidence).to_numpy()
         agents = sorted(tdf["agent"].unique())
         values, _ = _per_agent(steps, tdf, agents, opts, weights, 0, 0, 0.05)
     for g in summary.groups:

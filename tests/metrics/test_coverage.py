@@ -27,13 +27,13 @@ import pytest
 
 from seekbench import UndefinedMetricWarning, UserInputError
 from seekbench.data import sample_traces_path
-from seekbench.metrics._coverage import (
+from seekbench.metrics import (
     RuleMatcher,
     SkeletonStep,
-    coverage_score,
     load_skeleton,
     public_history,
     reference_step_coverage,
+    reference_step_coverage_score,
 )
 from seekbench.traces import read_traces
 
@@ -82,7 +82,7 @@ def test_sample_coverage_offline(sample, skeleton_file):
     assert (cp.process_score, cp.reward) == (0.5, 1.5)
     s = res.summary().set_index("agent")
     assert s.loc["synthesizer", "coverage"] == 0.75 and s.loc["looper", "coverage"] == 0.75
-    assert coverage_score(sample, skeleton_file) == pytest.approx(sum(EXPECTED.values()) / 8)
+    assert reference_step_coverage_score(sample, skeleton_file) == pytest.approx(sum(EXPECTED.values()) / 8)
 
 
 def test_cap_and_step_credit(sample, skeleton_file):
@@ -132,7 +132,7 @@ def test_unknown_correctness():
     pt = reference_step_coverage([trace(found_a, correct=None)], sk).per_trace.iloc[0]
     assert pt.coverage == 0.5 and math.isnan(pt.reward)  # defined: the answer statement was not found anyway
     with pytest.warns(UndefinedMetricWarning):
-        assert math.isnan(coverage_score([trace(found_both, correct=None)], sk))
+        assert math.isnan(reference_step_coverage_score([trace(found_both, correct=None)], sk))
 
 
 def test_skeleton_errors(tmp_path):
@@ -180,3 +180,14 @@ def test_llm_coverage_judge_on_the_local_server(tmp_path, sample, skeleton_file)
     # last words: "Orlesk", "Sallow", "clock", "1863": the same coverage as the rule matcher on the sample
     assert got == EXPECTED
     assert all(v.status == "scored" for v in m.votes.values())
+
+
+def test_old_coverage_names_still_work_with_a_future_warning():
+    import seekbench.metrics as m
+
+    for old, new in (("coverage_score", reference_step_coverage_score),
+                     ("CoverageResult", m.ReferenceStepCoverageResult)):
+        with pytest.warns(FutureWarning, match=f"seekbench.metrics.{old} is renamed"):
+            assert getattr(m, old) is new
+    with pytest.raises(AttributeError):
+        m.no_such_name  # noqa: B018

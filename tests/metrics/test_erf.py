@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from seekbench._errors import UndefinedMetricWarning, UserInputError
 from seekbench.metrics._erf import EvidenceRecoveryFitter, _aalen_johansen
-from seekbench.metrics._erf_tests import compare_recovery
+from seekbench.metrics import compare_recovery
 from seekbench.metrics._recovery_events import recovery_events
 from seekbench.traces._tables import build_tables
 
@@ -436,3 +436,34 @@ def test_shared_data_km_reaches_one_while_44_percent_recover(human_tables):
     assert km["SearchR1-nq_hotpotqa_train-qwen2.5-7b-em-ppo-v0.3"].recovered_by(8) == pytest.approx(0.915, abs=5e-4)
     for a in km:
         assert (aj[a].curve_["erf"] <= km[a].curve_["erf"] + 1e-12).all()
+
+
+@settings(max_examples=100, deadline=None, derandomize=True, database=None)
+@given(events_st, st.integers(0, 13), st.sampled_from(["aalen_johansen", "km"]))
+def test_bootstrap_statistic_is_the_fitters_estimator(pairs, t, method):
+    """The resampling form of ERF(t) (per-trace columns and a statistic of their sums) gives the
+    fitter's value on the full sample, and on a resample the fitter on the duplicated traces."""
+    from seekbench.metrics import erf_at_columns
+
+    d, k = zip(*pairs)
+    ev = events_frame(d, k)
+    cols, stat = erf_at_columns(ev, t, method=method)
+    full = float(stat(cols.sum(axis=0, keepdims=True))[0])
+    assert full == pytest.approx(_fit(pairs, method).recovered_by(t), abs=1e-12)
+    weights = np.arange(len(ev)) % 3  # a resample: trace i drawn i mod 3 times
+    if weights.sum():
+        resampled = float(stat((weights[:, None] * cols).sum(axis=0, keepdims=True))[0])
+        dup = [p for p, w in zip(pairs, weights) for _ in range(w)]
+        assert resampled == pytest.approx(_fit(dup, method).recovered_by(t), abs=1e-12)
+
+
+def test_incidence_from_counts_is_batched():
+    from seekbench.metrics._erf import incidence_from_counts
+
+    # Hand example of the docstring, stacked with a copy where everyone stops at once.
+    rec = np.array([[1, 1, 0], [0, 0, 0]])
+    stop = np.array([[0, 1, 0], [4, 0, 0]])
+    n = np.array([[4, 3, 1], [4, 0, 0]])
+    erf, surv = incidence_from_counts(rec, stop, n)
+    assert erf[0].tolist() == pytest.approx([0.25, 0.5, 0.5]) and surv[0].tolist() == pytest.approx([0.75, 0.25, 0.25])
+    assert erf[1].tolist() == [0.0, 0.0, 0.0] and surv[1].tolist() == [0.0, 0.0, 0.0]  # nobody at risk adds nothing

@@ -61,7 +61,7 @@ def test_plot_raw_curve_option():
 def test_computing_does_not_import_matplotlib():
     code = ("import sys, pandas as pd\n"
             "from seekbench.metrics._erf import EvidenceRecoveryFitter\n"
-            "from seekbench.metrics._erf_tests import compare_recovery\n"
+            "from seekbench.metrics import compare_recovery\n"
             "ev = pd.DataFrame({'duration': [1, 2, 2], 'event': ['recovered', 'stopped', 'cut_off']})\n"
             "f = EvidenceRecoveryFitter().fit_events(ev); f.summary\n"
             "EvidenceRecoveryFitter(method='km').fit_events(ev)\n"

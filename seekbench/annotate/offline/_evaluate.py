@@ -1,8 +1,8 @@
 """Measuring the offline judges against human labels: per-field agreement and grouped cross-validation.
 
 Agreement is computed per label field and step kind on the steps both sides
-labeled: n, accuracy (raw agreement) and Cohen's kappa (scikit-learn's
-``cohen_kappa_score``). Grounding of reasoning steps and of search steps are
+labeled: n, accuracy (raw agreement) and Cohen's kappa
+(:func:`seekbench.agreement.cohen_kappa_score`, the one kappa of the package). Grounding of reasoning steps and of search steps are
 separate rows, never one number. Steps the human labeled but the judge left
 unscored are counted, not compared. A judge is scored on its own decisions
 only: the rule-derived InitialQuery / RepeatQuery labels (``provenance.kind ==
@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..._errors import UserInputError
+from ..._errors import UndefinedMetricWarning, UserInputError
+from ...agreement import cohen_kappa_score
 from ._human import LabelMap, question_groups
 from ._context import trace_views
 from ._judge import OfflineJudge
@@ -49,18 +50,23 @@ AGREEMENT_COLUMNS = ["row", "field", "kind", "n", "accuracy", "kappa", "n_unscor
 
 
 def kappa_score(reference: list[str], judged: list[str]) -> float:
-    """Cohen's kappa via scikit-learn; NaN when fewer than two classes occur or no pairs exist.
+    """Cohen's kappa, :func:`seekbench.agreement.cohen_kappa_score`; NaN when no pair exists or one
+    class is all either side used.
 
-    NaN, not 0, because kappa is undefined there (spec: one policy for undefined values).
+    NaN, not 0, because kappa is undefined there (spec: one policy for undefined values); the
+    table's ``note`` says why, so the estimator's warning is not repeated here.
+
+    Examples
+    --------
+    >>> kappa_score(["Grounded", "Grounded", "NotGrounded", "NotGrounded"],
+    ...             ["Grounded", "NotGrounded", "NotGrounded", "NotGrounded"])  # p_o = 3/4, p_e = 1/2
+    0.5
+    >>> kappa_score(["Clear", "Clear"], ["Clear", "Clear"])
+    nan
     """
-    from sklearn.metrics import cohen_kappa_score
-
-    if not reference or len(set(reference) | set(judged)) < 2:
-        return math.nan
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        k = cohen_kappa_score(reference, judged)
-    return float(k)
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        return cohen_kappa_score(reference, judged)
 
 
 def agreement_table(traces: list[dict], records: list[dict], reference: LabelMap) -> pd.DataFrame:

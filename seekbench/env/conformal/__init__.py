@@ -13,6 +13,8 @@ their interaction and document.
 0.9
 """
 
+import warnings as _warnings
+
 from ._anova import ANOVA_COLUMNS, completeness_anova, episodes_frame, variance_decomposition
 from ._estimators import (
     ESTIMATE_COLUMNS,
@@ -54,7 +56,7 @@ from ._synthetic import (
     BeliefView,
     GoalPassage,
     document_belief_states,
-    goal_passages,
+    document_goal_passages,
     load_corpus_records,
     missing_range,
     read_belief_states,
@@ -93,11 +95,11 @@ __all__ = [
     "conformal_rank",
     "cross_fit_predict",
     "document_belief_states",
+    "document_goal_passages",
     "episodes_frame",
     "estimates_frame",
     "evaluate_conformal",
     "evaluate_stopping",
-    "goal_passages",
     "load_corpus_records",
     "make_baseline",
     "missing_range",
@@ -114,3 +116,13 @@ __all__ = [
     "write_belief_states",
     "write_estimates",
 ]
+
+
+def __getattr__(name: str):
+    # seekbench.env.goal_passages returns the raw passage dicts; this package's typed one was
+    # also called goal_passages until the two were told apart.
+    if name == "goal_passages":
+        _warnings.warn("seekbench.env.conformal.goal_passages is renamed document_goal_passages; the old name "
+                       "will be removed", FutureWarning, stacklevel=2)
+        return document_goal_passages
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

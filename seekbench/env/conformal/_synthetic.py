@@ -126,8 +126,12 @@ class BeliefView:
                                        for i, p in enumerate(self.passages, start=1)]}
 
 
-def goal_passages(document: dict) -> list[GoalPassage]:
-    """Every passage of every section of ``document``, in document order (the goal set, N = its length).
+def document_goal_passages(document: dict) -> list[GoalPassage]:
+    """Every passage of every section of ``document`` as a :class:`GoalPassage`, in document order
+    (the goal set, N = its length).
+
+    The typed, checked counterpart of :func:`seekbench.env.goal_passages` (which returns the
+    raw passage dicts): it also records each passage's section and refuses repeated ids.
 
     Raises
     ------
@@ -188,7 +192,7 @@ def document_belief_states(document: dict, *, delta: int = DEFAULT_DELTA, seed: 
     if isinstance(delta, bool) or not isinstance(delta, int) or delta < 1:
         raise UserInputError(f"delta must be an integer >= 1, got {delta!r}")
     doc_id = str(document["doc_id"])
-    goal = goal_passages(document)
+    goal = document_goal_passages(document)
     n = len(goal)
     rng = _doc_rng(doc_id, seed)
     states = []
@@ -247,7 +251,7 @@ def render_belief(state: BeliefState, document: dict) -> BeliefView:
     UserInputError
         The state names a passage the document does not have (wrong corpus).
     """
-    by_id = {p.id: p for p in goal_passages(document)}
+    by_id = {p.id: p for p in document_goal_passages(document)}
     missing = [pid for pid in state.visible_passage_ids if pid not in by_id]
     if missing:
         raise UserInputError(f"belief state {state.state_id!r} names passage {missing[0]!r}, which document "

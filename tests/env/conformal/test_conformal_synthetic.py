@@ -12,7 +12,7 @@ from seekbench import SeekbenchWarning, UserInputError
 from seekbench.env.conformal import (
     BeliefState,
     document_belief_states,
-    goal_passages,
+    document_goal_passages,
     load_corpus_records,
     missing_range,
     read_belief_states,
@@ -28,7 +28,7 @@ def test_k_count_r_range_and_exact_completeness(n, delta):
     doc = make_document("d", n)
     states = document_belief_states(doc, delta=delta, seed=5)
     assert len(states) == math.ceil(n / delta)
-    ids = [p.id for p in goal_passages(doc)]
+    ids = [p.id for p in document_goal_passages(doc)]
     for k, s in enumerate(states):
         lo, hi = k * delta, min((k + 1) * delta, n) - 1
         assert (lo, hi) == missing_range(k, n, delta)
@@ -125,3 +125,10 @@ def test_read_errors_name_line_and_field(tmp_path):
     bad_corpus.write_text('{"doc_id": "a", "sections": [{"title": "s", "passages": [{"id": 3, "text": "x"}]}]}\n')
     with pytest.raises(UserInputError, match=r"c.jsonl"):
         load_corpus_records(bad_corpus)
+
+
+def test_old_name_goal_passages_still_works_with_a_future_warning():
+    import seekbench.env.conformal as conformal
+
+    with pytest.warns(FutureWarning, match="renamed document_goal_passages"):
+        assert conformal.goal_passages is document_goal_passages

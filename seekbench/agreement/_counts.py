@@ -1,6 +1,6 @@
-"""Shared machinery of the agreement coefficients: label coding, confusion counts, bootstrap.
+"""The counts every agreement coefficient is built from: label coding, count tables, their bootstrap.
 
-Every coefficient here is a function of a few counts that add up over items (a confusion
+Every coefficient is a function of a few counts that add up over items (a confusion
 matrix for two raters, per-item category counts for Fleiss' kappa, a coincidence matrix for
 Krippendorff's alpha). Resampling whole traces only reweights those sums, so the bootstrap
 is one matrix product (:func:`seekbench.metrics._bootstrap.bootstrap_sums`) followed by a
@@ -87,42 +87,7 @@ def confusion_columns(c1: np.ndarray, c2: np.ndarray, q: int) -> np.ndarray:
     return cols
 
 
-def kappa_from_confusion(conf: np.ndarray) -> np.ndarray:
-    """Cohen's kappa of a stack of confusion matrices ``(..., q, q)``; NaN where undefined.
 
-    kappa = (n * tr(C) - r . c) / (n^2 - r . c) with r, c the row and column sums, which is
-    (p_o - p_e) / (1 - p_e) computed from integer counts (exact). Undefined when p_e = 1.
-    """
-    n = conf.sum(axis=(-2, -1))
-    tr = np.trace(conf, axis1=-2, axis2=-1)
-    rc = (conf.sum(axis=-1) * conf.sum(axis=-2)).sum(axis=-1)
-    den = n * n - rc
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, (n * tr - rc) / np.where(den > 0, den, 1.0), np.nan)
-
-
-def ac1_parts(conf: np.ndarray, q: int) -> tuple[np.ndarray, np.ndarray]:
-    """Observed and Gwet chance agreement ``(p_o, p_e)`` of a stack of confusion matrices.
-
-    pi_k = (r_k + c_k) / 2n, p_e = sum_k pi_k (1 - pi_k) / (q - 1). With fewer than two
-    categories the sum is 0, so p_e = 0 whatever the number of possible categories. A
-    matrix wider than q (a panel's extra "unresolved tie" response, last) counts those
-    items as misses in p_o and leaves them out of the chance term, which sums the q labels.
-    """
-    n = conf.sum(axis=(-2, -1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        po = np.trace(conf, axis1=-2, axis2=-1) / n
-        pi = (conf.sum(axis=-1) + conf.sum(axis=-2)) / (2.0 * n[..., None])
-    pi = pi[..., :q]
-    pe = (pi * (1.0 - pi)).sum(axis=-1) / max(q - 1, 1)
-    return po, pe
-
-
-def ac1_from_confusion(conf: np.ndarray, q: int) -> np.ndarray:
-    """Gwet's AC1 of a stack of confusion matrices; NaN only without items."""
-    po, pe = ac1_parts(conf, q)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (po - pe) / (1.0 - pe)
 
 
 def resampled_sums(columns: np.ndarray, groups: Sequence, *, n_boot: int, seed: int | None,
@@ -172,28 +137,3 @@ def category_counts(codes: np.ndarray, q: int) -> np.ndarray:
     rows, cols = np.nonzero(codes >= 0)
     np.add.at(counts, (rows, codes[rows, cols]), 1.0)
     return counts
-
-
-def stratified_agreement(blocks: list[np.ndarray], qs: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Pooled (p_o, kappa, AC1) over strata from per-stratum confusion stacks ``(B, q, q)``.
-
-    p_o and the chance agreements are n-weighted means of the strata's (a label of one stratum
-    never matches another's by chance), then kappa = (p_o - p_e) / (1 - p_e); ``qs`` are the
-    strata's label counts for AC1's chance term.
-    """
-    n = sum(b.sum(axis=(1, 2)) for b in blocks)
-    agree = sum(np.trace(b, axis1=1, axis2=2) for b in blocks)
-    pe_c = np.zeros_like(n)
-    pe_g = np.zeros_like(n)
-    for b, q in zip(blocks, qs):
-        nf = b.sum(axis=(1, 2))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rc = (b.sum(axis=2) * b.sum(axis=1)).sum(axis=1)
-            pe_c += np.where(nf > 0, rc / np.where(nf > 0, nf, 1.0), 0.0)
-            pe_g += np.where(nf > 0, nf * np.nan_to_num(ac1_parts(b, q)[1]), 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        po = agree / n
-        pe_c, pe_g = pe_c / n, pe_g / n
-        kappa = np.where((n > 0) & (1.0 - pe_c > 1e-12), (po - pe_c) / (1.0 - pe_c), np.nan)
-        ac1 = np.where(n > 0, (po - pe_g) / (1.0 - pe_g), np.nan)
-    return po, kappa, ac1

@@ -1,0 +1,132 @@
+"""RQI, CE and ERF(t) as per-trace columns and a statistic of their sums (for paired bootstraps).
+
+Each metric of one group depends on its traces only through sums over traces: RQI (trace
+aggregate) through [RQI_i, 1] over traces with a labeled reasoning step, pooled RQI through
+[sum G_i, n_i], CE (trace aggregate) through [CE_i, 1], pooled CE through the six decision
+counts [n_k, a_k], ERF(t) through the traces recovering, stopping and ending at each time
+(:func:`~seekbench.metrics.erf_at_columns`). Resampling whole traces only reweights the rows,
+so B resamples of several metrics and label sources are one matrix product
+(:func:`~seekbench.metrics.bootstrap_sums`) and each statistic is evaluated on all B sums at
+once. The arithmetic is the metrics' own (``_rqi``, ``_ce``, ``_erf``): these functions only
+lay it out as columns, and on the full sample each statistic equals the metric.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+from ._ce import _pooled_ce, answer_calibration
+from ._decisions import decision_counts, decision_point_table, evidence_labeled, observation_label_counts
+from ._erf_bootstrap import erf_at_columns
+from ._options import MetricOptions
+from ._recovery_events import recovery_events
+from ._rqi import _per_trace
+
+Statistic = Callable[[np.ndarray], np.ndarray]
+
+
+def _ratio(s: np.ndarray) -> np.ndarray:
+    """Column 0 / column 1 of each row of sums; NaN where column 1 is 0."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(s[:, 1] > 0, s[:, 0] / np.where(s[:, 1] > 0, s[:, 1], 1.0), np.nan)
+
+
+def _undefined(n: int) -> tuple[np.ndarray, Statistic]:
+    return np.zeros((n, 1)), lambda s: np.full(len(s), np.nan)
+
+
+def rqi_columns(steps: pd.DataFrame, trace_ids: pd.Index, *,
+                options: MetricOptions | None = None) -> tuple[np.ndarray, Statistic]:
+    """RQI (spec section 3) of the traces ``trace_ids`` as per-trace columns and a statistic of their sums.
+
+    Parameters
+    ----------
+    steps : DataFrame
+        Step table of the group (``build_tables``).
+    trace_ids : Index
+        The group's traces, one row each (a trace without reasoning steps contributes zeros).
+    options : MetricOptions, optional
+        Only ``rqi_aggregate`` is used.
+
+    Returns
+    -------
+    (columns, statistic)
+        ``columns`` has one row per trace; ``statistic`` maps ``(B, m)`` column sums to B values
+        of RQI in [0, 1] (NaN where no labeled reasoning step was drawn).
+
+    Examples
+    --------
+    >>> steps = pd.DataFrame({"trace_id": ["a", "a", "a", "b"], "kind": ["reasoning"] * 4,
+    ...                       "grounding": ["Grounded", "NotGrounded", "NotGrounded", "Grounded"]})
+    >>> cols, stat = rqi_columns(steps, pd.Index(["a", "b"]))
+    >>> round(float(stat(cols.sum(axis=0, keepdims=True))[0]), 4)  # (1/3 + 1) / 2, as rqi_score
+    0.6667
+    >>> float(stat(np.array([[0.0, 0.0]]))[0])  # a resample without labeled reasoning
+    nan
+    """
+    opts = MetricOptions.resolve(options)
+    per = _per_trace(steps).reindex(trace_ids, fill_value=0.0)
+    if opts.rqi_aggregate == "trace":
+        has = per["n"] > 0
+        cols = np.column_stack([np.where(has, per["g"] / per["n"].where(has, 1.0), 0.0), has.astype(float)])
+    else:
+        cols = per[["g", "n"]].to_numpy(dtype=float)
+    return cols, _ratio
+
+
+def ce_columns(steps: pd.DataFrame, traces: pd.DataFrame, *, options: MetricOptions | None = None,
+               global_prevalence: np.ndarray | None = None) -> tuple[np.ndarray, Statistic]:
+    """CE (spec section 5) of ``traces`` as per-trace columns and a statistic of their sums.
+
+    Parameters
+    ----------
+    steps, traces : DataFrame
+        Step and trace tables of the group.
+    options : MetricOptions, optional
+        ``ce_aggregate``, ``ce_prevalence``, ``decision_points`` and the evidence options.
+    global_prevalence : array of 3 floats, optional
+        P(E = k) over all groups, the weights of pooled CE with ``ce_prevalence="global"``
+        (:func:`~seekbench.metrics.evidence_prevalence`); else the resample's own.
+
+    Returns
+    -------
+    (columns, statistic)
+        As :func:`rqi_columns`; CE in [0, 1], lower is better. When no observation of the group
+        has evidence labels the statistic is NaN everywhere (CE is undefined).
+    """
+    opts = MetricOptions.resolve(options)
+    if not evidence_labeled(observation_label_counts(steps, traces, evidence_mapping=opts.evidence_mapping)):
+        return _undefined(len(traces))
+    if opts.ce_aggregate == "trace":
+        per = answer_calibration(steps, traces, aggregate="trace", decision_points=opts.decision_points,
+                                 n_boot=0, **opts.evidence).per_trace.to_numpy(dtype=float)
+        ok = np.isfinite(per)
+        return np.column_stack([np.where(ok, per, 0.0), ok.astype(float)]), _ratio
+    points = decision_point_table(steps, traces, decision_points=opts.decision_points, **opts.evidence)
+    counts = decision_counts(points, pd.Index(traces["trace_id"])).to_numpy(dtype=float)
+    weights = global_prevalence if opts.ce_prevalence == "global" else None
+    return counts, lambda s: _pooled_ce(s, weights)
+
+
+def erf_columns(steps: pd.DataFrame, traces: pd.DataFrame, t: float, *,
+                options: MetricOptions | None = None) -> tuple[np.ndarray, Statistic]:
+    """ERF at time ``t`` (spec section 4) of ``traces`` as per-trace columns and a statistic of their sums.
+
+    The recovery events of :func:`~seekbench.metrics.recovery_events` (with ``recovery``,
+    ``time`` and the evidence options) laid out by :func:`~seekbench.metrics.erf_at_columns`
+    (``erf_method``). When no observation has evidence labels the statistic is NaN everywhere.
+
+    Returns
+    -------
+    (columns, statistic)
+        As :func:`rqi_columns`; ERF(t) in [0, 1], higher is better.
+    """
+    opts = MetricOptions.resolve(options)
+    n = len(traces)
+    if not n or not evidence_labeled(observation_label_counts(steps, traces, evidence_mapping=opts.evidence_mapping)):
+        return _undefined(n)
+    events = recovery_events(steps, traces, recovery=opts.recovery, time=opts.time, **opts.evidence)
+    return erf_at_columns(events, t, method=opts.erf_method)
