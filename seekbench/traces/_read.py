@@ -15,7 +15,6 @@ from ._validate import validate_trace
 from .importers._detect import detect_format, importer_for
 from .importers._summary import ImportSummary
 
-
 #: Importer warnings kept per read (the rest are counted): enough to show, bounded for huge files.
 MAX_WARNINGS = 100
 

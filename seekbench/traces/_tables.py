@@ -26,9 +26,9 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from ._ontology import LABEL_FIELDS
-from ._normalize import normalize_query
 from ._answers import em_f1
+from ._normalize import normalize_query
+from ._ontology import LABEL_FIELDS
 
 STEP_COLUMNS = ["trace_id", "agent", "dataset", "question_id", "step", "pos", "kind", "turn", "query",
                 "query_norm", "visit_id", "n_documents", *LABEL_FIELDS]

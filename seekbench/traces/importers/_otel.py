@@ -34,7 +34,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from ..._errors import UserInputError
-from ._base import ImportedRecord, new_trace
+from ._base import ImportedRecord, RecordContext, new_trace
 from ._openai_chat import StepBuilder, extract_answer, search_step
 from ._otel_messages import indexed, json_value, messages
 from ._otel_spans import Span, first_is_spans, malformed, read_spans, span_table_columns
@@ -159,7 +159,7 @@ def _build(tree: _Tree, root: Span | None, *, trace_id: str, file: str, agent: s
     top = [root] if root is not None else tree.roots
     spans = [s for s in tree.walk(top) if s is not root]
     kinds = {s.span_id: span_kind(s) for s in spans}
-    ctx = {"file": file, "line": (root or top[0]).line, "trace_id": trace_id}
+    ctx: RecordContext = {"file": file, "line": (root or top[0]).line, "trace_id": trace_id}
     llms = [s for s in spans if kinds[s.span_id] == "LLM"]
     has_tools = any(kinds[s.span_id] in ("TOOL", "RETRIEVER") for s in spans)
     final = next((s for s in reversed(llms) if _answers(s)), None)
@@ -239,7 +239,7 @@ def _first(attrs: dict, *keys: str) -> object:
     return next((attrs[k] for k in keys if attrs.get(k) is not None), None)
 
 
-def _tool(b: _SpanSteps, s: Span, retrievers: list[Span], ctx: dict) -> None:
+def _tool(b: _SpanSteps, s: Span, retrievers: list[Span], ctx: RecordContext) -> None:
     a = s.attrs
     name = _first(a, "tool.name", "gen_ai.tool.name") or s.name
     args_key = "input.value" if "input.value" in a else "gen_ai.tool.call.arguments"
@@ -330,7 +330,7 @@ def _question(root: Span | None, llms: list[Span]) -> str | None:
     return None
 
 
-def _agent(root: Span | None, llms: list[Span], fields: dict, fallback: str | None, first: Span, ctx: dict) -> str:
+def _agent(root: Span | None, llms: list[Span], fields: dict, fallback: str | None, first: Span, ctx: RecordContext) -> str:
     name = fields["agent"] or (None if root is None else _first(root.attrs, "agent.name", "gen_ai.agent.name"))
     model = next((m for s in llms for m in [_first(s.attrs, "llm.model_name", "gen_ai.response.model",
                                                    "gen_ai.request.model")] if m), None)
