@@ -105,7 +105,8 @@ def _valid_traces(paths: list, out: ReadResult, *, format: str | None, skip_inva
                 out.skipped.append(item)
                 continue
             seen.add(item["trace_id"])
-            out.summary.add(item)
+            if out.summary is not None:  # None only when the Parquet path read whole columns, never here
+                out.summary.add(item)
             found = found or fmt != "search_r1" or any(st["kind"] in ("search", "search_result", "answer")
                                                         for st in item["steps"])
             yield item

@@ -169,7 +169,8 @@ def _json_documents(value: object) -> list[dict] | None:
     for rank, d in enumerate(value, start=1):
         d = {"text": d} if isinstance(d, str) else d
         title = next((d[k] for k in _TITLE_KEYS if d.get(k) is not None), None)
-        doc: dict[str, Any] = {"id": _as_str(d.get("id")), "title": _as_str(title), "text": _as_str(_item_text(d)), "rank": rank}
+        doc: dict[str, Any] = {"id": _as_str(d.get("id")), "title": _as_str(title), "text": _as_str(_item_text(d)),
+                               "rank": rank}
         url = d.get("url", d.get("link"))
         if isinstance(url, str):
             doc["url"] = url

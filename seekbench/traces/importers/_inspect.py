@@ -159,7 +159,8 @@ def convert_sample(sample: object, spec: dict, *, file: str, line: int, where: s
     return trace
 
 
-def _steps(messages: list, trace: dict, meta: dict, ctx: RecordContext, mpath: str, answer_tag: str | None) -> list[dict]:
+def _steps(messages: list, trace: dict, meta: dict, ctx: RecordContext, mpath: str,
+           answer_tag: str | None) -> list[dict]:
     b = StepBuilder(FORMAT, ctx)
     roles = [m.get("role") if isinstance(m, dict) else None for m in messages]
     last = max((i for i, r in enumerate(roles) if r == "assistant"), default=-1)

@@ -128,7 +128,8 @@ def iter_records(path: str | os.PathLike, *, agent: str | None = None, question:
         A trace, or the :class:`UserInputError` of one bad record.
     """
     spec = resolve_tags(tags)
-    opts: dict[str, Any] = {"spec": spec, "agent": agent, "question": question, "search_tools": resolve_search_tools(search_tools)}
+    opts: dict[str, Any] = {"spec": spec, "agent": agent, "question": question,
+                            "search_tools": resolve_search_tools(search_tools)}
     file = str(path)
     if _first_char(file) not in ("{", "["):
         yield from _text_file(file, **opts)

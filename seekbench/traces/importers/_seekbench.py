@@ -26,7 +26,8 @@ _TYPE_FIELD_BY_KIND = {"reasoning": "reasoning_type", "search": "search_type"}
 def sniff(path: str, head: str, first: object) -> bool:
     """True when the parsed first record looks like SeekBench JSONL."""
     record = first
-    return isinstance(record, dict) and "schema_version" not in record and isinstance(record.get("trace"), list) and "question" in record
+    return (isinstance(record, dict) and "schema_version" not in record and isinstance(record.get("trace"), list)
+            and "question" in record)
 
 
 def iter_records(path: str | os.PathLike, *, rater: str | None = None) -> Iterator[ImportedRecord]:
