@@ -146,7 +146,7 @@ def _text_arg(args: dict, keys: tuple[str, ...], ctx: RecordContext, path: str) 
             continue
         if isinstance(value, list):
             for i, v in enumerate(value):
-                v = expect_type(v, str, what=key, path=f"{path}.{key}[{i}]", **ctx)
+                expect_type(v, str, what=key, path=f"{path}.{key}[{i}]", **ctx)
             return " | ".join(value)
         value = expect_type(value, str, what=key, path=f"{path}.{key}", **ctx)
         return value

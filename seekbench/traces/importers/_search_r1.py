@@ -197,7 +197,7 @@ def _text_field(rec: dict, field: str | None, ctx: RecordContext, prefix: str) -
         value = get_path(rec, field)
         if value is None:
             raise UserInputError(f"no field {field!r} (from --field) in this record", path=f"{prefix}.{field}", **ctx)
-        value = expect_type(value, str, what=field, path=f"{prefix}.{field}", **ctx)
+        expect_type(value, str, what=field, path=f"{prefix}.{field}", **ctx)
         return field
     for key in TEXT_FIELDS:
         value = rec.get(key)
@@ -207,7 +207,7 @@ def _text_field(rec: dict, field: str | None, ctx: RecordContext, prefix: str) -
             inner = next((k for k in _NESTED_TEXT if isinstance(value.get(k), str)), None)
             if inner is not None:
                 return f"{key}.{inner}"
-        value = expect_type(value, str, what=key, path=f"{prefix}.{key}", **ctx)
+        expect_type(value, str, what=key, path=f"{prefix}.{key}", **ctx)
         return key
     raise UserInputError(f"no tagged text: add a {' / '.join(TEXT_FIELDS[:4])} field, or name it with --field",
                          path=f"{prefix}.output", **ctx)

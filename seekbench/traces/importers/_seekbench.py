@@ -67,7 +67,7 @@ def convert(rec: object, *, file: str, line: int | None, rater: str) -> dict[str
         gold = [gold]
     gold = expect_type(gold, list, what="ground_truth", path="$.ground_truth", **ctx)
     for i, g in enumerate(gold):
-        g = expect_type(g, str, what="gold answer", path=f"$.ground_truth[{i}]", **ctx)
+        expect_type(g, str, what="gold answer", path=f"$.ground_truth[{i}]", **ctx)
     trace["gold_answers"] = list(gold)
     trace["question_id"] = _question_id(rec, dataset)
     final = rec.get("final_answer")
@@ -127,7 +127,7 @@ def _convert_step(s: object, pos: int, ctx: RecordContext) -> dict[str, Any]:
     if dep is not None:
         deps = dep if isinstance(dep, list) else [dep]
         for d in deps:
-            d = expect_type(d, int, what="dependent_on", path=f"{path}.trace_dependency.dependent_on", **ctx)
+            expect_type(d, int, what="dependent_on", path=f"{path}.trace_dependency.dependent_on", **ctx)
         step["depends_on"] = list(deps)
     labels = _labels(s.get("annotation"), kind, path, ctx)
     if labels:
