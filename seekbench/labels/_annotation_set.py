@@ -10,6 +10,7 @@ import datetime as _dt
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import pandas as pd
 
@@ -26,7 +27,7 @@ _MAX_STEP = 2**63 - 1
 
 
 def utc_now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 @dataclass
@@ -52,7 +53,7 @@ class AnnotationSet:
     def __len__(self) -> int:
         return len(self.records)
 
-    def for_rater(self, rater: str) -> "AnnotationSet":
+    def for_rater(self, rater: str) -> AnnotationSet:
         return AnnotationSet(self.records[self.records["rater"] == rater].reset_index(drop=True), name=rater)
 
     def to_records(self) -> list[dict]:
@@ -70,14 +71,14 @@ class AnnotationSet:
         return write_jsonl(path, self.to_records())
 
     @classmethod
-    def from_records(cls, records: Iterable[dict], *, name: str = "labels") -> "AnnotationSet":
+    def from_records(cls, records: Iterable[dict], *, name: str = "labels") -> AnnotationSet:
         df = pd.DataFrame(list(records), columns=COLUMNS)
         df["step"] = df["step"].astype("int64")
         df["value"] = df["value"].astype(object).where(df["value"].notna(), None)
         return cls(df, name=name)
 
     @classmethod
-    def from_traces(cls, traces: Iterable[dict], *, source: str | None = None) -> "AnnotationSet":
+    def from_traces(cls, traces: Iterable[dict], *, source: str | None = None) -> AnnotationSet:
         """Split the inline labels of traces into an annotation set (rater from ``inline_labels``)."""
         now = utc_now()
         recs = []
@@ -136,6 +137,7 @@ def _check_record(obj: object, *, file: str, line: int) -> dict:
     if err is not None:
         raise UserInputError(err.message[:200], file=file, line=line, trace_id=tid,
                              path=json_path(err.absolute_path))
+    obj = cast(dict[str, Any], obj)  # the schema check above passed, and the schema requires an object
     if obj["step"] > _MAX_STEP:  # the schema's integer is unbounded; the step column is int64
         raise UserInputError(f"step {obj['step']} is out of range (at most {_MAX_STEP})", file=file, line=line,
                              trace_id=tid, path="$.step")

@@ -88,7 +88,7 @@ def span_label_records(labels: AnnotationSet, index: SpanIndex, *, to: str, skip
         boolean = isinstance(value, bool)
         if to == "phoenix":
             out.append({"span_id": span, "name": rec["field"],
-                        "annotator_kind": ANNOTATOR_KIND.get(prov.get("kind"), "HUMAN"),
+                        "annotator_kind": ANNOTATOR_KIND.get(prov.get("kind") or "", "HUMAN"),
                         "result": {"label": str(value).lower() if boolean else value,
                                    "score": float(value) if boolean else None, "explanation": _explanation(prov)},
                         "identifier": rec["rater"], "metadata": meta})

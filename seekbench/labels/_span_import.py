@@ -152,7 +152,8 @@ def _convert(row: dict, index: SpanIndex, *, source: str, rater: str | None, fil
     if fld is None:
         return name
     meta = _meta(row)
-    ours = meta.get("seekbench") if isinstance(meta.get("seekbench"), dict) else {}
+    ours = meta.get("seekbench")
+    ours = ours if isinstance(ours, dict) else {}
     if source == "phoenix":
         span = _get(row, "span_id", "context.span_id", "spanId")
         raw = _get(row, "result.label", "label")
@@ -194,7 +195,8 @@ def _convert(row: dict, index: SpanIndex, *, source: str, rater: str | None, fil
     if value is None:
         raise UserInputError(f"label {raw!r} is outside the ontology for {fld}", file=file, line=line,
                              trace_id=trace_id, path="$.result.label" if source == "phoenix" else "$.value")
-    prov = ours.get("provenance") if isinstance(ours.get("provenance"), dict) else {
+    prov = ours.get("provenance")
+    prov = prov if isinstance(prov, dict) else {
         "kind": kind, "time": _get(row, "updated_at", "created_at", "timestamp", "createdAt") or now,
         **({"explanation": explanation} if isinstance(explanation, str) else {})}
     prov = {**prov, "source": os.path.basename(file)}

@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import numbers
 from collections.abc import Callable
+from typing import Any
 
 from .._schemas import load_schema
 
@@ -58,7 +59,7 @@ def _type_predicate(types: str | list[str]) -> Predicate:
     names = [types] if isinstance(types, str) else list(types)
     if any(n not in _TYPE_TESTS for n in names):
         raise _Unsupported(f"type {names!r}")
-    simple = {"string": str, "null": type(None), "boolean": bool, "object": dict, "array": list}
+    simple: dict[str, type] = {"string": str, "null": type(None), "boolean": bool, "object": dict, "array": list}
     if all(n in simple for n in names):
         exact = tuple(simple[n] for n in names)  # bool is excluded from integer/number, fine here
         return lambda v: isinstance(v, exact)
@@ -92,7 +93,7 @@ def _is_numeric_field(schema: dict) -> bool:
     names = schema.get("type")
     names = [names] if isinstance(names, str) else names
     return (isinstance(names, list) and set(schema) - _ANNOTATIONS <= {"type", "minimum", "maximum"}
-            and {"integer", "number"} & set(names) and set(names) <= {"integer", "number", "null"}
+            and bool({"integer", "number"} & set(names)) and set(names) <= {"integer", "number", "null"}
             and all(_is_number(schema.get(k, 0)) for k in ("minimum", "maximum")))
 
 
@@ -186,7 +187,9 @@ class _Compiler:
 
     def object(self, schema: dict, *, typed: bool) -> Predicate:
         """``properties``/``required``/``additionalProperties`` (with ``type: object`` if ``typed``)."""
-        props = {k: self.field(s) for k, s in schema.get("properties", {}).items()}
+        # Any: check dispatches on the exact class (``__class__ is``, faster than isinstance in this hot
+        # loop), which mypy does not narrow on; each value is what field() returns.
+        props: dict[str, Any] = {k: self.field(s) for k, s in schema.get("properties", {}).items()}
         required = tuple(schema.get("required", ()))
         extra = schema.get("additionalProperties", True)
         if extra is not False and extra is not True:
@@ -231,7 +234,7 @@ class _Compiler:
         strings (and None) or a :class:`_Num` when that is all the subschema says (tested inline),
         else a predicate."""
         keys = set(schema) - _ANNOTATIONS
-        simple = {"string": str, "null": type(None), "boolean": bool, "object": dict, "array": list}
+        simple: dict[str, type] = {"string": str, "null": type(None), "boolean": bool, "object": dict, "array": list}
         if keys == {"type"}:
             names = [schema["type"]] if isinstance(schema["type"], str) else list(schema["type"])
             if names and all(n in simple for n in names):

@@ -228,7 +228,7 @@ def atomic_writer(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
         except OSError:
             perm = 0o666 & ~_umask()
         os.fchmod(fd, perm)
-        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": "\n"})) as fh:
+        with (os.fdopen(fd, mode) if "b" in mode else os.fdopen(fd, mode, encoding="utf-8", newline="\n")) as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())

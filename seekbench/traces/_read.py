@@ -15,7 +15,6 @@ from ._validate import validate_trace
 from .importers._detect import detect_format, importer_for
 from .importers._summary import ImportSummary
 
-
 #: Importer warnings kept per read (the rest are counted): enough to show, bounded for huge files.
 MAX_WARNINGS = 100
 
@@ -106,7 +105,8 @@ def _valid_traces(paths: list, out: ReadResult, *, format: str | None, skip_inva
                 out.skipped.append(item)
                 continue
             seen.add(item["trace_id"])
-            out.summary.add(item)
+            if out.summary is not None:  # None only when the Parquet path read whole columns, never here
+                out.summary.add(item)
             found = found or fmt != "search_r1" or any(st["kind"] in ("search", "search_result", "answer")
                                                         for st in item["steps"])
             yield item

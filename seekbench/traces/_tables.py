@@ -21,14 +21,14 @@ Trace table: one row per trace, columns
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
-from ._ontology import LABEL_FIELDS
-from ._normalize import normalize_query
 from ._answers import em_f1
+from ._normalize import normalize_query
+from ._ontology import LABEL_FIELDS
 
 STEP_COLUMNS = ["trace_id", "agent", "dataset", "question_id", "step", "pos", "kind", "turn", "query",
                 "query_norm", "visit_id", "n_documents", *LABEL_FIELDS]
@@ -39,7 +39,7 @@ TRACE_COLUMNS = ["trace_id", "agent", "dataset", "question_id", "question", "gol
 _VISIT_TOOLS = ("visit", "open", "browse", "fetch", "read", "click")
 
 
-def _visit_id(url: object, tool: object, query: object) -> str | None:
+def _visit_id(url: str | None, tool: str | None, query: str | None) -> str | None:
     """The visited URL or document id of a search step: its ``url``, else its query when the
     tool is visit-like (visit, open, browse, ...)."""
     if url:
@@ -104,7 +104,8 @@ class _Columns:
              **{f: [lab.get(f) for lab in labels] for f in LABEL_FIELDS}},
             np.fromiter((len(st) for st in per_trace), dtype=np.int64, count=len(chunk)))
 
-    def add_columns(self, tcols: dict[str, list], scols: dict[str, list], counts: np.ndarray) -> None:
+    def add_columns(self, tcols: Mapping[str, list | np.ndarray], scols: Mapping[str, list | np.ndarray],
+                    counts: np.ndarray) -> None:
         """Add traces given as columns: per trace ``trace_id, agent, dataset, question_id, question,
         gold_answers, final_answer, correct_value, correct_source``; per step (``counts[i]`` steps
         of trace i, in order) ``index, kind, query, url, tool, n_documents`` and the label fields."""
@@ -121,16 +122,18 @@ class _Columns:
         col["kind"].append(kinds)
         col["turn"].append(turn)
         col["query"].append(_objects(queries))
+        # kinds, queries, url and tool are per-step columns of this batch: equal lengths.
         col["query_norm"].append(_objects([normalize_query(q) if k == "search" and isinstance(q, str) else None
-                                           for k, q in zip(kinds, queries)]))
+                                           for k, q in zip(kinds, queries, strict=True)]))
         col["visit_id"].append(_objects([_visit_id(u, t, q) if k == "search" else None
-                                         for k, u, t, q in zip(kinds, scols["url"], scols["tool"], queries)]))
+                                         for k, u, t, q in zip(kinds, scols["url"], scols["tool"], queries,
+                                                               strict=True)]))
         col["n_documents"].append(np.asarray(scols["n_documents"], dtype=np.int64))
         for f in LABEL_FIELDS:
             col[f].append(_objects(scols[f]))
         self._traces(tcols, counts, first, turn, kinds == "answer", owner)
 
-    def _traces(self, tcols: dict[str, list], counts: np.ndarray, first: np.ndarray, turn: np.ndarray,
+    def _traces(self, tcols: Mapping[str, list | np.ndarray], counts: np.ndarray, first: np.ndarray, turn: np.ndarray,
                 is_answer: np.ndarray, owner: np.ndarray) -> None:
         """The trace-table rows: the first answer step, last turn, EM/F1 and correctness."""
         n = len(counts)
@@ -148,10 +151,11 @@ class _Columns:
         last_turn[has] = turn[(first + counts - 1)[has]]
         golds = [g or [] for g in tcols["gold_answers"]]
         finals = tcols["final_answer"]
-        scored = [f is not None and bool(g) for f, g in zip(finals, golds)]
-        scores = [em_f1(f, g) if ok else (np.nan, np.nan) for f, g, ok in zip(finals, golds, scored)]
+        # One entry per trace in every per-trace column, so these zips are of equal lengths.
+        scored = [f is not None and bool(g) for f, g in zip(finals, golds, strict=True)]
+        scores = [em_f1(f, g) if ok else (np.nan, np.nan) for f, g, ok in zip(finals, golds, scored, strict=True)]
         values, sources = [], []
-        for v, src, ok, (em, _) in zip(tcols["correct_value"], tcols["correct_source"], scored, scores):
+        for v, src, ok, (em, _) in zip(tcols["correct_value"], tcols["correct_source"], scored, scores, strict=True):
             if v is None and ok:
                 v, src = bool(em), "em"
             values.append(v)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from .._errors import UserInputError
 from .._schema_version import check_schema_version
 from .._schemas import validator
@@ -50,6 +52,8 @@ def validate_trace(trace: object, *, file: str | None = None, line: int | None =
         if err is not None:
             raise UserInputError(_describe(err), file=file, line=line, trace_id=tid,
                                  path=json_path(err.absolute_path))
+    # The schema check above passed, and the schema requires an object with a steps array.
+    trace = cast(dict[str, Any], trace)
     seen: set[int] = set()
     previous = -1
     for pos, step in enumerate(trace["steps"]):

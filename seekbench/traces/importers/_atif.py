@@ -29,9 +29,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from typing import cast
 
 from ..._errors import UserInputError
-from ._base import ImportedRecord, expect_type, new_trace
+from ._base import ImportedRecord, RecordContext, expect_type, new_trace
 from ._fields import HEADER_FIELDS, apply_fields, record_fields
 from ._openai_chat import StepBuilder, content_text, import_documents, search_step
 
@@ -78,45 +79,48 @@ def iter_records(path: str | os.PathLike, *, agent: str | None = None, question:
                                 answer_tag=answer_tag)
 
 
-def _agent_name(doc: dict, ctx: dict, prefix: str, fallback: str | None) -> str:
+def _agent_name(doc: dict, ctx: RecordContext, prefix: str, fallback: str | None) -> str:
     info = doc.get("agent")
     if info is None and fallback is not None:
         return fallback
-    expect_type(info, dict, what="agent", path=f"{prefix}.agent", **ctx)
+    info = expect_type(info, dict, what="agent", path=f"{prefix}.agent", **ctx)
     name, model = info.get("name"), info.get("model_name")
     if name is None and fallback is None:
         raise UserInputError("missing agent.name: add it to the file, or name the agent with --agent",
                               path=f"{prefix}.agent.name", **ctx)
     if name is not None:
-        expect_type(name, str, what="agent.name", path=f"{prefix}.agent.name", **ctx)
+        name = expect_type(name, str, what="agent.name", path=f"{prefix}.agent.name", **ctx)
     if model is not None:
-        expect_type(model, str, what="agent.model_name", path=f"{prefix}.agent.model_name", **ctx)
-    base = name or fallback
+        model = expect_type(model, str, what="agent.model_name", path=f"{prefix}.agent.model_name", **ctx)
+    # A missing name with no fallback raised above, so one of the two is a string (an empty name with no
+    # fallback is the one exception: it gives None, and the trace then fails schema validation).
+    base = cast(str, name or fallback)
     return f"{base}/{model}" if model and name else base
 
 
 def _convert(doc: object, *, file: str, line: int, prefix: str, agent: str | None, question: str | None,
              answer_tag: str | None) -> dict:
-    ctx = {"file": file, "line": line, "trace_id": None}
-    expect_type(doc, dict, what="trajectory", path=prefix, **ctx)
+    ctx: RecordContext = {"file": file, "line": line, "trace_id": None}
+    doc = expect_type(doc, dict, what="trajectory", path=prefix, **ctx)
     rid = None
     for key in ("session_id", "trajectory_id"):
         if doc.get(key) is not None:
             expect_type(doc[key], str, what=key, path=f"{prefix}.{key}", **ctx)
             rid = rid or doc[key] or None
-    ctx["trace_id"] = rid or f"{os.path.basename(file)}:{line}" + ("" if prefix == "$" else prefix[1:])
+    trace_id = rid or f"{os.path.basename(file)}:{line}" + ("" if prefix == "$" else prefix[1:])
+    ctx["trace_id"] = trace_id
     version = doc.get("schema_version")
-    expect_type(version, str, what="schema_version", path=f"{prefix}.schema_version", **ctx)
+    version = expect_type(version, str, what="schema_version", path=f"{prefix}.schema_version", **ctx)
     if not version.upper().startswith("ATIF"):
         raise UserInputError(f"schema_version {version!r} is not an ATIF version (ATIF-v1.x); "
                              "pick the importer that fits this file", path=f"{prefix}.schema_version", **ctx)
     steps = doc.get("steps")
-    expect_type(steps, list, what="steps", path=f"{prefix}.steps", **ctx)
+    steps = expect_type(steps, list, what="steps", path=f"{prefix}.steps", **ctx)
     extra = doc.get("extra")
     if extra is not None:
-        expect_type(extra, dict, what="extra", path=f"{prefix}.extra", **ctx)
+        extra = expect_type(extra, dict, what="extra", path=f"{prefix}.extra", **ctx)
     fields = record_fields({k: v for k, v in (extra or {}).items() if k in EXTRA_FIELDS}, ctx, f"{prefix}.extra")
-    trace = new_trace(trace_id=ctx["trace_id"], agent=_agent_name(doc, ctx, prefix, agent),
+    trace = new_trace(trace_id=trace_id, agent=_agent_name(doc, ctx, prefix, agent),
                       question="", fmt=FORMAT, file=file, line=line, record_id=rid)
     if prefix != "$":
         trace["source"]["path"] = prefix
@@ -134,9 +138,9 @@ def _convert(doc: object, *, file: str, line: int, prefix: str, agent: str | Non
     user_seen = False
     for k, st in enumerate(steps):
         p = f"{prefix}.steps[{k}]"
-        expect_type(st, dict, what="step", path=p, **ctx)
+        st = expect_type(st, dict, what="step", path=p, **ctx)
         source = st.get("source")
-        expect_type(source, str, what="source", path=f"{p}.source", **ctx)
+        source = expect_type(source, str, what="source", path=f"{p}.source", **ctx)
         message = content_text(st.get("message"), ctx, f"{p}.message")
         b.new_turn()
         if source == "system":
@@ -159,18 +163,18 @@ def _convert(doc: object, *, file: str, line: int, prefix: str, agent: str | Non
     return trace
 
 
-def _agent_step(b: StepBuilder, st: dict, message: str | None, p: str, ctx: dict, *, final: bool,
+def _agent_step(b: StepBuilder, st: dict, message: str | None, p: str, ctx: RecordContext, *, final: bool,
                 answer_tag: str | None, trace: dict) -> None:
     reasoning = st.get("reasoning_content")
     if reasoning is not None:
-        expect_type(reasoning, str, what="reasoning_content", path=f"{p}.reasoning_content", **ctx)
+        reasoning = expect_type(reasoning, str, what="reasoning_content", path=f"{p}.reasoning_content", **ctx)
         reasoning = (reasoning, "reasoning_content", f"{p}.reasoning_content")
     raw_calls = st.get("tool_calls") or []
-    expect_type(raw_calls, list, what="tool_calls", path=f"{p}.tool_calls", **ctx)
+    raw_calls = expect_type(raw_calls, list, what="tool_calls", path=f"{p}.tool_calls", **ctx)
     calls = []
     for j, tc in enumerate(raw_calls):
         tp = f"{p}.tool_calls[{j}]"
-        expect_type(tc, dict, what="tool call", path=tp, **ctx)
+        tc = expect_type(tc, dict, what="tool call", path=tp, **ctx)
         cid = tc.get("tool_call_id")
         expect_type(cid, (str, type(None)), what="tool_call_id", path=f"{tp}.tool_call_id", **ctx)
         step = search_step(tc.get("function_name"), tc.get("arguments"), ctx, f"{tp}.function_name",
@@ -181,15 +185,15 @@ def _agent_step(b: StepBuilder, st: dict, message: str | None, p: str, ctx: dict
         trace["final_answer"] = answer
 
 
-def _observation(b: StepBuilder, obs: object, p: str, ctx: dict) -> None:
+def _observation(b: StepBuilder, obs: object, p: str, ctx: RecordContext) -> None:
     if obs is None:
         return
-    expect_type(obs, dict, what="observation", path=f"{p}.observation", **ctx)
+    obs = expect_type(obs, dict, what="observation", path=f"{p}.observation", **ctx)
     results = obs.get("results")
-    expect_type(results, list, what="observation.results", path=f"{p}.observation.results", **ctx)
+    results = expect_type(results, list, what="observation.results", path=f"{p}.observation.results", **ctx)
     for i, res in enumerate(results):
         rp = f"{p}.observation.results[{i}]"
-        expect_type(res, dict, what="observation result", path=rp, **ctx)
+        res = expect_type(res, dict, what="observation result", path=rp, **ctx)
         text = content_text(res.get("content"), ctx, f"{rp}.content")
         if text is None and res.get("subagent_trajectory_ref") is not None:
             text = f"[subagent trajectory: {res['subagent_trajectory_ref']!r}]"

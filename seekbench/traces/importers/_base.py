@@ -4,9 +4,22 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Any, TypedDict, TypeVar, overload
 
 from ..._errors import UserInputError
 from ..._version import SCHEMA_VERSION
+
+_T = TypeVar("_T")
+_U = TypeVar("_U")
+_V = TypeVar("_V")
+
+
+class RecordContext(TypedDict):
+    """Where a record came from, unpacked into every :class:`UserInputError` an importer raises."""
+
+    file: str
+    line: int | None
+    trace_id: str | None
 
 
 @dataclass
@@ -18,7 +31,7 @@ class ImportedRecord:
     """
 
     line: int | None
-    trace: dict | None = None
+    trace: dict[str, Any] | None = None
     error: UserInputError | None = None
     warnings: list[str] = field(default_factory=list)
     #: Defaults the importer chose (an agent from the file name), printed once per file.
@@ -28,7 +41,7 @@ class ImportedRecord:
 
 
 def new_trace(*, trace_id: str, agent: str, question: str, fmt: str, file: str | None,
-              line: int | None, record_id: str | None = None) -> dict:
+              line: int | None, record_id: str | None = None) -> dict[str, Any]:
     """A canonical trace skeleton with the fields every importer fills."""
     return {
         "schema_version": SCHEMA_VERSION,
@@ -45,9 +58,22 @@ def new_trace(*, trace_id: str, agent: str, question: str, fmt: str, file: str |
     }
 
 
-def expect_type(value: object, types: type | tuple[type, ...], *, what: str, file: str, line: int | None,
-                trace_id: str | None, path: str) -> None:
-    """Raise the one user error wording for a field of the wrong JSON type."""
+@overload
+def expect_type(value: object, types: type[_T], *, what: str, file: str, line: int | None,
+                trace_id: str | None, path: str) -> _T: ...
+@overload
+def expect_type(value: object, types: tuple[type[_T], type[_U]], *, what: str, file: str, line: int | None,
+                trace_id: str | None, path: str) -> _T | _U: ...
+@overload
+def expect_type(value: object, types: tuple[type[_T], type[_U], type[_V]], *, what: str, file: str,
+                line: int | None, trace_id: str | None, path: str) -> _T | _U | _V: ...
+def expect_type(value: Any, types: type | tuple[type, ...], *, what: str, file: str, line: int | None,
+                trace_id: str | None, path: str) -> Any:
+    """Raise the one user error wording for a field of the wrong JSON type; else return ``value``.
+
+    The return is ``value`` itself, typed as the checked type, so callers narrow by assigning it back
+    (``rec = expect_type(rec, dict, ...)``).
+    """
     if isinstance(value, bool) and bool not in (types if isinstance(types, tuple) else (types,)):
         ok = False
     else:
@@ -58,6 +84,7 @@ def expect_type(value: object, types: type | tuple[type, ...], *, what: str, fil
         want = " or ".join(names.get(t, t.__name__) for t in (types if isinstance(types, tuple) else (types,)))
         got = names.get(type(value), type(value).__name__)
         raise UserInputError(f"{what} must be {want}, got {got}", file=file, line=line, trace_id=trace_id, path=path)
+    return value
 
 
 def default_agent(file: str) -> str:

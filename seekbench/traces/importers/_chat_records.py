@@ -100,7 +100,8 @@ def as_messages(items: list, base: str) -> list[tuple[object, str]]:
                 {"id": item.get("call_id"), "type": "function",
                  "function": {"name": item.get("name"), "arguments": args}}]}, path))
         elif kind == "web_search_call":
-            action = item.get("action") if isinstance(item.get("action"), dict) else {}
+            action = item.get("action")
+            action = action if isinstance(action, dict) else {}
             args = {"query": action["query"]} if isinstance(action.get("query"), str) else {}
             out.append(({"role": "assistant", "content": None, "_item": True, "tool_calls": [
                 {"id": item.get("id"), "type": "function", "function": {"name": "web_search", "arguments": args}}]},

@@ -91,7 +91,7 @@ def _first_record(path: Path, head: str, *, skip_invalid: bool) -> tuple[object,
     except (UserInputError, UnicodeDecodeError):
         pass
     if skip_invalid:  # the first line that is JSON decides; bad lines before it are skipped later
-        return next(((n, v) for n, v in lines if v is not None), (None, line))[::-1]
+        return next(((v, n) for n, v in lines if v is not None), (None, line))
     return None, line
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from typing import Any
 
 _DOC = re.compile(r"(?m)^[ \t]*Doc\s*(\d+)\s*\(\s*Title\s*:\s*")
 _NUMBERED = re.compile(r"(?m)^[ \t]*\((\d+)\)[ \t]*")
@@ -164,11 +165,12 @@ def _json_documents(value: object) -> list[dict] | None:
         value = _flatten(value)
     if not isinstance(value, list) or not value or not all(isinstance(d, (dict, str)) for d in value):
         return None
-    docs = []
+    docs: list[dict[str, Any]] = []
     for rank, d in enumerate(value, start=1):
         d = {"text": d} if isinstance(d, str) else d
         title = next((d[k] for k in _TITLE_KEYS if d.get(k) is not None), None)
-        doc = {"id": _as_str(d.get("id")), "title": _as_str(title), "text": _as_str(_item_text(d)), "rank": rank}
+        doc: dict[str, Any] = {"id": _as_str(d.get("id")), "title": _as_str(title), "text": _as_str(_item_text(d)),
+                               "rank": rank}
         url = d.get("url", d.get("link"))
         if isinstance(url, str):
             doc["url"] = url

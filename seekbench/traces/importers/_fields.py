@@ -12,7 +12,7 @@ Each decision keeps the field that made it (``correct.detail.field``, :data:`SOU
 from __future__ import annotations
 
 from ..._errors import UserInputError
-from ._base import expect_type
+from ._base import RecordContext, expect_type
 
 GOLD_FIELDS = ("golden_answers", "gold_answers", "ground_truth")
 #: Read too with ``common=True``, after :data:`GOLD_FIELDS`, first present wins.
@@ -44,7 +44,7 @@ def question_key(question: str | None, dataset: str | None) -> str | None:
     return f"{dataset or ''}::{' '.join(question.split()).lower()}"
 
 
-def record_id(rec: dict, ctx: dict, prefix: str = "$", key: str = "id") -> str | None:
+def record_id(rec: dict, ctx: RecordContext, prefix: str = "$", key: str = "id") -> str | None:
     """``rec[key]`` as a string (a string or an integer in the source), or None."""
     if rec.get(key) is None:
         return None
@@ -52,7 +52,7 @@ def record_id(rec: dict, ctx: dict, prefix: str = "$", key: str = "id") -> str |
     return str(rec[key])
 
 
-def gold_list(value: object, ctx: dict, path: str) -> list[str]:
+def gold_list(value: object, ctx: RecordContext, path: str) -> list[str]:
     """Gold answers as a list of strings: a string, a list, or ``{"target": ...}``; numbers become strings."""
     if isinstance(value, dict) and "target" in value:
         value, path = value["target"], f"{path}.target"
@@ -60,7 +60,7 @@ def gold_list(value: object, ctx: dict, path: str) -> list[str]:
         return [value]
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return [str(value)]
-    expect_type(value, list, what="gold answers", path=path, **ctx)
+    value = expect_type(value, list, what="gold answers", path=path, **ctx)
     out = []
     for i, g in enumerate(value):
         expect_type(g, (str, int, float), what="gold answer", path=f"{path}[{i}]", **ctx)
@@ -80,7 +80,7 @@ def verdict(value: object) -> bool | None:
     return None
 
 
-def record_fields(rec: dict, ctx: dict, prefix: str = "$", *, common: bool = False,
+def record_fields(rec: dict, ctx: RecordContext, prefix: str = "$", *, common: bool = False,
                   question_field: str | None = None, answer_field: str | None = None) -> dict:
     """Type-checked record fields: ``agent``, ``question``, ``dataset``, ``question_id`` (None when absent),
     ``gold_answers`` (list of str), ``correct`` (schema object or None), and ``sources``: the field path
@@ -98,7 +98,7 @@ def record_fields(rec: dict, ctx: dict, prefix: str = "$", *, common: bool = Fal
         if value is None:
             raise UserInputError(f"no field {question_field!r} (from --question-field) in this record",
                                  path=f"{prefix}.{question_field}", **ctx)
-        expect_type(value, str, what=question_field, path=f"{prefix}.{question_field}", **ctx)
+        value = expect_type(value, str, what=question_field, path=f"{prefix}.{question_field}", **ctx)
         out["question"], out["sources"]["question"] = value, f"{prefix}.{question_field}"
     out["question_id"] = record_id(rec, ctx, prefix, "question_id")
     out["gold_answers"] = []

@@ -25,7 +25,7 @@ import os
 from collections.abc import Iterator
 
 from ..._errors import UserInputError
-from ._base import ImportedRecord, expect_type, new_trace
+from ._base import ImportedRecord, RecordContext, expect_type, new_trace
 from ._inspect_log import Reader, is_eval_zip, is_log_document, read_log
 from ._openai_chat import StepBuilder, search_step
 from ._search_r1 import gold_list
@@ -75,14 +75,14 @@ def iter_records(path: str | os.PathLike, *, reader: Reader = "auto",
                 f"malformed sample: a field has the wrong type ({detail})", file=file, line=n, path=where))
 
 
-def _text(content: object, ctx: dict, path: str) -> tuple[str | None, str | None]:
+def _text(content: object, ctx: RecordContext, path: str) -> tuple[str | None, str | None]:
     """``(text, reasoning)`` of a message content: a string, or a list of content parts."""
     if content is None or isinstance(content, str):
         return content, None
-    expect_type(content, list, what="content", path=path, **ctx)
+    content = expect_type(content, list, what="content", path=path, **ctx)
     texts, reasoning = [], []
     for i, part in enumerate(content):
-        expect_type(part, dict, what="content part", path=f"{path}[{i}]", **ctx)
+        part = expect_type(part, dict, what="content part", path=f"{path}[{i}]", **ctx)
         kind = part.get("type")
         if kind == "text" and isinstance(part.get("text"), str):
             texts.append(part["text"])
@@ -93,11 +93,11 @@ def _text(content: object, ctx: dict, path: str) -> tuple[str | None, str | None
     return ("\n".join(texts) if texts else None), ("\n".join(reasoning) if reasoning else None)
 
 
-def _correct(scores: object, spec: dict, ctx: dict) -> tuple[dict | None, dict]:
+def _correct(scores: object, spec: dict, ctx: RecordContext) -> tuple[dict | None, dict]:
     """The trace's ``correct`` (from the first scorer) and every scorer's result for the metadata."""
     if scores is None:
         return None, {}
-    expect_type(scores, dict, what="scores", path="scores", **ctx)
+    scores = expect_type(scores, dict, what="scores", path="scores", **ctx)
     kept = {name: {k: s.get(k) for k in ("value", "answer", "explanation") if k in s} if isinstance(s, dict) else s
             for name, s in scores.items()}
     order = [s.get("name") for s in spec.get("scorers") or [] if isinstance(s, dict)]
@@ -106,6 +106,7 @@ def _correct(scores: object, spec: dict, ctx: dict) -> tuple[dict | None, dict]:
         return None, kept
     name = names[0]
     raw = scores[name].get("value") if isinstance(scores[name], dict) else None
+    value: bool | None
     if isinstance(raw, bool):
         value = raw
     elif isinstance(raw, str):
@@ -121,16 +122,17 @@ def _correct(scores: object, spec: dict, ctx: dict) -> tuple[dict | None, dict]:
 def convert_sample(sample: object, spec: dict, *, file: str, line: int, where: str,
                    answer_tag: str | None = "answer") -> dict:
     """One Inspect sample (plain JSON, as in the log file) to a canonical trace."""
-    ctx = {"file": file, "line": line, "trace_id": None}
-    expect_type(sample, dict, what="sample", path=where, **ctx)
+    ctx: RecordContext = {"file": file, "line": line, "trace_id": None}
+    sample = expect_type(sample, dict, what="sample", path=where, **ctx)
     sid, epoch = sample.get("id"), sample.get("epoch", 1)
     expect_type(sid, (str, int), what="sample id", path=f"{where}.id", **ctx)
-    expect_type(epoch, int, what="epoch", path=f"{where}.epoch", **ctx)
+    epoch = expect_type(epoch, int, what="epoch", path=f"{where}.epoch", **ctx)
     run = spec.get("eval_id") or spec.get("run_id") or spec.get("task_id") or spec.get("task")
-    ctx["trace_id"] = f"{run}:{sid}:{epoch}"
+    trace_id = f"{run}:{sid}:{epoch}"
+    ctx["trace_id"] = trace_id
     model, task = spec.get("model"), spec.get("task")
-    expect_type(model, str, what="eval.model", path="eval.model", **ctx)
-    trace = new_trace(trace_id=ctx["trace_id"], agent=model, question="", fmt=FORMAT, file=file, line=line,
+    model = expect_type(model, str, what="eval.model", path="eval.model", **ctx)
+    trace = new_trace(trace_id=trace_id, agent=model, question="", fmt=FORMAT, file=file, line=line,
                       record_id=sample.get("uuid") if isinstance(sample.get("uuid"), str) else None)
     trace["source"]["path"] = where
     trace["dataset"] = task if isinstance(task, str) else None
@@ -146,25 +148,26 @@ def convert_sample(sample: object, spec: dict, *, file: str, line: int, where: s
         meta["inspect"]["error"] = sample["error"].get("message")
     question = sample.get("input")
     if not isinstance(question, str):
-        expect_type(question, list, what="input", path=f"{where}.input", **ctx)
+        question = expect_type(question, list, what="input", path=f"{where}.input", **ctx)
         question = next((_text(m.get("content"), ctx, f"{where}.input")[0] for m in question
                          if isinstance(m, dict) and m.get("role") == "user"), "")
     trace["question"] = question or ""
     messages = sample.get("messages") or []
-    expect_type(messages, list, what="messages", path=f"{where}.messages", **ctx)
+    messages = expect_type(messages, list, what="messages", path=f"{where}.messages", **ctx)
     trace["steps"] = _steps(messages, trace, meta, ctx, f"{where}.messages", answer_tag)
     trace["metadata"] = meta
     return trace
 
 
-def _steps(messages: list, trace: dict, meta: dict, ctx: dict, mpath: str, answer_tag: str | None) -> list[dict]:
+def _steps(messages: list, trace: dict, meta: dict, ctx: RecordContext, mpath: str,
+           answer_tag: str | None) -> list[dict]:
     b = StepBuilder(FORMAT, ctx)
     roles = [m.get("role") if isinstance(m, dict) else None for m in messages]
     last = max((i for i, r in enumerate(roles) if r == "assistant"), default=-1)
     user_seen = False
     for k, msg in enumerate(messages):
         p = f"{mpath}[{k}]"
-        expect_type(msg, dict, what="message", path=p, **ctx)
+        msg = expect_type(msg, dict, what="message", path=p, **ctx)
         role = msg.get("role")
         text, reasoning = _text(msg.get("content"), ctx, f"{p}.content")
         if role == "system":
@@ -177,7 +180,7 @@ def _steps(messages: list, trace: dict, meta: dict, ctx: dict, mpath: str, answe
             calls = []
             for j, tc in enumerate(msg.get("tool_calls") or []):
                 tp = f"{p}.tool_calls[{j}]"
-                expect_type(tc, dict, what="tool call", path=tp, **ctx)
+                tc = expect_type(tc, dict, what="tool call", path=tp, **ctx)
                 step = search_step(tc.get("function"), tc.get("arguments"), ctx, f"{tp}.function", f"{tp}.arguments")
                 calls.append(({**step, "original_kind": "tool_call"}, tp, tc.get("id")))
             r = None if reasoning is None else (reasoning, "reasoning", f"{p}.content")

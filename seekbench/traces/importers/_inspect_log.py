@@ -17,7 +17,7 @@ import json
 import os
 import zipfile
 from collections.abc import Iterator
-from typing import Literal
+from typing import Literal, cast
 
 from ..._errors import UserInputError
 from .._io import read_text
@@ -65,7 +65,7 @@ def is_log_document(obj: object) -> bool:
             and "model" in obj["eval"] and ("samples" in obj or "status" in obj))
 
 
-def read_log(path: str | os.PathLike, *, reader: Reader = "auto") -> tuple[dict, Iterator[tuple[str, dict]]]:
+def read_log(path: str | os.PathLike, *, reader: Reader = "auto") -> tuple[dict, Iterator[tuple[str, object]]]:
     """``(header, samples)`` of an Inspect log; samples stream as ``(where, sample)`` plain JSON dicts.
 
     ``where`` names the sample inside the log (``samples/q1_epoch_1.json`` or ``$.samples[0]``).
@@ -86,7 +86,7 @@ def read_log(path: str | os.PathLike, *, reader: Reader = "auto") -> tuple[dict,
     return _builtin(path)
 
 
-def _with_inspect(path: str | os.PathLike) -> tuple[dict, Iterator[tuple[str, dict]]]:
+def _with_inspect(path: str | os.PathLike) -> tuple[dict, Iterator[tuple[str, object]]]:
     from inspect_ai.log import read_eval_log, read_eval_log_samples
 
     try:
@@ -115,7 +115,7 @@ def _with_inspect(path: str | os.PathLike) -> tuple[dict, Iterator[tuple[str, di
     return header, samples()
 
 
-def _builtin(path: str | os.PathLike) -> tuple[dict, Iterator[tuple[str, dict]]]:
+def _builtin(path: str | os.PathLike) -> tuple[dict, Iterator[tuple[str, object]]]:
     file = str(path)
     if not is_zip(path):
         try:
@@ -145,13 +145,13 @@ def _builtin(path: str | os.PathLike) -> tuple[dict, Iterator[tuple[str, dict]]]
         raise UserInputError(f"{head_name} has no 'eval' object with task and model: not an Inspect AI log",
                              file=file)
 
-    def samples() -> Iterator[tuple[str, dict]]:
+    def zip_samples() -> Iterator[tuple[str, object]]:
         with zf:
             for name in names:
                 if name.startswith("samples/") and name.endswith(".json"):
                     yield name, _resolved(_member(zf, name, file))
 
-    return header, samples()
+    return header, zip_samples()
 
 
 def _member(zf: zipfile.ZipFile, name: str, file: str) -> dict:
@@ -181,7 +181,8 @@ def _zstd(zf: zipfile.ZipFile, info: zipfile.ZipInfo, file: str) -> bytes:
         raise UserInputError("this .eval log is a zip archive compressed with Zstandard, which this Python "
                              "cannot read; install the Inspect reader: pip install 'seekbench[inspect]'",
                              file=file) from e
-    with open(zf.filename, "rb") as fh:
+    # read_log opens every archive from a path (zipfile.ZipFile(path)), so its filename is set
+    with open(cast(str, zf.filename), "rb") as fh:
         fh.seek(info.header_offset)
         local = fh.read(30)
         if local[:4] != ZIP_MAGIC:
@@ -196,7 +197,7 @@ def _zstd(zf: zipfile.ZipFile, info: zipfile.ZipInfo, file: str) -> bytes:
         raise UserInputError(f"damaged Zstandard data in {info.filename} ({e})", file=file) from e
 
 
-def _resolved(sample: object) -> dict:
+def _resolved(sample: object) -> object:
     """The sample with ``attachment://`` references in its messages and output replaced by their text."""
     if not isinstance(sample, dict):
         return sample  # the importer reports the wrong type with its position

@@ -10,13 +10,15 @@ import itertools
 import json
 import os
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from ..._errors import UserInputError
 from .._io import iter_jsonl, read_text
 from ._base import ImportedRecord
 
 
-def import_documents(path: str | os.PathLike, single: Callable[[list], bool], convert: Callable[..., object],
+def import_documents(path: str | os.PathLike, single: Callable[[list], bool],
+                     convert: Callable[..., dict[str, Any] | ImportedRecord],
                      **options: object) -> Iterator[ImportedRecord]:
     """Run ``convert(doc, file=, line=, prefix=, **options)`` (a trace or an ImportedRecord) on each
     document of :func:`iter_documents`."""
@@ -35,7 +37,7 @@ def _no_constant(name: str) -> float:
 
 
 def iter_documents(path: str | os.PathLike, *, single: Callable[[list], bool]
-                   ) -> Iterator[tuple[int, object, str]]:
+                   ) -> Iterator[tuple[int | None, object, str]]:
     """Yield ``(line, document_or_error, json_path_prefix)`` from JSONL or one whole-file JSON document.
 
     A list (a JSONL line, or the whole file) is split into its items, with prefix

@@ -25,10 +25,10 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from ..._errors import UserInputError
-from ._base import ImportedRecord, agent_note, default_agent, expect_type, new_trace
+from ._base import ImportedRecord, RecordContext, agent_note, default_agent, expect_type, new_trace
 from ._chat_records import (
     as_messages,
     find_messages,
@@ -81,7 +81,8 @@ def is_conversation(obj: object) -> bool:
 
 def iter_records(path: str | os.PathLike, *, agent: str | None = None, question: str | None = None,
                  answer_tag: str | None = "answer", question_field: str | None = None,
-                 answer_field: str | None = None, search_tools: object = None) -> Iterator[ImportedRecord]:
+                 answer_field: str | None = None,
+                 search_tools: str | Iterable[str] | None = None) -> Iterator[ImportedRecord]:
     """Convert each chat record in ``path`` to a canonical trace.
 
     Parameters
@@ -109,24 +110,24 @@ def iter_records(path: str | os.PathLike, *, agent: str | None = None, question:
                                 search_tools=resolve_search_tools(search_tools))
 
 
-def content_text(value: object, ctx: dict, path: str) -> str | None:
+def content_text(value: object, ctx: RecordContext, path: str) -> str | None:
     """Message content as text: a string, or a list of content parts (non-text parts become ``[type]``)."""
     if value is None or isinstance(value, str):
         return value
-    expect_type(value, list, what="content", path=path, **ctx)
+    value = expect_type(value, list, what="content", path=path, **ctx)
     for i, part in enumerate(value):
         expect_type(part, (str, dict), what="content part", path=f"{path}[{i}]", **ctx)
     return "\n".join(p if isinstance(p, str) else p["text"] if isinstance(p.get("text"), str)
                      else f"[{p.get('type', 'part')}]" for p in value)
 
 
-def parse_arguments(raw: object, ctx: dict, path: str) -> dict:
+def parse_arguments(raw: object, ctx: RecordContext, path: str) -> dict:
     """Tool-call arguments as an object: a JSON-encoded string, an object, or empty."""
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         return {}
     if isinstance(raw, dict):
         return raw
-    expect_type(raw, str, what="tool-call arguments", path=path, **ctx)
+    raw = expect_type(raw, str, what="tool-call arguments", path=path, **ctx)
     try:
         value = json.loads(raw, parse_constant=_no_constant)
     except (ValueError, RecursionError) as e:
@@ -134,11 +135,11 @@ def parse_arguments(raw: object, ctx: dict, path: str) -> dict:
                   else ": nested too deeply to read" if isinstance(e, RecursionError) else f": {e}")
         raise UserInputError(f"invalid JSON in tool-call arguments{detail}; arguments must be a JSON object "
                              "encoded as a string", path=path, **ctx) from e
-    expect_type(value, dict, what="tool-call arguments (decoded)", path=path, **ctx)
+    value = expect_type(value, dict, what="tool-call arguments (decoded)", path=path, **ctx)
     return value
 
 
-def _text_arg(args: dict, keys: tuple[str, ...], ctx: dict, path: str) -> str | None:
+def _text_arg(args: dict, keys: tuple[str, ...], ctx: RecordContext, path: str) -> str | None:
     for key in keys:
         value = args.get(key)
         if value is None:
@@ -147,16 +148,16 @@ def _text_arg(args: dict, keys: tuple[str, ...], ctx: dict, path: str) -> str | 
             for i, v in enumerate(value):
                 expect_type(v, str, what=key, path=f"{path}.{key}[{i}]", **ctx)
             return " | ".join(value)
-        expect_type(value, str, what=key, path=f"{path}.{key}", **ctx)
+        value = expect_type(value, str, what=key, path=f"{path}.{key}", **ctx)
         return value
     return None
 
 
-def search_step(name: object, raw_args: object, ctx: dict, path: str, args_path: str, *,
+def search_step(name: object, raw_args: object, ctx: RecordContext, path: str, args_path: str, *,
                 classify: bool = False, search_tools: frozenset[str] | None = None) -> dict:
     """A search step from a tool name and its arguments (query, url and raw text filled). With ``classify``
     a tool that does not retrieve (:mod:`._tools`) gives an ``other`` step keeping its name and arguments."""
-    expect_type(name, str, what="function name", path=path, **ctx)
+    name = expect_type(name, str, what="function name", path=path, **ctx)
     args = parse_arguments(raw_args, ctx, args_path)
     text = raw_args if isinstance(raw_args, str) or raw_args is None else json.dumps(raw_args, ensure_ascii=False)
     if classify and not is_search_tool(name, search_tools):
@@ -184,7 +185,7 @@ def extract_answer(content: str, tag: str | None) -> str:
 class StepBuilder:
     """Collects steps in order, places each result right after its call, and numbers them at the end."""
 
-    def __init__(self, fmt: str, ctx: dict) -> None:
+    def __init__(self, fmt: str, ctx: RecordContext) -> None:
         self.fmt, self.ctx = fmt, ctx
         self.steps: list[dict] = []
         self.pending: list[tuple[str | None, dict]] = []  # (call id, search step) awaiting a result
@@ -217,16 +218,17 @@ class StepBuilder:
                       "original_kind": message_ref[0]}, message_ref[1])
         for step, path, call_id in calls:
             self.add(step, path, call_id, is_call=True)
-        return extract_answer(message, answer_tag) if answers else None
+        return extract_answer(message, answer_tag) if answers and message is not None else None
 
     def add_result(self, text: str | None, call_id: object, path: str, id_path: str) -> bool:
         """Add a search_result for ``call_id``; False when it is None and no single call of this turn waits."""
+        match: int | None
         if call_id is None:  # only unambiguous: one call waiting, made in the current model turn
             if len(self.pending) != 1 or not any(s is self.pending[0][1] for s in reversed(self.steps[self.batch:])):
                 return False
             match = 0
         else:
-            expect_type(call_id, str, what="tool call id", path=id_path, **self.ctx)
+            call_id = expect_type(call_id, str, what="tool call id", path=id_path, **self.ctx)
             match = next((i for i, (cid, _) in enumerate(self.pending) if cid == call_id), None)
             if match is None:
                 raise UserInputError(f"tool call id {call_id!r} matches no earlier tool call without a result; "
@@ -255,11 +257,12 @@ class StepBuilder:
 def _convert(doc: object, *, file: str, line: int, prefix: str, agent: str | None, question: str | None,
              answer_tag: str | None, question_field: str | None = None, answer_field: str | None = None,
              search_tools: frozenset[str] | None = None) -> ImportedRecord:
-    ctx = {"file": file, "line": line, "trace_id": None}
+    ctx: RecordContext = {"file": file, "line": line, "trace_id": None}
+    messages: object
     if isinstance(doc, list):
         rec, messages, mpath = {}, doc, prefix
     else:
-        expect_type(doc, dict, what="record (an object with messages, or a list of messages)", path=prefix, **ctx)
+        doc = expect_type(doc, dict, what="record (an object with messages, or a list of messages)", path=prefix, **ctx)
         found = find_messages(doc)
         rec, messages, mpath = doc, None, f"{prefix}.messages"
         if found is not None:
@@ -267,11 +270,12 @@ def _convert(doc: object, *, file: str, line: int, prefix: str, agent: str | Non
             mpath = prefix + where[1:]
     rid = record_id(rec, ctx, prefix)
     key = rid if rid is not None else record_key(rec)
-    ctx["trace_id"] = key or f"{os.path.basename(file)}:{line}" + ("" if prefix == "$" else prefix[1:])
-    expect_type(messages, list, what="messages", path=mpath, **ctx)
+    trace_id = key or f"{os.path.basename(file)}:{line}" + ("" if prefix == "$" else prefix[1:])
+    ctx["trace_id"] = trace_id
+    messages = expect_type(messages, list, what="messages", path=mpath, **ctx)
     fields = record_fields(rec, ctx, prefix, common=True, question_field=question_field, answer_field=answer_field)
     who = fields["agent"] or run_state_agent(rec) or agent
-    trace = new_trace(trace_id=ctx["trace_id"], agent=who or default_agent(file), question="", fmt=FORMAT,
+    trace = new_trace(trace_id=trace_id, agent=who or default_agent(file), question="", fmt=FORMAT,
                       file=file, line=line, record_id=rid if rid is not None else key)
     if prefix != "$":
         trace["source"]["path"] = prefix
@@ -289,9 +293,9 @@ def _convert(doc: object, *, file: str, line: int, prefix: str, agent: str | Non
     user_seen = False
     kinds: dict[str, str] = {}
     for k, (msg, p) in enumerate(pairs):
-        expect_type(msg, dict, what="message", path=p, **ctx)
+        msg = expect_type(msg, dict, what="message", path=p, **ctx)
         role = msg.get("role")
-        expect_type(role, str, what="role", path=f"{p}.role", **ctx)
+        role = expect_type(role, str, what="role", path=f"{p}.role", **ctx)
         content = content_text(msg.get("content"), ctx, f"{p}.content")
         if role in ("system", "developer"):
             meta.setdefault("system", []).append(content)
@@ -323,8 +327,9 @@ def _convert(doc: object, *, file: str, line: int, prefix: str, agent: str | Non
         trace["metadata"] = meta
     record_tool_kinds(trace, kinds)
     warnings = []
-    if not kinds and any(r == "assistant" and isinstance(m.get("content"), str) and _CALL_TAGS.search(m["content"])
-                         for (m, _), r in zip(pairs, roles)):
+    # roles was built from pairs, one role per message (a role only for a dict), so the lengths are equal
+    if not kinds and any(r == "assistant" and isinstance(m, dict) and isinstance(m.get("content"), str)
+                         and _CALL_TAGS.search(m["content"]) for (m, _), r in zip(pairs, roles, strict=True)):
         warnings.append(f"{file}:{line}: trace {ctx['trace_id']}: assistant messages hold tool-call tags but no "
                         "tool_calls; if the calls are in the text, convert the transcript with --format search_r1 "
                         "--field FIELD (the field holding it)")
@@ -332,7 +337,7 @@ def _convert(doc: object, *, file: str, line: int, prefix: str, agent: str | Non
                           notes=[] if who else [agent_note(file)])
 
 
-def _assistant(b: StepBuilder, msg: dict, content: str | None, p: str, ctx: dict, *, final: bool,
+def _assistant(b: StepBuilder, msg: dict, content: str | None, p: str, ctx: RecordContext, *, final: bool,
                answer_tag: str | None, trace: dict, kinds: dict, search_tools: frozenset[str] | None) -> None:
     reasoning = None
     for key in ("reasoning_content", "reasoning"):
@@ -341,14 +346,14 @@ def _assistant(b: StepBuilder, msg: dict, content: str | None, p: str, ctx: dict
             reasoning = (msg[key], key, f"{p}.{key}")
             break
     raw_calls = msg.get("tool_calls") or []
-    expect_type(raw_calls, list, what="tool_calls", path=f"{p}.tool_calls", **ctx)
+    raw_calls = expect_type(raw_calls, list, what="tool_calls", path=f"{p}.tool_calls", **ctx)
     calls = []
     for j, tc in enumerate(raw_calls):
         tp = p if msg.get("_item") else f"{p}.tool_calls[{j}]"  # a Responses item is the call itself
         fp = p if msg.get("_item") else f"{tp}.function"
-        expect_type(tc, dict, what="tool call", path=tp, **ctx)
+        tc = expect_type(tc, dict, what="tool call", path=tp, **ctx)
         fn = tc.get("function")
-        expect_type(fn, dict, what="tool call function", path=fp, **ctx)
+        fn = expect_type(fn, dict, what="tool call function", path=fp, **ctx)
         expect_type(tc.get("id"), (str, type(None)), what="tool call id", path=f"{tp}.id", **ctx)
         step = search_step(fn.get("name"), fn.get("arguments"), ctx, f"{fp}.name", f"{fp}.arguments",
                            classify=True, search_tools=search_tools)
@@ -357,7 +362,7 @@ def _assistant(b: StepBuilder, msg: dict, content: str | None, p: str, ctx: dict
     legacy = msg.get("function_call")
     if legacy is not None:
         lp = f"{p}.function_call"
-        expect_type(legacy, dict, what="function_call", path=lp, **ctx)
+        legacy = expect_type(legacy, dict, what="function_call", path=lp, **ctx)
         step = search_step(legacy.get("name"), legacy.get("arguments"), ctx, f"{lp}.name", f"{lp}.arguments",
                            classify=True, search_tools=search_tools)
         kinds[step["tool"]] = step["kind"]

@@ -32,13 +32,14 @@ import json
 import os
 from collections import defaultdict
 from collections.abc import Iterator
+from typing import Any, cast
 
 from ..._errors import UserInputError
-from ._base import ImportedRecord, new_trace
+from ._base import ImportedRecord, RecordContext, new_trace
 from ._openai_chat import StepBuilder, extract_answer, search_step
 from ._otel_messages import indexed, json_value, messages
 from ._otel_spans import Span, first_is_spans, malformed, read_spans, span_table_columns
-from ._search_r1 import apply_fields, parse_tool_output, record_fields
+from ._search_r1 import apply_fields, record_fields
 
 FORMAT = "otel"
 _GENAI_KIND = {"chat": "LLM", "text_completion": "LLM", "generate_content": "LLM", "execute_tool": "TOOL",
@@ -100,9 +101,10 @@ def iter_records(path: str | os.PathLike, *, agent: str | None = None,
     for tid, spans in by_trace.items():
         tree = _Tree(spans)
         roots = tree.agent_roots()
-        for root in roots or [None]:
+        choices: list[Span | None] = [*roots] if roots else [None]
+        for root in choices:
             line = (root or tree.roots[0]).line
-            trace_id = tid if len(roots) <= 1 else f"{tid}:{root.span_id}"
+            trace_id = tid if root is None or len(roots) <= 1 else f"{tid}:{root.span_id}"
             try:
                 yield ImportedRecord(line, trace=_build(tree, root, trace_id=trace_id, file=file, agent=agent,
                                                         answer_tag=answer_tag))
@@ -159,7 +161,7 @@ def _build(tree: _Tree, root: Span | None, *, trace_id: str, file: str, agent: s
     top = [root] if root is not None else tree.roots
     spans = [s for s in tree.walk(top) if s is not root]
     kinds = {s.span_id: span_kind(s) for s in spans}
-    ctx = {"file": file, "line": (root or top[0]).line, "trace_id": trace_id}
+    ctx: RecordContext = {"file": file, "line": (root or top[0]).line, "trace_id": trace_id}
     llms = [s for s in spans if kinds[s.span_id] == "LLM"]
     has_tools = any(kinds[s.span_id] in ("TOOL", "RETRIEVER") for s in spans)
     final = next((s for s in reversed(llms) if _answers(s)), None)
@@ -188,7 +190,8 @@ def _build(tree: _Tree, root: Span | None, *, trace_id: str, file: str, agent: s
     if trace["final_answer"] is None and root is not None and root.attrs.get("output.value") is not None:
         b.span = root
         b.new_turn()
-        text = _as_text(json_value(root.attrs["output.value"]))
+        # output.value is not None (checked above), and json_value keeps a value that is not None so
+        text = cast(str, _as_text(json_value(root.attrs["output.value"])))
         b.add({"kind": "answer", "text": text, "original_kind": "AGENT"}, "output.value")
         trace["final_answer"] = extract_answer(text, answer_tag)
     trace["question"] = fields["question"] or _question(root, llms) or ""
@@ -239,7 +242,7 @@ def _first(attrs: dict, *keys: str) -> object:
     return next((attrs[k] for k in keys if attrs.get(k) is not None), None)
 
 
-def _tool(b: _SpanSteps, s: Span, retrievers: list[Span], ctx: dict) -> None:
+def _tool(b: _SpanSteps, s: Span, retrievers: list[Span], ctx: RecordContext) -> None:
     a = s.attrs
     name = _first(a, "tool.name", "gen_ai.tool.name") or s.name
     args_key = "input.value" if "input.value" in a else "gen_ai.tool.call.arguments"
@@ -276,7 +279,7 @@ def _retriever(b: _SpanSteps, s: Span) -> None:
 def _documents(s: Span) -> list[dict]:
     """Documents of a retriever span: OpenInference ``retrieval.documents.<i>.document.*`` or GenAI's list."""
     docs = []
-    for i, d in indexed(s.attrs, "retrieval.documents"):
+    for _i, d in indexed(s.attrs, "retrieval.documents"):
         meta = json_value(d.get("document.metadata"))
         meta = meta if isinstance(meta, dict) else {k[len("document.metadata."):]: v for k, v in d.items()
                                                     if k.startswith("document.metadata.")}
@@ -292,7 +295,8 @@ def _documents(s: Span) -> list[dict]:
 
 
 def _document(did: object, content: object, score: object, meta: dict) -> dict:
-    doc = {"id": None if did is None else str(did), "title": _as_text(meta.get("title")), "text": _as_text(content)}
+    doc: dict[str, Any] = {"id": None if did is None else str(did), "title": _as_text(meta.get("title")),
+                           "text": _as_text(content)}
     url = meta.get("url", meta.get("source"))
     if isinstance(url, str):
         doc["url"] = url
@@ -330,7 +334,8 @@ def _question(root: Span | None, llms: list[Span]) -> str | None:
     return None
 
 
-def _agent(root: Span | None, llms: list[Span], fields: dict, fallback: str | None, first: Span, ctx: dict) -> str:
+def _agent(root: Span | None, llms: list[Span], fields: dict, fallback: str | None, first: Span,
+           ctx: RecordContext) -> str:
     name = fields["agent"] or (None if root is None else _first(root.attrs, "agent.name", "gen_ai.agent.name"))
     model = next((m for s in llms for m in [_first(s.attrs, "llm.model_name", "gen_ai.response.model",
                                                    "gen_ai.request.model")] if m), None)

@@ -110,7 +110,8 @@ def _openai(m: dict, path: str) -> dict:
     raw = json_value(m.get("tool_calls"))
     for tc in raw if isinstance(raw, list) else []:
         if isinstance(tc, dict):
-            fn = tc.get("function") if isinstance(tc.get("function"), dict) else {}
+            fn = tc.get("function")
+            fn = fn if isinstance(fn, dict) else {}
             calls.append({"id": tc.get("id"), "name": fn.get("name", tc.get("name")),
                           "arguments": json_value(fn.get("arguments", tc.get("arguments")))})
     content = m.get("content")

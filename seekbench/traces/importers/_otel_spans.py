@@ -22,8 +22,9 @@ import datetime as _dt
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any, TypeGuard
 
 from ..._errors import UserInputError
 
@@ -45,11 +46,11 @@ class Span:
     line: int | None = None
 
 
-def is_otlp(obj: object) -> bool:
+def is_otlp(obj: object) -> TypeGuard[dict[str, Any]]:
     return isinstance(obj, dict) and isinstance(obj.get("resourceSpans"), list)
 
 
-def is_span_row(obj: object) -> bool:
+def is_span_row(obj: object) -> TypeGuard[dict[str, Any]]:
     """True for one row of a span table (Phoenix span JSON, or a flattened span DataFrame row)."""
     if not isinstance(obj, dict):
         return False
@@ -101,7 +102,7 @@ def otlp_value(v: object) -> object:
     return None
 
 
-def otlp_attributes(items: object) -> dict:
+def otlp_attributes(items: Iterable[object] | None) -> dict:
     out: dict = {}
     for kv in items or []:
         if isinstance(kv, dict) and isinstance(kv.get("key"), str):
@@ -132,12 +133,12 @@ def _nanos(value: object) -> float | str:
         try:  # ISO 8601 text (span tables)
             t = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
             if t.tzinfo is None:
-                t = t.replace(tzinfo=_dt.timezone.utc)
+                t = t.replace(tzinfo=_dt.UTC)
             return t.timestamp() * 1e9
         except ValueError:
             return value
     if isinstance(value, _dt.datetime):
-        return (value if value.tzinfo else value.replace(tzinfo=_dt.timezone.utc)).timestamp() * 1e9
+        return (value if value.tzinfo else value.replace(tzinfo=_dt.UTC)).timestamp() * 1e9
     if hasattr(value, "value") and hasattr(value, "tz_localize"):  # pandas Timestamp
         return float(value.value)
     return 0.0
@@ -169,7 +170,8 @@ def spans_from_otlp(doc: dict, *, file: str, line: int | None) -> list[Span]:
 
 def span_from_row(row: dict, *, file: str, line: int | None) -> Span:
     """A span from one row of a span table (flattened ``attributes.*`` columns or nested objects)."""
-    ctx = row.get("context") if isinstance(row.get("context"), dict) else {}
+    ctx = row.get("context")
+    ctx = ctx if isinstance(ctx, dict) else {}
     attrs: dict = {}
     nested = row.get("attributes")
     if isinstance(nested, str):
@@ -189,7 +191,7 @@ def span_from_row(row: dict, *, file: str, line: int | None) -> Span:
     parent = None if parent is None or _is_nan(parent) or parent == "" else parent
     events = []
     raw_events = row.get("events")
-    if hasattr(raw_events, "tolist"):
+    if raw_events is not None and hasattr(raw_events, "tolist"):
         raw_events = raw_events.tolist()
     for e in raw_events if isinstance(raw_events, list) else []:
         if isinstance(e, dict):

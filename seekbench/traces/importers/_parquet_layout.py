@@ -35,6 +35,8 @@ first row.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 import pyarrow as pa
 
@@ -141,6 +143,7 @@ class _Plan:
         self.values = []
         for key in values:
             head, _, rest = key.partition(".")
+            conv: Callable[[Any], object] | None
             if key in JSON_KEYS:
                 conv = _dumps
             elif _TYPES[key] == pa.int64():

@@ -24,12 +24,12 @@ from __future__ import annotations
 import bisect
 import os
 import re
-from collections.abc import Iterator, Mapping
-from typing import NamedTuple
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, NamedTuple, cast
 
 from ..._errors import UserInputError
 from .._io import read_text
-from ._base import ImportedRecord, agent_note, default_agent, expect_type, new_trace
+from ._base import ImportedRecord, RecordContext, agent_note, default_agent, expect_type, new_trace
 from ._chat_records import record_key
 from ._chat_template import END_TOKENS, Turn, has_markers, split_turns, transcripts
 from ._documents import parse_passages, parse_tool_output  # noqa: F401  (re-exported)
@@ -104,7 +104,7 @@ def _text_candidates(rec: dict) -> list[object]:
 def iter_records(path: str | os.PathLike, *, agent: str | None = None, question: str | None = None,
                  tags: Mapping[str, object] | None = None, field: str | None = None,
                  question_field: str | None = None, answer_field: str | None = None,
-                 search_tools: object = None) -> Iterator[ImportedRecord]:
+                 search_tools: str | Iterable[str] | None = None) -> Iterator[ImportedRecord]:
     """Convert each transcript or record in ``path`` to a canonical trace.
 
     Parameters
@@ -128,7 +128,8 @@ def iter_records(path: str | os.PathLike, *, agent: str | None = None, question:
         A trace, or the :class:`UserInputError` of one bad record.
     """
     spec = resolve_tags(tags)
-    opts = {"spec": spec, "agent": agent, "question": question, "search_tools": resolve_search_tools(search_tools)}
+    opts: dict[str, Any] = {"spec": spec, "agent": agent, "question": question,
+                            "search_tools": resolve_search_tools(search_tools)}
     file = str(path)
     if _first_char(file) not in ("{", "["):
         yield from _text_file(file, **opts)
@@ -172,7 +173,7 @@ def _text_file(file: str, *, spec: list, agent: str | None, question: str | None
         start = 0 if group is None or k == 0 else max(text.rfind("<", 0, group[0].start), 0)  # its first marker
         line = text.count("\n", 0, start) + 1
         tid = name if len(groups) == 1 else f"{name}#{k + 1}"
-        ctx = {"file": file, "line": line, "trace_id": tid}
+        ctx: RecordContext = {"file": file, "line": line, "trace_id": tid}
         trace = new_trace(trace_id=tid, agent=agent or default_agent(file), question=question or "", fmt=FORMAT,
                           file=file, line=line, record_id=None)
         trace["question_id"] = question_key(question, None)
@@ -190,7 +191,7 @@ def _first_role(text: str) -> str:
     return "user" if first_marked is not None and first_marked.role == "assistant" else "assistant"
 
 
-def _text_field(rec: dict, field: str | None, ctx: dict, prefix: str) -> str:
+def _text_field(rec: dict, field: str | None, ctx: RecordContext, prefix: str) -> str:
     """The dotted path of the record's text field; a user error naming the fields to add or set."""
     if field is not None:
         value = get_path(rec, field)
@@ -227,20 +228,21 @@ def _prompt_text(rec: dict, text_field: str) -> tuple[str, str] | None:
     return None
 
 
-def _convert(rec: object, *, file: str, line: int, prefix: str, spec: list, agent: str | None,
+def _convert(rec: object, *, file: str, line: int | None, prefix: str, spec: list, agent: str | None,
              question: str | None, field: str | None, question_field: str | None, answer_field: str | None,
              search_tools: frozenset[str] | None) -> ImportedRecord:
-    ctx = {"file": file, "line": line, "trace_id": None}
-    expect_type(rec, dict, what="record", path=prefix, **ctx)
+    ctx: RecordContext = {"file": file, "line": line, "trace_id": None}
+    rec = expect_type(rec, dict, what="record", path=prefix, **ctx)
     rid = record_id(rec, ctx, prefix)
     rid = rid if rid is not None else record_key(rec)
-    ctx["trace_id"] = rid if rid is not None else f"{os.path.basename(file)}:{line}" + (
+    trace_id = rid if rid is not None else f"{os.path.basename(file)}:{line}" + (
         "" if prefix == "$" else prefix[1:])
+    ctx["trace_id"] = trace_id
     fields = record_fields(rec, ctx, prefix, common=True, question_field=question_field, answer_field=answer_field)
     name = _text_field(rec, field, ctx, prefix)
-    text = get_path(rec, name)
+    text = cast(str, get_path(rec, name))  # _text_field returns only a path that holds a string
     q = fields["question"] if fields["question"] is not None else question
-    trace = new_trace(trace_id=ctx["trace_id"], agent=fields["agent"] or agent or default_agent(file),
+    trace = new_trace(trace_id=trace_id, agent=fields["agent"] or agent or default_agent(file),
                       question=q or "", fmt=FORMAT, file=file, line=line, record_id=rid)
     if prefix != "$":
         trace["source"]["path"] = prefix
@@ -252,6 +254,7 @@ def _convert(rec: object, *, file: str, line: int, prefix: str, spec: list, agen
     prompt = _prompt_text(rec, name.split(".")[0])
     if prompt is not None and not trace["question"]:
         _question_from(trace, prompt[1], split_turns(prompt[1], "user"), sources, f"{prefix}.{prompt[0]}")
+    group: list[Turn] | None
     if prompt is not None:  # the response is the model's output from its first character
         group = split_turns(text, "assistant") if has_markers(text) else [Turn("assistant", 0, len(text))]
     else:
@@ -348,6 +351,7 @@ def _preamble_end(text: str, spec: list, question: str | None, have_question: bo
     tagged = [b for b in blocks if b.kind is not None]  # in text order, not overlapping
     starts = [b.start for b in tagged]
     known = question.strip().lower() if have_question and question else None
+    qm: re.Match[str] | _Span
     for qm in _QUESTION_MARK.finditer(text):
         if known is not None:  # compared, not compiled into the pattern: a question may be megabytes long
             if text[qm.end():qm.end() + len(known)].lower() != known:

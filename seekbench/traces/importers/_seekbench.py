@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import Any
 
 from ..._errors import UserInputError
 from .._io import iter_jsonl
 from .._ontology import LABEL_VALUES, canonical_field, canonical_kind, canonical_value
-from ._base import ImportedRecord, expect_type, new_trace
+from ._base import ImportedRecord, RecordContext, expect_type, new_trace
 
 FORMAT = "seekbench"
 _TYPE_FIELD_BY_KIND = {"reasoning": "reasoning_type", "search": "search_type"}
@@ -25,7 +26,8 @@ _TYPE_FIELD_BY_KIND = {"reasoning": "reasoning_type", "search": "search_type"}
 def sniff(path: str, head: str, first: object) -> bool:
     """True when the parsed first record looks like SeekBench JSONL."""
     record = first
-    return isinstance(record, dict) and "schema_version" not in record and isinstance(record.get("trace"), list) and "question" in record
+    return (isinstance(record, dict) and "schema_version" not in record and isinstance(record.get("trace"), list)
+            and "question" in record)
 
 
 def iter_records(path: str | os.PathLike, *, rater: str | None = None) -> Iterator[ImportedRecord]:
@@ -42,28 +44,28 @@ def iter_records(path: str | os.PathLike, *, rater: str | None = None) -> Iterat
             yield ImportedRecord(line, error=e)
 
 
-def convert(rec: object, *, file: str, line: int | None, rater: str) -> dict:
+def convert(rec: object, *, file: str, line: int | None, rater: str) -> dict[str, Any]:
     """Convert one parsed SeekBench record."""
-    expect_type(rec, dict, what="record", file=file, line=line, trace_id=None, path="$")
+    rec = expect_type(rec, dict, what="record", file=file, line=line, trace_id=None, path="$")
     rid = rec.get("id")
     trace_id = str(rid) if rid is not None else f"{os.path.basename(file)}:{line}"
-    ctx = {"file": file, "line": line, "trace_id": trace_id}
+    ctx: RecordContext = {"file": file, "line": line, "trace_id": trace_id}
     question = rec.get("question")
-    expect_type(question, str, what="question", path="$.question", **ctx)
+    question = expect_type(question, str, what="question", path="$.question", **ctx)
     agent = rec.get("agent", rec.get("model"))
     if agent is None:
         raise UserInputError("missing agent (the 'model' field); add the agent name", path="$.model", **ctx)
-    expect_type(agent, str, what="model", path="$.model", **ctx)
+    agent = expect_type(agent, str, what="model", path="$.model", **ctx)
     trace = new_trace(trace_id=trace_id, agent=agent, question=question, fmt=FORMAT, file=file, line=line,
                       record_id=None if rid is None else str(rid))
     dataset = rec.get("dataset")
     if dataset is not None:
-        expect_type(dataset, str, what="dataset", path="$.dataset", **ctx)
+        dataset = expect_type(dataset, str, what="dataset", path="$.dataset", **ctx)
     trace["dataset"] = dataset
     gold = rec.get("ground_truth", rec.get("gold_answers", []))
     if isinstance(gold, str):
         gold = [gold]
-    expect_type(gold, list, what="ground_truth", path="$.ground_truth", **ctx)
+    gold = expect_type(gold, list, what="ground_truth", path="$.ground_truth", **ctx)
     for i, g in enumerate(gold):
         expect_type(g, str, what="gold answer", path=f"$.ground_truth[{i}]", **ctx)
     trace["gold_answers"] = list(gold)
@@ -74,11 +76,11 @@ def convert(rec: object, *, file: str, line: int | None, rater: str) -> dict:
     trace["final_answer"] = final
     is_correct = rec.get("is_correct")
     if is_correct is not None:
-        expect_type(is_correct, bool, what="is_correct", path="$.is_correct", **ctx)
+        is_correct = expect_type(is_correct, bool, what="is_correct", path="$.is_correct", **ctx)
         trace["correct"] = {"value": is_correct, "source": "source_data",
                             "detail": {"field": "is_correct", "reward": rec.get("reward")}}
     steps = rec.get("trace")
-    expect_type(steps, list, what="trace", path="$.trace", **ctx)
+    steps = expect_type(steps, list, what="trace", path="$.trace", **ctx)
     trace["inline_labels"] = {"rater": rater, "kind": "human"}
     trace["steps"] = [_convert_step(s, pos, ctx) for pos, s in enumerate(steps)]
     kept = {"question", "ground_truth", "gold_answers", "is_correct", "final_answer", "model", "agent",
@@ -89,7 +91,7 @@ def convert(rec: object, *, file: str, line: int | None, rater: str) -> dict:
     return trace
 
 
-def _question_id(rec: dict, dataset: str | None) -> str | None:
+def _question_id(rec: dict[str, Any], dataset: str | None) -> str | None:
     qid = rec.get("question_id")
     if qid is not None:
         return str(qid)
@@ -98,9 +100,9 @@ def _question_id(rec: dict, dataset: str | None) -> str | None:
     return f"{dataset or ''}::{' '.join(q.split()).lower()}" if isinstance(q, str) else None
 
 
-def _convert_step(s: object, pos: int, ctx: dict) -> dict:
+def _convert_step(s: object, pos: int, ctx: RecordContext) -> dict[str, Any]:
     path = f"$.trace[{pos}]"
-    expect_type(s, dict, what="step", path=path, **ctx)
+    s = expect_type(s, dict, what="step", path=path, **ctx)
     raw_type = s.get("type")
     kind = canonical_kind(raw_type)
     if kind is None:
@@ -108,13 +110,13 @@ def _convert_step(s: object, pos: int, ctx: dict) -> dict:
             raise UserInputError("step type missing or not a string", path=f"{path}.type", **ctx)
         kind = "other"
     index = s.get("step_index", pos)
-    expect_type(index, int, what="step_index", path=f"{path}.step_index", **ctx)
-    step: dict = {"index": index, "kind": kind, "original_kind": raw_type,
+    index = expect_type(index, int, what="step_index", path=f"{path}.step_index", **ctx)
+    step: dict[str, Any] = {"index": index, "kind": kind, "original_kind": raw_type,
                   "source_ref": {"format": FORMAT, "file": ctx["file"], "line": ctx["line"],
                                  "record_id": ctx["trace_id"], "path": path}}
     text = s.get("content")
     if text is not None:
-        expect_type(text, str, what="content", path=f"{path}.content", **ctx)
+        text = expect_type(text, str, what="content", path=f"{path}.content", **ctx)
         step["text"] = text
     if "query" in s:
         expect_type(s["query"], (str, type(None)), what="query", path=f"{path}.query", **ctx)
@@ -133,15 +135,15 @@ def _convert_step(s: object, pos: int, ctx: dict) -> dict:
     return step
 
 
-def _documents(docs: object, path: str, ctx: dict) -> list[dict]:
-    expect_type(docs, list, what="documents", path=path, **ctx)
-    out = []
+def _documents(docs: object, path: str, ctx: RecordContext) -> list[dict[str, Any]]:
+    docs = expect_type(docs, list, what="documents", path=path, **ctx)
+    out: list[dict[str, Any]] = []
     for r, d in enumerate(docs, start=1):
         if isinstance(d, str):
             out.append({"id": None, "title": None, "text": d, "rank": r})
             continue
-        expect_type(d, dict, what="document", path=f"{path}[{r - 1}]", **ctx)
-        doc = {"id": None if d.get("id") is None else str(d["id"]), "title": d.get("title"),
+        d = expect_type(d, dict, what="document", path=f"{path}[{r - 1}]", **ctx)
+        doc: dict[str, Any] = {"id": None if d.get("id") is None else str(d["id"]), "title": d.get("title"),
                "text": d.get("content", d.get("text")), "rank": r}
         if isinstance(d.get("score"), (int, float)) and not isinstance(d.get("score"), bool):
             doc["score"] = float(d["score"])
@@ -154,11 +156,11 @@ def _documents(docs: object, path: str, ctx: dict) -> list[dict]:
     return out
 
 
-def _labels(ann: object, kind: str, path: str, ctx: dict) -> dict:
+def _labels(ann: object, kind: str, path: str, ctx: RecordContext) -> dict[str, str]:
     if ann is None:
         return {}
-    expect_type(ann, dict, what="annotation", path=f"{path}.annotation", **ctx)
-    labels: dict = {}
+    ann = expect_type(ann, dict, what="annotation", path=f"{path}.annotation", **ctx)
+    labels: dict[str, str] = {}
     type_field = _TYPE_FIELD_BY_KIND.get(kind)
     ann_type = ann.get("type")
     if type_field and ann_type is not None:
@@ -169,7 +171,7 @@ def _labels(ann: object, kind: str, path: str, ctx: dict) -> dict:
                 f"allowed: {', '.join(LABEL_VALUES[type_field])}", path=f"{path}.annotation.type", **ctx)
         labels[type_field] = value
     attrs = ann.get("attributes") or {}
-    expect_type(attrs, dict, what="annotation attributes", path=f"{path}.annotation.attributes", **ctx)
+    attrs = expect_type(attrs, dict, what="annotation attributes", path=f"{path}.annotation.attributes", **ctx)
     for name, raw in attrs.items():
         field = canonical_field(name)
         apath = f"{path}.annotation.attributes.{name}"

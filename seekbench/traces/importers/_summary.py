@@ -50,8 +50,9 @@ class ImportSummary:
 
         >>> s = ImportSummary(); s.add({"question": "q", "final_answer": "a", "steps": [
         ...     {"kind": "search"}, {"kind": "search_result", "documents": [{}, {}]}, {"kind": "answer"}]})
-        >>> s.line()
-        'imported 1 trace: 3 steps (search 1, search_result 1, answer 1), 1 tool call, 0 action calls, 2 documents; 0 with an empty question, 0 without an answer, 0 without a tool call'
+        >>> print(s.line())  # doctest: +NORMALIZE_WHITESPACE
+        imported 1 trace: 3 steps (search 1, search_result 1, answer 1), 1 tool call, 0 action calls,
+        2 documents; 0 with an empty question, 0 without an answer, 0 without a tool call
         """
         kinds = ", ".join(f"{k} {self.steps[k]}" for k in (*STEP_KINDS, *sorted(set(self.steps) - set(STEP_KINDS)))
                           if self.steps[k])

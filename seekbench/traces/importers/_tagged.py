@@ -21,8 +21,10 @@ import json
 import re
 from collections import namedtuple
 from collections.abc import Mapping
+from typing import cast
 
 from ..._errors import UserInputError
+from ._base import RecordContext
 from ._documents import parse_tool_output
 from ._tools import call_fields, is_search_tool
 
@@ -95,7 +97,8 @@ def split_tagged(text: str, spec: list[tuple[str, str, str]]) -> list[Block]:
     ahead: dict[tuple[int, int], re.Match | None] = {}
 
     def next_match(pattern: re.Pattern, slot: tuple[int, int], at: int) -> re.Match | None:
-        if slot not in ahead or (ahead[slot] is not None and ahead[slot].start() < at):
+        cached = ahead.get(slot)
+        if slot not in ahead or (cached is not None and cached.start() < at):
             ahead[slot] = pattern.search(text, at)
         return ahead[slot]
 
@@ -107,7 +110,7 @@ def split_tagged(text: str, spec: list[tuple[str, str, str]]) -> list[Block]:
             break
         if m.start() > pos:
             blocks.append(Block(None, pos, m.start(), text[pos:m.start()]))
-        i = int(m.lastgroup[1:])
+        i = int(cast(str, m.lastgroup)[1:])  # every alternative of opener is a named group t<i>
         kind, open_tag, _ = spec[i]
         close = next_match(closers[i], (i, 0), m.end())
         again = next_match(same[i], (i, 1), m.end())
@@ -147,7 +150,7 @@ class TaggedSteps:
     and paths are ``base[start:end]`` character slices of it. ``text`` is the whole field.
     """
 
-    def __init__(self, text: str, spec: list, ctx: dict, base: str, *, fmt: str,
+    def __init__(self, text: str, spec: list, ctx: RecordContext, base: str, *, fmt: str,
                  search_tools: frozenset[str] | None = None, by_line: bool = False) -> None:
         self.text, self.spec, self.ctx, self.base, self.fmt = text, spec, ctx, base, fmt
         self.search_tools, self.by_line = search_tools, by_line
@@ -187,7 +190,7 @@ class TaggedSteps:
                 self.warnings.append(f"{self.ctx['file']}:{self.ctx['line']}: trace {self.ctx['trace_id']}: unclosed "
                                      f"{b.tag} at {self.base}[{b.start}:{b.end}]; took the text up to the next tag "
                                      "or the end (truncated generation?)")
-            if self.by_line:
+            if self.by_line and line is not None:  # by_line text files always give a line
                 line += self.text.count("\n", counted, b.start)
                 counted = b.start
             step: dict = {"index": len(self.steps), "kind": kind, "text": body.strip(), "original_kind": original,

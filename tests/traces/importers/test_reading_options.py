@@ -10,6 +10,7 @@ import pytest
 
 from _importer_support import FIXTURES, write_jsonl
 
+from seekbench import UserInputError
 from seekbench.cli._main import build_parser
 from seekbench.traces import read_traces
 from seekbench.traces.importers import detect_format
@@ -67,6 +68,14 @@ def test_skip_invalid_detects_from_the_first_valid_record(tmp_path):
     assert len(res.traces) == len(lines) and res.n_skipped == 1 and res.skipped[0].line == 1
     with pytest.raises(Exception, match="cannot tell the trace format"):
         detect_format(path)  # without --skip-invalid the bad first line still decides
+
+
+def test_skip_invalid_with_no_valid_record_names_the_line(tmp_path):
+    # Found by mypy: the fallback (None, line) was reversed with the found pair, so the error lost its line.
+    path = tmp_path / "all_bad.jsonl"
+    path.write_text("{oops\n{worse\n")
+    with pytest.raises(UserInputError, match=r"all_bad\.jsonl:1: cannot tell the trace format"):
+        detect_format(path, skip_invalid=True)
 
 
 def test_every_trace_reading_command_has_the_one_input_group():
