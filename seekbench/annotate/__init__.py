@@ -13,11 +13,25 @@ any moment resumes without paying twice.
 
 from ._annotator import annotate
 from ._batch import state_path_for
-from ._cache import CachedCompletion, JudgeCache, default_cache_path
-from ._config import JudgeConfig, JudgeInfo, find_judge_file, judge_dirs, list_judges, load_judge_config
-from ._cost import Prices, cost_usd, prompt_token_bound
+# The client layer's names, still importable from here where users import them today.
+from ..llm import (
+    CachedCompletion,
+    JudgeCache,
+    JudgeConfig,
+    JudgeInfo,
+    Prices,
+    PromptTemplate,
+    cost_usd,
+    default_cache_path,
+    find_judge_file,
+    judge_dirs,
+    list_judges,
+    load_judge_config,
+    neutralise,
+    prompt_token_bound,
+)
 from ._parse import ParseResult, parse_judge_output
-from ._prompt import PromptTemplate, RenderedPrompt, StepSpec, neutralise, render_prompt, strict_output_schema
+from ._prompt import RenderedPrompt, StepSpec, render_prompt, strict_output_schema
 from ._rules_derived import RuleLabel, rule_labels
 from ._summary import AnnotateSummary
 

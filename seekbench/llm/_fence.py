@@ -1,4 +1,4 @@
-"""Keeping untrusted trace text inside the judge prompt's data fences, and visibly so.
+"""Keeping untrusted text inside a prompt's data fences, and visibly so (every model call uses this).
 
 A trace comes from an agent that read the open web: its text may try to steer
 the judge that labels it ("ignore the rubric", a fake ``STEPS_JSON>>>`` fence
@@ -24,6 +24,7 @@ to defeat it:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -85,8 +86,18 @@ def fold(text: str) -> str:
     return text.lower() if text.isascii() else text.translate(_FOLD)
 
 
-def neutralise(text: str) -> str:
+@functools.cache
+def _fence_pattern(extra: tuple[str, ...]) -> re.Pattern:
+    names = "|".join(re.escape(n.lower()) for n in extra)
+    return re.compile(f"{_FENCE.pattern}|{names}") if extra else _FENCE
+
+
+def neutralise(text: str, *, fences: tuple[str, ...] = ()) -> str:
     """Defuse fence look-alikes and chat control tokens in untrusted text.
+
+    ``fences`` names further fence words of the caller's prompt
+    (``("BELIEF_JSON",)``): they are defused the same way, look-alikes
+    included (``BELIEF_JSON`` -> ``BELIEF-JSON``).
 
     ``<<<`` -> ``< < <``, ``STEPS_JSON`` -> ``STEPS-JSON``, ``TRACE_ID:`` ->
     ``TRACE-ID:``, whether written in ASCII or in look-alike characters
@@ -100,7 +111,7 @@ def neutralise(text: str) -> str:
     """
     folded = fold(text)
     parts, pos = [], 0
-    for m in _FENCE.finditer(folded):
+    for m in _fence_pattern(tuple(fences)).finditer(folded):
         parts.append(text[pos:m.start()])
         s = m.group(0)
         if s[0] in "<>":
@@ -108,7 +119,7 @@ def neutralise(text: str) -> str:
         elif s.startswith("trace_id"):
             parts.append("TRACE-ID" + text[m.start() + len("trace_id"):m.end()])
         else:
-            parts.append(_NEUTRAL[s])
+            parts.append(_NEUTRAL.get(s) or s.upper().replace("_", "-"))
         pos = m.end()
     parts.append(text[pos:])
     out = "".join(parts)
@@ -151,3 +162,14 @@ def safe_trace_id(trace_id: str) -> str:
     if _PLAIN_ID.fullmatch(trace_id) and not _FENCE.search(trace_id.lower()):
         return trace_id
     return "sha256:" + hashlib.sha256(trace_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def fenced(begin: str, end: str, value: object) -> str:
+    """``value`` as :func:`json_data` between the fence lines ``begin`` and ``end``.
+
+    >>> print(fenced("<<<Q_JSON", "Q_JSON>>>", "a"))
+    <<<Q_JSON
+    "a"
+    Q_JSON>>>
+    """
+    return f"{begin}\n{json_data(value)}\n{end}"
