@@ -11,8 +11,6 @@ any moment resumes without paying twice.
 >>> summary = annotate("traces.jsonl", "gpt-4.1-mini", "labels.jsonl", budget_usd=5)  # doctest: +SKIP
 """
 
-from ._annotator import annotate
-from ._batch import state_path_for
 # The client layer's names, still importable from here where users import them today.
 from ..llm import (
     CachedCompletion,
@@ -30,6 +28,8 @@ from ..llm import (
     neutralise,
     prompt_token_bound,
 )
+from ._annotator import annotate
+from ._batch import state_path_for
 from ._parse import ParseResult, parse_judge_output
 from ._prompt import RenderedPrompt, StepSpec, render_prompt, strict_output_schema
 from ._rules_derived import RuleLabel, rule_labels

@@ -21,8 +21,8 @@ from collections.abc import Iterable
 from .._errors import UserInputError
 from ..llm import (
     Budget,
-    Completion,
     CallContext,
+    Completion,
     JudgeCache,
     JudgeConfig,
     LLMClient,

@@ -30,7 +30,6 @@ from ..llm import strip_code_fence
 from ._prompt import StepSpec, judge_output_schema
 
 
-
 @dataclass
 class ParseResult:
     """The outcome of checking one answer.

@@ -19,12 +19,10 @@ from __future__ import annotations
 
 import copy
 import functools
-import re
 from dataclasses import dataclass, field
 
 from .._schemas import load_schema
-from ..llm import SYSTEM_MARKER, USER_MARKER, PromptTemplate, cache_key, estimate_tokens, fill, json_data, neutralise, safe_trace_id
-from ..llm._prompt import STEP_JUDGE_PLACEHOLDERS as PLACEHOLDERS
+from ..llm import PromptTemplate, estimate_tokens, fill, json_data, neutralise, safe_trace_id
 from ._rules_derived import RuleLabel
 
 STEPS_BEGIN, STEPS_END = "<<<STEPS_JSON", "STEPS_JSON>>>"

@@ -16,6 +16,13 @@ result and score files as canonical traces with an evidence set in
 True
 """
 
+from ..traces._evidence_record import (
+                            EVIDENCE_COLUMNS,
+                            EVIDENCE_SET_KEY,
+                            evidence_set_of,
+                            evidence_set_table,
+                            is_false_premise,
+)
 from ._answer_judge import (
                             EM_JUDGE,
                             AnswerItem,
@@ -28,13 +35,6 @@ from ._answer_judge import (
                             render_answer_prompt,
 )
 from ._coverage_judge import LLMCoverageMatcher, load_coverage_template, parse_coverage_reply
-from ..traces._evidence_record import (
-                            EVIDENCE_COLUMNS,
-                            EVIDENCE_SET_KEY,
-                            evidence_set_of,
-                            evidence_set_table,
-                            is_false_premise,
-)
 from ._infodeepseek_io import (
                             InfoDeepSeekImport,
                             infodeepseek_record_to_trace,

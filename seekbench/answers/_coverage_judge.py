@@ -119,12 +119,14 @@ class LLMCoverageMatcher:
                 seg += [{"kind": "observation", "text": neutralise(x)} for x in _observations(st)]
         stmts = [{"id": neutralise(s.id), "statement": neutralise(s.statement)} for s in steps]
         history = "<<<HISTORY_JSON\n[" + ",\n".join(json_data(x) for x in seg) + "]\nHISTORY_JSON>>>"
+        question = neutralise(trace.get("question") or "")
         return self.template.messages({
-            "{{QUESTION_BLOCK}}": fenced("<<<QUESTION_JSON", "QUESTION_JSON>>>", neutralise(trace.get("question") or "")),
+            "{{QUESTION_BLOCK}}": fenced("<<<QUESTION_JSON", "QUESTION_JSON>>>", question),
             "{{STATEMENTS_BLOCK}}": fenced("<<<STATEMENTS_JSON", "STATEMENTS_JSON>>>", stmts),
             "{{HISTORY_BLOCK}}": history})
 
-    async def _one(self, client: LLMClient, trace: Mapping, steps: Sequence, ctx: CallContext) -> dict[str, bool | None]:
+    async def _one(self, client: LLMClient, trace: Mapping, steps: Sequence,
+                   ctx: CallContext) -> dict[str, bool | None]:
         tid, ids = str(trace["trace_id"]), [s.id for s in steps]
         vote = Vote(self.name, None, "unscored", model=self.config.model, prompt_version=self.template.version,
                     prompt_sha256=self.template.sha256)

@@ -34,6 +34,7 @@ import pandas as pd
 
 from .._errors import UserInputError
 from ..llm import JudgeCache, call_context, progress_bar, utc_now
+from ..traces._evidence_record import EVIDENCE_SET_KEY, evidence_set_of, is_false_premise
 from ..traces._read import read_traces
 from ._answer_judge import (
     EM_JUDGE,
@@ -43,7 +44,6 @@ from ._answer_judge import (
     Vote,
     load_answer_judge,
 )
-from ..traces._evidence_record import EVIDENCE_SET_KEY, evidence_set_of, is_false_premise
 from ._result import AnswerJudgeResult, count_reasons, pending_reason
 
 Overwrite = Literal["missing", "machine", "all"]

@@ -135,17 +135,18 @@ def _escape(m: re.Match) -> str:
     return f"\\u{0xD800 + (cp >> 10):04x}\\u{0xDC00 + (cp & 0x3FF):04x}"
 
 
-def json_data(value: object) -> str:
+def json_data(value: object, *, indent: int | None = None) -> str:
     """``value`` as one line of JSON, every invisible or line-breaking character escaped.
 
     The result decodes to ``value`` exactly; read as text it holds no line
     break of any kind (``str.splitlines`` finds one line) and no character
-    that renders as nothing.
+    that renders as nothing. With ``indent`` the JSON is laid out on lines
+    (``json.dumps`` layout); every string in it still stays on its line.
 
     >>> json_data("a\\u2028b\\u200bc")
     '"a\\\\u2028b\\\\u200bc"'
     """
-    return _INVISIBLE.sub(_escape, json.dumps(value, ensure_ascii=False))
+    return _INVISIBLE.sub(_escape, json.dumps(value, ensure_ascii=False, indent=indent))
 
 
 def safe_trace_id(trace_id: str) -> str:

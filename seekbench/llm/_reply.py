@@ -102,7 +102,8 @@ def with_note(messages: list[dict], note: str) -> list[dict]:
 async def ask(client: LLMClient, template: PromptTemplate, messages: list[dict], ctx: CallContext, *,
               trace_id: str | None, parse: Callable[[Reply], Parsed], repair_note: Callable[[int, str], str],
               max_repairs: int, tally, extra: dict | None = None, record_parsed: bool = True,
-              on_reply: Callable[[Reply], None] | None = None) -> Answer:
+              on_reply: Callable[[Reply], None] | None = None,
+              body: Callable[[list[dict]], dict] | None = None) -> Answer:
     """Ask until a reply parses, at most ``max_repairs`` repairs; the last check, or why no reply came.
 
     Parameters
@@ -119,14 +120,17 @@ async def ask(client: LLMClient, template: PromptTemplate, messages: list[dict],
         Record each check in the cache row (valid, labels, error).
     on_reply : callable, optional
         Called with each reply (usage accounting of the caller).
+    body : callable, optional
+        Messages -> request body, for a caller whose body changes per attempt
+        (a seed drawn each time); default ``client.body(messages, **extra)``.
     """
     parsed: Parsed | None = None
     got: Reply | NoReply | None = None
     for attempt in range(max_repairs + 1):
-        body = client.body(messages, **(extra or {}))
-        key = cache_key(client.config, template, body)
+        req = body(messages) if body is not None else client.body(messages, **(extra or {}))
+        key = cache_key(client.config, template, req)
         tally.cache_key = key
-        got = await call(client, template, body, key, trace_id, ctx)
+        got = await call(client, template, req, key, trace_id, ctx)
         count(tally, got)
         if isinstance(got, NoReply):
             return Answer(None, got)
