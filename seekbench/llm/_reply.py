@@ -50,20 +50,19 @@ class Parsed:
     labels: dict | None = None
 
 
-@dataclass
 class CallTally:
-    """Requests, tokens and cost of one item's calls (cache hits included), its last key and reply."""
+    """Requests, tokens and cost of one item's calls (cache hits included), its last key and reply.
 
-    cache_key: str | None = None
-    raw: str | None = None
-    requests: int = 0
-    repairs: int = 0
-    from_cache: bool = False
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    paid_usd: float = 0.0
-    paid_requests: int = 0
+    A caller with its own provenance record (an answer judge's vote) passes that instead: :func:`ask`
+    needs only these attributes.
+    """
+
+    def __init__(self) -> None:
+        self.cache_key: str | None = None
+        self.raw: str | None = None
+        self.requests = self.repairs = self.paid_requests = self.input_tokens = self.output_tokens = 0
+        self.from_cache = False
+        self.cost_usd = self.paid_usd = 0.0
 
 
 def count(tally, got: Reply | NoReply) -> None:
