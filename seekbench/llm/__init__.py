@@ -49,7 +49,7 @@ from ._config import (
 )
 from ._cost import Budget, Prices, cost_usd, estimate_tokens, prompt_token_bound, request_cost_bound
 from ._fence import fenced, fold, json_data, neutralise, safe_trace_id
-from ._prompt import SYSTEM_MARKER, USER_MARKER, PromptTemplate, cache_key, fill
+from ._prompt import PromptTemplate, cache_key, fill
 from ._provider import (
     LOCAL_PLACEHOLDER_KEY,
     Backoff,
@@ -69,8 +69,6 @@ from ._reply import Answer, CallTally, Parsed, ask, count, strip_code_fence, wit
 __all__ = [
     "LOCAL_PLACEHOLDER_KEY",
     "PACKAGE_JUDGES_DIR",
-    "SYSTEM_MARKER",
-    "USER_MARKER",
     "Answer",
     "Backoff",
     "BatchClient",
