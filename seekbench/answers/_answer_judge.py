@@ -3,7 +3,7 @@
 Two kinds. ``em`` (built in, offline, free) votes with exact match under SQuAD
 normalisation (spec section 6). An LLM answer judge is a judge file with
 ``kind = "answer"`` in ``judges/`` (model, endpoint, key variable, prices,
-prompt): it runs on the step judges' stack (:mod:`seekbench.annotate`): the
+prompt): it runs on the client layer every model call shares (:mod:`seekbench.llm`): the
 official ``openai`` client with retries and backoff, the SQLite cache keyed
 on model + rendered prompt + prompt version and hash + decoding parameters,
 the budget, and cost from the reported usage. Its prompt is a project-written
@@ -230,7 +230,7 @@ class LLMAnswerJudge(AnswerJudge):
         messages, base.truncated = render_answer_prompt(item, template, context_tokens=cfg.context_tokens,
                                                         max_tokens=cfg.max_tokens)
 
-        def parse(reply) -> Parsed:
+        def parse(reply) -> Parsed[Verdict]:
             verdict = (Verdict(None, "the reply was cut off at the token limit") if reply.finish_reason == "length"
                        else parse_verdict(reply.content))
             return Parsed(verdict.scored, verdict, verdict.reason,
@@ -245,7 +245,7 @@ class LLMAnswerJudge(AnswerJudge):
                         repair_note=repair_note, max_repairs=cfg.max_repairs, tally=base)
         if got.no_reply is not None:
             return no_reply_vote(base, got.no_reply)
-        verdict = got.parsed.value
+        verdict = got.checked.value
         base.value = verdict.value
         base.status = "scored" if verdict.scored else "unscored"
         base.reason = None if verdict.scored else f"invalid_verdict: {verdict.reason} (after {base.repairs} repairs)"

@@ -132,7 +132,7 @@ class LLMCoverageMatcher:
                     prompt_sha256=self.template.sha256)
         self.votes[tid] = vote
 
-        def parse(reply) -> Parsed:
+        def parse(reply) -> Parsed[dict[str, bool | None] | None]:
             covered, reason = parse_coverage_reply(reply.content, ids)
             return Parsed(covered is not None, covered, reason, covered)
 
@@ -146,11 +146,11 @@ class LLMCoverageMatcher:
         if got.no_reply is not None:
             no_reply_vote(vote, got.no_reply)
             return dict.fromkeys(ids)
-        if not got.parsed.ok:
-            vote.reason = got.parsed.error
+        if not got.checked.ok or got.checked.value is None:
+            vote.reason = got.checked.error
             return dict.fromkeys(ids)
         vote.status = "scored"
-        return got.parsed.value
+        return got.checked.value
 
     def match(self, pairs: Sequence[tuple[Mapping, Sequence]]) -> dict[str, dict[str, bool | None]]:
         """Coverage of every (trace, skeleton steps) pair; unscored statements are None."""

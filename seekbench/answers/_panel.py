@@ -205,7 +205,7 @@ def judge_answers(traces: str | os.PathLike | Iterable[dict], judges: Sequence |
     tiebreak : optional
         Tiebreaker judge, asked only when the primaries reach no majority.
     cache : path or JudgeCache, optional
-        The SQLite judge cache (default :func:`~seekbench.annotate.default_cache_path`).
+        The SQLite judge cache (default :func:`~seekbench.llm.default_cache_path`).
     concurrency : int, default 8
         Requests in flight at once.
     budget_usd : float, optional

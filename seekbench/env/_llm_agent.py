@@ -190,7 +190,7 @@ class LLMAgent:
                                    queries_per_step=queries_per_step)
         usage: dict = {}
 
-        def parse(reply) -> Parsed:
+        def parse(reply) -> Parsed[Action | None]:
             action, reason = parse_agent_output(reply.content, queries_per_step=queries_per_step)
             self.stats["rejected"] += action is None
             return Parsed(action is not None, action, reason)
@@ -227,11 +227,11 @@ class LLMAgent:
             if self._ctx.unreachable is not None:
                 self.unreachable = self._ctx.unreachable.reason
             return Action([], error=f"request failed: {reason}")
-        if got.parsed.ok:
-            action = got.parsed.value
+        action = got.checked.value
+        if action is not None:
             action.usage = dict(usage)
             return action
-        return Action([], error=f"answer rejected after {self.config.max_repairs} repairs: {got.parsed.error}")
+        return Action([], error=f"answer rejected after {self.config.max_repairs} repairs: {got.checked.error}")
 
     @property
     def first_error(self) -> str | None:

@@ -75,13 +75,15 @@ def call_context(cache: str | os.PathLike | JudgeCache | None, *, budget_usd: fl
                  concurrency: int = 8, needs_cache: bool = True, thread_name: str = "seekbench-answers-io"):
     """A :class:`CallContext` for one run, opening (and then closing) the cache unless one is given."""
     owned = needs_cache and not isinstance(cache, JudgeCache)
-    jc = (JudgeCache(cache) if owned else cache) if needs_cache else None
+    jc: JudgeCache | None = None
+    if needs_cache:
+        jc = cache if isinstance(cache, JudgeCache) else JudgeCache(cache)
     ctx = CallContext(jc, Budget(budget_usd), concurrency, thread_name=thread_name)
     try:
         yield ctx
     finally:
         ctx.close()
-        if owned:
+        if owned and jc is not None:
             jc.close()
 
 

@@ -29,7 +29,7 @@ class Prices:
 
     @classmethod
     def of(cls, config) -> Prices:
-        """The prices of a :class:`~seekbench.annotate.JudgeConfig`."""
+        """The prices of a :class:`~seekbench.llm.JudgeConfig`."""
         return cls(config.price_input_per_mtok, config.price_output_per_mtok, config.batch_discount)
 
 

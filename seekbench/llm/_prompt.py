@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Self
 
 from .._errors import UserInputError
 
@@ -35,7 +36,7 @@ class PromptTemplate:
 
     @classmethod
     def load(cls, path: str | Path, *, version: str, placeholders: Sequence[str] | None = None,
-             what: str = "prompt template") -> PromptTemplate:
+             what: str = "prompt template") -> Self:
         """Read and check a prompt file (both markers; every placeholder once in the user part).
 
         Parameters

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from ._client import CallContext, LLMClient, NoReply, Reply, call
 from ._prompt import PromptTemplate, cache_key
@@ -37,15 +38,18 @@ def strip_code_fence(text: str, *, lenient: bool = False) -> str:
     return m.group(1) if m else text
 
 
+T = TypeVar("T")
+
+
 @dataclass(frozen=True)
-class Parsed:
+class Parsed(Generic[T]):
     """A checked reply: ``ok`` with its ``value``, or the ``error`` sent back in the repair note.
 
     ``labels`` is what the cache records as the parsed reply (None: nothing).
     """
 
     ok: bool
-    value: object = None
+    value: T
     error: str | None = None
     labels: dict | None = None
 
@@ -85,12 +89,19 @@ def count(tally, got: Reply | NoReply) -> None:
 
 
 @dataclass(frozen=True)
-class Answer:
-    """The end of :func:`ask`: the last check (None when no reply came) or why no reply came."""
+class Answer(Generic[T]):
+    """The end of :func:`ask`: the last check and its reply, or (``parsed`` None) why no reply came."""
 
-    parsed: Parsed | None
+    parsed: Parsed[T] | None
     no_reply: NoReply | None = None
     reply: Reply | None = None
+
+    @property
+    def checked(self) -> Parsed[T]:
+        """The last check (only when a reply came: ``no_reply`` is None)."""
+        if self.parsed is None:
+            raise ValueError(f"no reply: {self.no_reply}")
+        return self.parsed
 
 
 def with_note(messages: list[dict], note: str) -> list[dict]:
@@ -99,10 +110,10 @@ def with_note(messages: list[dict], note: str) -> list[dict]:
 
 
 async def ask(client: LLMClient, template: PromptTemplate, messages: list[dict], ctx: CallContext, *,
-              trace_id: str | None, parse: Callable[[Reply], Parsed], repair_note: Callable[[int, str], str],
+              trace_id: str | None, parse: Callable[[Reply], Parsed[T]], repair_note: Callable[[int, str], str],
               max_repairs: int, tally, extra: dict | None = None, record_parsed: bool = True,
               on_reply: Callable[[Reply], None] | None = None,
-              body: Callable[[list[dict]], dict] | None = None) -> Answer:
+              body: Callable[[list[dict]], dict] | None = None) -> Answer[T]:
     """Ask until a reply parses, at most ``max_repairs`` repairs; the last check, or why no reply came.
 
     Parameters
@@ -123,7 +134,7 @@ async def ask(client: LLMClient, template: PromptTemplate, messages: list[dict],
         Messages -> request body, for a caller whose body changes per attempt
         (a seed drawn each time); default ``client.body(messages, **extra)``.
     """
-    parsed: Parsed | None = None
+    parsed: Parsed[T] | None = None
     got: Reply | NoReply | None = None
     for attempt in range(max_repairs + 1):
         req = body(messages) if body is not None else client.body(messages, **(extra or {}))
@@ -143,4 +154,4 @@ async def ask(client: LLMClient, template: PromptTemplate, messages: list[dict],
             break
         tally.repairs += 1
         messages = with_note(messages, repair_note(tally.repairs, parsed.error or ""))
-    return Answer(parsed, None, got)
+    return Answer(parsed, None, got if isinstance(got, Reply) else None)

@@ -24,6 +24,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Self
 
 from ..._errors import UserInputError
 from ..._resources import prompt_path
@@ -59,7 +60,7 @@ class EstimatePrompt(PromptTemplate):
 
     @classmethod
     def load(cls, path: str | Path = DEFAULT_PROMPT, *, version: str = DEFAULT_PROMPT_VERSION,
-             placeholders: Sequence[str] = PLACEHOLDERS, what: str = "the estimator prompt") -> EstimatePrompt:
+             placeholders: Sequence[str] | None = PLACEHOLDERS, what: str = "the estimator prompt") -> Self:
         return super().load(path, version=version, placeholders=placeholders, what=what)
 
 
@@ -146,7 +147,7 @@ class LLMCompletenessEstimator:
     ----------
     judge : str, path or JudgeConfig
         A judge name (``seekbench judge list``), a judge ``.toml`` file, or a
-        :class:`seekbench.annotate.JudgeConfig`; only ``kind = "openai"``.
+        :class:`seekbench.llm.JudgeConfig`; only ``kind = "openai"``.
         Its model, endpoint, key variable, decoding and prices are used; its
         step-label prompt is not.
     prompt : path, default ``judges/prompts/completeness_estimate_v1.md``
@@ -226,7 +227,7 @@ class LLMCompletenessEstimator:
     async def _estimate_one(self, view: BeliefView, client: LLMClient, ctx: CallContext) -> LLMEstimate:
         tally = CallTally()
 
-        def parse(reply) -> Parsed:
+        def parse(reply) -> Parsed[ParsedEstimate]:
             p = parse_completeness_answer(reply.content, reply.finish_reason)
             return Parsed(p.ok, p, p.error, None if not p.ok else {"completeness": p.completeness})
 
@@ -237,6 +238,6 @@ class LLMCompletenessEstimator:
             self.failed += 1
             verb = "not sent" if got.no_reply.kind == "unreachable" else "failed"
             return LLMEstimate(view.state_id, None, None, f"request {verb}: {got.no_reply.reason}", None, False)
-        parsed = got.parsed.value
-        return LLMEstimate(view.state_id, parsed.completeness, parsed.reasoning, parsed.error, got.reply.content,
+        parsed = got.checked.value
+        return LLMEstimate(view.state_id, parsed.completeness, parsed.reasoning, parsed.error, tally.raw,
                            tally.from_cache, tally.input_tokens, tally.output_tokens, tally.paid_usd)
