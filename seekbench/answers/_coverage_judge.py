@@ -21,12 +21,12 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .._errors import UserInputError
 from .._resources import prompt_path
 from ..llm import (
     CallContext,
-    JudgeCache,
     JudgeConfig,
     LLMClient,
     Parsed,
@@ -40,6 +40,9 @@ from ..llm import (
     strip_code_fence,
 )
 from ._answer_judge import Vote, no_reply_vote
+
+if TYPE_CHECKING:
+    from ..llm import JudgeCache
 
 DEFAULT_COVERAGE_PROMPT = prompt_path("coverage_v1")
 _PLACEHOLDERS = ("{{QUESTION_BLOCK}}", "{{STATEMENTS_BLOCK}}", "{{HISTORY_BLOCK}}")
