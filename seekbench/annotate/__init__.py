@@ -11,13 +11,27 @@ any moment resumes without paying twice.
 >>> summary = annotate("traces.jsonl", "gpt-4.1-mini", "labels.jsonl", budget_usd=5)  # doctest: +SKIP
 """
 
+# The client layer's names, still importable from here where users import them today.
+from ..llm import (
+    CachedCompletion,
+    JudgeCache,
+    JudgeConfig,
+    JudgeInfo,
+    Prices,
+    PromptTemplate,
+    cost_usd,
+    default_cache_path,
+    find_judge_file,
+    judge_dirs,
+    list_judges,
+    load_judge_config,
+    neutralise,
+    prompt_token_bound,
+)
 from ._annotator import annotate
 from ._batch import state_path_for
-from ._cache import CachedCompletion, JudgeCache, default_cache_path
-from ._config import JudgeConfig, JudgeInfo, find_judge_file, judge_dirs, list_judges, load_judge_config
-from ._cost import Prices, cost_usd, prompt_token_bound
 from ._parse import ParseResult, parse_judge_output
-from ._prompt import PromptTemplate, RenderedPrompt, StepSpec, neutralise, render_prompt, strict_output_schema
+from ._prompt import RenderedPrompt, StepSpec, render_prompt, strict_output_schema
 from ._rules_derived import RuleLabel, rule_labels
 from ._summary import AnnotateSummary
 

@@ -14,55 +14,29 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import os
-from concurrent.futures import ThreadPoolExecutor
-import sys
 import time
 from collections.abc import Iterable
 
 from .._errors import UserInputError
+from ..llm import (
+    Budget,
+    CallContext,
+    Completion,
+    JudgeCache,
+    JudgeConfig,
+    LLMClient,
+    NoReply,
+    PromptTemplate,
+    call,
+    completion_of,
+    load_judge_config,
+    progress_bar,
+)
 from ..traces._read import read_traces
-from ._cache import CachedCompletion, JudgeCache
-from ._config import JudgeConfig, load_judge_config
-from ._cost import Prices, cost_usd, request_cost_bound
 from ._job import ABSTAINED, OVER_CONTEXT, TraceJob
 from ._output import AnnotationOutput
-from ._prompt import PromptTemplate
-from ._provider import Completion, EndpointUnreachable, OpenAIProvider, RequestFailed
 from ._summary import AnnotateSummary
-
-
-class Budget:
-    """Money allowed for the run: a request is sent only if ``spent + in flight + its bound <= limit``."""
-
-    def __init__(self, limit_usd: float | None) -> None:
-        self.limit = limit_usd
-        self.spent = 0.0
-        self.reserved = 0.0
-
-    def reserve(self, amount: float) -> bool:
-        if self.limit is None:
-            return True
-        if self.spent + self.reserved + amount > self.limit:
-            return False
-        self.reserved += amount
-        return True
-
-    def release(self, amount: float) -> None:
-        if self.limit is not None:
-            self.reserved -= amount
-
-    def settle(self, amount: float, actual: float) -> None:
-        self.release(amount)
-        self.spent += actual
-
-
-def _progress_bar(total: int, desc: str, enabled: bool | None):
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=desc, unit="trace", disable=(None if enabled is None else not enabled),
-                file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
 
 
 def tally(summary: AnnotateSummary, job: TraceJob, records: list[dict]) -> None:
@@ -89,21 +63,6 @@ def tally(summary: AnnotateSummary, job: TraceJob, records: list[dict]) -> None:
             summary.judge_labels += 1
 
 
-def completion_of(hit: CachedCompletion) -> Completion:
-    return Completion(hit.raw, hit.content, hit.finish_reason, hit.prompt_tokens, hit.completion_tokens,
-                      hit.latency_s, hit.created)
-
-
-def store(cache: JudgeCache, cfg: JudgeConfig, template: PromptTemplate, trace_id: str | None, key: str,
-          comp: Completion, cost: float, via_batch: bool) -> None:
-    """Write a fresh completion to the cache (committed before it is used)."""
-    cache.put(CachedCompletion(key=key, judge=cfg.name, model=cfg.model, prompt_version=template.version,
-                               trace_id=trace_id, created=comp.created, via_batch=via_batch, raw=comp.raw,
-                               content=comp.content, finish_reason=comp.finish_reason,
-                               prompt_tokens=comp.prompt_tokens, completion_tokens=comp.completion_tokens,
-                               cost_usd=cost, latency_s=comp.latency_s))
-
-
 def feed(cache: JudgeCache, job: TraceJob, key: str, comp: Completion, cost: float, *, from_cache: bool) -> None:
     """Give a completion to its job and record the check's outcome in the cache."""
     res = job.feed(comp, key=key, cost_usd=cost, from_cache=from_cache)
@@ -126,25 +85,20 @@ class _OnlineRun:
 
     def __init__(self, cfg: JudgeConfig, template: PromptTemplate, cache: JudgeCache, out: AnnotationOutput,
                  summary: AnnotateSummary, budget: Budget, bar, *, rater: str, base_url: str | None,
-                 api_key: str | None) -> None:
+                 api_key: str | None, concurrency: int) -> None:
         self.cfg, self.template, self.cache, self.out = cfg, template, cache, out
-        self.summary, self.budget, self.bar, self.rater = summary, budget, bar, rater
-        self.prices = Prices.of(cfg)
-        self._base_url, self._api_key = base_url, api_key
-        self.provider: OpenAIProvider | None = None
-        self._io: ThreadPoolExecutor | None = None
-        self.stop = False
-        self.fatal: BaseException | None = None
+        self.summary, self.bar, self.rater = summary, bar, rater
+        self.client = LLMClient(cfg, base_url=base_url, api_key=api_key)
+        self.ctx = CallContext(cache, budget, concurrency, thread_name="seekbench-annotate-io")
 
-    def _provider(self) -> OpenAIProvider:
-        if self.provider is None:  # made on the first cache miss: a finished job needs no key
-            self.provider = OpenAIProvider(self.cfg, base_url=self._base_url, api_key=self._api_key)
-        return self.provider
+    @property
+    def fatal(self) -> BaseException | None:
+        return self.ctx.fatal
 
     async def _durable(self, fn, *args):
         """Run cache and output work (writes end in fsync) on the single I/O thread: they stay ordered,
         and the event loop keeps serving the other requests meanwhile."""
-        return await asyncio.get_running_loop().run_in_executor(self._io, fn, *args)
+        return await self.ctx.durable(fn, *args)
 
     def _on_retry(self, reason: str) -> None:
         self.summary.retries += 1
@@ -158,50 +112,34 @@ class _OnlineRun:
                                  refresh=False)
 
     async def run_job(self, job: TraceJob) -> bool:
-        """Finish one job; False if it had to stop (budget or fatal error) before finishing."""
+        """Finish one job; False if it had to stop (budget, unreachable endpoint or fatal error) before finishing."""
         s = self.summary
         while not job.done:
             key = job.next_key()
-            hit = await self._durable(self.cache.get, key)
-            if hit is not None:
-                await self._durable(functools.partial(feed, self.cache, job, key, completion_of(hit), hit.cost_usd,
-                                                      from_cache=True))
-                continue
-            if self.stop:
-                return False
-            body = job.next_body()
-            bound = request_cost_bound(body["messages"], self.cfg.max_tokens, self.prices,
-                                       extra_text=json.dumps(body.get("response_format")))
-            if not self.budget.reserve(bound):
-                self.stop = s.stopped_by_budget = True
-                return False
-            try:
-                comp = await self._provider().complete(body, on_retry=self._on_retry)
-            except RequestFailed as e:
-                self.budget.release(bound)
-                s.count_error(e.reason)
-                s.note_failure(e.reason)
-                if isinstance(e, EndpointUnreachable):  # every other trace would fail the same way
-                    s.stopped_unreachable = self.stop = True
+            got = await call(self.client, self.template, job.next_body(), key, job.trace_id, self.ctx,
+                             on_retry=self._on_retry)
+            if isinstance(got, NoReply):
+                if got.kind == "budget":
+                    s.stopped_by_budget = True
+                if got.kind != "failed":
                     return False
-                job.fail(e.reason)
+                s.count_error(got.reason)
+                s.note_failure(got.reason)
+                if got.unreachable:  # every other trace would fail the same way
+                    s.stopped_unreachable = True
+                    return False
+                job.fail(got.reason)
                 break
-            except BaseException as e:
-                self.budget.release(bound)
-                if isinstance(e, UserInputError):
-                    self.fatal, self.stop = e, True
-                    return False
-                raise
-            cost = cost_usd(comp.prompt_tokens, comp.completion_tokens, self.prices)
-            await self._durable(store, self.cache, self.cfg, self.template, job.trace_id, key, comp, cost, False)
-            self.budget.settle(bound, cost)
-            s.requests += 1
-            s.repairs += job.repairs > 0
-            s.prompt_tokens += comp.prompt_tokens
-            s.completion_tokens += comp.completion_tokens
-            s.cost_usd += cost
-            await self._durable(functools.partial(feed, self.cache, job, key, comp, cost, from_cache=False))
-            if not job.result.ok:
+            if not got.cached:
+                comp = got.completion
+                s.requests += 1
+                s.repairs += job.repairs > 0
+                s.prompt_tokens += comp.prompt_tokens
+                s.completion_tokens += comp.completion_tokens
+                s.cost_usd += got.cost_usd
+            await self._durable(functools.partial(feed, self.cache, job, key, got.completion, got.cost_usd,
+                                                  from_cache=got.cached))
+            if not got.cached and not job.result.ok:
                 s.count_error("invalid_output")
         records = job.records(rater=self.rater)
         await self._durable(self.out.append, records)
@@ -215,20 +153,18 @@ class _OnlineRun:
 
         async def worker() -> None:
             for trace in pending:
-                if self.stop:
+                if self.ctx.stopped_by_budget or self.ctx.unreachable is not None or self.ctx.fatal is not None:
                     self.summary.not_started += 1
                     continue
                 job = TraceJob(trace, self.cfg, self.template)
                 if not await self.run_job(job):
                     self.summary.not_started += 1
 
-        self._io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="seekbench-annotate-io")
         try:
             await asyncio.gather(*(worker() for _ in range(min(concurrency, max(1, len(todo))))))
         finally:
-            self._io.shutdown(wait=True)
-            if self.provider is not None:
-                await self.provider.aclose()
+            self.ctx.close()
+            await self.client.aclose()
 
 
 def annotate(traces: str | os.PathLike | Iterable[dict], judge: str | os.PathLike | JudgeConfig | dict,
@@ -303,7 +239,7 @@ def annotate(traces: str | os.PathLike | Iterable[dict], judge: str | os.PathLik
                               n_traces=len(traces), already_done=len(traces) - len(todo), budget_usd=budget_usd)
     owned = not isinstance(cache, JudgeCache)
     jc = JudgeCache(cache) if owned else cache
-    bar = _progress_bar(len(todo), f"annotate {cfg.name}", progress)
+    bar = progress_bar(len(todo), f"annotate {cfg.name}", progress)
     try:
         if batch:
             from ._batch import run_batch
@@ -312,7 +248,7 @@ def annotate(traces: str | os.PathLike | Iterable[dict], judge: str | os.PathLik
                       base_url=base_url, api_key=api_key)
         elif todo:
             run = _OnlineRun(cfg, template, jc, out, summary, Budget(budget_usd), bar, rater=rater,
-                             base_url=base_url, api_key=api_key)
+                             base_url=base_url, api_key=api_key, concurrency=concurrency)
             asyncio.run(run.main(todo, concurrency))
             if run.fatal is not None:
                 raise run.fatal

@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .._version import SCHEMA_VERSION
+from ..llm import Completion, cache_key, utc_now
 from ..traces._ontology import LABEL_FIELDS
 from ._parse import ParseResult, parse_judge_output
-from ._prompt import PromptTemplate, cache_key, render_prompt, repair_messages, request_body
-from ._provider import Completion, utc_now
+from ._prompt import PromptTemplate, render_prompt, repair_messages, request_body
 from ._rules_derived import rule_labels
 
 #: Prefixes of ``unscored_reason``: a request that failed (nothing paid; retried by a re-run),

@@ -26,9 +26,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from ..llm import strip_code_fence
 from ._prompt import StepSpec, judge_output_schema
-
-_CODE_FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$", re.DOTALL)
 
 
 @dataclass
@@ -80,10 +79,7 @@ def decode_answer(content: str | None, finish_reason: str | None) -> tuple[objec
         return None, "the answer was withheld by the content filter (finish_reason=content_filter)"
     if content is None or not content.strip():
         return None, "the answer was empty; answer with the JSON object"
-    text = content
-    fenced = _CODE_FENCE.match(text)
-    if fenced:
-        text = fenced.group(1)
+    text = strip_code_fence(content)
     try:
         return json.loads(text, object_pairs_hook=_unique_keys), None
     except json.JSONDecodeError as e:

@@ -19,23 +19,14 @@ from __future__ import annotations
 
 import copy
 import functools
-import hashlib
-import json
-import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from .._errors import UserInputError
 from .._schemas import load_schema
-from ._cost import estimate_tokens
-from ._fence import json_data, neutralise, safe_trace_id
+from ..llm import PromptTemplate, estimate_tokens, fill, json_data, neutralise, safe_trace_id
 from ._rules_derived import RuleLabel
 
 STEPS_BEGIN, STEPS_END = "<<<STEPS_JSON", "STEPS_JSON>>>"
 QUESTION_BEGIN, QUESTION_END = "<<<QUESTION_JSON", "QUESTION_JSON>>>"
-SYSTEM_MARKER, USER_MARKER = "=== SYSTEM ===", "=== USER ==="
-PLACEHOLDERS = ("{{TRACE_ID}}", "{{QUESTION_BLOCK}}", "{{STEPS_BLOCK}}")
-_PLACEHOLDER = re.compile("|".join(re.escape(p) for p in PLACEHOLDERS))
 
 #: Fields the judge must give, per step kind (rule-fixed fields are removed per trace).
 REQUIRED_BY_KIND: dict[str, tuple[str, ...]] = {
@@ -49,40 +40,6 @@ OPTIONAL_BY_KIND: dict[str, tuple[str, ...]] = {"search": ("grounding",)}
 TRUNCATION_MARKER = " [... {n} characters truncated by seekbench ...]"
 #: Tokens kept free beyond ``max_tokens`` when fitting a prompt into the context.
 CONTEXT_MARGIN_TOKENS = 256
-
-
-@dataclass(frozen=True)
-class PromptTemplate:
-    """A prompt file: its system and user parts, its version and the SHA-256 of its bytes."""
-
-    system: str
-    user: str
-    version: str
-    sha256: str
-    path: Path | None = None
-
-    @classmethod
-    def load(cls, path: str | Path, *, version: str) -> PromptTemplate:
-        """Read and check a template (both markers, every placeholder once)."""
-        path = Path(path)
-        try:
-            data = path.read_bytes()
-        except OSError as e:
-            raise UserInputError(f"cannot read prompt template: {e.strerror}", file=str(path)) from e
-        try:
-            text = data.decode("utf-8").replace("\r\n", "\n")
-        except UnicodeDecodeError as e:
-            raise UserInputError(f"prompt template is not UTF-8 (byte {e.start}); re-encode it", file=str(path)) from e
-        parts = re.split(rf"(?m)^({re.escape(SYSTEM_MARKER)}|{re.escape(USER_MARKER)})[ \t]*$", text)
-        markers = parts[1::2]
-        if markers != [SYSTEM_MARKER, USER_MARKER]:
-            raise UserInputError(f"a prompt template needs one {SYSTEM_MARKER!r} line, then one {USER_MARKER!r} "
-                                 "line", file=str(path))
-        system, user = parts[2].strip("\n"), parts[4].strip("\n")
-        for ph in PLACEHOLDERS:
-            if user.count(ph) != 1:
-                raise UserInputError(f"the user part must contain {ph} exactly once", file=str(path))
-        return cls(system, user, version, hashlib.sha256(data).hexdigest(), path)
 
 
 @dataclass(frozen=True)
@@ -174,7 +131,7 @@ def _user_message(template: PromptTemplate, trace: dict, rows: list[tuple[dict, 
               "{{QUESTION_BLOCK}}": f"{QUESTION_BEGIN}\n{question}\n{QUESTION_END}",
               "{{STEPS_BLOCK}}": steps_block}
     # One pass over the template: a placeholder spelled inside the data is data, never substituted.
-    return _PLACEHOLDER.sub(lambda m: values[m.group(0)], template.user), cut
+    return fill(template.user, values), cut
 
 
 def render_prompt(trace: dict, rules: dict[tuple[int, str], RuleLabel], template: PromptTemplate, *,
@@ -272,11 +229,3 @@ def request_body(config, messages: list[dict]) -> dict:
     """The chat-completions request body for ``messages`` under a judge config (what is sent and hashed)."""
     return {"model": config.model, "messages": messages, **config.decoding(),
             "response_format": response_format(config.response_format)}
-
-
-def cache_key(config, template: PromptTemplate, body: dict) -> str:
-    """SHA-256 of model, prompt version and hash, and the request body (rendered prompt + decoding)."""
-    payload = {"model": config.model, "prompt_version": template.version, "prompt_sha256": template.sha256,
-               "body": body}
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False,
-                                     separators=(",", ":")).encode("utf-8")).hexdigest()

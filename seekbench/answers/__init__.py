@@ -4,7 +4,9 @@
 writes the decision into the trace's ``correct`` field (source ``em``,
 ``judge`` or ``panel``, every vote in ``detail``). LLM answer judges are judge
 files with ``kind = "answer"`` in ``judges/``, on the step judges' client,
-cache, retry and cost stack. ``parse_verdict`` reads a judge's Yes/No reply
+cache, retry and cost stack. ``LLMCoverageMatcher`` decides which
+reference statements a trajectory establishes (the LLM matcher of
+``seekbench.metrics.reference_step_coverage``). ``parse_verdict`` reads a judge's Yes/No reply
 and refuses anything ambiguous. ``read_infodeepseek`` imports InfoDeepSeek
 result and score files as canonical traces with an evidence set in
 ``metadata.evidence_set`` (see :data:`EVIDENCE_SET_KEY`).
@@ -14,6 +16,13 @@ result and score files as canonical traces with an evidence set in
 True
 """
 
+from ..traces._evidence_record import (
+                            EVIDENCE_COLUMNS,
+                            EVIDENCE_SET_KEY,
+                            evidence_set_of,
+                            evidence_set_table,
+                            is_false_premise,
+)
 from ._answer_judge import (
                             EM_JUDGE,
                             AnswerItem,
@@ -25,13 +34,7 @@ from ._answer_judge import (
                             load_answer_template,
                             render_answer_prompt,
 )
-from ..traces._evidence_record import (
-                            EVIDENCE_COLUMNS,
-                            EVIDENCE_SET_KEY,
-                            evidence_set_of,
-                            evidence_set_table,
-                            is_false_premise,
-)
+from ._coverage_judge import LLMCoverageMatcher, load_coverage_template, parse_coverage_reply
 from ._infodeepseek_io import (
                             InfoDeepSeekImport,
                             infodeepseek_record_to_trace,
@@ -56,6 +59,7 @@ __all__ = [
     "AnswerJudgeResult",
     "ExactMatchJudge",
     "InfoDeepSeekImport",
+    "LLMCoverageMatcher",
     "LLMAnswerJudge",
     "Panel",
     "PanelDecision",
@@ -69,7 +73,9 @@ __all__ = [
     "judge_answers",
     "load_answer_judge",
     "load_answer_template",
+    "load_coverage_template",
     "majority_vote",
+    "parse_coverage_reply",
     "parse_verdict",
     "read_infodeepseek",
     "render_answer_prompt",

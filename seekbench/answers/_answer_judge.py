@@ -3,7 +3,7 @@
 Two kinds. ``em`` (built in, offline, free) votes with exact match under SQuAD
 normalisation (spec section 6). An LLM answer judge is a judge file with
 ``kind = "answer"`` in ``judges/`` (model, endpoint, key variable, prices,
-prompt): it runs on the step judges' stack (:mod:`seekbench.annotate`): the
+prompt): it runs on the client layer every model call shares (:mod:`seekbench.llm`): the
 official ``openai`` client with retries and backoff, the SQLite cache keyed
 on model + rendered prompt + prompt version and hash + decoding parameters,
 the budget, and cost from the reported usage. Its prompt is a project-written
@@ -21,35 +21,28 @@ model, prompt version and SHA-256, cache key, raw reply, tokens and cost.
 
 from __future__ import annotations
 
-import asyncio
-import json
-import re
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from .._errors import UserInputError
-from ..annotate._annotator import Budget, store
-from ..annotate._cache import JudgeCache
-from ..annotate._config import JudgeConfig, load_judge_config
-from ..annotate._cost import Prices, cost_usd, estimate_tokens, request_cost_bound
-from ..annotate._prompt import (
-    SYSTEM_MARKER,
-    USER_MARKER,
+from ..llm import (
+    CallContext,
+    JudgeConfig,
+    LLMClient,
+    NoReply,
+    Parsed,
     PromptTemplate,
-    cache_key,
+    ask,
+    estimate_tokens,
+    fenced,
+    load_judge_config,
     neutralise,
+    utc_now,
 )
-from ..annotate._provider import EndpointUnreachable, OpenAIProvider, RequestFailed, utc_now
 from ..traces._answers import exact_match_score
 from ._verdict import Verdict, parse_verdict
-
-try:  # the fence module escapes invisible and line-breaking characters, keeping readable text
-    from ..annotate._fence import json_data as fence_json
-except ImportError:  # pragma: no cover - older annotate: escape every non-ASCII character instead
-    def fence_json(value: object) -> str:
-        return json.dumps(value, ensure_ascii=True)
 
 #: The built-in offline judge's name.
 EM_JUDGE = "em"
@@ -119,28 +112,11 @@ class Vote:
 def load_answer_template(path: str | Path, *, version: str) -> PromptTemplate:
     """Read an answer prompt file: a ``=== SYSTEM ===`` and a ``=== USER ===`` part, the user part holding
     ``{{QUESTION_BLOCK}}``, ``{{GOLD_BLOCK}}`` and ``{{CANDIDATE_BLOCK}}`` once each."""
-    import hashlib
-
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise UserInputError(f"cannot read prompt template: {e.strerror}", file=str(path)) from e
-    text = data.decode("utf-8").replace("\r\n", "\n")
-    parts = re.split(rf"(?m)^({re.escape(SYSTEM_MARKER)}|{re.escape(USER_MARKER)})[ \t]*$", text)
-    if parts[1::2] != [SYSTEM_MARKER, USER_MARKER]:
-        raise UserInputError(f"a prompt template needs one {SYSTEM_MARKER!r} line, then one {USER_MARKER!r} line",
-                             file=str(path))
-    system, user = parts[2].strip("\n"), parts[4].strip("\n")
-    for ph in ANSWER_PLACEHOLDERS:
-        if user.count(ph) != 1:
-            raise UserInputError(f"the user part of an answer prompt must contain {ph} exactly once", file=str(path))
-    return PromptTemplate(system, user, version, hashlib.sha256(data).hexdigest(), path)
+    return PromptTemplate.load(path, version=version, placeholders=ANSWER_PLACEHOLDERS, what="an answer prompt")
 
 
 def _block(name: str, value: object) -> str:
-    begin, end = FENCES[name]
-    return f"{begin}\n{fence_json(value)}\n{end}"
+    return fenced(*FENCES[name], value)
 
 
 def render_answer_prompt(item: AnswerItem, template: PromptTemplate, *, context_tokens: int = 128_000,
@@ -150,17 +126,18 @@ def render_answer_prompt(item: AnswerItem, template: PromptTemplate, *, context_
     gold = [neutralise(g) for g in item.gold_answers]
     candidate = neutralise(item.candidate or "")
 
-    def user(cand: str) -> str:
-        return (template.user.replace("{{QUESTION_BLOCK}}", _block("question", question))
-                .replace("{{GOLD_BLOCK}}", _block("gold", gold)).replace("{{CANDIDATE_BLOCK}}", _block("candidate", cand)))
+    def messages(cand: str) -> list[dict]:
+        return template.messages({"{{QUESTION_BLOCK}}": _block("question", question),
+                                  "{{GOLD_BLOCK}}": _block("gold", gold),
+                                  "{{CANDIDATE_BLOCK}}": _block("candidate", cand)})
 
-    text, truncated = user(candidate), False
+    out, truncated = messages(candidate), False
     room = context_tokens - max_tokens - 256 - estimate_tokens(template.system)
-    if estimate_tokens(text) > room:
-        over = (estimate_tokens(text) - room) * 3 + 64
+    if estimate_tokens(out[1]["content"]) > room:
+        over = (estimate_tokens(out[1]["content"]) - room) * 3 + 64
         keep = max(0, len(candidate) - over)
-        text, truncated = user(candidate[:keep] + _TRUNCATED.format(n=len(candidate) - keep)), True
-    return [{"role": "system", "content": template.system}, {"role": "user", "content": text}], truncated
+        out, truncated = messages(candidate[:keep] + _TRUNCATED.format(n=len(candidate) - keep)), True
+    return out, truncated
 
 
 class AnswerJudge(ABC):
@@ -196,115 +173,19 @@ class ExactMatchJudge(AnswerJudge):
         return Vote(self.name, bool(exact_match_score(item.candidate, item.gold_answers)), "scored")
 
 
-class JudgeContext:
-    """What the judges of one run share: the cache, the budget, the request limit, the I/O thread."""
+#: Former name of :class:`seekbench.llm.CallContext` (what the judges of one run share).
+JudgeContext = CallContext
 
-    def __init__(self, cache: JudgeCache, budget: Budget, concurrency: int) -> None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        self.cache, self.budget = cache, budget
-        self.requests = asyncio.Semaphore(concurrency)
-        self.io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="seekbench-answers-io")
-        self.stopped_by_budget = False
-        self.fatal: BaseException | None = None
-        self.unreachable: EndpointUnreachable | None = None
-        self.first_error: str | None = None
-        self.retries = 0
-
-    def note_failure(self, reason: str) -> None:
-        """Keep the run's first request failure, uncut (status, message, endpoint)."""
-        if self.first_error is None:
-            self.first_error = reason
-
-    async def durable(self, fn, *args, **kwargs):
-        """Cache work on the single I/O thread (ordered writes; the event loop keeps serving)."""
-        return await asyncio.get_running_loop().run_in_executor(self.io, lambda: fn(*args, **kwargs))
-
-    def close(self) -> None:
-        self.io.shutdown(wait=True)
+#: What a vote says when its request got no reply: (status, reason).
+_NO_REPLY = {"unreachable": ("skipped", "not sent: the endpoint cannot be reached"),
+             "stopped": ("skipped", "not sent: the run stopped (budget or fatal error)"),
+             "budget": ("skipped", "not sent: the budget would be exceeded")}
 
 
-class LLMClient:
-    """An LLM judge's connection: its config, prices and (lazily) its provider."""
-
-    def __init__(self, config: JudgeConfig, *, base_url: str | None = None, api_key: str | None = None) -> None:
-        self.config, self.prices = config, Prices.of(config)
-        self._base_url, self._api_key = base_url, api_key
-        self._provider: OpenAIProvider | None = None
-
-    def provider(self) -> OpenAIProvider:
-        if self._provider is None:  # made on the first cache miss: a fully cached run needs no key
-            self._provider = OpenAIProvider(self.config, base_url=self._base_url, api_key=self._api_key)
-        return self._provider
-
-    async def aclose(self) -> None:
-        if self._provider is not None:
-            await self._provider.aclose()
-
-    def body(self, messages: list[dict], **extra) -> dict:
-        """The request body: ``model``, ``messages``, the decoding parameters (and ``extra``)."""
-        return {"model": self.config.model, "messages": messages, **self.config.decoding(), **extra}
-
-
-async def complete_cached(client: LLMClient, template: PromptTemplate, body: dict, key: str, trace_id: str,
-                          ctx: JudgeContext, vote: Vote) -> tuple[str | None, str | None] | None:
-    """The reply to ``body``: from the cache, else paid within the budget (and cached at once).
-
-    Returns ``(content, finish_reason)``, or None with ``vote.status``/``vote.reason`` saying why not
-    (``failed``: the request failed for good; ``skipped``: the budget or a fatal error stopped the run).
-    Tokens, cost and request counts are added to ``vote``.
-    """
-    hit = await ctx.durable(ctx.cache.get, key)
-    if hit is not None:
-        if vote.requests == 0:
-            vote.from_cache = True
-        vote.requests += 1
-        vote.input_tokens += hit.prompt_tokens
-        vote.output_tokens += hit.completion_tokens
-        vote.cost_usd += hit.cost_usd
-        return hit.content, hit.finish_reason
-    vote.from_cache = False
-    if ctx.unreachable is not None:
-        vote.status, vote.reason = "skipped", "not sent: the endpoint cannot be reached"
-        return None
-    if ctx.stopped_by_budget or ctx.fatal is not None:
-        vote.status, vote.reason = "skipped", "not sent: the run stopped (budget or fatal error)"
-        return None
-    bound = request_cost_bound(body["messages"], client.config.max_tokens, client.prices,
-                               extra_text=json.dumps(body.get("response_format")) if "response_format" in body else "")
-    if not ctx.budget.reserve(bound):
-        ctx.stopped_by_budget = True
-        vote.status, vote.reason = "skipped", "not sent: the budget would be exceeded"
-        return None
-    async with ctx.requests:
-        if ctx.unreachable is not None:  # it became unreachable while this request waited its turn
-            ctx.budget.release(bound)
-            vote.status, vote.reason = "skipped", "not sent: the endpoint cannot be reached"
-            return None
-        try:
-            comp = await client.provider().complete(body, on_retry=lambda _r: setattr(ctx, "retries", ctx.retries + 1))
-        except RequestFailed as e:
-            ctx.budget.release(bound)
-            ctx.note_failure(e.reason)
-            if isinstance(e, EndpointUnreachable) and ctx.unreachable is None:
-                ctx.unreachable = e  # the other answers are not sent: they would fail the same way
-            vote.status, vote.reason = "failed", f"request_failed: {e.reason}"
-            return None
-        except UserInputError as e:
-            ctx.budget.release(bound)
-            ctx.fatal = e
-            vote.status, vote.reason = "failed", f"request_failed: {e.one_line()}"
-            return None
-    cost = cost_usd(comp.prompt_tokens, comp.completion_tokens, client.prices)
-    ctx.budget.settle(bound, cost)
-    await ctx.durable(store, ctx.cache, client.config, template, trace_id, key, comp, cost, False)
-    vote.requests += 1
-    vote.paid_requests += 1
-    vote.input_tokens += comp.prompt_tokens
-    vote.output_tokens += comp.completion_tokens
-    vote.cost_usd += cost
-    vote.paid_usd += cost
-    return comp.content, comp.finish_reason
+def no_reply_vote(vote: Vote, why: NoReply) -> Vote:
+    """``vote`` marked ``skipped`` (not sent) or ``failed`` (the request failed for good), with the reason."""
+    vote.status, vote.reason = _NO_REPLY.get(why.kind, ("failed", f"request_failed: {why.reason}"))
+    return vote
 
 
 class LLMAnswerJudge(AnswerJudge):
@@ -348,28 +229,23 @@ class LLMAnswerJudge(AnswerJudge):
             return base
         messages, base.truncated = render_answer_prompt(item, template, context_tokens=cfg.context_tokens,
                                                         max_tokens=cfg.max_tokens)
-        verdict: Verdict | None = None
-        for attempt in range(cfg.max_repairs + 1):
-            body = self.client.body(messages)  # plain text out (a verdict word): no response format
-            key = cache_key(cfg, template, body)
-            base.cache_key = key
-            got = await complete_cached(self.client, template, body, key, item.trace_id, ctx, base)
-            if got is None:
-                return base
-            content, finish = got
-            verdict = (Verdict(None, "the reply was cut off at the token limit") if finish == "length"
-                       else parse_verdict(content))
-            base.raw = content
-            await ctx.durable(ctx.cache.set_parsed, key, valid=verdict.scored,
-                              labels=None if not verdict.scored else {"correct": verdict.value}, error=verdict.reason)
-            if verdict.scored or attempt == cfg.max_repairs:
-                break
-            base.repairs += 1
-            note = neutralise(verdict.reason or "")[:200]
-            messages = [dict(m) for m in messages]
-            messages[-1] = {**messages[-1], "content": messages[-1]["content"] + (
-                f"\n\nREPAIR {base.repairs} of {cfg.max_repairs}: your earlier reply could not be read as a verdict "
-                f"({note}). Reply with exactly one word: Yes or No.")}
+
+        def parse(reply) -> Parsed[Verdict]:
+            verdict = (Verdict(None, "the reply was cut off at the token limit") if reply.finish_reason == "length"
+                       else parse_verdict(reply.content))
+            return Parsed(verdict.scored, verdict, verdict.reason,
+                          None if not verdict.scored else {"correct": verdict.value})
+
+        def repair_note(n: int, reason: str) -> str:
+            return (f"\n\nREPAIR {n} of {cfg.max_repairs}: your earlier reply could not be read as a verdict "
+                    f"({neutralise(reason)[:200]}). Reply with exactly one word: Yes or No.")
+
+        # plain text out (a verdict word): no response format
+        got = await ask(self.client, template, messages, ctx, trace_id=item.trace_id, parse=parse,
+                        repair_note=repair_note, max_repairs=cfg.max_repairs, tally=base)
+        if got.no_reply is not None:
+            return no_reply_vote(base, got.no_reply)
+        verdict = got.checked.value
         base.value = verdict.value
         base.status = "scored" if verdict.scored else "unscored"
         base.reason = None if verdict.scored else f"invalid_verdict: {verdict.reason} (after {base.repairs} repairs)"

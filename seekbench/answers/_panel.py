@@ -33,9 +33,8 @@ from typing import Literal
 import pandas as pd
 
 from .._errors import UserInputError
-from ..annotate._annotator import Budget, _progress_bar
-from ..annotate._cache import JudgeCache
-from ..annotate._provider import utc_now
+from ..llm import JudgeCache, call_context, progress_bar, utc_now
+from ..traces._evidence_record import EVIDENCE_SET_KEY, evidence_set_of, is_false_premise
 from ..traces._read import read_traces
 from ._answer_judge import (
     EM_JUDGE,
@@ -45,7 +44,6 @@ from ._answer_judge import (
     Vote,
     load_answer_judge,
 )
-from ..traces._evidence_record import EVIDENCE_SET_KEY, evidence_set_of, is_false_premise
 from ._result import AnswerJudgeResult, count_reasons, pending_reason
 
 Overwrite = Literal["missing", "machine", "all"]
@@ -207,7 +205,7 @@ def judge_answers(traces: str | os.PathLike | Iterable[dict], judges: Sequence |
     tiebreak : optional
         Tiebreaker judge, asked only when the primaries reach no majority.
     cache : path or JudgeCache, optional
-        The SQLite judge cache (default :func:`~seekbench.annotate.default_cache_path`).
+        The SQLite judge cache (default :func:`~seekbench.llm.default_cache_path`).
     concurrency : int, default 8
         Requests in flight at once.
     budget_usd : float, optional
@@ -256,11 +254,7 @@ def judge_answers(traces: str | os.PathLike | Iterable[dict], judges: Sequence |
                 src = str(existing.get("source") or "unknown") if isinstance(existing, dict) else "source data"
                 kept[src] = kept.get(src, 0) + 1
     start = time.monotonic()
-    needs_cache = any(j.is_llm for j in panel.all)
-    owned = needs_cache and not isinstance(cache, JudgeCache)
-    jc = (JudgeCache(cache) if owned else cache) if needs_cache else None
-    ctx = JudgeContext(jc, Budget(budget_usd), concurrency)
-    bar = _progress_bar(len(todo), "judge answers", progress)
+    bar = progress_bar(len(todo), "judge answers", progress)
 
     async def one(it: AnswerItem) -> PanelDecision:
         d = await panel.decide(it, ctx)
@@ -274,12 +268,11 @@ def judge_answers(traces: str | os.PathLike | Iterable[dict], judges: Sequence |
             await panel.aclose()
 
     try:
-        decisions = asyncio.run(main())
+        with call_context(cache, budget_usd=budget_usd, concurrency=concurrency,
+                          needs_cache=any(j.is_llm for j in panel.all)) as ctx:
+            decisions = asyncio.run(main())
     finally:
         bar.close()
-        ctx.close()
-        if owned:
-            jc.close()
     if ctx.fatal is not None:
         raise ctx.fatal
     return _collect(out, panel, decisions, kept, ctx, round(time.monotonic() - start, 3), overwrite)

@@ -28,7 +28,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..annotate import JudgeCache, default_cache_path
+    from ..llm import JudgeCache, default_cache_path
 
     path = Path(args.cache) if args.cache else default_cache_path()
     if not path.exists():

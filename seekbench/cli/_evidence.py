@@ -134,7 +134,7 @@ def run_coverage(args: argparse.Namespace) -> int:
         raise UserInputError(f"--cap must be >= 0, got {args.cap}")
     traces = load_any_traces(args)
     if args.judge:
-        from ..metrics._coverage_judge import LLMCoverageMatcher
+        from ..answers import LLMCoverageMatcher
 
         matcher = LLMCoverageMatcher(args.judge, cache=args.cache, budget_usd=args.budget_usd, base_url=args.base_url)
     else:

@@ -16,17 +16,13 @@ def register(sub) -> None:
     lp = jsub.add_parser("list", help="the judges found, with model, endpoint, prices and whether a key is set")
     lp.add_argument("--json", action="store_true", help="print one JSON array")
     lp.set_defaults(run=run_list)
-    try:
-        from ..annotate import offline
-    except ImportError:
-        offline = None
-    hook = getattr(offline, "register_cli", None)
-    if callable(hook):
-        hook(jsub)
+    from ..annotate import offline
+
+    offline.register_cli(jsub)
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from ..annotate import list_judges
+    from ..llm import list_judges
 
     judges = list_judges()
     if args.json:

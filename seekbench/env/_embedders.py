@@ -250,7 +250,7 @@ class OpenAIEmbedder(Embedder):
         if key:
             return key
         if (urlparse(self.base_url or "").hostname or "") in ("127.0.0.1", "localhost", "::1"):
-            from ..annotate._provider import LOCAL_PLACEHOLDER_KEY
+            from ..llm import LOCAL_PLACEHOLDER_KEY
 
             return LOCAL_PLACEHOLDER_KEY
         raise UserInputError(f"OpenAI embeddings need an API key: set {self.api_key_env} "

@@ -10,27 +10,39 @@ with fence look-alikes neutralised. The answer must be one JSON object
 an answer that is not is re-asked at most ``max_repairs`` times with the
 reason, then the step is recorded without queries and with the reason.
 
-Requests go through :class:`seekbench.annotate._provider.OpenAIProvider`
-(``openai.AsyncOpenAI``, exponential backoff with jitter, ``Retry-After``)
-and completions are kept in the judges' SQLite cache
-(:class:`seekbench.annotate.JudgeCache`) under a key over the model, the
-prompt version and hash, and the request body, so a rerun with the same
-seed replays the same episode without a request.
+Requests go through the client layer :mod:`seekbench.llm` (the official
+``openai`` client, exponential backoff with jitter, ``Retry-After``) and
+completions are kept in the judges' SQLite cache
+(:class:`seekbench.llm.JudgeCache`) under a key over the model, the prompt
+version and hash, and the request body, so a rerun with the same seed
+replays the same episode without a request.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import os
-import re
 from pathlib import Path
 
 import numpy as np
 
 from .._errors import UserInputError
 from .._resources import prompt_path
+from ..llm import (
+    Budget,
+    CallContext,
+    CallTally,
+    JudgeCache,
+    JudgeConfig,
+    LLMClient,
+    Parsed,
+    PromptTemplate,
+    ask,
+    fenced,
+    neutralise,
+    strip_code_fence,
+)
 from ._agents import Action
 from ._beliefs import Belief
 
@@ -47,49 +59,25 @@ def default_prompt_path() -> Path:
     return prompt_path(PROMPT_VERSION)
 
 
-def load_seeker_prompt(path: str | os.PathLike | None = None, *, version: str = PROMPT_VERSION):
+def load_seeker_prompt(path: str | os.PathLike | None = None, *, version: str = PROMPT_VERSION) -> PromptTemplate:
     """Read and check the agent prompt (both markers, each placeholder exactly once in the user part).
 
     Returns
     -------
-    seekbench.annotate.PromptTemplate
+    seekbench.llm.PromptTemplate
         With the SHA-256 of the file's bytes (hashed into the cache key).
     """
-    from ..annotate._prompt import SYSTEM_MARKER, USER_MARKER, PromptTemplate
-
     path = Path(path) if path is not None else default_prompt_path()
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise UserInputError(f"cannot read the agent prompt: {e.strerror}", file=str(path)) from e
-    text = data.decode("utf-8").replace("\r\n", "\n")
-    parts = re.split(rf"(?m)^({re.escape(SYSTEM_MARKER)}|{re.escape(USER_MARKER)})[ \t]*$", text)
-    if parts[1::2] != [SYSTEM_MARKER, USER_MARKER]:
-        raise UserInputError(f"the agent prompt needs one {SYSTEM_MARKER!r} line, then one {USER_MARKER!r} line",
-                             file=str(path))
-    user = parts[4].strip("\n")
-    for ph in PLACEHOLDERS:
-        if user.count(ph) != 1:
-            raise UserInputError(f"the user part of the agent prompt must contain {ph} exactly once", file=str(path))
-    return PromptTemplate(parts[2].strip("\n"), user, version, hashlib.sha256(data).hexdigest(), path)
+    return PromptTemplate.load(path, version=version, placeholders=PLACEHOLDERS, what="the agent prompt")
 
 
-def render_messages(template, belief: Belief, *, step: int, max_steps: int, queries_per_step: int) -> list[dict]:
+def render_messages(template: PromptTemplate, belief: Belief, *, step: int, max_steps: int,
+                    queries_per_step: int) -> list[dict]:
     """The system and user messages of one agent request."""
-    from ..annotate._prompt import neutralise
-
-    try:  # the judges' hardened encoder (invisible and line-breaking characters escaped), when present
-        from ..annotate._fence import json_data
-    except ImportError:
-        def json_data(value: object) -> str:
-            return json.dumps(value, ensure_ascii=False)
-
-    text = re.sub(r"(?i)belief_json", "BELIEF-JSON", neutralise(belief.text))
-    block = f"{BELIEF_BEGIN}\n{json_data(text)}\n{BELIEF_END}"
-    user = (template.user.replace("{{STEP}}", str(step)).replace("{{MAX_STEPS}}", str(max_steps))
-            .replace("{{QUERIES_PER_STEP}}", str(queries_per_step)).replace("{{BELIEF_KIND}}", belief.kind)
-            .replace("{{BELIEF_BLOCK}}", block))
-    return [{"role": "system", "content": template.system}, {"role": "user", "content": user}]
+    text = neutralise(belief.text, fences=("BELIEF_JSON",))
+    return template.messages({"{{STEP}}": str(step), "{{MAX_STEPS}}": str(max_steps),
+                              "{{QUERIES_PER_STEP}}": str(queries_per_step), "{{BELIEF_KIND}}": belief.kind,
+                              "{{BELIEF_BLOCK}}": fenced(BELIEF_BEGIN, BELIEF_END, text)})
 
 
 def parse_agent_output(content: str | None, *, queries_per_step: int) -> tuple[Action | None, str | None]:
@@ -107,12 +95,8 @@ def parse_agent_output(content: str | None, *, queries_per_step: int) -> tuple[A
     """
     if not content or not content.strip():
         return None, "empty answer"
-    text = content.strip()
-    fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", text, flags=re.DOTALL)
-    if fenced:
-        text = fenced.group(1)
     try:
-        obj = json.loads(text)
+        obj = json.loads(strip_code_fence(content.strip(), lenient=True))
     except json.JSONDecodeError as e:
         return None, f"not valid JSON ({e.msg} at column {e.colno})"
     if not isinstance(obj, dict):
@@ -166,9 +150,6 @@ class LLMAgent:
                  max_tokens_param: str = "max_completion_tokens", response_format: str = "json_object",
                  max_repairs: int = 2, max_attempts: int = 6, timeout_s: float = 120.0, cache=None,
                  name: str | None = None) -> None:
-        from ..annotate._cache import JudgeCache
-        from ..annotate._config import JudgeConfig
-
         if response_format not in ("json_object", "json_schema"):
             raise UserInputError(f"unknown response format {response_format!r}; use json_object or json_schema")
         self.template = load_seeker_prompt(prompt)
@@ -180,7 +161,8 @@ class LLMAgent:
             response_format=response_format, max_repairs=max_repairs, max_attempts=max_attempts, timeout_s=timeout_s)
         self._own_cache = cache is None or isinstance(cache, (str, os.PathLike))
         self.cache = None if cache is False else (JudgeCache(cache) if self._own_cache else cache)
-        self._provider = None
+        self._client = LLMClient(self.config, role="agent")
+        self._ctx: CallContext | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.stats = {"requests": 0, "cache_hits": 0, "rejected": 0, "prompt_tokens": 0, "completion_tokens": 0}
         #: episode id -> the first request failure in it (such an episode ran without its model)
@@ -198,63 +180,58 @@ class LLMAgent:
                {"type": "json_schema", "json_schema": {"name": "seeker_action", "strict": True, "schema": OUTPUT_SCHEMA}})
         return {"model": self.config.model, "messages": messages, **decoding, "response_format": fmt}
 
-    def _complete(self, body: dict, episode_id: str) -> tuple[str | None, dict]:
-        from ..annotate._cache import CachedCompletion
-        from ..annotate._prompt import cache_key
-        from ..annotate._provider import OpenAIProvider, utc_now
-
-        key = cache_key(self.config, self.template, body)
-        if self.cache is not None:
-            hit = self.cache.get(key)
-            if hit is not None:
-                self.stats["cache_hits"] += 1
-                return hit.content, {"cache_hit": True}
-        if self._provider is None:
-            self._loop = asyncio.new_event_loop()
-            self._provider = OpenAIProvider(self.config, role="agent")
-        done = self._loop.run_until_complete(self._provider.complete(body))
-        self.stats["requests"] += 1
-        self.stats["prompt_tokens"] += done.prompt_tokens
-        self.stats["completion_tokens"] += done.completion_tokens
-        if self.cache is not None:
-            self.cache.put(CachedCompletion(
-                key=key, judge=self.name, model=self.config.model, prompt_version=PROMPT_VERSION,
-                trace_id=episode_id, created=done.created or utc_now(), via_batch=False, raw=done.raw,
-                content=done.content, finish_reason=done.finish_reason, prompt_tokens=done.prompt_tokens,
-                completion_tokens=done.completion_tokens, cost_usd=0.0, latency_s=done.latency_s))
-        return done.content, {"prompt_tokens": done.prompt_tokens, "completion_tokens": done.completion_tokens}
-
     def act(self, belief: Belief, *, step: int, max_steps: int, queries_per_step: int,
             rng: np.random.Generator, episode_id: str) -> Action:
         """One request (plus repairs): the step's queries, reasoning and self-estimate."""
-        from ..annotate._prompt import neutralise
-        from ..annotate._provider import EndpointUnreachable, RequestFailed
-
         if self.unreachable is not None:  # every request would fail the same way: none is sent
             self.failed_episodes.setdefault(episode_id, self.unreachable)
             return Action([], error=f"request not sent: {self.unreachable}")
         messages = render_messages(self.template, belief, step=step, max_steps=max_steps,
                                    queries_per_step=queries_per_step)
-        reason = "no answer"
-        for repair in range(self.config.max_repairs + 1):
-            body = self._body(messages, rng)
-            try:
-                content, usage = self._complete(body, episode_id)
-            except RequestFailed as e:
-                self.failed_episodes.setdefault(episode_id, e.reason)
-                if isinstance(e, EndpointUnreachable):
-                    self.unreachable = e.reason
-                return Action([], error=f"request failed: {e.reason}")
-            action, reason = parse_agent_output(content, queries_per_step=queries_per_step)
-            if action is not None:
-                action.usage = usage
-                return action
-            self.stats["rejected"] += 1
+        usage: dict = {}
+
+        def parse(reply) -> Parsed[Action | None]:
+            action, reason = parse_agent_output(reply.content, queries_per_step=queries_per_step)
+            self.stats["rejected"] += action is None
+            return Parsed(action is not None, action, reason)
+
+        def on_reply(reply) -> None:
+            usage.clear()
+            if reply.cached:
+                self.stats["cache_hits"] += 1
+                usage["cache_hit"] = True
+                return
+            comp = reply.completion
+            self.stats["requests"] += 1
+            self.stats["prompt_tokens"] += comp.prompt_tokens
+            self.stats["completion_tokens"] += comp.completion_tokens
+            usage.update(prompt_tokens=comp.prompt_tokens, completion_tokens=comp.completion_tokens)
+
+        def repair_note(n: int, reason: str) -> str:
             note = neutralise(reason.replace("\n", " "))[:400]
-            messages = [*messages[:-1], {"role": "user", "content": messages[-1]["content"] + (
-                f"\n\nREPAIR {repair + 1} of {self.config.max_repairs}: your earlier answer was rejected: {note}\n"
-                "Answer again with one JSON object that follows the format exactly.")}]
-        return Action([], error=f"answer rejected after {self.config.max_repairs} repairs: {reason}")
+            return (f"\n\nREPAIR {n} of {self.config.max_repairs}: your earlier answer was rejected: {note}\n"
+                    "Answer again with one JSON object that follows the format exactly.")
+
+        if self._ctx is None:
+            self._loop = asyncio.new_event_loop()
+            self._ctx = CallContext(self.cache, Budget(None), 1, thread_name="seekbench-agent-io")
+        got = self._loop.run_until_complete(ask(
+            self._client, self.template, messages, self._ctx, trace_id=episode_id, parse=parse,
+            repair_note=repair_note, max_repairs=self.config.max_repairs, tally=CallTally(), record_parsed=False,
+            on_reply=on_reply, body=lambda m: self._body(m, rng)))
+        if got.no_reply is not None:
+            if self._ctx.fatal is not None:  # a bad key or an unknown model: the run cannot go on
+                raise self._ctx.fatal
+            reason = got.no_reply.reason
+            self.failed_episodes.setdefault(episode_id, reason)
+            if self._ctx.unreachable is not None:
+                self.unreachable = self._ctx.unreachable.reason
+            return Action([], error=f"request failed: {reason}")
+        action = got.checked.value
+        if action is not None:
+            action.usage = dict(usage)
+            return action
+        return Action([], error=f"answer rejected after {self.config.max_repairs} repairs: {got.checked.error}")
 
     @property
     def first_error(self) -> str | None:
@@ -263,10 +240,13 @@ class LLMAgent:
 
     def close(self) -> None:
         """Close the HTTP client, the event loop and a cache this agent opened."""
-        if self._provider is not None and self._loop is not None:
-            self._loop.run_until_complete(self._provider.aclose())
+        if self._loop is not None:
+            self._loop.run_until_complete(self._client.aclose())
             self._loop.close()
-            self._provider = self._loop = None
+            self._loop = None
+        if self._ctx is not None:
+            self._ctx.close()
+            self._ctx = None
         if self.cache is not None and self._own_cache:
             self.cache.close()
             self.cache = None

@@ -24,7 +24,7 @@ def _count(srv, method, path):
 
 
 def test_batch_full_cycle_matches_online(tmp_path, judge_cfg, shared_traces, monkeypatch):
-    import seekbench.annotate._batch as batch_mod
+    import seekbench.llm._batch_api as batch_mod
 
     monkeypatch.setattr(batch_mod, "MAX_LINES", 20)  # 50 requests -> three input files and batches
     traces = shared_traces[:50]

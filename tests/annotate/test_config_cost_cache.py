@@ -23,7 +23,7 @@ from seekbench.annotate import (
     render_prompt,
     rule_labels,
 )
-from seekbench.annotate._provider import Backoff, retry_after_s
+from seekbench.llm._provider import Backoff, retry_after_s
 from seekbench.testing._protocol import prompt_tokens
 
 

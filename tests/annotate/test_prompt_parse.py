@@ -88,7 +88,7 @@ def test_truncation_marks_text_and_fits(template):
     user = rp.messages[-1]["content"]
     assert rp.truncated
     assert "characters truncated by seekbench" in user
-    from seekbench.annotate._cost import estimate_tokens
+    from seekbench.llm._cost import estimate_tokens
     assert estimate_tokens(template.system) + estimate_tokens(user) <= 8000 - 1000 - 256
     assert len(extract_steps(user)) == 4
 

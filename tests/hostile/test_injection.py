@@ -23,7 +23,7 @@ import pytest
 from hostile_support import canonical_trace
 
 from seekbench.annotate import annotate, parse_judge_output, render_prompt, rule_labels
-from seekbench.annotate._fence import _CONTROL, _FENCE, _INVISIBLE, fold, neutralise
+from seekbench.llm._fence import _CONTROL, _FENCE, _INVISIBLE, fold, neutralise
 from seekbench.annotate._prompt import QUESTION_BEGIN, QUESTION_END, STEPS_BEGIN, STEPS_END, step_text
 from seekbench.testing import OpenAIServer, default_policy, extract_steps, extract_trace_id
 

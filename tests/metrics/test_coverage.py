@@ -159,7 +159,7 @@ def test_skeleton_errors(tmp_path):
 
 def test_llm_coverage_judge_on_the_local_server(tmp_path, sample, skeleton_file):
     from seekbench.annotate import load_judge_config
-    from seekbench.metrics._coverage_judge import LLMCoverageMatcher
+    from seekbench.answers import LLMCoverageMatcher
     from seekbench.testing import OpenAIServer
 
     def policy(request):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from seekbench.annotate import annotate, list_judges, load_judge_config
-from seekbench.annotate._config import REPO_JUDGES_DIR
+from seekbench.llm._config import REPO_JUDGES_DIR
 from seekbench.answers import judge_answers
 from seekbench.data import sample_traces_path
 from seekbench.testing import OpenAIServer

@@ -9,82 +9,73 @@ else; anything else (not JSON, a missing or extra field, 35 instead of 0.35,
 a cut-off answer, a failed request) makes the state *unscored* with the
 reason, never a default value.
 
-The judge stack of :mod:`seekbench.annotate` is reused: the judge file
-(model, endpoint, key variable, decoding, prices), its provider (retries with
-backoff on the official ``openai`` client) and its SQLite cache, keyed by the
-SHA-256 of model, prompt version and hash, and the request body.
+The client layer :mod:`seekbench.llm` does the rest: the judge file (model,
+endpoint, key variable, decoding, prices), the provider (retries with backoff
+on the official ``openai`` client), the fencing of the untrusted belief text
+(the judges' :func:`~seekbench.llm.neutralise`) and the SQLite cache, keyed by
+the SHA-256 of model, prompt version and hash, and the request body.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Self
 
 from ..._errors import UserInputError
 from ..._resources import prompt_path
+from ...llm import (
+    CallContext,
+    CallTally,
+    JudgeConfig,
+    LLMClient,
+    Parsed,
+    PromptTemplate,
+    ask,
+    cache_key,
+    call_context,
+    json_data,
+    load_judge_config,
+    neutralise,
+    strip_code_fence,
+)
 from ._synthetic import BeliefView
 
 #: The project-written prompt (repository ``judges/prompts/``).
 DEFAULT_PROMPT = prompt_path("completeness_estimate_v1")
 DEFAULT_PROMPT_VERSION = "completeness_estimate_v1"
-SYSTEM_MARKER, USER_MARKER = "=== SYSTEM ===", "=== USER ==="
 PLACEHOLDERS = ("{{STATE_ID}}", "{{BELIEF_BLOCK}}")
 BELIEF_BEGIN, BELIEF_END = "<<<BELIEF_JSON", "BELIEF_JSON>>>"
 OUTPUT_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["completeness", "reasoning"],
                  "properties": {"completeness": {"type": "number", "minimum": 0, "maximum": 1},
                                 "reasoning": {"type": "string"}}}
-_FENCE_LOOKALIKE = re.compile(r"(?i)(<{3,}|>{3,}|belief_json)")
-_CODE_FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$", re.DOTALL)
 
 
-@dataclass(frozen=True)
-class EstimatePrompt:
+class EstimatePrompt(PromptTemplate):
     """The estimator prompt file: system and user parts, version, SHA-256 of its bytes."""
 
-    system: str
-    user: str
-    version: str
-    sha256: str
-
     @classmethod
-    def load(cls, path: str | Path = DEFAULT_PROMPT, *, version: str = DEFAULT_PROMPT_VERSION) -> EstimatePrompt:
-        path = Path(path)
-        try:
-            data = path.read_bytes()
-        except OSError as e:
-            raise UserInputError(f"cannot read the estimator prompt: {e.strerror}", file=str(path)) from e
-        text = data.decode("utf-8").replace("\r\n", "\n")
-        parts = re.split(rf"(?m)^({re.escape(SYSTEM_MARKER)}|{re.escape(USER_MARKER)})[ \t]*$", text)
-        if parts[1::2] != [SYSTEM_MARKER, USER_MARKER]:
-            raise UserInputError(f"the prompt needs one {SYSTEM_MARKER!r} line, then one {USER_MARKER!r} line",
-                                 file=str(path))
-        user = parts[4].strip("\n")
-        for ph in PLACEHOLDERS:
-            if user.count(ph) != 1:
-                raise UserInputError(f"the user part must contain {ph} exactly once", file=str(path))
-        return cls(parts[2].strip("\n"), user, version, hashlib.sha256(data).hexdigest())
+    def load(cls, path: str | Path = DEFAULT_PROMPT, *, version: str = DEFAULT_PROMPT_VERSION,
+             placeholders: Sequence[str] | None = PLACEHOLDERS, what: str = "the estimator prompt") -> Self:
+        return super().load(path, version=version, placeholders=placeholders, what=what)
 
 
 def _neutralise(text: str) -> str:
-    """Defuse fence look-alikes in document text: ``<<<`` -> ``< < <``, ``BELIEF_JSON`` -> ``BELIEF-JSON``."""
-    return _FENCE_LOOKALIKE.sub(lambda m: " ".join(m.group(0)) if m.group(0)[0] in "<>" else "BELIEF-JSON", text)
+    return neutralise(text, fences=("BELIEF_JSON",))
 
 
-def render_messages(view: BeliefView, prompt: EstimatePrompt) -> list[dict]:
-    """The chat messages for one belief state."""
+def render_messages(view: BeliefView, prompt: PromptTemplate) -> list[dict]:
+    """The chat messages for one belief state (the belief between the ``BELIEF_JSON`` fence lines)."""
     data = view.to_prompt_data()
     data = {"title": _neutralise(data["title"]), "abstract": _neutralise(data["abstract"]),
             "retrieved_passages": [{**p, "section": _neutralise(p["section"]), "text": _neutralise(p["text"])}
                                    for p in data["retrieved_passages"]]}
-    block = f"{BELIEF_BEGIN}\n{json.dumps(data, ensure_ascii=False, indent=1)}\n{BELIEF_END}"
-    user = prompt.user.replace("{{STATE_ID}}", _neutralise(view.state_id)).replace("{{BELIEF_BLOCK}}", block)
-    return [{"role": "system", "content": prompt.system}, {"role": "user", "content": user}]
+    block = f"{BELIEF_BEGIN}\n{json_data(data, indent=1)}\n{BELIEF_END}"
+    return prompt.messages({"{{STATE_ID}}": _neutralise(view.state_id), "{{BELIEF_BLOCK}}": block})
 
 
 def _reject_constant(name: str) -> float:
@@ -115,12 +106,8 @@ def parse_completeness_answer(content: str | None, finish_reason: str | None = "
         return ParsedEstimate(False, error="the answer was cut off (finish_reason=length)")
     if content is None or not content.strip():
         return ParsedEstimate(False, error="empty answer")
-    text = content.strip()
-    fenced = _CODE_FENCE.match(text)
-    if fenced:
-        text = fenced.group(1)
     try:
-        obj = json.loads(text, parse_constant=_reject_constant)
+        obj = json.loads(strip_code_fence(content.strip()), parse_constant=_reject_constant)
     except ValueError as e:
         return ParsedEstimate(False, error=f"not JSON: {str(e)[:120]}")
     if not isinstance(obj, dict):
@@ -160,7 +147,7 @@ class LLMCompletenessEstimator:
     ----------
     judge : str, path or JudgeConfig
         A judge name (``seekbench judge list``), a judge ``.toml`` file, or a
-        :class:`seekbench.annotate.JudgeConfig`; only ``kind = "openai"``.
+        :class:`seekbench.llm.JudgeConfig`; only ``kind = "openai"``.
         Its model, endpoint, key variable, decoding and prices are used; its
         step-label prompt is not.
     prompt : path, default ``judges/prompts/completeness_estimate_v1.md``
@@ -181,8 +168,6 @@ class LLMCompletenessEstimator:
 
     def __init__(self, judge, *, prompt: str | Path = DEFAULT_PROMPT, prompt_version: str = DEFAULT_PROMPT_VERSION,
                  base_url: str | None = None, api_key: str | None = None, cache=None, concurrency: int = 8) -> None:
-        from ...annotate import JudgeConfig, load_judge_config
-
         config = judge if isinstance(judge, JudgeConfig) else load_judge_config(judge)
         if not isinstance(config, JudgeConfig):
             raise UserInputError(f"judge {config.get('name')!r} is offline ({config.get('kind')}); the LLM "
@@ -200,7 +185,6 @@ class LLMCompletenessEstimator:
         #: Of the last :meth:`estimate`: states whose request failed, and the first failure, uncut.
         self.failed = 0
         self.first_error: str | None = None
-        self._unreachable: str | None = None
 
     def request_body(self, messages: list[dict]) -> dict:
         """What is sent (and hashed): model, messages, the judge's decoding, the response format."""
@@ -213,10 +197,7 @@ class LLMCompletenessEstimator:
 
     def cache_key(self, body: dict) -> str:
         """SHA-256 of model, prompt version and hash, and the request body; nothing else."""
-        payload = {"model": self.config.model, "prompt_version": self.prompt.version,
-                   "prompt_sha256": self.prompt.sha256, "body": body}
-        return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False,
-                                         separators=(",", ":")).encode("utf-8")).hexdigest()
+        return cache_key(self.config, self.prompt, body)
 
     def estimate(self, views: Sequence[BeliefView]) -> list[LLMEstimate]:
         """Estimate every view (cached answers are reused); order follows ``views``.
@@ -226,64 +207,37 @@ class LLMCompletenessEstimator:
         UserInputError
             The endpoint refused the key or does not serve the model.
         """
-        self.failed, self.first_error, self._unreachable = 0, None, None
-        return asyncio.run(self._estimate_all(list(views)))
+        self.failed, self.first_error = 0, None
+        client = LLMClient(self.config, api_key=self.api_key, role="estimator")
 
-    async def _estimate_all(self, views: list[BeliefView]) -> list[LLMEstimate]:
-        from ...annotate import JudgeCache
-        from ...annotate._provider import OpenAIProvider
-
-        cache = None if self.cache is False else JudgeCache(self.cache)
-        provider = None
-        try:
-            provider = OpenAIProvider(self.config, api_key=self.api_key, role="estimator")
-            sem = asyncio.Semaphore(self.concurrency)
-
-            async def one(view: BeliefView) -> LLMEstimate:
-                async with sem:
-                    return await self._estimate_one(view, provider, cache)
-
-            return list(await asyncio.gather(*(one(v) for v in views)))
-        finally:
-            if provider is not None:
-                await provider.aclose()
-            if cache is not None:
-                cache.close()
-
-    async def _estimate_one(self, view: BeliefView, provider, cache) -> LLMEstimate:
-        from ...annotate import CachedCompletion, Prices, cost_usd
-        from ...annotate._provider import EndpointUnreachable, RequestFailed, utc_now
-
-        body = self.request_body(render_messages(view, self.prompt))
-        key = self.cache_key(body)
-        hit = cache.get(key) if cache is not None else None
-        if hit is not None:
-            content, finish, usage, cost = hit.content, hit.finish_reason, (hit.prompt_tokens,
-                                                                            hit.completion_tokens), hit.cost_usd
-        elif self._unreachable is not None:  # every request would fail the same way: none is sent
-            self.failed += 1
-            return LLMEstimate(view.state_id, None, None, f"request not sent: {self._unreachable}", None, False)
-        else:
+        async def main(ctx: CallContext) -> list[LLMEstimate]:
             try:
-                comp = await provider.complete(body)
-            except RequestFailed as e:
-                reason = provider.scrub(e.reason)
-                self.failed += 1
-                self.first_error = self.first_error or reason
-                if isinstance(e, EndpointUnreachable):
-                    self._unreachable = reason
-                return LLMEstimate(view.state_id, None, None, f"request failed: {reason}", None, False)
-            content, finish, usage = comp.content, comp.finish_reason, (comp.prompt_tokens, comp.completion_tokens)
-            cost = cost_usd(*usage, Prices.of(self.config))
-            if cache is not None:
-                cache.put(CachedCompletion(
-                    key=key, judge=self.config.name, model=self.config.model, prompt_version=self.prompt.version,
-                    trace_id=view.state_id, created=comp.created or utc_now(), via_batch=False, raw=comp.raw,
-                    content=content, finish_reason=finish, prompt_tokens=usage[0], completion_tokens=usage[1],
-                    cost_usd=cost, latency_s=comp.latency_s))
-        parsed = parse_completeness_answer(content, finish)
-        if cache is not None:
-            cache.set_parsed(key, valid=parsed.ok, error=parsed.error,
-                             labels=None if not parsed.ok else {"completeness": parsed.completeness})
-        return LLMEstimate(view.state_id, parsed.completeness, parsed.reasoning, parsed.error, content,
-                           hit is not None, usage[0], usage[1], 0.0 if hit is not None else cost)
+                return list(await asyncio.gather(*(self._estimate_one(v, client, ctx) for v in views)))
+            finally:
+                await client.aclose()
+
+        with call_context(None if self.cache is False else self.cache, concurrency=self.concurrency,
+                          needs_cache=self.cache is not False, thread_name="seekbench-estimator-io") as ctx:
+            out = asyncio.run(main(ctx))
+        if ctx.fatal is not None:  # the endpoint refused the key or does not serve the model
+            raise ctx.fatal
+        self.first_error = ctx.first_error
+        return out
+
+    async def _estimate_one(self, view: BeliefView, client: LLMClient, ctx: CallContext) -> LLMEstimate:
+        tally = CallTally()
+
+        def parse(reply) -> Parsed[ParsedEstimate]:
+            p = parse_completeness_answer(reply.content, reply.finish_reason)
+            return Parsed(p.ok, p, p.error, None if not p.ok else {"completeness": p.completeness})
+
+        got = await ask(client, self.prompt, render_messages(view, self.prompt), ctx, trace_id=view.state_id,
+                        parse=parse, repair_note=lambda n, reason: "", max_repairs=0, tally=tally,
+                        body=self.request_body)
+        if got.no_reply is not None:
+            self.failed += 1
+            verb = "not sent" if got.no_reply.kind == "unreachable" else "failed"
+            return LLMEstimate(view.state_id, None, None, f"request {verb}: {got.no_reply.reason}", None, False)
+        parsed = got.checked.value
+        return LLMEstimate(view.state_id, parsed.completeness, parsed.reasoning, parsed.error, tally.raw,
+                           tally.from_cache, tally.input_tokens, tally.output_tokens, tally.paid_usd)

@@ -204,7 +204,7 @@ class OpenAIProvider:
         Parameters
         ----------
         body : dict
-            The request body (:func:`~seekbench.annotate._prompt.request_body`).
+            The request body (model, messages, decoding parameters).
         on_retry : callable(reason: str), optional
             Called before each retry (progress reporting).
 

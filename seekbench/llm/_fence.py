@@ -1,4 +1,4 @@
-"""Keeping untrusted trace text inside the judge prompt's data fences, and visibly so.
+"""Keeping untrusted text inside a prompt's data fences, and visibly so (every model call uses this).
 
 A trace comes from an agent that read the open web: its text may try to steer
 the judge that labels it ("ignore the rubric", a fake ``STEPS_JSON>>>`` fence
@@ -24,6 +24,7 @@ to defeat it:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -85,8 +86,18 @@ def fold(text: str) -> str:
     return text.lower() if text.isascii() else text.translate(_FOLD)
 
 
-def neutralise(text: str) -> str:
+@functools.cache
+def _fence_pattern(extra: tuple[str, ...]) -> re.Pattern:
+    names = "|".join(re.escape(n.lower()) for n in extra)
+    return re.compile(f"{_FENCE.pattern}|{names}") if extra else _FENCE
+
+
+def neutralise(text: str, *, fences: tuple[str, ...] = ()) -> str:
     """Defuse fence look-alikes and chat control tokens in untrusted text.
+
+    ``fences`` names further fence words of the caller's prompt
+    (``("BELIEF_JSON",)``): they are defused the same way, look-alikes
+    included (``BELIEF_JSON`` -> ``BELIEF-JSON``).
 
     ``<<<`` -> ``< < <``, ``STEPS_JSON`` -> ``STEPS-JSON``, ``TRACE_ID:`` ->
     ``TRACE-ID:``, whether written in ASCII or in look-alike characters
@@ -100,7 +111,7 @@ def neutralise(text: str) -> str:
     """
     folded = fold(text)
     parts, pos = [], 0
-    for m in _FENCE.finditer(folded):
+    for m in _fence_pattern(tuple(fences)).finditer(folded):
         parts.append(text[pos:m.start()])
         s = m.group(0)
         if s[0] in "<>":
@@ -108,7 +119,7 @@ def neutralise(text: str) -> str:
         elif s.startswith("trace_id"):
             parts.append("TRACE-ID" + text[m.start() + len("trace_id"):m.end()])
         else:
-            parts.append(_NEUTRAL[s])
+            parts.append(_NEUTRAL.get(s) or s.upper().replace("_", "-"))
         pos = m.end()
     parts.append(text[pos:])
     out = "".join(parts)
@@ -124,17 +135,18 @@ def _escape(m: re.Match) -> str:
     return f"\\u{0xD800 + (cp >> 10):04x}\\u{0xDC00 + (cp & 0x3FF):04x}"
 
 
-def json_data(value: object) -> str:
+def json_data(value: object, *, indent: int | None = None) -> str:
     """``value`` as one line of JSON, every invisible or line-breaking character escaped.
 
     The result decodes to ``value`` exactly; read as text it holds no line
     break of any kind (``str.splitlines`` finds one line) and no character
-    that renders as nothing.
+    that renders as nothing. With ``indent`` the JSON is laid out on lines
+    (``json.dumps`` layout); every string in it still stays on its line.
 
     >>> json_data("a\\u2028b\\u200bc")
     '"a\\\\u2028b\\\\u200bc"'
     """
-    return _INVISIBLE.sub(_escape, json.dumps(value, ensure_ascii=False))
+    return _INVISIBLE.sub(_escape, json.dumps(value, ensure_ascii=False, indent=indent))
 
 
 def safe_trace_id(trace_id: str) -> str:
@@ -151,3 +163,14 @@ def safe_trace_id(trace_id: str) -> str:
     if _PLAIN_ID.fullmatch(trace_id) and not _FENCE.search(trace_id.lower()):
         return trace_id
     return "sha256:" + hashlib.sha256(trace_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def fenced(begin: str, end: str, value: object) -> str:
+    """``value`` as :func:`json_data` between the fence lines ``begin`` and ``end``.
+
+    >>> print(fenced("<<<Q_JSON", "Q_JSON>>>", "a"))
+    <<<Q_JSON
+    "a"
+    Q_JSON>>>
+    """
+    return f"{begin}\n{json_data(value)}\n{end}"

@@ -1,6 +1,6 @@
 """The judge cache: every paid completion, kept in SQLite (stdlib ``sqlite3``, WAL journal).
 
-The key is :func:`~seekbench.annotate._prompt.cache_key`: the SHA-256 of the
+The key is :func:`~seekbench.llm.cache_key`: the SHA-256 of the
 model, the prompt version and hash, and the request body (rendered messages
 and decoding parameters), and nothing else (not retries, timeouts or
 concurrency). A row keeps the raw completion as returned, the parsed labels,

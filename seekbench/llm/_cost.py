@@ -29,7 +29,7 @@ class Prices:
 
     @classmethod
     def of(cls, config) -> Prices:
-        """The prices of a :class:`~seekbench.annotate.JudgeConfig`."""
+        """The prices of a :class:`~seekbench.llm.JudgeConfig`."""
         return cls(config.price_input_per_mtok, config.price_output_per_mtok, config.batch_discount)
 
 
@@ -109,3 +109,28 @@ def request_cost_bound(messages: Sequence[dict], max_tokens: int, prices: Prices
     """The most a request can cost: :func:`prompt_token_bound` inputs and ``max_tokens`` outputs."""
     n_in = prompt_token_bound(messages) + len(extra_text.encode("utf-8"))
     return cost_usd(n_in, max_tokens, prices, batch=batch)
+
+
+class Budget:
+    """Money allowed for the run: a request is sent only if ``spent + in flight + its bound <= limit``."""
+
+    def __init__(self, limit_usd: float | None) -> None:
+        self.limit = limit_usd
+        self.spent = 0.0
+        self.reserved = 0.0
+
+    def reserve(self, amount: float) -> bool:
+        if self.limit is None:
+            return True
+        if self.spent + self.reserved + amount > self.limit:
+            return False
+        self.reserved += amount
+        return True
+
+    def release(self, amount: float) -> None:
+        if self.limit is not None:
+            self.reserved -= amount
+
+    def settle(self, amount: float, actual: float) -> None:
+        self.release(amount)
+        self.spent += actual

@@ -1,6 +1,6 @@
 """An LLM coverage judge: which reference statements a trajectory's public history establishes.
 
-On the answer judges' stack (:mod:`seekbench.answers._answer_judge`): the
+On the client layer of :mod:`seekbench.llm`, like the answer judges: the
 official ``openai`` client with retries, the SQLite cache, the budget and cost
 accounting. One request per trajectory; the prompt is
 ``judges/prompts/coverage_v1.md``; the reply must be JSON
@@ -9,6 +9,9 @@ answers with something other than a boolean is unscored (None); an unreadable
 reply is re-asked ``max_repairs`` times, then all the trajectory's statements
 are unscored. Any LLM judge file (``kind = "answer"`` or ``"openai"``) supplies
 model, endpoint, key variable, prices and decoding; its own prompt is not used.
+The offline matcher and the coverage metric are in :mod:`seekbench.metrics`
+(``RuleMatcher``, ``reference_step_coverage``), which takes this matcher as
+``matcher=``.
 """
 
 from __future__ import annotations
@@ -16,54 +19,44 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .._errors import UserInputError
 from .._resources import prompt_path
-from ..annotate._annotator import Budget
-from ..annotate._cache import JudgeCache
-from ..annotate._config import JudgeConfig, load_judge_config
-from ..annotate._prompt import (
-    SYSTEM_MARKER,
-    USER_MARKER,
-    PromptTemplate,
-    cache_key,
-    neutralise,
-)
-from ..answers._answer_judge import (
-    JudgeContext,
+from ..llm import (
+    CallContext,
+    JudgeConfig,
     LLMClient,
-    Vote,
-    complete_cached,
-    fence_json,
+    Parsed,
+    PromptTemplate,
+    ask,
+    call_context,
+    fenced,
+    json_data,
+    load_judge_config,
+    neutralise,
+    strip_code_fence,
 )
-from ._coverage import SkeletonStep, public_history
+from ._answer_judge import Vote, no_reply_vote
+
+if TYPE_CHECKING:
+    from ..llm import JudgeCache
 
 DEFAULT_COVERAGE_PROMPT = prompt_path("coverage_v1")
 _PLACEHOLDERS = ("{{QUESTION_BLOCK}}", "{{STATEMENTS_BLOCK}}", "{{HISTORY_BLOCK}}")
-_FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$", re.DOTALL)
 
 
 def load_coverage_template(path: str | Path = DEFAULT_COVERAGE_PROMPT, *, version: str = "coverage_v1") -> PromptTemplate:
     """Read a coverage prompt (system and user parts; the three placeholders once each)."""
-    import hashlib
+    return PromptTemplate.load(path, version=version, placeholders=_PLACEHOLDERS, what="a coverage prompt")
 
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise UserInputError(f"cannot read prompt template: {e.strerror}", file=str(path)) from e
-    parts = re.split(rf"(?m)^({re.escape(SYSTEM_MARKER)}|{re.escape(USER_MARKER)})[ \t]*$",
-                     data.decode("utf-8").replace("\r\n", "\n"))
-    if parts[1::2] != [SYSTEM_MARKER, USER_MARKER]:
-        raise UserInputError("a prompt template needs one system and one user marker line", file=str(path))
-    user = parts[4].strip("\n")
-    for ph in _PLACEHOLDERS:
-        if user.count(ph) != 1:
-            raise UserInputError(f"the user part of a coverage prompt must contain {ph} exactly once", file=str(path))
-    return PromptTemplate(parts[2].strip("\n"), user, version, hashlib.sha256(data).hexdigest(), path)
+
+def _observations(step: Mapping) -> list[str]:
+    """A search result's text, and each document as ``title text`` (the observations of the history)."""
+    out = [step["text"]] if step.get("text") else []
+    return out + [" ".join(x for x in (d.get("title"), d.get("text")) if x) for d in step.get("documents") or ()]
 
 
 def parse_coverage_reply(content: str | None, ids: Sequence[str]) -> tuple[dict[str, bool | None] | None, str | None]:
@@ -74,10 +67,8 @@ def parse_coverage_reply(content: str | None, ids: Sequence[str]) -> tuple[dict[
     """
     if content is None or not content.strip():
         return None, "empty reply"
-    text = content.strip()
-    m = _FENCE.match(text)
     try:
-        obj = json.loads(m.group(1) if m else text)
+        obj = json.loads(strip_code_fence(content.strip()))
     except json.JSONDecodeError as e:
         return None, f"not JSON ({e.msg})"
     covered = obj.get("covered") if isinstance(obj, dict) else None
@@ -120,73 +111,64 @@ class LLMCoverageMatcher:
         self.failed = 0
         self.first_error: str | None = None
 
-    def messages(self, trace: Mapping, steps: Sequence[SkeletonStep]) -> list[dict]:
+    def messages(self, trace: Mapping, steps: Sequence) -> list[dict]:
+        """The request for one trajectory: its question, the statements (``id``, ``statement``) and its
+        public history (queries and observations), each as JSON between fence lines."""
         seg = []
         for st in trace.get("steps") or ():
             if st.get("kind") == "search":
                 seg += [{"kind": "query", "text": neutralise(x)} for x in (st.get("query"), st.get("url")) if x]
             elif st.get("kind") == "search_result":
-                seg += [{"kind": "observation", "text": neutralise(x)} for x in public_history(
-                    {"steps": [st]}, history="observations")]
+                seg += [{"kind": "observation", "text": neutralise(x)} for x in _observations(st)]
         stmts = [{"id": neutralise(s.id), "statement": neutralise(s.statement)} for s in steps]
-        q = fence_json(neutralise(trace.get("question") or ""))
-        user = (self.template.user
-                .replace("{{QUESTION_BLOCK}}", f"<<<QUESTION_JSON\n{q}\nQUESTION_JSON>>>")
-                .replace("{{STATEMENTS_BLOCK}}",
-                         f"<<<STATEMENTS_JSON\n{fence_json(stmts)}\nSTATEMENTS_JSON>>>")
-                .replace("{{HISTORY_BLOCK}}", "<<<HISTORY_JSON\n[" + ",\n".join(
-                    fence_json(x) for x in seg) + "]\nHISTORY_JSON>>>"))
-        return [{"role": "system", "content": self.template.system}, {"role": "user", "content": user}]
+        history = "<<<HISTORY_JSON\n[" + ",\n".join(json_data(x) for x in seg) + "]\nHISTORY_JSON>>>"
+        question = neutralise(trace.get("question") or "")
+        return self.template.messages({
+            "{{QUESTION_BLOCK}}": fenced("<<<QUESTION_JSON", "QUESTION_JSON>>>", question),
+            "{{STATEMENTS_BLOCK}}": fenced("<<<STATEMENTS_JSON", "STATEMENTS_JSON>>>", stmts),
+            "{{HISTORY_BLOCK}}": history})
 
-    async def _one(self, client: LLMClient, trace: Mapping, steps: Sequence[SkeletonStep],
-                   ctx: JudgeContext) -> dict[str, bool | None]:
+    async def _one(self, client: LLMClient, trace: Mapping, steps: Sequence,
+                   ctx: CallContext) -> dict[str, bool | None]:
         tid, ids = str(trace["trace_id"]), [s.id for s in steps]
         vote = Vote(self.name, None, "unscored", model=self.config.model, prompt_version=self.template.version,
                     prompt_sha256=self.template.sha256)
         self.votes[tid] = vote
-        messages = self.messages(trace, steps)
-        for attempt in range(self.config.max_repairs + 1):
-            body = client.body(messages, response_format={"type": "json_object"})
-            key = cache_key(self.config, self.template, body)
-            vote.cache_key = key
-            got = await complete_cached(client, self.template, body, key, tid, ctx, vote)
-            if got is None:
-                return dict.fromkeys(ids)
-            parsed, reason = parse_coverage_reply(got[0], ids)
-            vote.raw = got[0]
-            await ctx.durable(ctx.cache.set_parsed, key, valid=parsed is not None, labels=parsed, error=reason)
-            if parsed is not None:
-                vote.status = "scored"
-                return parsed
-            vote.reason = reason
-            if attempt < self.config.max_repairs:
-                vote.repairs += 1
-                messages = [*messages[:-1], {**messages[-1], "content": messages[-1]["content"] + (
-                    f"\n\nREPAIR {vote.repairs}: the earlier reply was rejected ({neutralise(reason)[:200]}). "
-                    'Reply with {"covered": {"<id>": true or false, ...}} only.')}]
-        return dict.fromkeys(ids)
 
-    def match(self, pairs: Sequence[tuple[Mapping, Sequence[SkeletonStep]]]) -> dict[str, dict[str, bool | None]]:
+        def parse(reply) -> Parsed[dict[str, bool | None] | None]:
+            covered, reason = parse_coverage_reply(reply.content, ids)
+            return Parsed(covered is not None, covered, reason, covered)
+
+        def repair_note(n: int, reason: str) -> str:
+            return (f"\n\nREPAIR {n}: the earlier reply was rejected ({neutralise(reason)[:200]}). "
+                    'Reply with {"covered": {"<id>": true or false, ...}} only.')
+
+        got = await ask(client, self.template, self.messages(trace, steps), ctx, trace_id=tid, parse=parse,
+                        repair_note=repair_note, max_repairs=self.config.max_repairs, tally=vote,
+                        extra={"response_format": {"type": "json_object"}})
+        if got.no_reply is not None:
+            no_reply_vote(vote, got.no_reply)
+            return dict.fromkeys(ids)
+        if not got.checked.ok or got.checked.value is None:
+            vote.reason = got.checked.error
+            return dict.fromkeys(ids)
+        vote.status = "scored"
+        return got.checked.value
+
+    def match(self, pairs: Sequence[tuple[Mapping, Sequence]]) -> dict[str, dict[str, bool | None]]:
         """Coverage of every (trace, skeleton steps) pair; unscored statements are None."""
         if not pairs:
             return {}
-        owned = not isinstance(self.cache, JudgeCache)
-        jc = JudgeCache(self.cache) if owned else self.cache
-        ctx = JudgeContext(jc, Budget(self.budget_usd), self.concurrency)
         client = LLMClient(self.config, base_url=self._base_url, api_key=self._api_key)
 
-        async def main():
+        async def main(ctx: CallContext):
             try:
                 return await asyncio.gather(*(self._one(client, t, s, ctx) for t, s in pairs))
             finally:
                 await client.aclose()
 
-        try:
-            results = asyncio.run(main())
-        finally:
-            ctx.close()
-            if owned:
-                jc.close()
+        with call_context(self.cache, budget_usd=self.budget_usd, concurrency=self.concurrency) as ctx:
+            results = asyncio.run(main(ctx))
         if ctx.fatal is not None:
             raise ctx.fatal
         self.failed = sum(v.status in ("failed", "skipped") for v in self.votes.values())

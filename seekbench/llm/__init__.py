@@ -1,0 +1,130 @@
+"""The one client layer for every model call: judge files, provider, cache, budget, prompts, fencing, replies.
+
+Every caller that asks a model (the step judge in :mod:`seekbench.annotate`,
+the answer and coverage judges in :mod:`seekbench.answers`, the seeker agent
+and the completeness estimator in :mod:`seekbench.env`) goes through here:
+
+- **Judge files** (:func:`load_judge_config`, :class:`JudgeConfig`): model,
+  OpenAI-compatible endpoint (base URL, key variable), decoding, prices.
+- **Provider** (:class:`OpenAIProvider`): the official ``openai`` client,
+  retries with exponential backoff and jitter honouring ``Retry-After``, the
+  key from the environment (a placeholder for a loopback endpoint) scrubbed
+  from every message, a fail-fast :class:`EndpointUnreachable`.
+- **Calls** (:func:`call`, :class:`CallContext`): the SQLite cache
+  (:class:`JudgeCache`) first, then the budget (:class:`Budget`, cost from the
+  reported usage), a limit on requests in flight, the first failure kept uncut.
+- **Batch API** (:class:`BatchClient` and its helpers).
+- **Prompts** (:class:`PromptTemplate`): one loader whose placeholders are data;
+  :func:`cache_key` over model, prompt version and hash, and request body.
+- **Fencing** of untrusted text (:func:`neutralise`, :func:`json_data`, :func:`fenced`).
+- **Replies** (:func:`ask`, :class:`Parsed`): a checked reply, re-asked with a note until valid.
+
+>>> from seekbench.llm import fill, neutralise
+>>> neutralise("STEPS_JSON>>>")
+'STEPS-JSON> > >'
+>>> fill("Q: {{Q}}", {"{{Q}}": "{{Q}}?"})
+'Q: {{Q}}?'
+"""
+
+from ._batch_api import (
+    BatchClient,
+    batch_line,
+    download_lines,
+    find_batch,
+    poll_batch,
+    save_state,
+    split_parts,
+    submit_part,
+)
+from ._cache import CachedCompletion, JudgeCache, default_cache_path
+from ._client import CallContext, LLMClient, NoReply, Reply, call, call_context, completion_of, progress_bar, store
+from ._config import (
+    PACKAGE_JUDGES_DIR,
+    JudgeConfig,
+    JudgeInfo,
+    find_judge_file,
+    judge_dirs,
+    list_judges,
+    load_judge_config,
+)
+from ._cost import Budget, Prices, cost_usd, estimate_tokens, prompt_token_bound, request_cost_bound
+from ._fence import fenced, fold, json_data, neutralise, safe_trace_id
+from ._prompt import PromptTemplate, cache_key, fill
+from ._provider import (
+    LOCAL_PLACEHOLDER_KEY,
+    Backoff,
+    Completion,
+    EndpointUnreachable,
+    OpenAIProvider,
+    RequestFailed,
+    completion_from_body,
+    redact,
+    resolve_api_key,
+    retry_after_s,
+    scrub_completion,
+    utc_now,
+)
+from ._reply import Answer, CallTally, Parsed, ask, count, strip_code_fence, with_note
+
+__all__ = [
+    "LOCAL_PLACEHOLDER_KEY",
+    "PACKAGE_JUDGES_DIR",
+    "Answer",
+    "Backoff",
+    "BatchClient",
+    "Budget",
+    "CachedCompletion",
+    "CallContext",
+    "CallTally",
+    "Completion",
+    "EndpointUnreachable",
+    "JudgeCache",
+    "JudgeConfig",
+    "JudgeInfo",
+    "LLMClient",
+    "NoReply",
+    "OpenAIProvider",
+    "Parsed",
+    "Prices",
+    "PromptTemplate",
+    "Reply",
+    "RequestFailed",
+    "ask",
+    "batch_line",
+    "cache_key",
+    "call",
+    "call_context",
+    "completion_from_body",
+    "completion_of",
+    "cost_usd",
+    "count",
+    "default_cache_path",
+    "download_lines",
+    "estimate_tokens",
+    "fenced",
+    "fill",
+    "find_batch",
+    "find_judge_file",
+    "fold",
+    "json_data",
+    "judge_dirs",
+    "list_judges",
+    "load_judge_config",
+    "neutralise",
+    "poll_batch",
+    "progress_bar",
+    "prompt_token_bound",
+    "redact",
+    "request_cost_bound",
+    "resolve_api_key",
+    "retry_after_s",
+    "safe_trace_id",
+    "save_state",
+    "scrub_completion",
+    "split_parts",
+    "store",
+    "strip_code_fence",
+    "submit_part",
+    "utc_now",
+    "with_note",
+]
