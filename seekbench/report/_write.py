@@ -89,6 +89,8 @@ def record_written(out_dir: str | os.PathLike, writer: str, paths) -> list[Path]
     Returns the removed files. Only files listed under ``writer`` in the manifest and lying inside
     ``out_dir`` are ever removed; an unreadable manifest removes nothing.
 
+    Examples
+    --------
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> for name in ("a.csv", "b.csv", "mine.txt"):

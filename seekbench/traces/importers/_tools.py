@@ -27,6 +27,8 @@ _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 def tool_words(name: str) -> list[str]:
     """The lowercased words of a tool name (snake_case, kebab-case, dotted and camelCase split).
 
+    Examples
+    --------
     >>> tool_words("searchDirectFlight"), tool_words("tool-google_search")
     (['search', 'direct', 'flight'], ['tool', 'google', 'search'])
     """
@@ -40,6 +42,8 @@ def is_search_tool(name: str | None, search_tools: frozenset[str] | None = None)
     search when one of its words starts with a :data:`SEARCH_WORD_PREFIXES` entry or is one
     of :data:`SEARCH_WORDS`; a call without a name is counted as a search (nothing says otherwise).
 
+    Examples
+    --------
     >>> [is_search_tool(n) for n in ("google_search", "scrape_website", "book_reservation", "think")]
     [True, True, False, False]
     """
