@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
@@ -32,6 +32,9 @@ from ._strata import (
     strata,
     stratum_label,
 )
+
+if TYPE_CHECKING:  # _sensitivity imports this module's callers; the class is needed for the annotation only
+    from ._sensitivity import SensitivityResult
 
 SUMMARY_COLUMNS = ["rater", "field", "step_kind", "n_compared", "n_excluded",
                    *[f"n_{s.replace(' ', '_').replace('-', '_')}" for s in STATUSES[1:]], "n_unresolved_ties",
@@ -101,7 +104,7 @@ class AgreementResult:
     pairwise: dict
     panel: PanelResult | None
     costs: pd.DataFrame
-    sensitivity: object | None = None
+    sensitivity: SensitivityResult | None = None
     options: dict = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     strata: list = field(default_factory=list)
@@ -135,7 +138,7 @@ def _aligned(ref: AnnotationSet, other: AnnotationSet, f: str, kind: str, kinds:
     (``rule_keys``) and the panel's open ties scored as :data:`TIE_LABEL` (``ties``)."""
     al = align_pair(ref, other, f)
     al = al[(kind_column(al, kinds) == kind).to_numpy()].reset_index(drop=True)
-    keys = [(str(t), int(st), f) for t, st in zip(al["trace_id"], al["step"])]
+    keys = [(str(t), int(st), f) for t, st in zip(al["trace_id"], al["step"], strict=True)]
     if rule_keys:
         is_rule = np.array([k in rule_keys for k in keys], dtype=bool)
         al.loc[is_rule & (al["status"] == "reference only").to_numpy(), "status"] = "rule-derived"
@@ -175,8 +178,10 @@ def _compare_rater(ref: AnnotationSet, other: AnnotationSet, name: str, strata_l
         n_ties = int((comp["rater"] == TIE_LABEL).sum())
         per_stratum.append((f, kind, q, conf, counts, comp["trace_id"].nunique(), c1, c2, g, n_ties))
     width = sum(p[2] ** 2 for p in per_stratum)
-    items, groups, offset = [], [], 0
-    for f, kind, q, conf, counts, n_tr, c1, c2, g, _ in per_stratum:
+    items: list[np.ndarray] = []
+    groups: list[object] = []
+    offset = 0
+    for _, _, q, _, _, _, c1, c2, g, _ in per_stratum:
         cols = np.zeros((len(c1), width))
         cols[:, offset:offset + q * q] = confusion_columns(c1, c2, q)
         items.append(cols)
@@ -184,12 +189,14 @@ def _compare_rater(ref: AnnotationSet, other: AnnotationSet, name: str, strata_l
         offset += q * q
     sums = resampled_sums(np.concatenate(items) if items else np.zeros((0, width)), groups, n_boot=n_boot,
                           seed=seed, universe=universe)
-    boot_blocks, blocks, qs, offset = [], [], [], 0
+    boot_blocks: list[np.ndarray] = []  # filled only when there are resamples (sums is not None)
+    blocks, qs, offset = [], [], 0
     for f, kind, q, conf, counts, n_tr, _, _, _, n_ties in per_stratum:
         q_labels = len(field_labels(f))  # AC1's chance term counts the field's labels, not the tie response
         bb = None if sums is None else sums[:, offset:offset + q * q].reshape(-1, q, q)
         offset += q * q
-        boot_blocks.append(bb)
+        if bb is not None:
+            boot_blocks.append(bb)
         blocks.append(conf[None])
         qs.append(q_labels)
         n = conf.sum()
@@ -359,7 +366,7 @@ def compare_annotations(reference: AnnotationSet, *raters: AnnotationSet, fields
             prev += p
             excl += e
         rule_strata = [] if rules is None else [(f, k) for f, k in all_strata if f in set(rules.records["field"])]
-        if not rule_strata:
+        if rules is None or not rule_strata:
             rules = None  # no rule-derived label in the fields compared
         else:
             r, c, p, e = _compare_rater(ref, rules, RULE_RATER, rule_strata, kinds, universe, n_boot, seed, alpha)
@@ -404,4 +411,4 @@ def compare_annotations(reference: AnnotationSet, *raters: AnnotationSet, fields
 
 def _keys(labels: AnnotationSet) -> set[tuple[str, int, str]]:
     r = labels.records
-    return {(str(t), int(s), f) for t, s, f in zip(r["trace_id"], r["step"], r["field"])}
+    return {(str(t), int(s), f) for t, s, f in zip(r["trace_id"], r["step"], r["field"], strict=True)}

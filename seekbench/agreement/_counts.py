@@ -28,11 +28,11 @@ def is_missing(value: object) -> bool:
     return isinstance(value, float) and math.isnan(value)
 
 
-def _as_objects(y: object, name: str) -> np.ndarray:
+def _as_objects(y: Sequence, name: str) -> np.ndarray:
     if isinstance(y, (str, bytes)):
         raise UserInputError(f"{name} must be a sequence of labels, not a single string")
-    arr = np.empty(len(y), dtype=object)  # type: ignore[arg-type]
-    arr[:] = list(y)  # type: ignore[call-overload]
+    arr = np.empty(len(y), dtype=np.object_)
+    arr[:] = list(y)
     return arr
 
 
@@ -65,7 +65,7 @@ def encode_pairs(y1: Sequence, y2: Sequence, labels: Sequence | None = None,
     g = np.arange(len(a)) if groups is None else _as_objects(groups, "groups")
     if len(g) != len(a):
         raise UserInputError(f"groups must have one entry per item, got {len(g)} for {len(a)} items")
-    keep = np.array([not (is_missing(u) or is_missing(v)) for u, v in zip(a, b)], dtype=bool)
+    keep = np.array([not (is_missing(u) or is_missing(v)) for u, v in zip(a, b, strict=True)], dtype=bool)
     cats = category_list([*a[keep], *b[keep]], labels)
     index = {c: i for i, c in enumerate(cats)}
     c1 = np.array([index[v] for v in a[keep]], dtype=np.int64)
@@ -90,7 +90,7 @@ def confusion_columns(c1: np.ndarray, c2: np.ndarray, q: int) -> np.ndarray:
 
 
 
-def resampled_sums(columns: np.ndarray, groups: Sequence, *, n_boot: int, seed: int | None,
+def resampled_sums(columns: np.ndarray, groups: Sequence | np.ndarray, *, n_boot: int, seed: int | None,
                    universe: Sequence | None = None) -> np.ndarray | None:
     """``(n_boot x m)`` sums of ``columns`` over resamples of whole groups, or None when n_boot = 0."""
     if n_boot == 0 or len(columns) == 0:

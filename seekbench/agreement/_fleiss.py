@@ -31,7 +31,7 @@ def _fleiss_from_sums(sums: np.ndarray, m: int) -> np.ndarray:
 def _item_columns(codes: np.ndarray, q: int) -> tuple[np.ndarray, np.ndarray]:
     """Complete items' columns ``[P_i, 1, n_i1 .. n_iq]`` and the mask of complete items."""
     m = codes.shape[1]
-    complete = (codes >= 0).all(axis=1)
+    complete = np.asarray((codes >= 0).all(axis=1))
     counts = category_counts(codes[complete], q)
     p_i = ((counts ** 2).sum(axis=1) - m) / (m * (m - 1)) if m > 1 else np.full(len(counts), np.nan)
     return np.column_stack([p_i, np.ones(len(counts)), counts]), complete

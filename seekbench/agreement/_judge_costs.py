@@ -87,7 +87,7 @@ def judge_costs(labels: AnnotationSet, *, usage: Usage = "per_call") -> pd.DataF
         seen_meter = dict.fromkeys(_METERS, False)
         calls: set[str] = set()
         n_calls = 0
-        for tid, p, kind in zip(r["trace_id"], provs, kinds):
+        for tid, p, kind in zip(r["trace_id"], provs, kinds, strict=True):
             if kind == "rule" or not any(k in p for k in _METERS):
                 continue
             key = _call_key(str(tid), p) if usage == "per_call" else f"record={len(calls)}"
@@ -140,7 +140,7 @@ def pareto_front(cost: Sequence[float], score: Sequence[float]) -> np.ndarray:
     return front
 
 
-def costs_with_panel(judges: dict[str, AnnotationSet], panel: PanelResult | None, usage: str) -> pd.DataFrame:
+def costs_with_panel(judges: dict[str, AnnotationSet], panel: PanelResult | None, usage: Usage) -> pd.DataFrame:
     """:func:`judge_costs` of the judges, and a row for their panel (its cost is its members' sum)."""
     recs = pd.concat([s.records for s in judges.values()], ignore_index=True) if judges else None
     costs = judge_costs(AnnotationSet(recs), usage=usage) if recs is not None and len(recs) else pd.DataFrame()

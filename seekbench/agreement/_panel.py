@@ -91,7 +91,8 @@ def majority_panel(ratings: pd.DataFrame, *, tiebreaker: str | None = None) -> P
     if tiebreaker is not None and tiebreaker not in members:
         raise UserInputError(f"tiebreaker {tiebreaker!r} is not a panel member; choose one of: "
                              f"{', '.join(members)}")
-    labels, reasons = [], []
+    labels: list[object] = []
+    reasons: list[str | None] = []
     n_ties = n_broken = n_none = 0
     tb_col = members.index(tiebreaker) if tiebreaker is not None else None
     for row in ratings.itertuples(index=False, name=None):
@@ -152,14 +153,14 @@ def panel_annotation_set(members: list[AnnotationSet], *, tiebreaker: str | None
         raise UserInputError(f"panel members must have distinct rater names, got {names}")
     keys = ["trace_id", "step", "field"]
     frames = [m.records[[*keys, "value"]].drop_duplicates(keys, keep="last").set_index(keys)["value"].rename(n)
-              for m, n in zip(members, names)]
+              for m, n in zip(members, names, strict=True)]
     wide = pd.concat(frames, axis=1) if frames else pd.DataFrame()
     wide = wide.astype(object).where(wide.notna(), None)
     result = majority_panel(wide, tiebreaker=tiebreaker)
     prov = {"kind": "judge", "judge": "panel", "model": None, "members": names, "tiebreaker": tiebreaker}
     recs = [{"trace_id": t, "step": int(s), "field": f, "value": v, "unscored_reason": why, "rater": rater,
              "provenance": prov}
-            for (t, s, f), v, why in zip(wide.index, result.labels, result.reasons)]
+            for (t, s, f), v, why in zip(wide.index, result.labels, result.reasons, strict=True)]
     return AnnotationSet.from_records(recs, name=rater), result
 
 
@@ -167,4 +168,5 @@ def tie_keys(panel: AnnotationSet) -> set[tuple[str, int, str]]:
     """The (trace id, step, field) items where the panel's tie stayed open (no tiebreaker label)."""
     r = panel.records
     tie = r["value"].isna() & r["unscored_reason"].astype(str).str.startswith(_TIE_REASON)
-    return {(str(t), int(s), f) for t, s, f in zip(r.loc[tie, "trace_id"], r.loc[tie, "step"], r.loc[tie, "field"])}
+    return {(str(t), int(s), f)
+            for t, s, f in zip(r.loc[tie, "trace_id"], r.loc[tie, "step"], r.loc[tie, "field"], strict=True)}

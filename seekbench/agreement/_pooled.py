@@ -18,7 +18,7 @@ def stratified_agreement(blocks: list[np.ndarray], qs: list[int]) -> tuple[np.nd
     agree = sum(np.trace(b, axis1=1, axis2=2) for b in blocks)
     pe_c = np.zeros_like(n)
     pe_g = np.zeros_like(n)
-    for b, q in zip(blocks, qs):
+    for b, q in zip(blocks, qs, strict=True):
         nf = b.sum(axis=(1, 2))
         with np.errstate(invalid="ignore", divide="ignore"):
             rc = (b.sum(axis=2) * b.sum(axis=1)).sum(axis=1)

@@ -78,7 +78,7 @@ def _resampled(cols: list[np.ndarray], stats: list, ids: pd.Index, n_boot: int, 
     full = np.concatenate(cols, axis=1)
     sums = bootstrap_sums(full, n_boot=n_boot, seed=seed, clusters=list(ids)) if n_boot and len(ids) else None
     point, boot, start = [], [], 0
-    for w, fn in zip(widths, stats):
+    for w, fn in zip(widths, stats, strict=True):
         point.append(float(fn(full[:, start:start + w].sum(axis=0, keepdims=True))[0]))
         boot.append(None if sums is None else fn(sums[:, start:start + w]))
         start += w
@@ -192,8 +192,8 @@ def metric_sensitivity(traces: list[dict], reference: AnnotationSet, *raters: An
 
 def _per_agent(steps, tdf, agents, opts, weights, n_boot, seed, alpha):
     values, boots = {}, {}
-    step_parts = dict(tuple(steps.groupby(steps["trace_id"].map(dict(zip(tdf["trace_id"], tdf["agent"].astype(str)))),
-                                          sort=False)))
+    agent_of = dict(zip(tdf["trace_id"], tdf["agent"].astype(str), strict=True))
+    step_parts = dict(tuple(steps.groupby(steps["trace_id"].map(agent_of), sort=False)))
     for k, agent in enumerate(agents):
         tr = tdf[tdf["agent"].astype(str) == agent]
         st = step_parts.get(agent, steps.iloc[:0])
@@ -202,8 +202,8 @@ def _per_agent(steps, tdf, agents, opts, weights, n_boot, seed, alpha):
                  erf_columns(st, tr, RECOVERED_BY, options=opts)]
         agent_seed = None if seed is None else [int(seed), k]
         point, boot = _resampled([p[0] for p in parts], [p[1] for p in parts], ids, n_boot, agent_seed, alpha)
-        values[agent] = dict(zip(METRICS, point))
-        boots[agent] = dict(zip(METRICS, boot))
+        values[agent] = dict(zip(METRICS, point, strict=True))
+        boots[agent] = dict(zip(METRICS, boot, strict=True))
     return values, boots
 
 

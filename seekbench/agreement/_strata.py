@@ -44,7 +44,7 @@ def step_kinds(traces: list[dict] | None, *sets: AnnotationSet) -> dict[tuple[st
     kinds: dict[tuple[str, int], str] = {}
     for s in sets:
         r = s.records
-        for t, st, f in zip(r["trace_id"].astype(str), r["step"], r["field"]):
+        for t, st, f in zip(r["trace_id"].astype(str), r["step"], r["field"], strict=True):
             kind = _ONLY_KIND.get(f)
             if kind is not None:
                 kinds.setdefault((t, int(st)), kind)
@@ -57,16 +57,17 @@ def step_kinds(traces: list[dict] | None, *sets: AnnotationSet) -> dict[tuple[st
 
 def kind_column(frame: pd.DataFrame, kinds: dict[tuple[str, int], str]) -> pd.Series:
     """The step kind of each (``trace_id``, ``step``) row of ``frame``."""
-    return pd.Series([kinds.get((str(t), int(s)), UNKNOWN_KIND) for t, s in zip(frame["trace_id"], frame["step"])],
+    return pd.Series([kinds.get((str(t), int(s)), UNKNOWN_KIND)
+                      for t, s in zip(frame["trace_id"], frame["step"], strict=True)],
                      index=frame.index, dtype=object)
 
 
 def strata(sets: list[AnnotationSet], fields: list[str], kinds: dict[tuple[str, int], str]) -> list[tuple[str, str]]:
     """The (field, step kind) pairs any set labels, in field order then step-kind order."""
-    seen = set()
+    seen: set[tuple[str, str]] = set()
     for s in sets:
         r = s.records[s.records["field"].isin(fields)]
-        seen.update(zip(r["field"], kind_column(r, kinds)))
+        seen.update(zip(r["field"], kind_column(r, kinds), strict=True))
     return sorted(seen, key=lambda fk: (fields.index(fk[0]), _KIND_ORDER.get(fk[1], len(_KIND_ORDER))))
 
 

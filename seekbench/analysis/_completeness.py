@@ -8,8 +8,14 @@ from typing import Literal
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning
-from ..env import (CompletenessCurves, completeness_summary, env_traces, episode_table, query_diversity_table,
-                   topic_agent_table)
+from ..env import (
+    CompletenessCurves,
+    completeness_summary,
+    env_traces,
+    episode_table,
+    query_diversity_table,
+    topic_agent_table,
+)
 from ..metrics import summarize
 from ._result import CompletenessAnalysis
 

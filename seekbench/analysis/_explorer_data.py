@@ -141,7 +141,7 @@ def _metric_label_chips(steps: pd.DataFrame, trace_dicts: Sequence[dict], labels
     tids = steps["trace_id"].astype(str).tolist()
     idx = steps["step"].tolist()
     values = {c: steps[c].tolist() for c in cols}
-    for k, (tid, step) in enumerate(zip(tids, idx)):
+    for k, (tid, step) in enumerate(zip(tids, idx, strict=True)):
         for c in cols:
             v = values[c][k]
             if v is not None and v == v:  # not None, not NaN
@@ -157,7 +157,8 @@ def _chips(chips: dict, sets: list[tuple[str, AnnotationSet]]) -> dict:
         r = s.records
         r = r[r["value"].notna()]
         for tid, step, fld, value, rater in zip(r["trace_id"].astype(str).tolist(), r["step"].tolist(),
-                                                r["field"].tolist(), r["value"].tolist(), r["rater"].tolist()):
+                                                r["field"].tolist(), r["value"].tolist(), r["rater"].tolist(),
+                                                strict=True):
             key = (tid, int(step))
             mark = (key, fld, str(value), str(rater))
             if mark in seen:
@@ -175,14 +176,16 @@ def _disagreements(reference: AnnotationSet, judges: list[AnnotationSet]) -> tup
     for judge in judges:
         recs = judge.records
         prov = {(str(t), int(s), f): (p, u) for t, s, f, p, u in zip(recs["trace_id"], recs["step"], recs["field"],
-                                                                     recs["provenance"], recs["unscored_reason"])}
+                                                                     recs["provenance"], recs["unscored_reason"],
+                                                                     strict=True)}
         for fld in fields:
             a = align_pair(reference, judge, fld)
             compared = a[a["status"] == "compared"]
             dis = compared[compared["reference"] != compared["rater"]]
             summary.append({"rater": judge.name, "field": fld, "compared": int(len(compared)),
                             "disagree": int(len(dis))})
-            for tid, step, ref, val in zip(dis["trace_id"].astype(str), dis["step"], dis["reference"], dis["rater"]):
+            for tid, step, ref, val in zip(dis["trace_id"].astype(str), dis["step"], dis["reference"], dis["rater"],
+                                           strict=True):
                 p, u = prov.get((tid, int(step), fld), (None, None))
                 by_trace[tid].append({"step": int(step), "field": fld, "reference": str(ref), "judge": str(val),
                                       "rater": judge.name, "explanation": _explanation(p, u)})
@@ -259,7 +262,8 @@ def explorer_data(trace_dicts: Sequence[dict], steps: pd.DataFrame, traces: pd.D
     step_info = {}
     for tid, idx in steps.groupby("trace_id", sort=False).indices.items():
         step_info[str(tid)] = dict(zip(steps["step"].to_numpy()[idx].tolist(),
-                                       zip(steps["turn"].to_numpy()[idx].tolist(), e_after.to_numpy()[idx].tolist())))
+                                       zip(steps["turn"].to_numpy()[idx].tolist(), e_after.to_numpy()[idx].tolist(),
+                                           strict=True), strict=True))
 
     agents = list(dict.fromkeys(str(a) for a in audit["agent"]))
     agent_idx = {a: i for i, a in enumerate(agents)}

@@ -145,7 +145,10 @@ def _ci(v, lo, hi) -> str:
 
 def _grid(cols: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
-    line = lambda r: "  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip()
+
+    def line(r: list[str]) -> str:
+        return "  ".join(x.ljust(w) for x, w in zip(r, widths, strict=True)).rstrip()
+
     return "\n".join([line(cols), line(["-" * w for w in widths]), *(line(r) for r in rows)])
 
 

@@ -138,7 +138,7 @@ def _fixed(cols: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
 
     def line(r: list[str]) -> str:
-        return "  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip()
+        return "  ".join(x.ljust(w) for x, w in zip(r, widths, strict=True)).rstrip()
 
     return [line(cols), line(["-" * w for w in widths]), *(line(r) for r in rows)]
 

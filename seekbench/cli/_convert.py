@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     report_skipped(read.skipped, what="trace records")
     report_import(read)
     msg = f"wrote {n} traces to {args.output}" + (" (Parquet)" if target == "parquet" else "")
-    if args.labels_out:
+    if label_traces is not None:  # collected exactly when --labels-out is given
         source = ",".join(os.path.basename(f) for f in args.files)
         aset = AnnotationSet.from_traces(label_traces, source=source)
         aset.save(args.labels_out)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 
 from .._errors import EXIT_FAILURES, EXIT_OK, UserInputError
 from ..traces._io import dumps
@@ -138,12 +139,13 @@ def _register_conformal(esub) -> None:
         if e.name != "seekbench.env.conformal":
             raise
         return
-    hook = getattr(conformal, "register_env_cli", None)
+    hook: Callable[..., None] | None = getattr(conformal, "register_env_cli", None)
     if hook is None:
         try:
-            from ..env.conformal._cli import register_env_cli as hook
+            from ..env.conformal._cli import register_env_cli
         except ImportError:
             return
+        hook = register_env_cli
     hook(esub)
 
 
@@ -218,8 +220,8 @@ def run_build(args: argparse.Namespace) -> int:
 
 def run_episodes_cmd(args: argparse.Namespace) -> int:
     from ..env import BELIEFS, completeness_summary, run_episodes
-    from ..traces._io import write_jsonl
     from ..report._tables import fmt
+    from ..traces._io import write_jsonl
 
     beliefs = _split(args.belief) or ["deduplicated"]
     bad = [b for b in beliefs if b not in BELIEFS]

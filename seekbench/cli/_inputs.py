@@ -169,8 +169,8 @@ def check_labels_fit(records: pd.DataFrame, steps: pd.DataFrame, *, labels_file:
     """
     if records.empty:
         return
-    have = set(zip(steps["trace_id"].astype(str), steps["step"].astype(int)))
-    keys = set(zip(records["trace_id"].astype(str), records["step"].astype(int)))
+    have = set(zip(steps["trace_id"].astype(str), steps["step"].astype(int), strict=True))
+    keys = set(zip(records["trace_id"].astype(str), records["step"].astype(int), strict=True))
     fit = keys & have
     lab_traces, traces = set(records["trace_id"].astype(str)), set(steps["trace_id"].astype(str))
     where = ", ".join(map(str, files))

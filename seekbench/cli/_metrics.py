@@ -117,11 +117,11 @@ def format_table(out: dict, *, by: tuple[str, ...]) -> str:
                      _fmt(g["accuracy"]), _fmt(g["em"]), _fmt(g["f1"]), _fmt(g["tool_calls"]),
                      _fmt(g["duplicate_query_rate"])])
     widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
-    line = lambda r: "  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip()  # noqa: E731
+    line = lambda r: "  ".join(x.ljust(w) for x, w in zip(r, widths, strict=True)).rstrip()  # noqa: E731
     text = [line(cols), line(["-" * w for w in widths]), *(line(r) for r in rows)]
     opts = ", ".join(f"{k}={v}" for k, v in out["options"].items())
     text.append(f"\noptions: {opts}")
-    unl = {}
+    unl: dict[str, int] = {}
     for g in out["groups"]:
         for k, v in (g.get("unlabeled") or {}).items():
             unl[k] = unl.get(k, 0) + (v or 0)

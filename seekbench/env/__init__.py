@@ -14,14 +14,37 @@ above theta; completeness is the share of the document's passages retrieved
 
 from ._agents import SCRIPTED_AGENTS, Action, Agent, KeyphraseAgent, SentenceAgent, keyphrases, make_agent
 from ._beliefs import BELIEFS, Belief, Gap, QueryRecord, build_belief, missing_placeholder
-from ._completeness import (CompletenessCurves, completeness_curve, completeness_score, completeness_summary,
-                            env_traces, episode_table, query_diversity, query_diversity_table, topic_agent_table)
-from ._corpus import (CorpusBuild, QualityFilter, build_corpus, goal_passages, load_corpus, validate_document,
-                      write_corpus)
+from ._completeness import (
+    CompletenessCurves,
+    completeness_curve,
+    completeness_score,
+    completeness_summary,
+    env_traces,
+    episode_table,
+    query_diversity,
+    query_diversity_table,
+    topic_agent_table,
+)
+from ._corpus import (
+    CorpusBuild,
+    QualityFilter,
+    build_corpus,
+    goal_passages,
+    load_corpus,
+    validate_document,
+    write_corpus,
+)
 from ._default_corpus import default_corpus
 from ._embed_cache import EmbeddingCache, default_embed_cache_path
-from ._embedders import (DEFAULT_THETA, EMBEDDER_KINDS, Embedder, OpenAIEmbedder, SentenceTransformerEmbedder,
-                         TfidfEmbedder, make_embedder)
+from ._embedders import (
+    DEFAULT_THETA,
+    EMBEDDER_KINDS,
+    Embedder,
+    OpenAIEmbedder,
+    SentenceTransformerEmbedder,
+    TfidfEmbedder,
+    make_embedder,
+)
 from ._episode import episode_id, fit_embedder, run_episode, run_episodes
 from ._llm_agent import LLMAgent, load_seeker_prompt, parse_agent_output
 from ._markup import ParsedDocument, parse_html, parse_markdown

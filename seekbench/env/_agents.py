@@ -289,7 +289,7 @@ class SentenceAgent(_ScriptedAgent):
         return f"{gap.section}: {near[0][:self.max_chars]}"
 
 
-SCRIPTED_AGENTS = {"keyphrase": KeyphraseAgent, "sentence": SentenceAgent}
+SCRIPTED_AGENTS: dict[str, type[_ScriptedAgent]] = {"keyphrase": KeyphraseAgent, "sentence": SentenceAgent}
 
 
 def make_agent(spec: str, **llm_options) -> Agent:

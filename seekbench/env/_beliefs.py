@@ -162,7 +162,8 @@ def build_belief(kind: str, document: dict, history: list[QueryRecord]) -> Belie
         pos = 0
         for sec in document["sections"]:
             lines.append(f"## {sec['title']}")
-            previous, open_gaps = None, []
+            previous: str | None = None
+            open_gaps: list[Gap] = []
             for p in sec["passages"]:
                 if pos in got:
                     shown.append((p["id"], sec["title"], p["text"]))

@@ -170,7 +170,7 @@ def completeness_summary(traces: Iterable[dict], *, by: Sequence[str] = ("agent"
         key = key if isinstance(key, tuple) else (key,)
         vals = g["final_completeness"].dropna().to_numpy(dtype=float)
         lo, hi = _t_interval(vals, confidence)
-        rows.append({**dict(zip(by, key)), "n_episodes": len(g), "n_documents": g["document_id"].nunique(),
+        rows.append({**dict(zip(by, key, strict=True)), "n_episodes": len(g), "n_documents": g["document_id"].nunique(),
                      "completeness": float(np.mean(vals)) if len(vals) else math.nan,
                      "std": float(np.std(vals, ddof=1)) if len(vals) > 1 else math.nan, "ci_low": lo, "ci_high": hi,
                      "self_estimate_error": float(g["self_estimate_error"].mean()),
@@ -233,7 +233,7 @@ class CompletenessCurves:
             else:
                 half = self.std_multiplier * std
                 lo, hi = max(0.0, mean - half), min(1.0, mean + half)
-            out.append({**dict(zip([*self.by, "step"], key)), "n": len(vals), "mean": mean, "std": std,
+            out.append({**dict(zip([*self.by, "step"], key, strict=True)), "n": len(vals), "mean": mean, "std": std,
                         "lower": lo, "upper": hi})
         self.curves_ = pd.DataFrame(out, columns=[*self.by, "step", "n", "mean", "std", "lower", "upper"])
         return self
@@ -255,7 +255,7 @@ def query_diversity_table(traces: Iterable[dict], *, by: Sequence[str] = ("agent
     rows = []
     for t in env_traces(traces):
         key = {"agent": t["agent"], **t["env"], "topic": (t.get("metadata") or {}).get("topic", "unknown")}
-        for step, d in zip(*_diversity_by_query(t)):
+        for step, d in zip(*_diversity_by_query(t), strict=True):
             rows.append({**{b: key.get(b) for b in by}, "step": step, "d": d})
     long = pd.DataFrame(rows, columns=[*by, "step", "d"])
     out = long.groupby([*by, "step"], sort=True, dropna=False)["d"].agg(n_queries="count", diversity="mean")

@@ -18,7 +18,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 from jsonschema.exceptions import best_match
 
@@ -49,6 +49,7 @@ def validate_document(doc: object, *, file: str | None = None, line: int | None 
         where = json_path(err.absolute_path)
         raise UserInputError(f"{err.message[:200]}; see schemas/corpus.schema.json", file=file, line=line,
                              path=where)
+    doc = cast(dict, doc)  # the schema just checked requires a JSON object
     seen: dict[str, str] = {}
     for si, sec in enumerate(doc["sections"]):
         for pi, p in enumerate(sec["passages"]):
@@ -85,6 +86,7 @@ def load_corpus(path: str | os.PathLike) -> list[dict]:
         if isinstance(obj, UserInputError):
             raise obj
         validate_document(obj, file=name, line=lineno)
+        obj = cast(dict, obj)  # validate_document just checked it against the schema: a JSON object
         if obj["doc_id"] in lines:
             raise UserInputError(f"doc_id {obj['doc_id']!r} was already used on line {lines[obj['doc_id']]}; "
                                  "doc_ids must be unique", file=name, line=lineno, path="$.doc_id")

@@ -202,7 +202,7 @@ def _doc_paragraphs(doc: str | None) -> list[str]:
 
 def _members(module) -> list[tuple[str, object]]:
     names = getattr(module, "__all__", None) or sorted(n for n in vars(module) if not n.startswith("_"))
-    out = []
+    out: list[tuple[str, object]] = []
     for name in names:
         obj = getattr(module, name, None)
         mod = getattr(obj, "__module__", None) or ""

@@ -104,7 +104,7 @@ class EmbeddingCache:
     def put_many(self, model: str, texts: Iterable[str], vectors: np.ndarray) -> None:
         """Store vectors (rows of ``vectors``, in the order of ``texts``) in one transaction."""
         rows = [(model, text_sha256(t), int(v.size), np.asarray(v, dtype=np.float32).tobytes())
-                for t, v in zip(texts, np.asarray(vectors))]
+                for t, v in zip(texts, np.asarray(vectors), strict=True)]
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.executemany("INSERT OR IGNORE INTO embeddings VALUES (?, ?, ?, ?)", rows)

@@ -14,12 +14,18 @@ import hashlib
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 import numpy as np
 
 from .._errors import UserInputError
 from ._embed_cache import EmbeddingCache
+
+if TYPE_CHECKING:  # optional extras, imported where used; named here for the annotations only
+    import openai
+    from sentence_transformers import SentenceTransformer
+    from sklearn.feature_extraction.text import TfidfVectorizer
 
 #: Default theta per embedder kind. TF-IDF and MiniLM cosines run lower than text-embedding-3-large's;
 #: their values put the keyphrase agent's completeness on the default corpus in the paper's range.
@@ -85,7 +91,7 @@ class Embedder(ABC):
             vecs = _normalise(self._encode(todo))
             if self.cache is not None:
                 self.cache.put_many(self.cache_key, todo, vecs)
-            self._memo.update(zip(todo, vecs))
+            self._memo.update(zip(todo, vecs, strict=True))
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         return np.vstack([self._memo[t] for t in texts]).astype(np.float32, copy=False)
@@ -122,7 +128,7 @@ class TfidfEmbedder(Embedder):
         self.ngram_range = tuple(ngram_range)
         self.max_features = max_features
         self.name = "tfidf"
-        self._vectorizer = None
+        self._vectorizer: TfidfVectorizer | None = None
         self._fingerprint = ""
 
     def fit(self, texts: Sequence[str]) -> TfidfEmbedder:
@@ -180,7 +186,7 @@ class SentenceTransformerEmbedder(Embedder):
         self.batch_size = batch_size
         base = "all-MiniLM-L6-v2" if model_path is None else os.path.basename(os.path.normpath(str(model_path)))
         self.name = f"sentence-transformers/{base}"
-        self._model = None
+        self._model: SentenceTransformer | None = None
 
     def _load(self):
         if self._model is not None:
@@ -243,7 +249,7 @@ class OpenAIEmbedder(Embedder):
         self.max_retries = max_retries
         self.timeout_s = timeout_s
         self.name = f"openai/{model}" + (f":{dimensions}" if dimensions else "")
-        self._client = None
+        self._client: openai.OpenAI | None = None
 
     def _key(self) -> str:
         key = os.environ.get(self.api_key_env)
@@ -262,7 +268,8 @@ class OpenAIEmbedder(Embedder):
         if self._client is None:
             self._client = openai.OpenAI(base_url=self.base_url, api_key=self._key(), max_retries=self.max_retries,
                                          timeout=self.timeout_s)
-        extra = {"dimensions": self.dimensions} if self.dimensions else {}
+        # Any: the SDK's keyword types differ across the supported openai versions (NotGiven vs Omit).
+        extra: dict[str, Any] = {"dimensions": self.dimensions} if self.dimensions else {}
         rows: list[np.ndarray] = []
         for i in range(0, len(texts), self.batch_size):
             batch = [t if t.strip() else " " for t in texts[i:i + self.batch_size]]

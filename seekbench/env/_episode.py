@@ -98,7 +98,8 @@ def run_episode(document: dict, agent, *, index: DocumentIndex, belief: str = "d
     state = RetrievalState(len(passages))
     history: list[QueryRecord] = []
     steps: list[dict] = []
-    curve, estimates, query_step, query_vecs, diversity = [0.0], [], [], [], []
+    curve, estimates, query_step, diversity = [0.0], [], [], []
+    query_vecs: list[np.ndarray] = []
 
     def add(kind: str, **fields) -> dict:
         st = {"index": len(steps), "kind": kind, **fields}

@@ -57,7 +57,7 @@ def theta_sweep(corpus: Sequence[dict], agent, *, embedder, thetas: Sequence[flo
     rows = []
     for theta in thetas:
         finals, per_query = [], []
-        for doc, index in zip(corpus, indices):
+        for doc, index in zip(corpus, indices, strict=True):
             tr = run_episode(doc, agent, index=index, belief=belief, max_steps=max_steps, theta=float(theta),
                              seed=seed, queries_per_step=queries_per_step)
             finals.append(tr["env"]["final_completeness"])

@@ -13,6 +13,7 @@ import pandas as pd
 
 from .._errors import UserInputError
 from ._evidence import EvidenceMapping, EvidenceScope, evidence_by_turn
+from ._options import Recovery
 from ._recovery_events import recovery_events
 
 #: The flags, in the order ``flags`` lists them.
@@ -48,7 +49,7 @@ def _check(ungrounded_threshold, min_reasoning_labeled, answer_evidence_below, r
 
 
 def trace_audit(steps: pd.DataFrame, traces: pd.DataFrame, *, evidence_mapping: EvidenceMapping = "sum",
-                evidence_scope: EvidenceScope = "cumulative", recovery: str = "evidence_or_correct",
+                evidence_scope: EvidenceScope = "cumulative", recovery: Recovery = "evidence_or_correct",
                 ungrounded_threshold: float = 0.75, min_reasoning_labeled: int = 3,
                 answer_evidence_below: int = 1, repeated_queries_threshold: int = 2,
                 recovery_horizon: int | None = None) -> pd.DataFrame:

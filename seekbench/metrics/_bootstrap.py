@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Literal
+from typing import Literal, TypeGuard
 
 import numpy as np
 import pandas as pd
@@ -54,7 +54,8 @@ def cluster_labels(trace_ids: Sequence, question_ids: Sequence | None, *, cluste
 
 
 def bootstrap_sums(columns: np.ndarray, *, n_boot: int = 2000, seed: int | None = 0,
-                   clusters: Sequence | None = None, universe: Sequence | None = None) -> np.ndarray:
+                   clusters: Sequence | np.ndarray | None = None,
+                   universe: Sequence | np.ndarray | None = None) -> np.ndarray:
     """Resampled column sums: ``(n_boot x m)`` array, row b = sum over resample b's traces.
 
     Parameters
@@ -87,11 +88,10 @@ def bootstrap_sums(columns: np.ndarray, *, n_boot: int = 2000, seed: int | None 
     n = cols.shape[0]
     if not np.isfinite(cols).all():
         raise ValueError("bootstrap_sums needs finite columns; mask undefined values first")
-    if clusters is None:
-        clusters = np.arange(n)
-    labels = pd.Index(pd.unique(pd.Series(list(universe) if universe is not None else list(clusters),
+    units: Sequence | np.ndarray = np.arange(n) if clusters is None else clusters
+    labels = pd.Index(pd.unique(pd.Series(list(universe) if universe is not None else list(units),
                                           dtype=object)))
-    codes = labels.get_indexer(pd.Series(list(clusters), dtype=object))
+    codes = labels.get_indexer(pd.Series(list(units), dtype=object))
     if (codes < 0).any():
         raise ValueError("every cluster label must be in the universe")
     n_clusters = len(labels)
@@ -114,7 +114,7 @@ def bootstrap_sums(columns: np.ndarray, *, n_boot: int = 2000, seed: int | None 
 _LAST_DRAW: dict[tuple[int, int, int], tuple[np.ndarray, ...]] = {}
 
 
-def _int_seed(seed: object) -> bool:
+def _int_seed(seed: object) -> TypeGuard[int | np.integer]:
     return isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
 
 
@@ -225,8 +225,8 @@ def percentile_interval(stats: np.ndarray, *, alpha: float = 0.05) -> tuple[floa
 
 def bootstrap_statistic_ci(columns: np.ndarray, statistic: Callable[[np.ndarray], np.ndarray], *,
                            n_boot: int = 2000, seed: int | None = 0, alpha: float = 0.05,
-                           clusters: Sequence | None = None,
-                           universe: Sequence | None = None) -> tuple[float, float]:
+                           clusters: Sequence | np.ndarray | None = None,
+                           universe: Sequence | np.ndarray | None = None) -> tuple[float, float]:
     """Percentile CI of a statistic computed from per-trace column sums.
 
     ``statistic`` maps the ``(B x m)`` resampled sums to B values (vectorised); it is
@@ -253,9 +253,10 @@ def ratio(sums: np.ndarray) -> np.ndarray:
         return np.where(sums[:, 1] > 0, sums[:, 0] / np.where(sums[:, 1] > 0, sums[:, 1], 1.0), np.nan)
 
 
-def bootstrap_ci(values: Sequence[float], denominators: Sequence[float] | None = None, *, n_boot: int = 2000,
-                 seed: int | None = 0, alpha: float = 0.05, clusters: Sequence | None = None,
-                 universe: Sequence | None = None) -> tuple[float, float]:
+def bootstrap_ci(values: Sequence[float] | np.ndarray, denominators: Sequence[float] | np.ndarray | None = None, *,
+                 n_boot: int = 2000, seed: int | None = 0, alpha: float = 0.05,
+                 clusters: Sequence | np.ndarray | None = None,
+                 universe: Sequence | np.ndarray | None = None) -> tuple[float, float]:
     """Percentile bootstrap CI of a mean over traces, or of a ratio of per-trace sums.
 
     Without ``denominators`` the statistic is the mean of ``values`` over the traces where

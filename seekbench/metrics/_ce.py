@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -179,8 +180,8 @@ def _warn(what: str, why: str) -> None:
     warnings.warn(f"{what} is undefined ({why}); returning NaN", UndefinedMetricWarning, stacklevel=3)
 
 
-def _weights(steps: pd.DataFrame, traces: pd.DataFrame, *, aggregate: str, prevalence: str,
-             decision_points: str, evidence_mapping: str, evidence_scope: str,
+def _weights(steps: pd.DataFrame, traces: pd.DataFrame, *, aggregate: CEAggregate, prevalence: Prevalence,
+             decision_points: DecisionPoints, evidence_mapping: EvidenceMapping, evidence_scope: EvidenceScope,
              global_prevalence: Sequence[float] | pd.Series | None) -> np.ndarray | None:
     """The P(E = k) weights of the pooled CE (None: the group's own prevalence or trace CE)."""
     if aggregate != "pooled" or prevalence != "global":
@@ -194,8 +195,9 @@ def _weights(steps: pd.DataFrame, traces: pd.DataFrame, *, aggregate: str, preva
     return weights
 
 
-def _counts(steps: pd.DataFrame, traces: pd.DataFrame, *, decision_points: str, evidence_mapping: str,
-            evidence_scope: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def _counts(steps: pd.DataFrame, traces: pd.DataFrame, *, decision_points: DecisionPoints,
+            evidence_mapping: EvidenceMapping,
+            evidence_scope: EvidenceScope) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The traces used (none when the group has no evidence label), the evidence coverage
     of ``traces``, the decision points of the used traces and their ``[n0..a2]`` counts."""
     cov = observation_label_counts(steps, traces, evidence_mapping=evidence_mapping)
@@ -282,11 +284,11 @@ def answer_calibration(steps: pd.DataFrame, traces: pd.DataFrame, *, aggregate: 
     check_bootstrap_options(n_boot, alpha, cluster)
     if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 0:
         raise UserInputError(f"horizon must be a non-negative integer number of turns, got {horizon!r}")
-    opts = {"decision_points": decision_points, "evidence_mapping": evidence_mapping,
-            "evidence_scope": evidence_scope}
     weights = _weights(steps, traces, aggregate=aggregate, prevalence=prevalence,
-                       global_prevalence=global_prevalence, **opts)
-    tr, cov, points, counts = _counts(steps, traces, **opts)
+                       global_prevalence=global_prevalence, decision_points=decision_points,
+                       evidence_mapping=evidence_mapping, evidence_scope=evidence_scope)
+    tr, cov, points, counts = _counts(steps, traces, decision_points=decision_points,
+                                      evidence_mapping=evidence_mapping, evidence_scope=evidence_scope)
     c = counts.to_numpy()
     per_trace = pd.Series(_trace_ce(c), index=counts.index, name="ce")
     ce = _point_estimate(c, aggregate, weights)
@@ -318,9 +320,9 @@ def answer_calibration(steps: pd.DataFrame, traces: pd.DataFrame, *, aggregate: 
     overconfident = float((answered["e_answer"] < 2).mean()) if n_answered else np.nan
     overcautious = float(comp["overcautious"].mean()) if len(comp) else np.nan
     given = float(comp.loc[comp["reached"], "overcautious"].mean()) if n_reached else np.nan
-    boot = {"n_boot": n_boot, "seed": seed, "alpha": alpha, "clusters": clusters}
-    over_ci = bootstrap_ci(np.where(comp["answered"], (comp["e_answer"] < 2).astype(float), np.nan), **boot)
-    caut_ci = bootstrap_ci(comp["overcautious"].astype(float).to_numpy(), **boot)
+    boot = partial(bootstrap_ci, n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters)
+    over_ci = boot(np.where(comp["answered"], (comp["e_answer"] < 2).astype(float), np.nan))
+    caut_ci = boot(comp["overcautious"].astype(float).to_numpy())
     if not n_answered:
         _warn("overconfident rate", why if not len(tr) else "no answered trace")
     if not len(comp):
@@ -337,7 +339,9 @@ def answer_calibration(steps: pd.DataFrame, traces: pd.DataFrame, *, aggregate: 
         overconfident_rate=overconfident, overcautious_rate=overcautious, overcautious_given_evidence=given,
         accuracy_by_evidence=acc, n_traces=len(tr), n_decision_points=int(c[:, :3].sum()),
         n_answered=n_answered, n_reached_evidence=n_reached, n_traces_all_unlabeled=int(cov["all_unlabeled"].sum()),
-        options={"aggregate": aggregate, "prevalence": prevalence, "horizon": horizon, **opts},
+        options={"aggregate": aggregate, "prevalence": prevalence, "horizon": horizon,
+                 "decision_points": decision_points, "evidence_mapping": evidence_mapping,
+                 "evidence_scope": evidence_scope},
         overconfident_ci=over_ci, overcautious_ci=caut_ci)
 
 
@@ -376,11 +380,12 @@ def calibration_error(steps: pd.DataFrame, traces: pd.DataFrame, *, aggregate: C
     1.0
     """
     _check(aggregate, prevalence, decision_points, evidence_mapping, evidence_scope)
-    opts = {"decision_points": decision_points, "evidence_mapping": evidence_mapping,
-            "evidence_scope": evidence_scope}
     weights = _weights(steps, traces, aggregate=aggregate, prevalence=prevalence,
-                       global_prevalence=global_prevalence, **opts)
-    ce = _point_estimate(_counts(steps, traces, **opts)[3].to_numpy(), aggregate, weights)
+                       global_prevalence=global_prevalence, decision_points=decision_points,
+                       evidence_mapping=evidence_mapping, evidence_scope=evidence_scope)
+    counts = _counts(steps, traces, decision_points=decision_points, evidence_mapping=evidence_mapping,
+                     evidence_scope=evidence_scope)[3]
+    ce = _point_estimate(counts.to_numpy(), aggregate, weights)
     if np.isnan(ce):
         _warn("CE", "no observation has evidence labels" if len(traces) else "no traces")
     return ce

@@ -25,8 +25,9 @@ def run_counts(traces: pd.DataFrame) -> pd.DataFrame:
     """Per (agent, question_id): ``runs`` with known correctness and ``correct`` among them.
 
     >>> t = pd.DataFrame({"agent": ["a"] * 3, "question_id": ["q", "q", "r"], "correct": [True, None, False]})
-    >>> run_counts(t).to_dict("records")
-    [{'agent': 'a', 'question_id': 'q', 'runs': 1, 'correct': 1}, {'agent': 'a', 'question_id': 'r', 'runs': 1, 'correct': 0}]
+    >>> for row in run_counts(t).to_dict("records"): print(row)
+    {'agent': 'a', 'question_id': 'q', 'runs': 1, 'correct': 1}
+    {'agent': 'a', 'question_id': 'r', 'runs': 1, 'correct': 0}
     """
     c = _correct(traces)
     known = traces.assign(_c=c)[c.notna()]

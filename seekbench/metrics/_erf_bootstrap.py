@@ -70,7 +70,7 @@ def erf_at_columns(events: pd.DataFrame, t: float, *,
 
 def recovered_by_ci(events: pd.DataFrame, t: float, *, method: Method = "aalen_johansen", n_boot: int = 2000,
                     seed: int | None = 0, alpha: float = 0.05,
-                    clusters: Sequence | None = None) -> tuple[float, float]:
+                    clusters: Sequence | np.ndarray | None = None) -> tuple[float, float]:
     """Percentile bootstrap CI of ERF(t) resampling whole traces (or clusters of them).
 
     Parameters

@@ -278,7 +278,7 @@ def attribute_groups(table: pd.DataFrame, attribute: str) -> dict[str, pd.Index]
     {'a': [0], 'b': [0, 1]}
     """
     groups: dict[str, list] = {}
-    for idx, attrs in zip(table.index, table["attributes"]):
+    for idx, attrs in zip(table.index, table["attributes"], strict=True):
         if not isinstance(attrs, dict) or attrs.get(attribute) is None:
             continue
         v = attrs[attribute]
@@ -305,13 +305,13 @@ def evidence_set_summary(data: pd.DataFrame | Iterable[dict], *, by: Sequence[st
                                       for k, g in t.groupby(by, sort=True, dropna=False)]
     rows = []
     for key, g in parts:
-        subsets = [(None, g)]
+        subsets: list[tuple[object, pd.DataFrame]] = [(None, g)]
         if attribute is not None:
             subsets = [(v, g.loc[ix]) for v, ix in attribute_groups(g, attribute).items()]
         for value, sub in subsets:
             r = evidence_set_metrics(sub, n=n, b=b)
             c = r.counts
-            row = dict(zip(by, key))
+            row = dict(zip(by, key, strict=True))
             if attribute is not None:
                 row.update(attribute=attribute, value=value)
             row.update({"questions": c["n_questions"], "ACC": r.accuracy,

@@ -67,8 +67,8 @@ class RecoveryComparison:
         """One row: test, statistic, df, p, and n / recovered per group."""
         row = {"test": self.test_name, "statistic": self.statistic, "df": self.df, "p_value": self.p_value,
                "groups": ", ".join(self.groups),
-               "n": ", ".join(f"{g}={k}" for g, k in zip(self.groups, self.n)),
-               "n_recovered": ", ".join(f"{g}={k}" for g, k in zip(self.groups, self.n_recovered))}
+               "n": ", ".join(f"{g}={k}" for g, k in zip(self.groups, self.n, strict=True)),
+               "n_recovered": ", ".join(f"{g}={k}" for g, k in zip(self.groups, self.n_recovered, strict=True))}
         return pd.DataFrame([row])
 
 

@@ -272,7 +272,7 @@ def pass_at_k(n_runs: int | np.ndarray, n_correct: int | np.ndarray, k: int) -> 
                       stacklevel=2)
     flat_n, flat_c, flat_ok = n.reshape(-1), c.reshape(-1), enough.reshape(-1)
     out = np.array([_pass_at_k_one(int(ni), int(ci), int(k)) if ok else np.nan
-                    for ni, ci, ok in zip(flat_n, flat_c, flat_ok)], dtype=float).reshape(n.shape)
+                    for ni, ci, ok in zip(flat_n, flat_c, flat_ok, strict=True)], dtype=float).reshape(n.shape)
     out = np.clip(out, 0.0, 1.0)
     return float(out) if out.ndim == 0 else out
 

@@ -187,7 +187,8 @@ def recovery_events(steps: pd.DataFrame, traces: pd.DataFrame, *,
     stopped = answered & ~by_evidence & ~by_answer
     duration = np.where(by_evidence, hit_t, np.where(answered, answer_t, end_t))
     event = np.where(by_evidence | by_answer, "recovered", np.where(stopped, "stopped", "cut_off"))
-    via = np.where(by_evidence, "evidence", np.where(by_answer, "correct_answer", None))
+    # numpy's stubs take no None as a choice; at run time it makes the object array wanted here.
+    via = np.where(by_evidence, "evidence", np.where(by_answer, "correct_answer", None))  # type: ignore[call-overload]
 
     out = pd.DataFrame({
         "trace_id": tid.to_numpy(),

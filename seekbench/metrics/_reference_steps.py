@@ -48,7 +48,7 @@ import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast, get_args
 
 import numpy as np
 import pandas as pd
@@ -59,7 +59,8 @@ from ..traces._io import iter_jsonl
 from ..traces._normalize import normalize_answer
 
 History = Literal["queries_and_observations", "observations"]
-ROLES = ("intermediate", "answer")
+Role = Literal["intermediate", "answer"]
+ROLES: tuple[str, ...] = get_args(Role)
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ class SkeletonStep:
 
     id: str
     statement: str
-    role: Literal["intermediate", "answer"]
+    role: Role
     evidence: tuple = ()
 
 
@@ -79,8 +80,9 @@ def _step(obj: object, *, file: str, line: int, pos: int) -> SkeletonStep:
     role = obj.get("role", "intermediate")
     role = {"answer_supporting": "answer", "answer-supporting": "answer", "final": "answer"}.get(role, role)
     if role not in ROLES:
-        raise UserInputError(f"role is {role!r}; use intermediate or answer", file=file, line=line, path=f"{where}.role")
-    alts = []
+        raise UserInputError(f"role is {role!r}; use intermediate or answer", file=file, line=line,
+                             path=f"{where}.role")
+    alts: list[str | tuple[str, ...]] = []
     for a in obj.get("evidence") or ():
         if isinstance(a, str) and a.strip():
             alts.append(a)
@@ -89,7 +91,8 @@ def _step(obj: object, *, file: str, line: int, pos: int) -> SkeletonStep:
         else:
             raise UserInputError("evidence alternatives are strings or non-empty lists of strings", file=file,
                                  line=line, path=f"{where}.evidence")
-    return SkeletonStep(str(obj.get("id", f"s{pos + 1}")), obj["statement"], role, tuple(alts))
+    # role is one of ROLES: checked just above.
+    return SkeletonStep(str(obj.get("id", f"s{pos + 1}")), obj["statement"], cast(Role, role), tuple(alts))
 
 
 def load_skeleton(source: str | os.PathLike | Iterable[Mapping]) -> dict[str, list[SkeletonStep]]:
@@ -177,7 +180,7 @@ class RuleMatcher:
     def match_trace(self, trace: Mapping, steps: Sequence[SkeletonStep]) -> dict[str, bool | None]:
         seg = public_history(trace, history=self.history)
         norm = [normalize_answer(s) for s in seg]
-        out = {}
+        out: dict[str, bool | None] = {}
         for st in steps:
             alts = st.evidence or (st.statement,)
             out[st.id] = any(_occurs(a, seg, norm) if isinstance(a, str) else all(_occurs(x, seg, norm) for x in a)
@@ -222,7 +225,7 @@ class ReferenceStepCoverageResult:
         groups = pt.groupby(list(by), sort=True, dropna=False) if by else [((), pt)]
         for key, g in groups:
             key = key if isinstance(key, tuple) else (key,)
-            rows.append({**dict(zip(by, key)), "traces": len(g), "coverage": _mean(g["coverage"]),
+            rows.append({**dict(zip(by, key, strict=True)), "traces": len(g), "coverage": _mean(g["coverage"]),
                          "n_coverage": int(g["coverage"].notna().sum()),
                          "intermediate_coverage": _mean(g["intermediate_coverage"]),
                          "process_score": _mean(g["process_score"]), "reward": _mean(g["reward"]),

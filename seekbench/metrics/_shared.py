@@ -36,7 +36,7 @@ def memo(name: str, frames: tuple, options: tuple, compute: Callable[[], T]) -> 
         return compute()
     key = (name, tuple(id(f) for f in frames), options)
     hit = cache.get(key)
-    if hit is not None and all(a is b for a, b in zip(hit[0], frames)):
+    if hit is not None and all(a is b for a, b in zip(hit[0], frames, strict=True)):
         return hit[1]
     value = compute()
     cache[key] = (frames, value)

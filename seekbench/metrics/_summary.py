@@ -137,7 +137,7 @@ def _erf_entries(fitter: EvidenceRecoveryFitter | None, last: int) -> dict:
     }
 
 
-def _erf_ci(fitter: EvidenceRecoveryFitter | None, traces: pd.DataFrame, method: str, boot: dict) -> list[float]:
+def _erf_ci(fitter: EvidenceRecoveryFitter | None, traces: pd.DataFrame, method: Method, boot: dict) -> list[float]:
     """Bootstrap CI of ERF(8) over the group's whole traces (questions with ``cluster="question"``)."""
     if fitter is None:
         return [float("nan"), float("nan")]
@@ -263,7 +263,7 @@ def summarize(steps: pd.DataFrame, traces: pd.DataFrame, *, by: str | Sequence[s
             fitters.append(fitter)
     ends = traces["last_turn"] if opts.time == "turn" else traces["n_steps"] - 1
     last = max([int(ends.max()) if len(ends) else 0] + [int(f.curve_.index.max()) for f in fitters if f is not None])
-    for group, fitter in zip(groups, fitters):
+    for group, fitter in zip(groups, fitters, strict=True):
         group.update(_erf_entries(fitter, last))
     messages = [f"{msg} [groups: {', '.join(dict.fromkeys(labels))}]" for msg, labels in reasons.items()]
     for m in messages:

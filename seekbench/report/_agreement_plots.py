@@ -100,7 +100,7 @@ def plot_kappa_cost(points: pd.DataFrame, *, field: str = "all (pooled)", score:
         ax.step(cost[front][order], val[front][order], where="post", color="#cb181d", lw=1.2,
                 label="Pareto front (cheaper and better)")
         ax.legend(fontsize=7, loc="lower right")
-    for xi, yi, name, k in zip(x, val, rows["rater"], known):
+    for xi, yi, name, k in zip(x, val, rows["rater"], known, strict=True):
         if math.isfinite(yi):
             ax.annotate(str(name) + ("" if k else " (cost not recorded)"), (xi, yi), fontsize=7,
                         xytext=(4, 4), textcoords="offset points")

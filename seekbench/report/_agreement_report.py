@@ -59,7 +59,7 @@ def agreement_figures(agreement: AgreementAnalysis) -> dict[str, bytes]:
         if not raters:
             continue
         fig, axes = plt.subplots(1, len(raters), figsize=(3.3 * len(raters), 3.9), squeeze=False)
-        for ax, r in zip(axes[0], raters):
+        for ax, r in zip(axes[0], raters, strict=True):
             row = s[(s["rater"] == r) & (s["field"] == f) & (s["step_kind"] == kind)].iloc[0]
             plot_confusion_matrix(result.confusion[(r, f, kind)], ax=ax,
                                   title=f"{r}\nkappa {fmt(row['kappa'])}, AC1 {fmt(row['ac1'])}, n {row['n_compared']}")
@@ -104,7 +104,7 @@ def _ci(row, name: str) -> str:
 def _same_ranking(rankings: pd.DataFrame) -> pd.DataFrame:
     """The rankings table as shown: yes / no, or n/a with the reason (never None)."""
     same = [("yes" if v else "no") if isinstance(v, (bool, np.bool_)) else (note or "n/a")
-            for v, note in zip(rankings["same_ranking"], rankings["note"])]
+            for v, note in zip(rankings["same_ranking"], rankings["note"], strict=True)]
     return rankings.drop(columns="note").assign(same_ranking=same)
 
 

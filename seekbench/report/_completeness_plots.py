@@ -29,7 +29,7 @@ def _groups(table: pd.DataFrame) -> list[tuple[dict, pd.DataFrame]]:
     keys = [c for c in ("agent", "belief") if c in table.columns]
     if not keys:
         return [({}, table)]
-    return [(dict(zip(keys, k if isinstance(k, tuple) else (k,))), g)
+    return [(dict(zip(keys, k if isinstance(k, tuple) else (k,), strict=True)), g)
             for k, g in table.groupby(keys, sort=True, dropna=False)]
 
 

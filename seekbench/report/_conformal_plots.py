@@ -1,4 +1,7 @@
-"""Conformal completeness figures. matplotlib is imported lazily; every function takes ``ax=None`` and returns the Axes."""
+"""Conformal completeness figures.
+
+matplotlib is imported lazily; every function takes ``ax=None`` and returns the Axes.
+"""
 
 from __future__ import annotations
 
@@ -75,7 +78,7 @@ def plot_nonconformity_hist(scores, q_hat: float, ax: Axes | None = None, *, alp
     """
     ax = _axes(ax, figsize=(5.6, 3.8))
     s = np.asarray(scores, dtype=float)
-    ax.hist(s, bins=np.linspace(0, 1, bins + 1), color="#6baed6", edgecolor="white")
+    ax.hist(s, bins=np.linspace(0, 1, bins + 1).tolist(), color="#6baed6", edgecolor="white")
     what = f"q_hat = {q_hat:.3f}" + (f" (1 - alpha = {1 - alpha:g})" if alpha is not None else "")
     ax.axvline(q_hat, color="#cb181d", linewidth=2, label=what)
     ax.set_xlim(0, 1)

@@ -133,7 +133,7 @@ def conformal_section(result) -> tuple[str, str, dict[str, bytes], dict[str, pd.
     tables = conformal_tables(result)
     shown = display_summary(result)
     bins = result.bins.assign(coverage=[_pm(m, s) for m, s in zip(result.bins["coverage"],
-                                                                     result.bins["coverage_std"])],
+                                                                     result.bins["coverage_std"], strict=True)],
                               n=result.bins["n"].round(1))[["estimator", "bin", "n", "coverage"]]
     h = ["<section id='conformal'><h2>Completeness uncertainty (split conformal)</h2>",
          f"<p>{html.escape(_intro(result))}</p>", _table(shown, left=("estimator",)),

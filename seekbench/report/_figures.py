@@ -76,7 +76,7 @@ def plot_evidence_prevalence(table: pd.DataFrame, ax: Axes | None = None) -> Axe
     left = np.zeros(len(table))
     colors = ("#d7301f", "#fdae61", "#1a9850")
     labels = [_short(a) for a in table.index]
-    for k, color in zip(range(3), colors):
+    for k, color in zip(range(3), colors, strict=True):
         vals = table.get(k, pd.Series(0.0, index=table.index)).to_numpy(dtype=float)
         ax.barh(labels, vals, left=left, color=color, label=f"E = {k}")
         left += vals

@@ -30,7 +30,8 @@ def _table(df: pd.DataFrame, left: tuple[str, ...] = ()) -> str:
             f"<tbody>{''.join(rows)}</tbody></table></div>")
 
 
-def render_html(analysis: Analysis, figures: dict[str, bytes], *, explorer: bool = True, sections: Sequence[str] = ()) -> str:
+def render_html(analysis: Analysis, figures: dict[str, bytes], *, explorer: bool = True,
+                sections: Sequence[str] = ()) -> str:
     """The whole report page as a string; ``sections`` are extra HTML sections placed before the options.
 
     With ``explorer`` (explorer.html written beside the page) each agent's audit row and worst traces link into it.

@@ -20,6 +20,7 @@ from ._faults import (
     FaultSpec,
     apply_content_fault,
 )
+from ._prompts import ShippedPrompts, default_policy
 from ._protocol import (
     MOCK_FIELDS_BY_KIND,
     RULE_DERIVED_VALUES,
@@ -35,7 +36,6 @@ from ._protocol import (
     label_steps,
     render_steps_block,
 )
-from ._prompts import ShippedPrompts, default_policy
 from ._server import OpenAIServer
 
 __all__ = [

@@ -124,7 +124,7 @@ class Engine:
 
     @staticmethod
     def _entry(source: str, method: str, path: str, raw: bytes) -> dict[str, Any]:
-        now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
+        now = _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds")
         return {
             "time": now,
             "source": source,
@@ -296,7 +296,7 @@ class Engine:
         payload = {
             "id": "chatcmpl-" + hashlib.sha256(f"{key}|{attempt}".encode()).hexdigest()[:24],
             "object": "chat.completion",
-            "created": int(_dt.datetime.now(_dt.timezone.utc).timestamp()),
+            "created": int(_dt.datetime.now(_dt.UTC).timestamp()),
             "model": request["model"],
             "system_fingerprint": "seekbench-mock",
             "choices": [{
@@ -325,10 +325,10 @@ class Engine:
             self._log(entry)
             return error.status, error.payload(), None
         if fault in ("429", "500", "503"):
-            error = self._transport_reply(fault)
-            entry["status"] = error.status
+            reply = self._transport_reply(fault)
+            entry["status"] = reply.status
             self._log(entry)
-            return error.status, json.loads(error.body), None
+            return reply.status, json.loads(reply.body), None
         if fault in ("drop", "timeout"):
             self._log(entry)
             code = "request_timeout" if fault == "timeout" else "server_error"

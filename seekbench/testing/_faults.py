@@ -60,15 +60,15 @@ class FaultSpec:
         if isinstance(spec, FaultSpec):
             return spec
         if isinstance(spec, Mapping):
-            items = [(str(k), v) for k, v in spec.items()]
+            items: list[tuple[str, float | str]] = [(str(k), v) for k, v in spec.items()]
         else:
             items = []
             for part in str(spec).split(","):
                 part = part.strip()
                 if not part:
                     continue
-                kind, sep, prob = part.partition(":")
-                items.append((kind.strip(), prob.strip() if sep else "1"))
+                kind, sep, given = part.partition(":")
+                items.append((kind.strip(), given.strip() if sep else "1"))
         rules: list[tuple[str, float]] = []
         for kind, raw in items:
             if kind not in FAULT_KINDS:
@@ -99,7 +99,7 @@ class FaultSpec:
         digest = hashlib.sha256(f"{seed}|{key}|{attempt}".encode()).digest()
         rng = random.Random(int.from_bytes(digest[:8], "big"))
         draws = [rng.random() for _ in self.rules]
-        for (kind, prob), draw in zip(self.rules, draws):
+        for (kind, prob), draw in zip(self.rules, draws, strict=True):
             if draw < prob:
                 return kind
         return None

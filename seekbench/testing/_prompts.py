@@ -82,7 +82,10 @@ def seek(text: str) -> str:
     """Two queries of belief words not yet queried, and a self-estimate from a hash of the belief."""
     belief = str(fenced_json(text, BELIEF_BEGIN))
     words = list(dict.fromkeys(w.lower() for w in _WORD.findall(belief)))
-    step = int(re.search(r"Step (\d+)", text).group(1))
+    found = re.search(r"Step (\d+)", text)
+    if found is None:
+        raise ValueError("a seek prompt names its step as 'Step N'")
+    step = int(found.group(1))
     picks = words[(step - 1) * 6:(step - 1) * 6 + 6] or words[:6] or ["overview"]
     queries = [" ".join(picks[:3]), " ".join(picks[3:]) or picks[0]]
     return json.dumps({"reasoning": "scripted by the seekbench mock server", "queries": queries,

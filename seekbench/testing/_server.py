@@ -76,7 +76,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _read_body(self) -> bytes | None:
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            chunks, total = [], 0
+            chunks: list[bytes] = []
+            total = 0
             while True:
                 try:
                     size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)

@@ -87,7 +87,8 @@ def run_synth_beliefs(args: argparse.Namespace) -> int:
                 frame = baseline_estimates(states, views, name, n_folds=args.folds, seed=args.seed)
                 info = {}
             frames.append(frame)
-            out["estimators"].append({"estimator": frame["estimator"].iloc[0], "scored": int(frame["c_hat"].notna().sum()),
+            out["estimators"].append({"estimator": frame["estimator"].iloc[0],
+                                      "scored": int(frame["c_hat"].notna().sum()),
                                       "unscored": int(frame["c_hat"].isna().sum()), **info})
         path = Path(args.estimates) if args.estimates else default_estimates_path(args.output)
         if path.resolve() == Path(args.output).resolve():

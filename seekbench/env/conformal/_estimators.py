@@ -138,7 +138,7 @@ def document_folds(groups, n_folds: int, rng: np.random.Generator) -> np.ndarray
     groups = np.asarray(groups)
     uniq = np.unique(groups)
     perm = rng.permutation(len(uniq))
-    fold_of = dict(zip(uniq[perm], np.arange(len(uniq)) % n_folds))
+    fold_of = dict(zip(uniq[perm], np.arange(len(uniq)) % n_folds, strict=True))
     return np.array([fold_of[g] for g in groups], dtype=int)
 
 
@@ -246,7 +246,8 @@ def read_estimates(path: str | os.PathLike) -> pd.DataFrame:
     from ...traces._io import iter_jsonl
 
     file = str(path)
-    rows, seen, truth = [], set(), {}
+    rows, seen = [], set()
+    truth: dict[str, tuple[str, float]] = {}
     for line, rec in iter_jsonl(path):
         if isinstance(rec, UserInputError):
             raise rec

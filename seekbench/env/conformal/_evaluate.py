@@ -18,7 +18,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -246,7 +246,8 @@ def evaluate_conformal(estimates: pd.DataFrame | None = None, *, alpha: float = 
                 if name in fixed:
                     c_hat = fixed[name]
                 else:
-                    c_hat = _refit(baselines[name], feats, c, docs, cal, rng, n_folds)
+                    # a name not in fixed is one of the baselines: names is built from the two
+                    c_hat = _refit(cast(Mapping[str, object], baselines)[name], feats, c, docs, cal, rng, n_folds)
                 ok = np.isfinite(c_hat)
                 cal_i, test_i = cal & ok, ~cal & ok
                 scores = nonconformity(c[cal_i], c_hat[cal_i])
@@ -312,7 +313,7 @@ def _summary(splits_df, names, c, docs, fixed, baselines, feats, alpha, n_folds,
             c_hat = _refit(baselines[name], feats, c, docs, everything, np.random.default_rng(seed), n_folds)
         ok = np.isfinite(c_hat)
         full[name] = (float(conformal_quantile(nonconformity(c[ok], c_hat[ok]), alpha)), int(ok.sum()))
-    n_uns = {}
+    n_uns: dict[str, int] = {}
     for name, _, n in unscored_rows:
         n_uns[name] = n_uns.get(name, 0) + n
     agg.insert(1, "n_states", len(c))

@@ -163,12 +163,13 @@ def _episode_decisions(trace: dict) -> tuple[int, list[tuple[int, float, float]]
     M = ``env.max_steps`` (at least the number of estimates).
     Returns None when the trace has no completeness at all.
     """
-    env = trace.get("env") or {}
-    meta = trace.get("metadata") or {}
+    env: dict = trace.get("env") or {}
+    meta: dict = trace.get("metadata") or {}
     curve, ests = meta.get("completeness_curve"), meta.get("self_estimates")
     if isinstance(curve, list) and isinstance(ests, list) and len(curve) == len(ests) + 1 and curve:
         decisions = [(t, float(curve[t - 1]), float(e)) for t, e in enumerate(ests, start=1) if e is not None]
-        return len(ests), decisions, float(env.get("final_completeness", curve[-1]))
+        final = env["final_completeness"] if "final_completeness" in env else curve[-1]
+        return len(ests), decisions, float(final)
     decisions, latest, seen_any = [], 0.0, False
     for step in trace.get("steps") or []:
         if step.get("completeness") is not None:
@@ -220,7 +221,10 @@ def evaluate_stopping(traces: Iterable[dict], q_hat: float | Mapping[str, float]
             continue
         n_steps, decisions, final = parsed
         agent = tr.get("agent")
-        q = q_hat.get(agent) if isinstance(q_hat, Mapping) else float(q_hat)
+        if isinstance(q_hat, Mapping):
+            q = q_hat.get(agent) if isinstance(agent, str) else None  # the mapping is keyed by agent name
+        else:
+            q = float(q_hat)
         if q is None:
             no_q.add(agent)
             continue

@@ -23,6 +23,7 @@ import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -285,8 +286,7 @@ def load_corpus_records(path: str | os.PathLike) -> list[dict]:
     except ModuleNotFoundError as e:
         if e.name not in ("seekbench.env._corpus", "seekbench.env"):
             raise
-        load_corpus = None
-    if load_corpus is not None:
+    else:
         return list(load_corpus(path))
     from ...traces._io import iter_jsonl
 
@@ -295,7 +295,7 @@ def load_corpus_records(path: str | os.PathLike) -> list[dict]:
         if isinstance(rec, UserInputError):
             raise rec
         _check_document(rec, file=str(path), line=line)
-        docs.append(rec)
+        docs.append(cast(dict, rec))  # _check_document raised unless rec is a JSON object
     if not docs:
         raise UserInputError("the corpus holds no documents", file=str(path))
     return docs
