@@ -73,7 +73,7 @@ def feed(cache: JudgeCache, job: TraceJob, key: str, comp: Completion, cost: flo
 def replay_cached(cache: JudgeCache, job: TraceJob, *, fresh: set[str] | frozenset = frozenset()) -> None:
     """Advance a job through every request whose completion is already cached (``fresh``: paid this run)."""
     while not job.done:
-        key = job.next_key()
+        key, _ = job.next_request()
         hit = cache.get(key)
         if hit is None:
             return
@@ -115,8 +115,8 @@ class _OnlineRun:
         """Finish one job; False if it had to stop (budget, unreachable endpoint or fatal error) before finishing."""
         s = self.summary
         while not job.done:
-            key = job.next_key()
-            got = await call(self.client, self.template, job.next_body(), key, job.trace_id, self.ctx,
+            key, body = job.next_request()
+            got = await call(self.client, self.template, body, key, job.trace_id, self.ctx,
                              on_retry=self._on_retry)
             if isinstance(got, NoReply):
                 if got.kind == "budget":
@@ -139,7 +139,7 @@ class _OnlineRun:
                 s.cost_usd += got.cost_usd
             await self._durable(functools.partial(feed, self.cache, job, key, got.completion, got.cost_usd,
                                                   from_cache=got.cached))
-            if not got.cached and not job.result.ok:
+            if not got.cached and job.result is not None and not job.result.ok:  # feed set the result
                 s.count_error("invalid_output")
         records = job.records(rater=self.rater)
         await self._durable(self.out.append, records)
@@ -238,7 +238,7 @@ def annotate(traces: str | os.PathLike | Iterable[dict], judge: str | os.PathLik
     summary = AnnotateSummary(judge=cfg.name, output=str(output), mode="batch" if batch else "online",
                               n_traces=len(traces), already_done=len(traces) - len(todo), budget_usd=budget_usd)
     owned = not isinstance(cache, JudgeCache)
-    jc = JudgeCache(cache) if owned else cache
+    jc = cache if isinstance(cache, JudgeCache) else JudgeCache(cache)
     bar = progress_bar(len(todo), f"annotate {cfg.name}", progress)
     try:
         if batch:

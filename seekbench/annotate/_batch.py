@@ -51,15 +51,15 @@ def _new_round(jobs: list[TraceJob], cfg, prices: Prices, budget: Budget, summar
     for job in jobs:
         if job.done:
             continue
-        body = job.next_body()
+        key, body = job.next_request()
         bound = request_cost_bound(body["messages"], cfg.max_tokens, prices, batch=True,
                                    extra_text=json.dumps(body.get("response_format")))
         if not budget.reserve(bound):
             summary.stopped_by_budget = True
             break
         reserved += bound
-        keys[job.next_key()] = body
-        trace_of[job.next_key()] = job.trace_id
+        keys[key] = body
+        trace_of[key] = job.trace_id
     if not keys:
         return None
     return {"judge": cfg.name, "model": cfg.model, "reserved_usd": reserved, "trace_of": trace_of,
@@ -105,7 +105,7 @@ def run_batch(todo: list[dict], cfg, template, cache, out, summary, budget: Budg
                 break
             save_state(path, state)
         cli = cli or BatchClient(cfg, base_url, api_key)
-        bodies = {j.next_key(): j.next_body() for j in jobs if not j.done}
+        bodies = dict(j.next_request() for j in jobs if not j.done)
         for part in state["parts"]:
             if not part.get("merged"):
                 submit_part(cli, path, state, part, bodies)
@@ -132,14 +132,14 @@ def run_batch(todo: list[dict], cfg, template, cache, out, summary, budget: Budg
 def _merge(cli: BatchClient, batch, state: dict, part: dict, jobs: list[TraceJob], cache, cfg, template,
            prices: Prices, summary, line_failures: dict[str, int]) -> float:
     """Store a finished batch's completions in the cache; count its failed or unrun lines. Returns USD spent."""
-    by_key = {j.next_key(): j for j in jobs if not j.done}
+    by_key = {j.next_request()[0]: j for j in jobs if not j.done}
     wanted = set(part["keys"])
     reasons: dict[str, str] = {}
     spent = 0.0
     for line in download_lines(cli, batch.output_file_id) + download_lines(cli, batch.error_file_id):
         key = line.get("custom_id")
         resp = line.get("response") or {}
-        if key not in wanted or key in cache:
+        if not isinstance(key, str) or key not in wanted or key in cache:  # wanted holds only str keys
             continue
         if resp.get("status_code") == 200 and not line.get("error"):
             comp = cli.scrub_completion(completion_from_body(resp["body"], latency_s=None))

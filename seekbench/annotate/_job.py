@@ -1,8 +1,8 @@
 """One trace's way through the judge: ask, check, repair at most N times, then its label records.
 
 :class:`TraceJob` is a small state machine shared by the online annotator
-and the Batch API path: :meth:`TraceJob.next_body` gives the next request
-(None once finished), :meth:`TraceJob.feed` takes its completion,
+and the Batch API path: :meth:`TraceJob.next_request` gives the next request
+and its cache key (while not done), :meth:`TraceJob.feed` takes its completion,
 :meth:`TraceJob.fail` ends it on a request that failed for good, and
 :meth:`TraceJob.records` turns the outcome into annotation records.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .._version import SCHEMA_VERSION
-from ..llm import Completion, cache_key, utc_now
+from ..llm import Completion, JudgeConfig, cache_key, utc_now
 from ..traces._ontology import LABEL_FIELDS
 from ._parse import ParseResult, parse_judge_output
 from ._prompt import PromptTemplate, render_prompt, repair_messages, request_body
@@ -45,7 +45,7 @@ class TraceJob:
     """The judge work for one trace under one judge config and prompt template."""
 
     trace: dict
-    config: object
+    config: JudgeConfig
     template: PromptTemplate
     rules: dict = field(init=False)
     calls: list[CallRecord] = field(default_factory=list)
@@ -80,12 +80,11 @@ class TraceJob:
     def done(self) -> bool:
         return self._done
 
-    def next_body(self) -> dict | None:
-        """The next request body to send (or look up in the cache), or None when finished."""
-        return None if self._done else self._body
-
-    def next_key(self) -> str | None:
-        return None if self._done else cache_key(self.config, self.template, self._body)
+    def next_request(self) -> tuple[str, dict]:
+        """The cache key and body of the next request to send (or look up in the cache); only while not done."""
+        if self._done or self._body is None:  # a job not done always has a body: set on creation or repair
+            raise RuntimeError(f"trace {self.trace_id}: the job is done; it has no request to send")
+        return cache_key(self.config, self.template, self._body), self._body
 
     def feed(self, completion: Completion, *, key: str, cost_usd: float, from_cache: bool) -> ParseResult:
         """Take the completion of the current request; move to done or to the next repair."""
@@ -95,14 +94,17 @@ class TraceJob:
         self.result = result
         if result.ok:
             self._done = True
-        elif self.repairs < self.config.max_repairs:
-            self.errors.append(result.error)
+            return result
+        error = result.error
+        assert error is not None  # parse_judge_output gives a reason with every rejection
+        if self.repairs < self.config.max_repairs:
+            self.errors.append(error)
             self.repairs += 1
-            messages = repair_messages(self.rendered, result.error, repair=self.repairs,
+            messages = repair_messages(self.rendered, error, repair=self.repairs,
                                        max_repairs=self.config.max_repairs)
             self._body = request_body(self.config, messages)
         else:
-            self.errors.append(result.error)
+            self.errors.append(error)
             self._done = True
         return result
 
@@ -124,7 +126,7 @@ class TraceJob:
         """The annotation records of this trace: rule labels, then judge labels or explicit unscored ones."""
         cfg, tid = self.config, self.trace_id
         when = self.calls[-1].created if self.calls else utc_now()
-        rows: list[tuple[int, str, object, str | None, dict]] = []
+        rows: list[tuple[int, str, str | None, str | None, dict]] = []
         for (step, name), rule in self.rules.items():
             prov = {"kind": "rule", "judge": cfg.name, "rule": rule.rule, "time": when, "cost_usd": 0.0}
             if rule.repeat_of is not None:
@@ -148,6 +150,7 @@ class TraceJob:
         for step, spec in sorted(self.rendered.steps.items()):
             for name in spec.required + spec.optional:
                 if status == "labeled":
+                    assert self.result is not None  # "labeled" means a result that is ok
                     if (step, name) not in self.result.labels:
                         continue  # an optional field the judge did not give
                     value = self.result.labels[(step, name)]

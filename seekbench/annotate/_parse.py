@@ -100,7 +100,10 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     out = dict(pairs)
     if len(out) != len(pairs):
         seen: set[str] = set()
-        raise _DuplicateKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
     return out
 
 
@@ -177,6 +180,7 @@ def parse_judge_output(content: str | None, specs: dict[int, StepSpec], *,
         err = best_match(errors)
         return _reject(f"the answer does not follow the output schema at {_json_path(err.absolute_path)}: "
                        f"{_schema_problem(err)}")
+    assert isinstance(doc, dict)  # the output schema passed, and its top level is an object
     labels: dict[tuple[int, str], str | None] = {}
     conflicts: list[tuple[int, str, object]] = []
     seen: set[int] = set()

@@ -150,7 +150,7 @@ class AnswerJudge(ABC):
     async def vote(self, item: AnswerItem, ctx: JudgeContext) -> Vote:
         """This judge's vote on one answer."""
 
-    async def aclose(self) -> None:
+    async def aclose(self) -> None:  # noqa: B027 - a no-op by default: only LLM judges hold connections
         """Release connections (LLM judges)."""
 
 
@@ -177,14 +177,15 @@ class ExactMatchJudge(AnswerJudge):
 JudgeContext = CallContext
 
 #: What a vote says when its request got no reply: (status, reason).
-_NO_REPLY = {"unreachable": ("skipped", "not sent: the endpoint cannot be reached"),
+_NO_REPLY: dict[str, tuple[VoteStatus, str]] = {"unreachable": ("skipped", "not sent: the endpoint cannot be reached"),
              "stopped": ("skipped", "not sent: the run stopped (budget or fatal error)"),
              "budget": ("skipped", "not sent: the budget would be exceeded")}
 
 
 def no_reply_vote(vote: Vote, why: NoReply) -> Vote:
     """``vote`` marked ``skipped`` (not sent) or ``failed`` (the request failed for good), with the reason."""
-    vote.status, vote.reason = _NO_REPLY.get(why.kind, ("failed", f"request_failed: {why.reason}"))
+    failed: tuple[VoteStatus, str] = ("failed", f"request_failed: {why.reason}")
+    vote.status, vote.reason = _NO_REPLY.get(why.kind, failed)
     return vote
 
 
@@ -252,7 +253,11 @@ class LLMAnswerJudge(AnswerJudge):
         return base
 
 
-def load_answer_judge(judge: str | Path | JudgeConfig | AnswerJudge, *, base_url: str | None = None,
+#: What names an answer judge: ``"em"``, a judge name or file, a loaded config, or a judge object.
+AnswerJudgeSpec = str | Path | JudgeConfig | AnswerJudge
+
+
+def load_answer_judge(judge: AnswerJudgeSpec, *, base_url: str | None = None,
                       api_key: str | None = None) -> AnswerJudge:
     """``"em"`` -> :class:`ExactMatchJudge`; a judge name, file or config of kind ``answer`` -> :class:`LLMAnswerJudge`.
 

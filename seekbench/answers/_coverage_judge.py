@@ -48,7 +48,8 @@ DEFAULT_COVERAGE_PROMPT = prompt_path("coverage_v1")
 _PLACEHOLDERS = ("{{QUESTION_BLOCK}}", "{{STATEMENTS_BLOCK}}", "{{HISTORY_BLOCK}}")
 
 
-def load_coverage_template(path: str | Path = DEFAULT_COVERAGE_PROMPT, *, version: str = "coverage_v1") -> PromptTemplate:
+def load_coverage_template(path: str | Path = DEFAULT_COVERAGE_PROMPT, *,
+                           version: str = "coverage_v1") -> PromptTemplate:
     """Read a coverage prompt (system and user parts; the three placeholders once each)."""
     return PromptTemplate.load(path, version=version, placeholders=_PLACEHOLDERS, what="a coverage prompt")
 
@@ -173,4 +174,4 @@ class LLMCoverageMatcher:
             raise ctx.fatal
         self.failed = sum(v.status in ("failed", "skipped") for v in self.votes.values())
         self.first_error = ctx.first_error
-        return {str(t["trace_id"]): r for (t, _), r in zip(pairs, results)}
+        return {str(t["trace_id"]): r for (t, _), r in zip(pairs, results, strict=True)}  # gather: one per pair

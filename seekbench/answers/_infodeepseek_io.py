@@ -43,9 +43,9 @@ import pandas as pd
 
 from .._errors import UserInputError
 from .._version import SCHEMA_VERSION
+from ..traces._evidence_record import EVIDENCE_SET_KEY, evidence_set_table, tri
 from ..traces._io import iter_jsonl
 from ..traces._validate import validate_trace
-from ..traces._evidence_record import EVIDENCE_SET_KEY, evidence_set_table, tri
 
 _NAME = re.compile(r"_result_(?P<lang>zh|en)_(?P<llm>.+?)_(?P<iters>\d+)_(?P<pages>\d+)_wotool_(?:True|False)_"
                    r"(?P<engine>[A-Za-z]+)(?P<aware>_lang_aware)?(?:_(?P<judge>.+)_score)?\.jsonl?$")
@@ -83,7 +83,7 @@ def is_infodeepseek_file(path: str | os.PathLike) -> bool:
     return isinstance(rec, dict) and "result" in rec and ("query_en" in rec or "query_zh" in rec)
 
 
-def _judgment(value: object, *, file: str, line: int, path: str) -> bool | None:
+def _judgment(value: object, *, file: str | None, line: int | None, path: str) -> bool | None:
     try:
         return tri(value)
     except UserInputError as e:
@@ -124,7 +124,7 @@ def infodeepseek_record_to_trace(rec: dict, *, agent: str, lang: str, judge: str
                    "source": {"format": "infodeepseek", "file": file, "line": line, "record_id": qid, "path": None}}
     if "response_score" in rec:
         value = _judgment(rec["response_score"], file=file, line=line, path="$.response_score")
-        detail = {"field": "response_score", "judge": judge}
+        detail: dict[str, object] = {"field": "response_score", "judge": judge}
         if value is None:
             detail["pending"] = True
         trace["correct"] = {"value": value, "source": "source_data", "detail": detail}

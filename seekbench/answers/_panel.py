@@ -40,6 +40,7 @@ from ._answer_judge import (
     EM_JUDGE,
     AnswerItem,
     AnswerJudge,
+    AnswerJudgeSpec,
     JudgeContext,
     Vote,
     load_answer_judge,
@@ -97,8 +98,8 @@ class Panel:
         Asked only when the primaries do not reach a majority; needs at least two primaries.
     """
 
-    judges: Sequence
-    tiebreak: object | None = None
+    judges: Sequence[AnswerJudgeSpec]
+    tiebreak: AnswerJudgeSpec | None = None
     base_url: str | None = None
     api_key: str | None = None
     primaries: list[AnswerJudge] = field(init=False)
@@ -189,8 +190,8 @@ def _may_replace(existing: object, overwrite: Overwrite) -> bool:
     return overwrite != "missing"
 
 
-def judge_answers(traces: str | os.PathLike | Iterable[dict], judges: Sequence | str = (EM_JUDGE,), *,
-                  tiebreak: object | None = None, cache: str | os.PathLike | JudgeCache | None = None,
+def judge_answers(traces: str | os.PathLike | Iterable[dict], judges: Sequence[AnswerJudgeSpec] | str = (EM_JUDGE,),
+                  *, tiebreak: AnswerJudgeSpec | None = None, cache: str | os.PathLike | JudgeCache | None = None,
                   concurrency: int = 8, budget_usd: float | None = None, overwrite: Overwrite = "machine",
                   evidence_set: bool = True, progress: bool | None = False, base_url: str | None = None,
                   api_key: str | None = None) -> AnswerJudgeResult:
@@ -312,7 +313,8 @@ def _collect(out: list[dict], panel: Panel, decisions: list[PanelDecision], kept
               "decided": sum(d.value is not None for d in decisions),
               "unscored": sum(d.value is None and not d.pending for d in decisions),
               "pending": sum(d.pending for d in decisions), "kept": kept, "written": written, "overwrite": overwrite,
-              "kept_sources": kept_sources, "pending_reasons": count_reasons(pending_reason(d) for d in decisions if d.pending)}
+              "kept_sources": kept_sources,
+              "pending_reasons": count_reasons(pending_reason(d) for d in decisions if d.pending)}
     return AnswerJudgeResult(
         traces=out, decisions=df, counts=counts, judges=[j.name for j in panel.primaries],
         tiebreaker=panel.tiebreaker.name if panel.tiebreaker else None, n_compared=len(compared),

@@ -101,7 +101,7 @@ def _from_json(obj: object) -> Verdict | None:
                 values.append(v)
             elif isinstance(v, str):
                 sub = parse_verdict(v)
-                if not sub.scored:
+                if sub.value is None:  # not scored
                     return _unscored(f"JSON field {k!r}: {sub.reason}")
                 values.append(sub.value)
             elif v is None:
@@ -170,7 +170,7 @@ def parse_verdict(text: str | None) -> Verdict:
     first = lines[0]
     lm = _LABEL.match(first.translate(_MARKUP))
     value, word, rest = _lead(lm.group(1) if lm else first)
-    labeled: list[tuple[bool, str]] = []
+    labeled: list[tuple[bool, str | None]] = []  # the word is set whenever the value is
     for ln in lines[1:]:
         lab = _LABEL.match(ln.translate(_MARKUP))
         if lab:

@@ -85,7 +85,10 @@ def format_frame(df: pd.DataFrame) -> str:
     cols = [str(c) for c in df.columns]
     rows = [[_fmt(v) for v in r] for r in df.itertuples(index=False)]
     widths = [max([len(c), *(len(r[i]) for r in rows)]) for i, c in enumerate(cols)]
-    line = lambda r: "  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip()
+
+    def line(r: list[str]) -> str:
+        return "  ".join(x.ljust(w) for x, w in zip(r, widths, strict=True)).rstrip()  # one width per column
+
     return "\n".join([line(cols), line(["-" * w for w in widths]), *(line(r) for r in rows)])
 
 
@@ -133,12 +136,12 @@ def run_coverage(args: argparse.Namespace) -> int:
     if not args.cap >= 0:
         raise UserInputError(f"--cap must be >= 0, got {args.cap}")
     traces = load_any_traces(args)
+    llm: LLMCoverageMatcher | None = None
     if args.judge:
         from ..answers import LLMCoverageMatcher
 
-        matcher = LLMCoverageMatcher(args.judge, cache=args.cache, budget_usd=args.budget_usd, base_url=args.base_url)
-    else:
-        matcher = RuleMatcher(history=args.history)
+        llm = LLMCoverageMatcher(args.judge, cache=args.cache, budget_usd=args.budget_usd, base_url=args.base_url)
+    matcher = llm if llm is not None else RuleMatcher(history=args.history)
     res = reference_step_coverage(traces, args.skeleton, matcher=matcher, cap=args.cap, step_credit=args.step_credit)
     if res.per_trace.empty:
         raise UserInputError("no trace's question is in the skeleton (matched by question_id, then question text)",
@@ -149,11 +152,11 @@ def run_coverage(args: argparse.Namespace) -> int:
         from ..traces._io import write_text
 
         write_text(args.per_trace, res.per_trace.to_csv(index=False))
-    failed = getattr(matcher, "failed", 0)
+    failed = llm.failed if llm is not None else 0  # the offline rule matcher cannot fail
     code = EXIT_FAILURES if failed else EXIT_OK
-    if failed:
+    if llm is not None and failed:
         print(f"seekbench: the coverage judge failed on {failed} trajectories (their statements are left "
-              f"unscored; re-run to retry); first error: {matcher.first_error}", file=sys.stderr)
+              f"unscored; re-run to retry); first error: {llm.first_error}", file=sys.stderr)
     if args.json:
         sys.stdout.write(dumps({"groups": summary.to_dict("records"), "options": res.options,
                                 "traces": len(traces), "no_skeleton": res.no_skeleton, "failed": failed}) + "\n")

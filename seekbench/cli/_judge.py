@@ -38,6 +38,7 @@ def run_list(args: argparse.Namespace) -> int:
     width = max(len(j.name) for j in judges)
     for j in judges:
         if j.kind == "openai":
+            assert j.prices is not None  # list_judges gives every openai judge its prices
             key = f"${j.key_env} {'set' if j.key_set else 'not set'}"
             price = f"${j.prices[0]:g}/${j.prices[1]:g} per Mtok in/out"
             tail = f"{j.model} @ {j.endpoint}; {price}; {key}" + ("; published default" if j.published else "")

@@ -24,6 +24,7 @@ import asyncio
 import json
 import os
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
@@ -50,7 +51,8 @@ PROMPT_VERSION = "seeker_agent_v1"
 BELIEF_BEGIN, BELIEF_END = "<<<BELIEF_JSON", "BELIEF_JSON>>>"
 PLACEHOLDERS = ("{{STEP}}", "{{MAX_STEPS}}", "{{QUERIES_PER_STEP}}", "{{BELIEF_KIND}}", "{{BELIEF_BLOCK}}")
 OUTPUT_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["reasoning", "queries", "self_estimate"],
-                 "properties": {"reasoning": {"type": "string"}, "queries": {"type": "array", "items": {"type": "string"}},
+                 "properties": {"reasoning": {"type": "string"},
+                                "queries": {"type": "array", "items": {"type": "string"}},
                                 "self_estimate": {"type": "number"}}}
 
 
@@ -147,15 +149,17 @@ class LLMAgent:
     def __init__(self, model: str = "gpt-4.1-mini", *, base_url: str | None = None,
                  api_key_env: str = "OPENAI_API_KEY", prompt: str | os.PathLike | None = None,
                  temperature: float | None = 0.0, seed: int | None = None, max_tokens: int = 2048,
-                 max_tokens_param: str = "max_completion_tokens", response_format: str = "json_object",
+                 max_tokens_param: Literal["max_completion_tokens", "max_tokens"] = "max_completion_tokens",
+                 response_format: Literal["json_object", "json_schema"] = "json_object",
                  max_repairs: int = 2, max_attempts: int = 6, timeout_s: float = 120.0, cache=None,
                  name: str | None = None) -> None:
         if response_format not in ("json_object", "json_schema"):
             raise UserInputError(f"unknown response format {response_format!r}; use json_object or json_schema")
         self.template = load_seeker_prompt(prompt)
         self.name = name or f"llm:{model}"
+        assert self.template.path is not None  # PromptTemplate.load records the file it read
         self.config = JudgeConfig(
-            name=self.name, model=model, prompt_path=Path(self.template.path), prompt_version=PROMPT_VERSION,
+            name=self.name, model=model, prompt_path=self.template.path, prompt_version=PROMPT_VERSION,
             price_input_per_mtok=0.0, price_output_per_mtok=0.0, base_url=base_url, api_key_env=api_key_env,
             temperature=temperature, seed=seed, max_tokens=max_tokens, max_tokens_param=max_tokens_param,
             response_format=response_format, max_repairs=max_repairs, max_attempts=max_attempts, timeout_s=timeout_s)
@@ -177,7 +181,8 @@ class LLMAgent:
         if self.config.seed is None:
             decoding["seed"] = int(rng.integers(0, 2**31 - 1))
         fmt = ({"type": "json_object"} if self.config.response_format == "json_object" else
-               {"type": "json_schema", "json_schema": {"name": "seeker_action", "strict": True, "schema": OUTPUT_SCHEMA}})
+               {"type": "json_schema",
+                "json_schema": {"name": "seeker_action", "strict": True, "schema": OUTPUT_SCHEMA}})
         return {"model": self.config.model, "messages": messages, **decoding, "response_format": fmt}
 
     def act(self, belief: Belief, *, step: int, max_steps: int, queries_per_step: int,
@@ -212,7 +217,7 @@ class LLMAgent:
             return (f"\n\nREPAIR {n} of {self.config.max_repairs}: your earlier answer was rejected: {note}\n"
                     "Answer again with one JSON object that follows the format exactly.")
 
-        if self._ctx is None:
+        if self._ctx is None or self._loop is None:  # both made on the first request, both cleared by close
             self._loop = asyncio.new_event_loop()
             self._ctx = CallContext(self.cache, Budget(None), 1, thread_name="seekbench-agent-io")
         got = self._loop.run_until_complete(ask(

@@ -17,13 +17,14 @@ import hashlib
 import json
 import time
 from pathlib import Path
+from typing import Final
 
 from .._errors import UserInputError
 from ..traces import write_text
 from ._provider import redact, resolve_api_key, scrub_completion
 
 TERMINAL = ("completed", "failed", "expired", "cancelled")
-ENDPOINT = "/v1/chat/completions"
+ENDPOINT: Final = "/v1/chat/completions"  # Final: the literal type batches.create wants
 
 
 class BatchClient:

@@ -130,7 +130,7 @@ class JudgeCache:
             names = [d[0] for d in cur.description]
         if row is None:
             return None
-        rec = dict(zip(names, row))
+        rec = dict(zip(names, row, strict=True))  # one name per column
         rec["via_batch"] = bool(rec["via_batch"])
         rec["valid"] = None if rec["valid"] is None else bool(rec["valid"])
         return CachedCompletion(**rec)

@@ -35,7 +35,7 @@ OFFLINE_KINDS = ("rules", "learned")
 LLM_KINDS = ("openai", "answer")
 KINDS = (*LLM_KINDS, *OFFLINE_KINDS)
 
-_OPENAI_KEYS = {
+_OPENAI_KEYS: dict[str, type | tuple[type, ...]] = {
     "name": str, "kind": str, "description": str, "model": str, "base_url": str, "base_url_env": str,
     "api_key_env": str, "temperature": (int, float), "seed": int, "max_tokens": int,
     "max_tokens_param": str, "reasoning_effort": str, "price_input_per_mtok": (int, float),
@@ -45,7 +45,7 @@ _OPENAI_KEYS = {
     "backoff_max_s": (int, float), "poll_interval_s": (int, float), "published": bool,
 }
 #: Keys only an answer judge (``kind = "answer"``) may have.
-_ANSWER_KEYS = {"false_premise_prompt": str, "false_premise_prompt_version": str}
+_ANSWER_KEYS: dict[str, type | tuple[type, ...]] = {"false_premise_prompt": str, "false_premise_prompt_version": str}
 _REQUIRED = ("name", "kind", "model", "prompt", "prompt_version", "price_input_per_mtok",
              "price_output_per_mtok")
 

@@ -173,3 +173,27 @@ def test_mock_policy_answers_validate(shared_traces, template):
         rp = render_prompt(tr, rule_labels(tr), template)
         answer = json.dumps({"labels": label_steps(extract_steps(rp.messages[-1]["content"]))})
         assert parse_judge_output(answer, rp.steps).ok
+
+
+def test_trace_job_repairs_then_stops_with_no_request_left(judge_cfg):
+    from seekbench.annotate._job import INVALID_OUTPUT, TraceJob
+    from seekbench.llm import cache_key
+    from seekbench.llm._provider import completion_from_body
+
+    cfg = judge_cfg.with_overrides(max_repairs=1)
+    template = PromptTemplate.load(cfg.prompt_path, version=cfg.prompt_version)
+    job = TraceJob(make_trace("job-1", 3), cfg, template)
+    key, body = job.next_request()
+    assert key == cache_key(cfg, template, body)
+    bad = completion_from_body({"choices": [{"message": {"content": "not json"}, "finish_reason": "stop"}]})
+    job.feed(bad, key=key, cost_usd=0.0, from_cache=False)
+    # one repair allowed: a new request (the user message gains the repair note), so a new cache key
+    assert not job.done and job.repairs == 1
+    repair_key, repair_body = job.next_request()
+    assert repair_key != key and "REPAIR 1 of 1" in repair_body["messages"][-1]["content"]
+    job.feed(bad, key=repair_key, cost_usd=0.0, from_cache=False)
+    assert job.done and job.status == "unscored" and len(job.errors) == 2
+    with pytest.raises(RuntimeError, match="job-1"):
+        job.next_request()
+    judged = [r for r in job.records(rater="r") if r["provenance"]["kind"] == "judge"]
+    assert judged and all(r["unscored_reason"].startswith(INVALID_OUTPUT) for r in judged)

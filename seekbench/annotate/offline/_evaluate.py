@@ -2,9 +2,9 @@
 
 Agreement is computed per label field and step kind on the steps both sides
 labeled: n, accuracy (raw agreement) and Cohen's kappa
-(:func:`seekbench.agreement.cohen_kappa_score`, the one kappa of the package). Grounding of reasoning steps and of search steps are
-separate rows, never one number. Steps the human labeled but the judge left
-unscored are counted, not compared. A judge is scored on its own decisions
+(:func:`seekbench.agreement.cohen_kappa_score`, the one kappa of the package).
+Grounding of reasoning steps and of search steps are separate rows, never one number.
+Steps the human labeled but the judge left unscored are counted, not compared. A judge is scored on its own decisions
 only: the rule-derived InitialQuery / RepeatQuery labels (``provenance.kind ==
 "rule"``) are left out of its ``search_type`` row and reported in a row of
 their own, as the rule's. Every row says why a number is undefined (``note``).
@@ -29,8 +29,8 @@ import pandas as pd
 
 from ..._errors import UndefinedMetricWarning, UserInputError
 from ...agreement import cohen_kappa_score
-from ._human import LabelMap, question_groups
 from ._context import trace_views
+from ._human import LabelMap, question_groups
 from ._judge import OfflineJudge
 from ._learned import LearnedJudge, fit_learned_model
 

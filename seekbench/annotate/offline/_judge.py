@@ -149,6 +149,7 @@ class OfflineJudge(abc.ABC):
 
     def _record(self, view: StepView, field: str, decision: Decision, source: str, *, rater: str,
                 time: str, model: str) -> dict:
+        prov: dict[str, object]
         if source == "rule":
             prov = {"kind": "rule", "judge": self.name, "model": None, "rule": decision.basis, "time": time}
             if view.rule_label is not None and view.rule_label.repeat_of is not None:

@@ -20,11 +20,13 @@ search-step grounding is only ever ``Grounded``).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from typing import TypedDict
 
 import numpy as np
 import scipy.sparse as sp
@@ -39,8 +41,16 @@ from ._scores import SCORE_NAMES, step_scores
 FORMAT = "seekbench.offline.learned"
 FORMAT_VERSION = 1
 
+class _Params(TypedDict):
+    ngram_max: int
+    min_df: int
+    max_features: int
+    C: float
+    max_iter: int
+
+
 #: Hyperparameters (fixed; not searched on any split).
-PARAMS = {"ngram_max": 2, "min_df": 2, "max_features": 2000, "C": 1.0, "max_iter": 5000}
+PARAMS: _Params = {"ngram_max": 2, "min_df": 2, "max_features": 2000, "C": 1.0, "max_iter": 5000}
 
 
 @dataclass
@@ -59,7 +69,7 @@ class FieldModel:
     coef: list[list[float]]
     intercept: list[float]
     n_train: int
-    class_counts: dict[str, int] = field(default_factory=dict)
+    class_counts: dict[str, int] = dataclasses.field(default_factory=dict)  # `field` is an attribute here
 
     def features(self, texts: Sequence[str], scores: np.ndarray) -> sp.csr_matrix:
         """The feature matrix: l2-normalised sublinear TF-IDF of ``texts`` then standardised ``scores``."""
@@ -177,7 +187,7 @@ class LearnedModel:
         write_text(path, json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":")) + "\n")
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "LearnedModel":
+    def load(cls, path: str | os.PathLike) -> LearnedModel:
         """Read a model written by :meth:`save`. JSON only: loading never executes code from the file."""
         from ...traces._io import read_text
 
@@ -190,7 +200,7 @@ class LearnedModel:
         return cls.from_dict(obj, file=file)
 
     @classmethod
-    def from_dict(cls, obj: object, *, file: str | None = None) -> "LearnedModel":
+    def from_dict(cls, obj: object, *, file: str | None = None) -> LearnedModel:
         if not isinstance(obj, dict) or obj.get("format") != FORMAT:
             raise UserInputError(f"not a learned-judge model (expected format {FORMAT!r}); "
                                  "train one with `seekbench judge train`", file=file)
@@ -252,14 +262,14 @@ def fit_learned_model(traces: list[dict], labels: LabelMap, *, seed: int = 0,
     for kind in SCORE_NAMES:
         for f in applicable_fields(kind):
             key = LearnedModel.key(kind, f)
-            views, ys = examples.get((kind, f), ([], []))
+            field_views, ys = examples.get((kind, f), ([], []))
             classes = sorted(set(ys))
             if len(classes) < 2:
                 seen = f"only {classes[0]!r}" if classes else "none"
                 unsupported[key] = (f"no learned classifier for {f} on {kind} steps: the training labels "
                                     f"have fewer than two classes ({len(ys)} labeled, {seen})")
                 continue
-            fields[key] = fit_field_model(kind, f, views, ys, seed=seed)
+            fields[key] = fit_field_model(kind, f, field_views, ys, seed=seed)
     return LearnedModel(fields=fields, unsupported=unsupported)
 
 
@@ -290,15 +300,10 @@ class LearnedJudge(OfflineJudge):
         if m is None:
             reason = self.model.unsupported.get(key, f"the model has no classifier for {field} on {kind} steps")
             return [Decision(None, reason=reason) for _ in views]
-        out: list[Decision | None] = [None] * len(views)
-        todo = []
-        for i, v in enumerate(views):
-            if v.is_empty:
-                out[i] = Decision(None, reason=f"{kind} step has no text to judge")
-            else:
-                todo.append(i)
+        todo = [i for i, v in enumerate(views) if not v.is_empty]
+        predicted: dict[int, str] = {}
         if todo:
             texts, scores = _view_inputs([views[i] for i in todo], m.score_names)
-            for i, label in zip(todo, m.predict(texts, scores), strict=True):
-                out[i] = Decision(label, basis=f"logistic-regression:{key}")
-        return out
+            predicted = dict(zip(todo, m.predict(texts, scores), strict=True))
+        return [Decision(None, reason=f"{kind} step has no text to judge") if v.is_empty
+                else Decision(predicted[i], basis=f"logistic-regression:{key}") for i, v in enumerate(views)]
