@@ -33,7 +33,7 @@ from ..llm import (
     load_judge_config,
     progress_bar,
 )
-from ..traces._read import read_traces
+from ..traces import read_traces
 from ._job import ABSTAINED, OVER_CONTEXT, TraceJob
 from ._output import AnnotationOutput
 from ._summary import AnnotateSummary

@@ -10,7 +10,7 @@ import sys
 import time
 
 from .._errors import EXIT_FAILURES, EXIT_OK, UserInputError
-from ..traces._io import dumps
+from .._io import dumps
 
 DESCRIPTION = """\
 The seeking environment (SeekerGym): an agent sees a document's title and abstract and
@@ -217,9 +217,9 @@ def run_build(args: argparse.Namespace) -> int:
 
 
 def run_episodes_cmd(args: argparse.Namespace) -> int:
+    from .._io import write_jsonl
     from ..env import BELIEFS, completeness_summary, run_episodes
-    from ..traces._io import write_jsonl
-    from ..report._tables import fmt
+    from ..report import fmt
 
     beliefs = _split(args.belief) or ["deduplicated"]
     bad = [b for b in beliefs if b not in BELIEFS]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..traces._io import dumps
+from .._io import dumps
 
 
 def register(sub) -> None:

@@ -81,7 +81,7 @@ def run_train(args: argparse.Namespace) -> int:
     out = Path(args.output)
     model.save(out)
     card = out.with_name(out.stem + ".card.md")
-    from ...traces._io import write_text
+    from ..._io import write_text
 
     write_text(card, model_card_markdown(model))
     print(f"trained {len(model.fields)} classifiers on {len(traces)} traces ({len(labels)} labels); "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from ..._version import __version__
-from ...labels._annotation_set import utc_now
+from ...llm import utc_now
 from ._evaluate import cross_validate_learned, format_number
 from ._human import LabelMap, question_groups, training_data_sha256
 from ._learned import FORMAT, PARAMS, LearnedModel, fit_learned_model
