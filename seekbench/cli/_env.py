@@ -1,6 +1,6 @@
 """``seekbench env build-corpus|run|theta``: the seeking environment (SeekerGym) from the command line.
 
-``synth-beliefs`` is added by :func:`seekbench.env.conformal.register_env_cli` when that exists.
+``synth-beliefs`` is added by :func:`seekbench.env.conformal.register_env_cli`.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import time
 
 from .._errors import EXIT_FAILURES, EXIT_OK, UserInputError
 from .._io import dumps
+from ..env.conformal import register_env_cli
 
 DESCRIPTION = """\
 The seeking environment (SeekerGym): an agent sees a document's title and abstract and
@@ -132,19 +133,7 @@ def register(sub) -> None:
 
 def _register_conformal(esub) -> None:
     """Let the conformal half add ``synth-beliefs`` (``seekbench.env.conformal.register_env_cli``)."""
-    try:
-        from ..env import conformal
-    except ModuleNotFoundError as e:
-        if e.name != "seekbench.env.conformal":
-            raise
-        return
-    hook = getattr(conformal, "register_env_cli", None)
-    if hook is None:
-        try:
-            from ..env.conformal._cli import register_env_cli as hook
-        except ImportError:
-            return
-    hook(esub)
+    register_env_cli(esub)
 
 
 def _split(values: list[str] | None) -> list[str]:
