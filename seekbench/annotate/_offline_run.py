@@ -13,12 +13,11 @@ import time
 
 from ._output import AnnotationOutput
 from ._summary import AnnotateSummary
+from .offline import load_offline_judge
 
 
 def annotate_offline(traces: list[dict], table: dict, output, *, rater: str | None, start: float) -> AnnotateSummary:
     """Label ``traces`` with the offline judge described by ``table`` (a judge file's contents)."""
-    from .offline import load_offline_judge  # lazy: judge evaluation inside it imports agreement (moves up in step 3)
-
     judge = load_offline_judge(table)
     rater = rater or judge.name
     out = AnnotationOutput(output, rater=rater)
