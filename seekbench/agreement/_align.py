@@ -6,7 +6,7 @@ import pandas as pd
 
 from .._errors import UserInputError
 from ..labels import AnnotationSet
-from ..traces._ontology import LABEL_FIELDS, LABEL_VALUES, canonical_field, canonical_value
+from ..traces import LABEL_FIELDS, LABEL_VALUES, canonical_field, canonical_value
 
 #: Label fields the agreement tables cover, in this order (``correct`` is the answer's).
 FIELDS = (*LABEL_FIELDS, "correct")

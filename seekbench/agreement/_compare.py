@@ -110,7 +110,7 @@ class AgreementResult:
     strata: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        """JSON-ready (NaN stays NaN here; ``seekbench.traces._io.dumps`` writes it as null)."""
+        """JSON-ready (NaN stays NaN here; ``seekbench._io.dumps`` writes it as null)."""
         out = {
             "reference": self.reference, "raters": self.raters, "fields": self.fields,
             "strata": [{"field": f, "step_kind": k} for f, k in self.strata],

@@ -17,8 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
-from ..metrics import bootstrap_sums, percentile_interval
-from ..metrics._bootstrap import check_bootstrap_options
+from ..metrics import bootstrap_sums, check_bootstrap_options, percentile_interval
 
 
 def is_missing(value: object) -> bool:

@@ -21,18 +21,18 @@ import pandas as pd
 from .._errors import UndefinedMetricWarning
 from ..labels import AnnotationSet
 from ..metrics import (
+    RECOVERED_BY,
     MetricOptions,
     bootstrap_sums,
     ce_columns,
+    check_bootstrap_options,
     erf_columns,
     evidence_prevalence,
     percentile_interval,
     rqi_columns,
     summarize,
 )
-from ..metrics._bootstrap import check_bootstrap_options
-from ..metrics._summary import RECOVERED_BY
-from ..traces._tables import attach_labels, build_tables
+from ..traces import attach_labels, build_tables
 from ._align import rater_sets
 
 #: The metrics compared, their summarize key, and whether higher is better.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..labels import AnnotationSet
-from ..traces._ontology import FIELDS_BY_KIND, STEP_KINDS
+from ..traces import FIELDS_BY_KIND, STEP_KINDS
 
 #: The row that pools every stratum (stratified: each keeps its own chance agreement).
 POOLED_FIELD = "all (pooled)"

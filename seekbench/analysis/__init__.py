@@ -10,6 +10,17 @@ from ._analyze import analyze
 from ._audit import analyze_audit
 from ._completeness import analyze_completeness
 from ._explorer_data import AUDIT_OPTION_DEFAULTS, ExplorerData, explorer_data, flag_definitions
+from ._judge_eval import (
+                      CVResult,
+                      agreement_summary,
+                      agreement_table,
+                      cross_validate_learned,
+                      evaluate_judge,
+                      format_number,
+                      grouped_folds,
+                      kappa_score,
+)
+from ._judge_train import model_card_markdown, train_learned_model
 from ._outcome import analyze_outcome, correctness_sources, panel_table
 from ._process import analyze_process
 from ._result import (
@@ -29,12 +40,15 @@ __all__ = [
     "AgreementAnalysis",
     "Analysis",
     "AuditAnalysis",
+    "CVResult",
     "CompletenessAnalysis",
     "ExplorerData",
     "OutcomeAnalysis",
     "ProcessAnalysis",
     "Provenance",
     "agreement_analysis",
+    "agreement_summary",
+    "agreement_table",
     "analyze",
     "analyze_agreement",
     "analyze_audit",
@@ -42,8 +56,15 @@ __all__ = [
     "analyze_outcome",
     "analyze_process",
     "correctness_sources",
+    "cross_validate_learned",
+    "evaluate_judge",
     "explorer_data",
     "flag_definitions",
+    "format_number",
+    "grouped_folds",
     "kappa_cost_table",
+    "kappa_score",
+    "model_card_markdown",
     "panel_table",
+    "train_learned_model",
 ]

@@ -34,8 +34,8 @@ from ..llm import (
     store,
     submit_part,
 )
-from ._annotator import replay_cached, tally
 from ._job import TraceJob
+from ._replay import replay_cached, tally
 
 
 def state_path_for(output) -> Path:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .._version import SCHEMA_VERSION
 from ..llm import Completion, JudgeConfig, cache_key, utc_now
-from ..traces._ontology import LABEL_FIELDS
+from ..traces import LABEL_FIELDS
 from ._parse import ParseResult, parse_judge_output
 from ._prompt import PromptTemplate, render_prompt, repair_messages, request_body
 from ._rules_derived import rule_labels

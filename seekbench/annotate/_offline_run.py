@@ -11,18 +11,13 @@ from __future__ import annotations
 
 import time
 
-from .._errors import UserInputError
 from ._output import AnnotationOutput
 from ._summary import AnnotateSummary
+from .offline import load_offline_judge
 
 
 def annotate_offline(traces: list[dict], table: dict, output, *, rater: str | None, start: float) -> AnnotateSummary:
     """Label ``traces`` with the offline judge described by ``table`` (a judge file's contents)."""
-    try:
-        from .offline import load_offline_judge
-    except ImportError as e:
-        raise UserInputError(f"offline judge {table.get('name')!r} (kind {table['kind']!r}) is not available in "
-                             f"this installation ({e})", file=table.get("path")) from e
     judge = load_offline_judge(table)
     rater = rater or judge.name
     out = AnnotationOutput(output, rater=rater)

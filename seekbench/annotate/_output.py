@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .._errors import UserInputError
-from ..traces._io import atomic_writer, dumps
+from .._io import atomic_writer, dumps
 from ._job import REQUEST_FAILED
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..traces._normalize import normalize_query
+from ..traces import normalize_query
 
 RULE_FIRST_SEARCH = "first_search"
 RULE_REPEAT_QUERY = "repeat_normalized_query"

@@ -16,13 +16,7 @@ result and score files as canonical traces with an evidence set in
 True
 """
 
-from ..traces._evidence_record import (
-                            EVIDENCE_COLUMNS,
-                            EVIDENCE_SET_KEY,
-                            evidence_set_of,
-                            evidence_set_table,
-                            is_false_premise,
-)
+from ..traces import EVIDENCE_COLUMNS, EVIDENCE_SET_KEY, evidence_set_of, evidence_set_table, is_false_premise
 from ._answer_judge import (
                             EM_JUDGE,
                             AnswerItem,

@@ -41,7 +41,7 @@ from ..llm import (
     neutralise,
     utc_now,
 )
-from ..traces._answers import exact_match_score
+from ..traces import exact_match_score
 from ._verdict import Verdict, parse_verdict
 
 #: The built-in offline judge's name.

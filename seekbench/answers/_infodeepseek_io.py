@@ -42,10 +42,9 @@ from pathlib import Path
 import pandas as pd
 
 from .._errors import UserInputError
+from .._io import iter_jsonl
 from .._version import SCHEMA_VERSION
-from ..traces._evidence_record import EVIDENCE_SET_KEY, evidence_set_table, tri
-from ..traces._io import iter_jsonl
-from ..traces._validate import validate_trace
+from ..traces import EVIDENCE_SET_KEY, evidence_set_table, tri, validate_trace
 
 _NAME = re.compile(r"_result_(?P<lang>zh|en)_(?P<llm>.+?)_(?P<iters>\d+)_(?P<pages>\d+)_wotool_(?:True|False)_"
                    r"(?P<engine>[A-Za-z]+)(?P<aware>_lang_aware)?(?:_(?P<judge>.+)_score)?\.jsonl?$")

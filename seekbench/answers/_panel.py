@@ -34,8 +34,7 @@ import pandas as pd
 
 from .._errors import UserInputError
 from ..llm import JudgeCache, call_context, progress_bar, utc_now
-from ..traces._evidence_record import EVIDENCE_SET_KEY, evidence_set_of, is_false_premise
-from ..traces._read import read_traces
+from ..traces import EVIDENCE_SET_KEY, evidence_set_of, is_false_premise, read_traces
 from ._answer_judge import (
     EM_JUDGE,
     AnswerItem,

@@ -8,7 +8,7 @@ import sys
 import warnings
 
 from .._errors import UndefinedMetricWarning, UserInputError
-from ..traces._io import dumps
+from .._io import dumps
 from ._inputs import add_input_arguments, read_input, report_skipped
 from ._metrics import add_metric_options, metric_options
 
@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
                                      options=options)
     if args.output:
         from ..analysis import agreement_analysis
-        from ..report._agreement_report import write_agreement_report
+        from ..report import write_agreement_report
 
         files = write_agreement_report(agreement_analysis(result), args.output)
         from ..report import record_written

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from .._errors import EXIT_FAILURES, EXIT_OK, UserInputError
-from ..traces._io import dumps
+from .._io import dumps
 from ._inputs import add_input_arguments, read_input
 
 DESCRIPTION = """\

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from .._errors import UserInputError
-from ..traces._io import dumps
+from .._io import dumps
 
 
 def register(sub) -> None:

@@ -8,7 +8,7 @@ import sys
 import warnings
 
 from .._errors import SeekbenchWarning, UserInputError
-from ..traces._io import dumps
+from .._io import dumps
 
 DESCRIPTION = """\
 Calibrate completeness estimates by split conformal prediction (docs/conformal.md) and
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         read_estimates,
         summarize_stopping,
     )
-    from ..report._conformal_section import write_conformal_report
+    from ..report import write_conformal_report
 
     estimates = read_estimates(args.estimates)
     if args.only:

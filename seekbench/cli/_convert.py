@@ -7,12 +7,10 @@ import os
 from collections.abc import Iterator
 
 from .._errors import UserInputError
+from .._io import paused_gc
 from ..labels import AnnotationSet
-from ..traces import write_jsonl
-from ..traces._io import paused_gc
-from ..traces._read import ReadResult, _valid_traces, importer_options
-from ..traces.importers import detect_format, importer_for
-from ..traces.importers._parquet import write_parquet
+from ..traces import ReadResult, importer_options, valid_traces, write_jsonl
+from ..traces.importers import detect_format, importer_for, write_parquet
 from ._inputs import add_input_arguments, import_options, report_import, report_skipped
 
 TARGETS = ("jsonl", "parquet")
@@ -102,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
 
     def traces() -> Iterator[dict]:
         n = 0
-        for tr in _valid_traces(args.files, read, format=args.format, skip_invalid=args.skip_invalid,
+        for tr in valid_traces(args.files, read, format=args.format, skip_invalid=args.skip_invalid,
                                 **import_options(args)):
             n += 1
             if label_traces is not None:

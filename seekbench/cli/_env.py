@@ -1,6 +1,6 @@
 """``seekbench env build-corpus|run|theta``: the seeking environment (SeekerGym) from the command line.
 
-``synth-beliefs`` is added by :func:`seekbench.env.conformal.register_env_cli` when that exists.
+``synth-beliefs`` is added by :func:`seekbench.env.conformal.register_env_cli`.
 """
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable
 
 from .._errors import EXIT_FAILURES, EXIT_OK, UserInputError
-from ..traces._io import dumps
+from .._io import dumps
+from ..env.conformal import register_env_cli
 
 DESCRIPTION = """\
 The seeking environment (SeekerGym): an agent sees a document's title and abstract and
@@ -133,20 +133,7 @@ def register(sub) -> None:
 
 def _register_conformal(esub) -> None:
     """Let the conformal half add ``synth-beliefs`` (``seekbench.env.conformal.register_env_cli``)."""
-    try:
-        from ..env import conformal
-    except ModuleNotFoundError as e:
-        if e.name != "seekbench.env.conformal":
-            raise
-        return
-    hook: Callable[..., None] | None = getattr(conformal, "register_env_cli", None)
-    if hook is None:
-        try:
-            from ..env.conformal._cli import register_env_cli
-        except ImportError:
-            return
-        hook = register_env_cli
-    hook(esub)
+    register_env_cli(esub)
 
 
 def _split(values: list[str] | None) -> list[str]:
@@ -219,9 +206,9 @@ def run_build(args: argparse.Namespace) -> int:
 
 
 def run_episodes_cmd(args: argparse.Namespace) -> int:
+    from .._io import write_jsonl
     from ..env import BELIEFS, completeness_summary, run_episodes
-    from ..report._tables import fmt
-    from ..traces._io import write_jsonl
+    from ..report import fmt
 
     beliefs = _split(args.belief) or ["deduplicated"]
     bad = [b for b in beliefs if b not in BELIEFS]

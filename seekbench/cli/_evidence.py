@@ -9,7 +9,7 @@ import sys
 import pandas as pd
 
 from .._errors import EXIT_FAILURES, EXIT_OK, UserInputError
-from ..traces._io import dumps
+from .._io import dumps
 from ._inputs import add_input_arguments
 from ._judge_answers import load_any_traces
 
@@ -94,7 +94,7 @@ def format_frame(df: pd.DataFrame) -> str:
 
 def run_evidence(args: argparse.Namespace) -> int:
     from ..answers import evidence_set_table
-    from ..metrics._evidence_set import evidence_set_summary
+    from ..metrics import evidence_set_summary
 
     if args.n < 1:
         raise UserInputError(f"--n must be >= 1, got {args.n}")
@@ -149,7 +149,7 @@ def run_coverage(args: argparse.Namespace) -> int:
     by = () if args.by == "none" else (args.by,)
     summary = res.summary(by)
     if args.per_trace:
-        from ..traces._io import write_text
+        from .._io import write_text
 
         write_text(args.per_trace, res.per_trace.to_csv(index=False))
     failed = llm.failed if llm is not None else 0  # the offline rule matcher cannot fail

@@ -12,8 +12,7 @@ import pandas as pd
 
 from .._errors import SeekbenchWarning, UserInputError
 from ..labels import AnnotationSet, load_annotations
-from ..traces import attach_labels, available_formats, build_tables, read_traces
-from ..traces._read import ReadResult, read_tables
+from ..traces import ReadResult, attach_labels, available_formats, build_tables, read_tables, read_traces
 
 
 def add_input_arguments(p: argparse.ArgumentParser, *, files_required: bool = True) -> None:

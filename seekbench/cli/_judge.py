@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..traces._io import dumps
+from .._io import dumps
 
 
 def register(sub) -> None:
@@ -16,9 +16,9 @@ def register(sub) -> None:
     lp = jsub.add_parser("list", help="the judges found, with model, endpoint, prices and whether a key is set")
     lp.add_argument("--json", action="store_true", help="print one JSON array")
     lp.set_defaults(run=run_list)
-    from ..annotate import offline
+    from ._judge_offline import register_cli
 
-    offline.register_cli(jsub)
+    register_cli(jsub)
 
 
 def run_list(args: argparse.Namespace) -> int:

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from .._errors import EXIT_FAILURES, EXIT_OK, UserInputError
-from ..traces._io import dumps
+from .._io import dumps
 from ._inputs import add_input_arguments, read_input, report_skipped
 
 DESCRIPTION = """\
@@ -86,8 +86,8 @@ def load_any_traces(args: argparse.Namespace) -> list[dict]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .._io import write_jsonl, write_text
     from ..answers import judge_answers
-    from ..traces._io import write_jsonl, write_text
 
     if args.concurrency < 1:
         raise UserInputError(f"--concurrency must be >= 1, got {args.concurrency}")

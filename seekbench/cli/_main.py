@@ -9,8 +9,22 @@ from collections.abc import Sequence
 
 from .._errors import SeekbenchWarning, UndefinedMetricWarning, UserInputError
 from .._version import SCHEMA_VERSION, __version__
-from . import (_agree, _annotate, _cache, _conformal, _convert, _env, _evidence, _explore, _export_labels,
-               _import_labels, _judge, _judge_answers, _metrics, _validate)
+from . import (
+    _agree,
+    _annotate,
+    _cache,
+    _conformal,
+    _convert,
+    _env,
+    _evidence,
+    _explore,
+    _export_labels,
+    _import_labels,
+    _judge,
+    _judge_answers,
+    _metrics,
+    _validate,
+)
 
 COMMANDS = (_validate, _convert, _metrics, _annotate, _judge, _judge_answers, _cache, _agree, _evidence, _env,
             _conformal, _explore, _export_labels, _import_labels)
@@ -70,7 +84,7 @@ FILE_OUTPUTS = (("decisions", "--decisions"), ("labels_out", "--labels-out"), ("
 
 def check_outputs(args: argparse.Namespace) -> None:
     """Every path the command will write is checked before any work: one line and exit 2 if unwritable."""
-    from ..traces._io import check_output
+    from .._io import check_output
 
     if getattr(args, "output", None):
         check_output(args.output, directory=args.command in DIRECTORY_OUTPUTS)

@@ -7,8 +7,8 @@ import math
 import sys
 
 from .._errors import UserInputError
+from .._io import dumps
 from ..metrics import MetricOptions
-from ..traces._io import dumps
 from ._inputs import add_input_arguments, add_label_arguments, load_input
 
 BY_CHOICES = {"agent": ("agent",), "dataset": ("dataset",), "agent,dataset": ("agent", "dataset")}

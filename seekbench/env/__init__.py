@@ -12,7 +12,7 @@ above theta; completeness is the share of the document's passages retrieved
 ...                       embedder=make_embedder("tfidf"), max_steps=10)  # doctest: +SKIP
 """
 
-from ._agents import SCRIPTED_AGENTS, Action, Agent, KeyphraseAgent, SentenceAgent, keyphrases, make_agent
+from ._agents import SCRIPTED_AGENTS, Action, Agent, KeyphraseAgent, SentenceAgent, keyphrases
 from ._beliefs import BELIEFS, Belief, Gap, QueryRecord, build_belief, missing_placeholder
 from ._completeness import (
     CompletenessCurves,
@@ -47,6 +47,7 @@ from ._embedders import (
 )
 from ._episode import episode_id, fit_embedder, run_episode, run_episodes
 from ._llm_agent import LLMAgent, load_seeker_prompt, parse_agent_output
+from ._make_agent import make_agent
 from ._markup import ParsedDocument, parse_html, parse_markdown
 from ._retrieval import DocumentIndex, Hit, RetrievalState, retrieve
 from ._theta import THETA_COLUMNS, default_thetas, theta_sweep

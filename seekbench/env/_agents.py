@@ -34,7 +34,6 @@ from typing import Protocol
 
 import numpy as np
 
-from .._errors import UserInputError
 from ._beliefs import Belief
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*[A-Za-z0-9]|[A-Za-z]")
@@ -290,24 +289,3 @@ class SentenceAgent(_ScriptedAgent):
 
 
 SCRIPTED_AGENTS: dict[str, type[_ScriptedAgent]] = {"keyphrase": KeyphraseAgent, "sentence": SentenceAgent}
-
-
-def make_agent(spec: str, **llm_options) -> Agent:
-    """An agent from a name: ``keyphrase``, ``sentence``, or ``llm`` / ``llm:MODEL`` (options: :class:`LLMAgent`).
-
-    Raises
-    ------
-    UserInputError
-        An unknown name.
-    """
-    head, _, arg = spec.partition(":")
-    if head in SCRIPTED_AGENTS and not arg:
-        return SCRIPTED_AGENTS[head]()
-    if head == "llm":
-        from ._llm_agent import LLMAgent
-
-        if arg:
-            llm_options["model"] = arg
-        return LLMAgent(**llm_options)
-    raise UserInputError(f"unknown agent {spec!r}; use {', '.join(SCRIPTED_AGENTS)} (scripted, no LLM) "
-                         "or llm[:MODEL] (an OpenAI-compatible endpoint)")

@@ -23,9 +23,9 @@ from typing import Literal, cast
 from jsonschema.exceptions import best_match
 
 from .._errors import UserInputError
+from .._io import iter_jsonl, read_text, write_jsonl
 from .._schemas import validator
-from ..traces._io import iter_jsonl, read_text, write_jsonl
-from ..traces._validate import json_path
+from ..traces import json_path
 from ._markup import ParsedDocument, parse_html, parse_markdown
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown")

@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 
 from .._errors import UserInputError
-from ..traces._validate import validate_trace
+from ..traces import validate_trace
 from ._beliefs import BELIEFS, QueryRecord, build_belief
 from ._corpus import goal_passages
 from ._retrieval import DocumentIndex, RetrievalState

@@ -15,12 +15,11 @@ from typing import Any, cast
 import pandas as pd
 
 from .._errors import UserInputError
+from .._io import iter_jsonl, write_jsonl
 from .._schema_version import check_schema_version
 from .._schemas import validator
 from .._version import SCHEMA_VERSION
-from ..traces._io import iter_jsonl, write_jsonl
-from ..traces._ontology import LABEL_FIELDS, canonical_field, canonical_value
-from ..traces._validate import json_path
+from ..traces import LABEL_FIELDS, canonical_field, canonical_value, json_path
 
 COLUMNS = ["trace_id", "step", "field", "value", "unscored_reason", "rater", "provenance"]
 _MAX_STEP = 2**63 - 1

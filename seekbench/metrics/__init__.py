@@ -3,7 +3,14 @@
 import warnings as _warnings
 
 from ._audit import AUDIT_COLUMNS, FLAG_DEFINITIONS, FLAGS, audit_flag_rates, trace_audit, worst_traces
-from ._bootstrap import bootstrap_ci, bootstrap_statistic_ci, bootstrap_sums, cluster_labels, percentile_interval
+from ._bootstrap import (
+    bootstrap_ci,
+    bootstrap_statistic_ci,
+    bootstrap_sums,
+    check_bootstrap_options,
+    cluster_labels,
+    percentile_interval,
+)
 from ._ce import CalibrationResult, answer_calibration, calibration_error, evidence_prevalence
 from ._decisions import decision_point_table, held_evidence
 from ._efficiency import efficiency_table, pass_at_k_by_agent, run_counts
@@ -43,19 +50,20 @@ from ._reference_steps import (
     reference_step_coverage_score,
 )
 from ._rqi import RQIResult, reasoning_quality, rqi_score
-from ._summary import MetricsSummary, summarize
+from ._summary import RECOVERED_BY, MetricsSummary, summarize
 from ._trace_sums import ce_columns, erf_columns, rqi_columns
 
 __all__ = [
     "AUDIT_COLUMNS",
-    "FLAGS",
-    "FLAG_DEFINITIONS",
     "CalibrationResult",
     "EvidenceRecoveryFitter",
     "EvidenceSetResult",
+    "FLAGS",
+    "FLAG_DEFINITIONS",
     "MetricOptions",
     "MetricsSummary",
     "OutcomeResult",
+    "RECOVERED_BY",
     "RQIResult",
     "RecoveryComparison",
     "ReferenceStepCoverageResult",
@@ -63,13 +71,14 @@ __all__ = [
     "SkeletonStep",
     "accuracy_score",
     "answer_calibration",
-    "audit_flag_rates",
     "attribute_groups",
+    "audit_flag_rates",
     "bootstrap_ci",
     "bootstrap_statistic_ci",
     "bootstrap_sums",
     "calibration_error",
     "ce_columns",
+    "check_bootstrap_options",
     "cluster_labels",
     "compare_recovery",
     "decision_point_table",

@@ -16,6 +16,7 @@ import pandas as pd
 from scipy.special import ndtri
 
 from .._errors import UndefinedMetricWarning, UserInputError
+from ._erf_plot import plot_erf
 from ._options import (
     MAPPING_OPTIONS,
     METHOD_OPTIONS,
@@ -355,10 +356,8 @@ class EvidenceRecoveryFitter:
     def plot(self, ax=None, ci: bool = True, **kw):
         """Step plot of ERF(t) with its pointwise CI band; returns the matplotlib Axes.
 
-        Delegates to :func:`seekbench.report._erf_plot.plot_erf` (matplotlib is imported there,
+        Delegates to :func:`seekbench.metrics._erf_plot.plot_erf` (matplotlib is imported there,
         only when plotting).
         """
         self._check_fitted()
-        from ..report._erf_plot import plot_erf
-
         return plot_erf(self, ax=ax, ci=ci, **kw)

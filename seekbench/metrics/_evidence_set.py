@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
-from ..traces._evidence_record import evidence_set_table
+from ..traces import evidence_set_table
 
 
 def _warn(what: str, why: str) -> None:

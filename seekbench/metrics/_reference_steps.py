@@ -54,9 +54,8 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
-from ..traces._answers import exact_match_score
-from ..traces._io import iter_jsonl
-from ..traces._normalize import normalize_answer
+from .._io import iter_jsonl
+from ..traces import exact_match_score, normalize_answer
 
 History = Literal["queries_and_observations", "observations"]
 Role = Literal["intermediate", "answer"]

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning
-from ..traces._ontology import LABEL_VALUES
+from ..traces import LABEL_VALUES
 from ._bootstrap import Cluster, bootstrap_ci, check_bootstrap_options, cluster_labels
 from ._evidence import step_evidence, trace_segments
 from ._options import (

@@ -5,6 +5,7 @@ from ._agreement_report import AgreementReportFiles, write_agreement_report
 from ._conformal_section import ConformalReportFiles, write_conformal_report
 from ._explorer_page import ExplorerFiles, render_explorer_page, write_explorer
 from ._figures import plot_calibration, plot_erf_curves, plot_evidence_prevalence, plot_rqi_heatmap
+from ._tables import fmt
 from ._write import MANIFEST, ReportFiles, record_written, write_report
 
 __all__ = [
@@ -13,14 +14,15 @@ __all__ = [
     "ExplorerFiles",
     "MANIFEST",
     "ReportFiles",
+    "fmt",
     "plot_calibration",
     "plot_erf_curves",
     "plot_evidence_prevalence",
     "plot_rqi_heatmap",
+    "record_written",
     "render_explorer_page",
     "write_agreement_report",
     "write_conformal_report",
     "write_explorer",
-    "record_written",
     "write_report",
 ]

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._io import write_bytes, write_text
 from .._version import __version__
 from ..analysis import AgreementAnalysis
-from ..traces._io import write_bytes, write_text
 from ._figures import figure_png as _png
 from ._html import _img, _table
 from ._page import html_page

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from .._io import write_bytes, write_text
 from .._version import __version__
-from ..traces._io import write_bytes, write_text
 from ._figures import figure_png as _png
 from ._html import _img, _table
 from ._markdown import _md_table

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from .._io import write_bytes, write_text
 from ..analysis import Analysis, ProcessAnalysis
-from ..traces._io import write_bytes, write_text
 from ._explorer_page import write_explorer
 from ._explorer_section import audit_tables
 from ._html import render_html

@@ -1,22 +1,32 @@
 """Traces: the canonical format, importers, validation and the step/trace tables."""
 
+from .._io import atomic_writer, iter_jsonl, write_jsonl, write_text
 from ._answers import exact_match_score, f1_score_tokens
-from ._io import atomic_writer, iter_jsonl, write_jsonl, write_text
+from ._evidence_record import (
+    EVIDENCE_COLUMNS,
+    EVIDENCE_SET_KEY,
+    evidence_set_of,
+    evidence_set_table,
+    is_false_premise,
+    tri,
+)
 from ._normalize import normalize_answer, normalize_query
 from ._ontology import FIELDS_BY_KIND, LABEL_FIELDS, LABEL_VALUES, STEP_KINDS, canonical_field, canonical_value
-from ._read import ReadResult, iter_traces, read_traces
+from ._read import ReadResult, importer_options, iter_traces, read_tables, read_traces, valid_traces
 from ._tables import STEP_COLUMNS, TRACE_COLUMNS, attach_labels, build_tables
-from ._validate import validate_trace
+from ._validate import json_path, validate_trace
 from .importers import available_formats, detect_format
 
 __all__ = [
+    "EVIDENCE_COLUMNS",
+    "EVIDENCE_SET_KEY",
     "FIELDS_BY_KIND",
     "LABEL_FIELDS",
     "LABEL_VALUES",
+    "ReadResult",
     "STEP_COLUMNS",
     "STEP_KINDS",
     "TRACE_COLUMNS",
-    "ReadResult",
     "atomic_writer",
     "attach_labels",
     "available_formats",
@@ -24,13 +34,21 @@ __all__ = [
     "canonical_field",
     "canonical_value",
     "detect_format",
+    "evidence_set_of",
+    "evidence_set_table",
     "exact_match_score",
     "f1_score_tokens",
+    "importer_options",
+    "is_false_premise",
     "iter_jsonl",
     "iter_traces",
+    "json_path",
     "normalize_answer",
     "normalize_query",
+    "read_tables",
     "read_traces",
+    "tri",
+    "valid_traces",
     "validate_trace",
     "write_jsonl",
     "write_text",

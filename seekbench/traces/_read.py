@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from .._errors import UserInputError
-from ._io import paused_gc
+from .._io import paused_gc
 from ._validate import validate_trace
 from .importers._detect import detect_format, importer_for
 from .importers._summary import ImportSummary
@@ -85,7 +85,7 @@ def _iter_traces(path: str | os.PathLike, *, format: str | None, skip_invalid: b
         yield rec.line, rec.trace
 
 
-def _valid_traces(paths: list, out: ReadResult, *, format: str | None, skip_invalid: bool,
+def valid_traces(paths: list, out: ReadResult, *, format: str | None, skip_invalid: bool,
                   **options) -> Iterator[dict]:
     """Stream the valid traces of ``paths``, noting formats and skipped records in ``out``."""
     seen: set[str] = set()
@@ -158,7 +158,7 @@ def read_traces(paths: str | os.PathLike | Iterable[str | os.PathLike], *, forma
     paths = _paths(paths)
     out = ReadResult()
     with paused_gc():
-        out.traces = list(_valid_traces(paths, out, format=format, skip_invalid=skip_invalid, **options))
+        out.traces = list(valid_traces(paths, out, format=format, skip_invalid=skip_invalid, **options))
     _check_found(out, len(out.traces), paths)
     return out
 
@@ -197,7 +197,7 @@ def read_tables(paths: str | os.PathLike | Iterable[str | os.PathLike], *, forma
     if tables is None:
         out.formats.clear()
         with paused_gc():
-            tables = build_tables(_valid_traces(paths, out, format=format, skip_invalid=skip_invalid, **options))
+            tables = build_tables(valid_traces(paths, out, format=format, skip_invalid=skip_invalid, **options))
     steps, traces = tables
     _check_found(out, len(traces), paths)
     return out, steps, traces

@@ -13,9 +13,9 @@ import stat
 
 import pytest
 
+from seekbench._io import write_text
 from seekbench.data import sample_traces_path
 from seekbench.report import MANIFEST, record_written
-from seekbench.traces._io import write_text
 
 SAMPLE = str(sample_traces_path())
 

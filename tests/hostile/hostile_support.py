@@ -12,8 +12,8 @@ import unicodedata
 from pathlib import Path
 
 from seekbench import UserInputError
+from seekbench._io import dumps
 from seekbench.traces import read_traces, validate_trace
-from seekbench.traces._io import dumps
 from seekbench.traces.importers import available_formats
 
 REPO = Path(__file__).resolve().parents[2]

@@ -25,11 +25,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from seekbench import UserInputError
+from seekbench._io import dumps
 from seekbench._schemas import validator
 from seekbench.labels import load_annotations
 from seekbench.traces import validate_trace
 from seekbench.traces._fastschema import fast_validator
-from seekbench.traces._io import dumps
 
 FUZZ = settings(derandomize=True, database=None, deadline=None, max_examples=200,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -5,8 +5,8 @@ import os
 import pytest
 
 from seekbench import UserInputError
+from seekbench._io import atomic_writer
 from seekbench.traces import iter_jsonl, write_jsonl
-from seekbench.traces._io import atomic_writer
 
 
 def test_iter_jsonl_positions_and_errors(tmp_path):

@@ -12,48 +12,42 @@ Both return annotation records for every applicable field of every reasoning,
 search and observation step: a value, or None with an ``unscored_reason``.
 InitialQuery and RepeatQuery are rule-derived (``provenance.kind == "rule"``).
 Their agreement with human labels is measured by ``seekbench judge evaluate``
-(the learned judge under cross-validation grouped by question) and reported as
-it comes out.
+(the learned judge under cross-validation grouped by question; the code lives in
+:mod:`seekbench.analysis`, above :mod:`seekbench.agreement`) and reported as it comes out.
 
 >>> judge = load_offline_judge({"name": "rules", "kind": "rules", "version": "1"})
 >>> judge.name
 'rules'
 """
 
-from ._cli import register_cli
-from ._evaluate import CVResult, agreement_table, cross_validate_learned, evaluate_judge, grouped_folds, kappa_score
-from ._human import human_labels, question_groups
+from ._context import trace_views
+from ._human import LabelMap, human_labels, question_groups
 from ._judge import Decision, OfflineJudge, rule_search_type
 from ._learned import FieldModel, LearnedJudge, LearnedModel, fit_learned_model
 from ._load import load_offline_judge, sample_model
 from ._rules import THRESHOLDS, RulesJudge
 from ._scores import CUES, SCORE_NAMES, step_scores
-from ._train import model_card_markdown, train_learned_model
+from ._train import CARD_NOTE, fit_with_card
 
 __all__ = [
+    "CARD_NOTE",
     "CUES",
-    "CVResult",
     "Decision",
     "FieldModel",
+    "LabelMap",
     "LearnedJudge",
     "LearnedModel",
     "OfflineJudge",
     "RulesJudge",
     "SCORE_NAMES",
     "THRESHOLDS",
-    "agreement_table",
-    "cross_validate_learned",
-    "evaluate_judge",
     "fit_learned_model",
-    "grouped_folds",
+    "fit_with_card",
     "human_labels",
-    "kappa_score",
     "load_offline_judge",
-    "model_card_markdown",
     "question_groups",
-    "register_cli",
     "rule_search_type",
     "sample_model",
     "step_scores",
-    "train_learned_model",
+    "trace_views",
 ]

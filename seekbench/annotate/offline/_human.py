@@ -9,8 +9,7 @@ import pandas as pd
 
 from ..._errors import UserInputError
 from ...labels import AnnotationSet
-from ...traces._normalize import normalize_answer
-from ...traces._ontology import LABEL_FIELDS, canonical_value
+from ...traces import LABEL_FIELDS, canonical_value, normalize_answer
 
 #: (trace_id, step index, field) -> canonical label value.
 LabelMap = dict[tuple[str, int, str], str]

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..._version import SCHEMA_VERSION
-from ...labels._annotation_set import utc_now
-from ...traces._ontology import FIELDS_BY_KIND
+from ...llm import utc_now
+from ...traces import FIELDS_BY_KIND
 from ._context import StepView, trace_views
 
 #: Step kinds the offline judges label.

@@ -32,7 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..._errors import UserInputError
-from ...traces._ontology import LABEL_VALUES
+from ...traces import LABEL_VALUES
 from ._context import StepView, trace_views
 from ._human import LabelMap
 from ._judge import Decision, OfflineJudge, applicable_fields, rule_search_type
@@ -182,14 +182,14 @@ class LearnedModel:
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the model as JSON (atomically)."""
-        from ...traces._io import write_text
+        from ..._io import write_text
 
         write_text(path, json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":")) + "\n")
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> LearnedModel:
         """Read a model written by :meth:`save`. JSON only: loading never executes code from the file."""
-        from ...traces._io import read_text
+        from ..._io import read_text
 
         file = str(path)
         try:

@@ -91,11 +91,11 @@ def sample_model(seed: int = 0) -> LearnedModel:
     from ...data import sample_traces_path
     from ...traces import read_traces
     from ._human import human_labels
-    from ._train import train_learned_model
+    from ._train import fit_with_card
 
     path = sample_traces_path()
     if not Path(path).exists():
         raise UserInputError("the embedded sample traces are missing, so no learned model can be trained on "
                              "the fly; train one with `seekbench judge train`", file=str(path))
     traces = read_traces(path).traces
-    return train_learned_model(traces, human_labels(traces), seed=seed, source=str(path), cv=False)
+    return fit_with_card(traces, human_labels(traces), seed=seed, source=str(path))

@@ -29,7 +29,7 @@ All kinds
 
 from __future__ import annotations
 
-from ...traces._normalize import normalize_answer
+from ...traces import normalize_answer
 from ._context import StepView
 from ._text import content_words, count_cues, coverage, entity_terms, jaccard
 

@@ -16,6 +16,7 @@ their interaction and document.
 import warnings as _warnings
 
 from ._anova import ANOVA_COLUMNS, completeness_anova, episodes_frame, variance_decomposition
+from ._cli import register_env_cli
 from ._estimators import (
     ESTIMATE_COLUMNS,
     FEATURES,
@@ -68,15 +69,15 @@ from ._synthetic import (
 
 __all__ = [
     "ANOVA_COLUMNS",
+    "BeliefState",
+    "BeliefView",
+    "ConformalResult",
     "DEFAULT_DELTA",
     "DEFAULT_PROMPT",
     "DEFAULT_PROMPT_VERSION",
     "ESTIMATE_COLUMNS",
-    "FEATURES",
-    "BeliefState",
-    "BeliefView",
-    "ConformalResult",
     "EstimatePrompt",
+    "FEATURES",
     "FeatureRegressionEstimator",
     "GoalPassage",
     "LLMCompletenessEstimator",
@@ -107,6 +108,7 @@ __all__ = [
     "parse_completeness_answer",
     "read_belief_states",
     "read_estimates",
+    "register_env_cli",
     "render_belief",
     "render_beliefs",
     "render_messages",

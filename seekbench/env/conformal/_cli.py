@@ -59,7 +59,7 @@ def default_estimates_path(beliefs: str | Path) -> Path:
 
 
 def run_synth_beliefs(args: argparse.Namespace) -> int:
-    from ...traces._io import dumps
+    from ..._io import dumps
     from ._estimators import baseline_estimates, write_estimates
     from ._synthetic import load_corpus_records, render_beliefs, synthesize_belief_states, write_belief_states
 

@@ -210,7 +210,7 @@ def estimates_frame(states: Sequence[BeliefState], estimator: str, c_hat: Sequen
 
 def write_estimates(path: str | os.PathLike, frames: pd.DataFrame | Iterable[pd.DataFrame]) -> int:
     """Write estimates as JSONL atomically (NaN c_hat as null); return the number of lines."""
-    from ...traces._io import write_jsonl
+    from ..._io import write_jsonl
 
     df = frames if isinstance(frames, pd.DataFrame) else pd.concat(list(frames), ignore_index=True)
     recs = []
@@ -243,7 +243,7 @@ def read_estimates(path: str | os.PathLike) -> pd.DataFrame:
         Malformed JSON, a missing field, a value outside [0, 1], a (state,
         estimator) pair twice, or one state with two true completeness values.
     """
-    from ...traces._io import iter_jsonl
+    from ..._io import iter_jsonl
 
     file = str(path)
     rows, seen = [], set()

@@ -288,7 +288,7 @@ def load_corpus_records(path: str | os.PathLike) -> list[dict]:
             raise
     else:
         return list(load_corpus(path))
-    from ...traces._io import iter_jsonl
+    from ..._io import iter_jsonl
 
     docs = []
     for line, rec in iter_jsonl(path):
@@ -321,14 +321,14 @@ def _check_document(rec: object, *, file: str, line: int) -> None:
 
 def write_belief_states(path: str | os.PathLike, states: Iterable[BeliefState]) -> int:
     """Write belief states as JSONL atomically; return how many were written."""
-    from ...traces._io import write_jsonl
+    from ..._io import write_jsonl
 
     return write_jsonl(path, (s.to_record() for s in states))
 
 
 def read_belief_states(path: str | os.PathLike) -> list[BeliefState]:
     """Read belief states written by :func:`write_belief_states` (first bad line raises)."""
-    from ...traces._io import iter_jsonl
+    from ..._io import iter_jsonl
 
     out, seen = [], set()
     for line, rec in iter_jsonl(path):

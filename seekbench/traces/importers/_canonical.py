@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterator
 
 from ..._errors import UserInputError
-from .._io import iter_jsonl
+from ..._io import iter_jsonl
 from ._base import ImportedRecord
 
 FORMAT = "canonical"

@@ -9,7 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 from ..._errors import UserInputError
-from .._io import parse_json_line
+from ..._io import parse_json_line
 
 #: format name -> private module implementing it. Order is the detection order.
 #: Each module defines FORMAT, ``sniff(path, head, first) -> bool`` and

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Literal, cast
 
 from ..._errors import UserInputError
-from .._io import read_text
+from ..._io import read_text
 
 ZIP_MAGIC = b"PK\x03\x04"
 _ZSTD = 93  # the zip compression method number of Zstandard

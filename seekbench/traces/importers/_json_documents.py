@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..._errors import UserInputError
-from .._io import iter_jsonl, read_text
+from ..._io import iter_jsonl, read_text
 from ._base import ImportedRecord
 
 

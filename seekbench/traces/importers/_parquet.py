@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from ..._errors import UserInputError
-from .._io import atomic_writer
+from ..._io import atomic_writer
 from ._base import ImportedRecord
 
 FORMAT = "parquet"

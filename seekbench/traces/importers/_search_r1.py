@@ -28,7 +28,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple, cast
 
 from ..._errors import UserInputError
-from .._io import read_text
+from ..._io import read_text
 from ._base import ImportedRecord, RecordContext, agent_note, default_agent, expect_type, new_trace
 from ._chat_records import record_key
 from ._chat_template import END_TOKENS, Turn, has_markers, split_turns, transcripts

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..._errors import UserInputError
-from .._io import iter_jsonl
+from ..._io import iter_jsonl
 from .._ontology import LABEL_VALUES, canonical_field, canonical_kind, canonical_value
 from ._base import ImportedRecord, RecordContext, expect_type, new_trace
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from seekbench.annotate.offline import agreement_table
+from seekbench.analysis import agreement_table
 
 TRACE = {"trace_id": "t", "steps": [{"index": 0, "kind": "reasoning"}, {"index": 1, "kind": "search"},
                                     {"index": 2, "kind": "search_result"}, {"index": 3, "kind": "search"}]}

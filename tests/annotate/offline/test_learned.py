@@ -13,8 +13,8 @@ import pytest
 import scipy.sparse as sp
 
 from seekbench import SeekbenchWarning, UserInputError
-from seekbench.annotate.offline import (LearnedJudge, LearnedModel, cross_validate_learned, fit_learned_model,
-                                        grouped_folds, human_labels, load_offline_judge, train_learned_model)
+from seekbench.analysis import cross_validate_learned, grouped_folds, train_learned_model
+from seekbench.annotate.offline import LearnedJudge, LearnedModel, fit_learned_model, human_labels, load_offline_judge
 from seekbench.annotate.offline._context import trace_views
 from seekbench.annotate.offline._learned import PARAMS, _view_inputs, training_examples
 from seekbench.traces import FIELDS_BY_KIND, LABEL_VALUES

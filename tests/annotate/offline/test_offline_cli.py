@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from seekbench import UserInputError
-from seekbench.annotate.offline import LearnedModel, register_cli
+from seekbench.annotate.offline import LearnedModel
+from seekbench.cli._judge_offline import register_cli
 from seekbench.data import sample_traces_path
 from seekbench.labels import AnnotationSet
 from seekbench.traces import write_jsonl
@@ -84,7 +85,7 @@ def test_user_errors(tmp_path):
 
 
 def test_seekbench_judge_group_hooks_in(tmp_path, capsys):
-    """The ``judge`` group of the CLI (seekbench/cli/_judge.py) picks up ``register_cli``."""
+    """The ``judge`` group of the CLI (seekbench/cli/_judge.py) registers the offline commands."""
     judge_cli = pytest.importorskip("seekbench.cli._judge")
     parser = argparse.ArgumentParser(prog="seekbench")
     judge_cli.register(parser.add_subparsers(dest="command"))

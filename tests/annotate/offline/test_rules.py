@@ -8,8 +8,8 @@ import pytest
 
 from seekbench import UserInputError
 from seekbench._schemas import validator
-from seekbench.annotate.offline import (RulesJudge, agreement_table, human_labels, kappa_score, load_offline_judge,
-                                        step_scores)
+from seekbench.analysis import agreement_table, kappa_score
+from seekbench.annotate.offline import RulesJudge, human_labels, load_offline_judge, step_scores
 from seekbench.annotate.offline._context import iter_step_views
 from seekbench.annotate.offline._text import content_words, count_cues, coverage, jaccard
 from seekbench.traces import FIELDS_BY_KIND, LABEL_VALUES

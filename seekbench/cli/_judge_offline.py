@@ -12,12 +12,17 @@ import json
 import sys
 from pathlib import Path
 
-from ...traces import available_formats, read_traces
-from ._evaluate import agreement_summary, agreement_table, cross_validate_learned, evaluate_judge, format_number
-from ._human import human_labels, question_groups
-from ._learned import LearnedJudge, LearnedModel
-from ._rules import RulesJudge
-from ._train import model_card_markdown, train_learned_model
+from ..analysis import (
+    agreement_summary,
+    agreement_table,
+    cross_validate_learned,
+    evaluate_judge,
+    format_number,
+    model_card_markdown,
+    train_learned_model,
+)
+from ..annotate.offline import LearnedJudge, LearnedModel, RulesJudge, human_labels, question_groups
+from ..traces import available_formats, read_traces
 
 
 def register_cli(judge_subparsers) -> None:
@@ -69,7 +74,7 @@ def _load(files: list[str], args: argparse.Namespace) -> tuple[list[dict], dict]
               file=sys.stderr)
     records = None
     if args.labels:
-        from ...labels import load_annotations
+        from ..labels import load_annotations
 
         records = load_annotations(args.labels).records
     return read.traces, human_labels(read.traces, records, rater=args.rater)
@@ -81,7 +86,7 @@ def run_train(args: argparse.Namespace) -> int:
     out = Path(args.output)
     model.save(out)
     card = out.with_name(out.stem + ".card.md")
-    from ...traces._io import write_text
+    from .._io import write_text
 
     write_text(card, model_card_markdown(model))
     print(f"trained {len(model.fields)} classifiers on {len(traces)} traces ({len(labels)} labels); "

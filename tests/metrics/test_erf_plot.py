@@ -15,7 +15,7 @@ from matplotlib.axes import Axes
 from matplotlib.collections import PolyCollection
 
 from seekbench.metrics._erf import EvidenceRecoveryFitter
-from seekbench.report._erf_plot import plot_erf
+from seekbench.metrics._erf_plot import plot_erf
 
 EV = pd.DataFrame({"duration": [0, 1, 1, 2, 3, 3, 4, 5],
                    "event": ["recovered", "recovered", "stopped", "recovered", "cut_off", "stopped", "recovered",

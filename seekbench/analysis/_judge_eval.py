@@ -11,7 +11,7 @@ their own, as the rule's. Every row says why a number is undefined (``note``).
 
 The learned judge is measured out of fold: traces are split with scikit-learn's
 ``GroupKFold`` on the question (traces sharing a question id or a normalised
-question text form one group, :func:`._human.question_groups`), so train and
+question text form one group, :func:`seekbench.annotate.offline.question_groups`), so train and
 test never share a question and therefore never a trace; each
 fold's model labels only its test traces, and agreement is computed on the
 pooled out-of-fold labels. Hyperparameters are fixed in advance; nothing is
@@ -27,12 +27,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..._errors import UndefinedMetricWarning, UserInputError
-from ...agreement import cohen_kappa_score
-from ._context import trace_views
-from ._human import LabelMap, question_groups
-from ._judge import OfflineJudge
-from ._learned import LearnedJudge, fit_learned_model
+from .._errors import UndefinedMetricWarning, UserInputError
+from ..agreement import cohen_kappa_score
+from ..annotate.offline import LabelMap, LearnedJudge, OfflineJudge, fit_learned_model, question_groups, trace_views
 
 #: Report rows: (row name, field, step kind, whose labels: the judge's own or the rule-derived ones).
 ROWS: tuple[tuple[str, str, str, str], ...] = (

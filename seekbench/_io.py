@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
-from .._errors import UserInputError
+from ._errors import UserInputError
 
 
 def _reject_constant(name: str) -> float:
