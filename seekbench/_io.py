@@ -27,8 +27,10 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _ADVICE = "fix or remove this line, or pass --skip-invalid"
 #: Said of a zip archive (an Inspect AI ``.eval`` log, most likely) read as text.
-ZIP_NOT_TEXT = ("is a zip archive, not a text file (an Inspect AI .eval log?); import it with --format inspect "
-                "(pip install 'seekbench[inspect]' for Zstandard-compressed logs)")
+ZIP_NOT_TEXT = (
+    "is a zip archive, not a text file (an Inspect AI .eval log?); import it with --format inspect "
+    "(pip install 'seekbench[inspect]' for Zstandard-compressed logs)"
+)
 
 
 def _has_lone_surrogate(value: object) -> bool:
@@ -55,15 +57,20 @@ def parse_json_line(text: str, *, file: str, line: int, text_only: bool = True) 
             raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
         value = _DECODER.decode(text)
     except RecursionError as e:
-        raise UserInputError(f"malformed JSON: nested too deeply to read (more than ~1000 levels); {_ADVICE}",
-                             file=file, line=line) from e
+        raise UserInputError(
+            f"malformed JSON: nested too deeply to read (more than ~1000 levels); {_ADVICE}", file=file, line=line
+        ) from e
     except (json.JSONDecodeError, ValueError) as e:
         msg = e.msg if isinstance(e, json.JSONDecodeError) else str(e)
         col = f" (column {e.colno})" if isinstance(e, json.JSONDecodeError) else ""
         raise UserInputError(f"malformed JSON{col}: {msg}; {_ADVICE}", file=file, line=line) from e
     if text_only and "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None and _has_lone_surrogate(value):
-        raise UserInputError("malformed JSON: a string holds an unpaired surrogate escape (\\ud800-\\udfff), "
-                             f"which is not text; {_ADVICE}", file=file, line=line)
+        raise UserInputError(
+            "malformed JSON: a string holds an unpaired surrogate escape (\\ud800-\\udfff), "
+            f"which is not text; {_ADVICE}",
+            file=file,
+            line=line,
+        )
     return value
 
 
@@ -89,8 +96,12 @@ def iter_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, object | UserInpu
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as e:
-                yield lineno, UserInputError(
-                    f"invalid UTF-8 at byte {e.start}; re-encode the file as UTF-8", file=name, line=lineno)
+                yield (
+                    lineno,
+                    UserInputError(
+                        f"invalid UTF-8 at byte {e.start}; re-encode the file as UTF-8", file=name, line=lineno
+                    ),
+                )
                 continue
             text = text.rstrip("\r\n")
             if not text or text.isspace():
@@ -138,8 +149,9 @@ def read_text(path: str | os.PathLike) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
-        raise UserInputError(f"invalid UTF-8 at byte {e.start}; re-encode the file as UTF-8",
-                             file=str(path), line=line) from e
+        raise UserInputError(
+            f"invalid UTF-8 at byte {e.start}; re-encode the file as UTF-8", file=str(path), line=line
+        ) from e
 
 
 def _json_default(obj: object) -> object:
@@ -184,16 +196,16 @@ def check_output(path: str | os.PathLike, *, directory: bool = False, option: st
     parent = path.parent if str(path.parent) else Path(".")
     for up in (parent, *parent.parents):
         if up.exists() and not up.is_dir():
-            raise UserInputError(f"{option}: {up} is a file, not a directory; give {want} in a directory",
-                                 file=str(path))
+            raise UserInputError(
+                f"{option}: {up} is a file, not a directory; give {want} in a directory", file=str(path)
+            )
         if up.exists():
             break
     if not parent.exists():
         raise UserInputError(f"{option}: the directory {parent} does not exist; create it first", file=str(path))
     target = path if directory and path.is_dir() else parent
     if not os.access(target, os.W_OK | os.X_OK) or (target.stat().st_mode & 0o222) == 0:
-        raise UserInputError(f"{option}: the directory {target} is read-only; choose another place",
-                             file=str(path))
+        raise UserInputError(f"{option}: the directory {target} is read-only; choose another place", file=str(path))
     return path
 
 
@@ -228,7 +240,7 @@ def atomic_writer(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
         except OSError:
             perm = 0o666 & ~_umask()
         os.fchmod(fd, perm)
-        with (os.fdopen(fd, mode) if "b" in mode else os.fdopen(fd, mode, encoding="utf-8", newline="\n")) as fh:
+        with os.fdopen(fd, mode) if "b" in mode else os.fdopen(fd, mode, encoding="utf-8", newline="\n") as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())

@@ -113,13 +113,32 @@ class AC1Result:
     @property
     def summary(self) -> pd.DataFrame:
         """One row ``gwet_ac1``: estimate, CI bounds, n, p_o, p_e."""
-        return pd.DataFrame([{"estimate": self.value, "lower": self.ci[0], "upper": self.ci[1], "n": self.n,
-                              "n_excluded": self.n_excluded, "observed_agreement": self.observed_agreement,
-                              "expected_agreement": self.expected_agreement}], index=pd.Index(["gwet_ac1"]))
+        return pd.DataFrame(
+            [
+                {
+                    "estimate": self.value,
+                    "lower": self.ci[0],
+                    "upper": self.ci[1],
+                    "n": self.n,
+                    "n_excluded": self.n_excluded,
+                    "observed_agreement": self.observed_agreement,
+                    "expected_agreement": self.expected_agreement,
+                }
+            ],
+            index=pd.Index(["gwet_ac1"]),
+        )
 
 
-def gwet_ac1(y1: Sequence, y2: Sequence, *, labels: Sequence | None = None, groups: Sequence | None = None,
-             n_boot: int = 2000, seed: int | None = 0, alpha: float = 0.05) -> AC1Result:
+def gwet_ac1(
+    y1: Sequence,
+    y2: Sequence,
+    *,
+    labels: Sequence | None = None,
+    groups: Sequence | None = None,
+    n_boot: int = 2000,
+    seed: int | None = 0,
+    alpha: float = 0.05,
+) -> AC1Result:
     """Gwet's AC1 with a bootstrap CI over whole groups (traces).
 
     AC1 as in :func:`gwet_ac1_score`; the CI as in :func:`~seekbench.agreement.cohen_kappa`.
@@ -152,6 +171,14 @@ def gwet_ac1(y1: Sequence, y2: Sequence, *, labels: Sequence | None = None, grou
         po = pe = value = float("nan")
     sums = resampled_sums(confusion_columns(c1, c2, q), g, n_boot=n_boot, seed=seed)
     stats = None if sums is None else ac1_from_confusion(sums.reshape(-1, q, q), q)
-    return AC1Result(value=value, ci=interval(stats, alpha), n=len(c1), n_excluded=n_excl,
-                     observed_agreement=po, expected_agreement=pe, n_categories=q, labels=cats,
-                     options={"n_boot": n_boot, "seed": seed, "alpha": alpha})
+    return AC1Result(
+        value=value,
+        ci=interval(stats, alpha),
+        n=len(c1),
+        n_excluded=n_excl,
+        observed_agreement=po,
+        expected_agreement=pe,
+        n_categories=q,
+        labels=cats,
+        options={"n_boot": n_boot, "seed": seed, "alpha": alpha},
+    )

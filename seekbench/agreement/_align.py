@@ -10,8 +10,16 @@ from ..traces import LABEL_FIELDS, LABEL_VALUES, canonical_field, canonical_valu
 
 #: Label fields the agreement tables cover, in this order (``correct`` is the answer's).
 FIELDS = (*LABEL_FIELDS, "correct")
-_CORRECT = {"true": "true", "false": "false", "1": "true", "0": "false", "yes": "true", "no": "false",
-            "correct": "true", "incorrect": "false"}
+_CORRECT = {
+    "true": "true",
+    "false": "false",
+    "1": "true",
+    "0": "false",
+    "yes": "true",
+    "no": "false",
+    "correct": "true",
+    "incorrect": "false",
+}
 
 #: Why an aligned item is not compared (the ``status`` of :func:`align_pair`; ``"rule-derived"``:
 #: the judge's label there came from a rule, not from the judge, and is scored as the rule's).
@@ -57,15 +65,20 @@ def normalize_annotations(labels: AnnotationSet) -> AnnotationSet:
     for row in recs.itertuples(index=False):
         f = row.field if row.field == "correct" else canonical_field(str(row.field))
         if f is None:
-            raise UserInputError(f"unknown label field {row.field!r} (step {row.step}, rater {row.rater}); "
-                                 f"choose one of: {', '.join(FIELDS)}", trace_id=str(row.trace_id))
+            raise UserInputError(
+                f"unknown label field {row.field!r} (step {row.step}, rater {row.rater}); "
+                f"choose one of: {', '.join(FIELDS)}",
+                trace_id=str(row.trace_id),
+            )
         v = row.value
         if v is not None:
             v = _canonical_correct(v) if f == "correct" else canonical_value(f, v)
             if v is None:
-                raise UserInputError(f"label {row.value!r} is outside the ontology for {f} (step {row.step}, "
-                                     f"rater {row.rater}); allowed: {', '.join(field_labels(f))}",
-                                     trace_id=str(row.trace_id))
+                raise UserInputError(
+                    f"label {row.value!r} is outside the ontology for {f} (step {row.step}, "
+                    f"rater {row.rater}); allowed: {', '.join(field_labels(f))}",
+                    trace_id=str(row.trace_id),
+                )
         fields.append(f)
         values.append(v)
     out = recs.assign(field=fields, value=pd.Series(values, index=recs.index, dtype=object))
@@ -78,8 +91,9 @@ def split_raters(labels: AnnotationSet) -> list[AnnotationSet]:
     """One single-rater set per rater of ``labels`` (a set with one rater is returned as is)."""
     raters = list(dict.fromkeys(labels.records["rater"]))
     if len(raters) <= 1:
-        return [labels if not raters else AnnotationSet(labels.records, name=str(raters[0]),
-                                                        skipped=list(labels.skipped))]
+        return [
+            labels if not raters else AnnotationSet(labels.records, name=str(raters[0]), skipped=list(labels.skipped))
+        ]
     return [labels.for_rater(r) for r in raters]
 
 
@@ -104,14 +118,15 @@ def align_pair(reference: AnnotationSet, rater: AnnotationSet, field: str) -> pd
     >>> align_pair(ref, judge, "grounding")["status"].tolist()
     ['compared', 'unscored by rater', 'rater only']
     """
+
     def part(s: AnnotationSet, name: str) -> pd.DataFrame:
         r = s.records
-        r = r.loc[r["field"] == field, ["trace_id", "step", "value"]].drop_duplicates(["trace_id", "step"],
-                                                                                      keep="last")
+        r = r.loc[r["field"] == field, ["trace_id", "step", "value"]].drop_duplicates(["trace_id", "step"], keep="last")
         return r.rename(columns={"value": name})
 
-    m = part(reference, "reference").merge(part(rater, "rater"), on=["trace_id", "step"], how="outer",
-                                           indicator=True, sort=True)
+    m = part(reference, "reference").merge(
+        part(rater, "rater"), on=["trace_id", "step"], how="outer", indicator=True, sort=True
+    )
     ref_v = m["reference"].notna()
     rat_v = m["rater"].notna()
     status = pd.Series("compared", index=m.index, dtype=object)
@@ -138,13 +153,16 @@ def rater_sets(reference: AnnotationSet, raters: tuple[AnnotationSet, ...]) -> d
     """
     ref = split_raters(normalize_annotations(reference))
     if len(ref) != 1:
-        raise UserInputError(f"the reference must hold one rater, found {len(ref)}: "
-                             f"{', '.join(s.name for s in ref)}; select one with AnnotationSet.for_rater")
+        raise UserInputError(
+            f"the reference must hold one rater, found {len(ref)}: "
+            f"{', '.join(s.name for s in ref)}; select one with AnnotationSet.for_rater"
+        )
     out = {ref[0].name: ref[0]}
     for s in raters:
         for part in split_raters(normalize_annotations(s)):
             if part.name in out:
-                raise UserInputError(f"rater {part.name!r} appears twice (reference or another set); "
-                                     "rater names must be unique")
+                raise UserInputError(
+                    f"rater {part.name!r} appears twice (reference or another set); rater names must be unique"
+                )
             out[part.name] = part
     return out

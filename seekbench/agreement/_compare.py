@@ -36,10 +36,24 @@ from ._strata import (
 if TYPE_CHECKING:  # _sensitivity imports this module's callers; the class is needed for the annotation only
     from ._sensitivity import SensitivityResult
 
-SUMMARY_COLUMNS = ["rater", "field", "step_kind", "n_compared", "n_excluded",
-                   *[f"n_{s.replace(' ', '_').replace('-', '_')}" for s in STATUSES[1:]], "n_unresolved_ties",
-                   "n_traces", "raw_agreement", "kappa", "kappa_lower", "kappa_upper", "ac1", "ac1_lower",
-                   "ac1_upper", "note"]
+SUMMARY_COLUMNS = [
+    "rater",
+    "field",
+    "step_kind",
+    "n_compared",
+    "n_excluded",
+    *[f"n_{s.replace(' ', '_').replace('-', '_')}" for s in STATUSES[1:]],
+    "n_unresolved_ties",
+    "n_traces",
+    "raw_agreement",
+    "kappa",
+    "kappa_lower",
+    "kappa_upper",
+    "ac1",
+    "ac1_lower",
+    "ac1_upper",
+    "note",
+]
 #: The row pooling every (field, step kind) stratum of a rater; it says so in its name.
 OVERALL = POOLED_FIELD
 
@@ -112,28 +126,43 @@ class AgreementResult:
     def to_dict(self) -> dict:
         """JSON-ready (NaN stays NaN here; ``seekbench._io.dumps`` writes it as null)."""
         out = {
-            "reference": self.reference, "raters": self.raters, "fields": self.fields,
+            "reference": self.reference,
+            "raters": self.raters,
+            "fields": self.fields,
             "strata": [{"field": f, "step_kind": k} for f, k in self.strata],
             "summary": self.summary.to_dict("records"),
-            "confusion": [{"rater": r, "field": f, "step_kind": k, "labels": [str(x) for x in m.index],
-                           "matrix": m.to_numpy().tolist()} for (r, f, k), m in self.confusion.items()],
+            "confusion": [
+                {
+                    "rater": r,
+                    "field": f,
+                    "step_kind": k,
+                    "labels": [str(x) for x in m.index],
+                    "matrix": m.to_numpy().tolist(),
+                }
+                for (r, f, k), m in self.confusion.items()
+            ],
             "prevalence": self.prevalence.to_dict("records"),
             "exclusions": self.exclusions.to_dict("records"),
             "multi_rater": self.multi_rater.to_dict("records"),
             "pairwise": {stratum_label(f, k): m.to_dict() for (f, k), m in self.pairwise.items()},
             "panel": None if self.panel is None else self.panel.summary.iloc[0].to_dict(),
             "costs": self.costs.to_dict("records"),
-            "sensitivity": None if self.sensitivity is None else {
+            "sensitivity": None
+            if self.sensitivity is None
+            else {
                 "table": self.sensitivity.table.to_dict("records"),
                 "rankings": self.sensitivity.rankings.to_dict("records"),
-                "options": self.sensitivity.options},
-            "options": self.options, "warnings": self.warnings,
+                "options": self.sensitivity.options,
+            },
+            "options": self.options,
+            "warnings": self.warnings,
         }
         return out
 
 
-def _aligned(ref: AnnotationSet, other: AnnotationSet, f: str, kind: str, kinds: dict,
-             rule_keys: set | None, ties: set | None) -> pd.DataFrame:
+def _aligned(
+    ref: AnnotationSet, other: AnnotationSet, f: str, kind: str, kinds: dict, rule_keys: set | None, ties: set | None
+) -> pd.DataFrame:
     """:func:`align_pair` on one stratum, with the judge's rule-derived items excluded as such
     (``rule_keys``) and the panel's open ties scored as :data:`TIE_LABEL` (``ties``)."""
     al = align_pair(ref, other, f)
@@ -143,16 +172,30 @@ def _aligned(ref: AnnotationSet, other: AnnotationSet, f: str, kind: str, kinds:
         is_rule = np.array([k in rule_keys for k in keys], dtype=bool)
         al.loc[is_rule & (al["status"] == "reference only").to_numpy(), "status"] = "rule-derived"
     if ties:
-        tie = (np.array([k in ties for k in keys], dtype=bool) & (al["status"] == "unscored by rater").to_numpy()
-               & al["reference"].notna().to_numpy())
+        tie = (
+            np.array([k in ties for k in keys], dtype=bool)
+            & (al["status"] == "unscored by rater").to_numpy()
+            & al["reference"].notna().to_numpy()
+        )
         al.loc[tie, "status"] = "compared"
         al.loc[tie, "rater"] = TIE_LABEL
     return al
 
 
-def _compare_rater(ref: AnnotationSet, other: AnnotationSet, name: str, strata_list: list[tuple[str, str]],
-                   kinds: dict, universe: list, n_boot: int, seed, alpha: float, *, rule_keys: set | None = None,
-                   ties: set | None = None) -> tuple[list[dict], dict, list[dict], list[dict]]:
+def _compare_rater(
+    ref: AnnotationSet,
+    other: AnnotationSet,
+    name: str,
+    strata_list: list[tuple[str, str]],
+    kinds: dict,
+    universe: list,
+    n_boot: int,
+    seed,
+    alpha: float,
+    *,
+    rule_keys: set | None = None,
+    ties: set | None = None,
+) -> tuple[list[dict], dict, list[dict], list[dict]]:
     rows, confs, prev, excl = [], {}, [], []
     per_stratum = []
     for f, kind in strata_list:
@@ -160,18 +203,29 @@ def _compare_rater(ref: AnnotationSet, other: AnnotationSet, name: str, strata_l
         al = _aligned(ref, other, f, kind, kinds, rule_keys, ties)
         counts = al["status"].value_counts()
         comp = al[al["status"] == "compared"]
-        c1, c2, _, g, _ = encode_pairs(comp["reference"].tolist(), comp["rater"].tolist(), cats,
-                                       comp["trace_id"].tolist())
+        c1, c2, _, g, _ = encode_pairs(
+            comp["reference"].tolist(), comp["rater"].tolist(), cats, comp["trace_id"].tolist()
+        )
         q = len(cats)
         conf = confusion(c1, c2, q)
-        confs[(name, f, kind)] = pd.DataFrame(conf.astype(int), index=pd.Index(cats, name=ref.name),
-                                              columns=pd.Index(cats, name=name))
+        confs[(name, f, kind)] = pd.DataFrame(
+            conf.astype(int), index=pd.Index(cats, name=ref.name), columns=pd.Index(cats, name=name)
+        )
         n = conf.sum()
         with np.errstate(invalid="ignore", divide="ignore"):
             for k, lab in enumerate(cats):
                 r_k, c_k = conf[k].sum(), conf[:, k].sum()
-                prev.append({"rater": name, "field": f, "step_kind": kind, "label": lab, "reference_share": r_k / n,
-                             "rater_share": c_k / n, "pooled": (r_k + c_k) / (2 * n)})
+                prev.append(
+                    {
+                        "rater": name,
+                        "field": f,
+                        "step_kind": kind,
+                        "label": lab,
+                        "reference_share": r_k / n,
+                        "rater_share": c_k / n,
+                        "pooled": (r_k + c_k) / (2 * n),
+                    }
+                )
         for st in STATUSES[1:]:
             if counts.get(st, 0):
                 excl.append({"rater": name, "field": f, "step_kind": kind, "reason": st, "n": int(counts[st])})
@@ -183,27 +237,39 @@ def _compare_rater(ref: AnnotationSet, other: AnnotationSet, name: str, strata_l
     offset = 0
     for _, _, q, _, _, _, c1, c2, g, _ in per_stratum:
         cols = np.zeros((len(c1), width))
-        cols[:, offset:offset + q * q] = confusion_columns(c1, c2, q)
+        cols[:, offset : offset + q * q] = confusion_columns(c1, c2, q)
         items.append(cols)
         groups.extend(g)
         offset += q * q
-    sums = resampled_sums(np.concatenate(items) if items else np.zeros((0, width)), groups, n_boot=n_boot,
-                          seed=seed, universe=universe)
+    sums = resampled_sums(
+        np.concatenate(items) if items else np.zeros((0, width)), groups, n_boot=n_boot, seed=seed, universe=universe
+    )
     boot_blocks: list[np.ndarray] = []  # filled only when there are resamples (sums is not None)
     blocks, qs, offset = [], [], 0
     for f, kind, q, conf, counts, n_tr, _, _, _, n_ties in per_stratum:
         q_labels = len(field_labels(f))  # AC1's chance term counts the field's labels, not the tie response
-        bb = None if sums is None else sums[:, offset:offset + q * q].reshape(-1, q, q)
+        bb = None if sums is None else sums[:, offset : offset + q * q].reshape(-1, q, q)
         offset += q * q
         if bb is not None:
             boot_blocks.append(bb)
         blocks.append(conf[None])
         qs.append(q_labels)
         n = conf.sum()
-        rows.append(_row(name, f, kind, counts, n_tr, n_ties, float(np.trace(conf) / n) if n else np.nan,
-                         float(kappa_from_confusion(conf)), float(ac1_from_confusion(conf, q_labels)) if n else np.nan,
-                         interval(None if bb is None else kappa_from_confusion(bb), alpha),
-                         interval(None if bb is None else ac1_from_confusion(bb, q_labels), alpha)))
+        rows.append(
+            _row(
+                name,
+                f,
+                kind,
+                counts,
+                n_tr,
+                n_ties,
+                float(np.trace(conf) / n) if n else np.nan,
+                float(kappa_from_confusion(conf)),
+                float(ac1_from_confusion(conf, q_labels)) if n else np.nan,
+                interval(None if bb is None else kappa_from_confusion(bb), alpha),
+                interval(None if bb is None else ac1_from_confusion(bb, q_labels), alpha),
+            )
+        )
     po, kap, ac1 = (float(x[0]) for x in stratified_agreement(blocks, qs)) if per_stratum else (np.nan,) * 3
     total: dict = {}
     for p in per_stratum:
@@ -214,17 +280,46 @@ def _compare_rater(ref: AnnotationSet, other: AnnotationSet, name: str, strata_l
         kci, aci = interval(bk, alpha), interval(ba, alpha)
     else:
         kci = aci = (np.nan, np.nan)
-    rows.append(_row(name, POOLED_FIELD, POOLED_KIND, total, len(set(groups)), sum(p[9] for p in per_stratum),
-                     po, kap, ac1, kci, aci))
+    rows.append(
+        _row(
+            name,
+            POOLED_FIELD,
+            POOLED_KIND,
+            total,
+            len(set(groups)),
+            sum(p[9] for p in per_stratum),
+            po,
+            kap,
+            ac1,
+            kci,
+            aci,
+        )
+    )
     return rows, confs, prev, excl
 
 
 def _row(name, f, kind, counts, n_traces, n_ties, po, kappa, ac1, kci, aci) -> dict:
-    row = {"rater": name, "field": f, "step_kind": kind, "n_compared": int(counts.get("compared", 0)),
-           "n_excluded": int(sum(counts.get(s, 0) for s in STATUSES[1:]))}
+    row = {
+        "rater": name,
+        "field": f,
+        "step_kind": kind,
+        "n_compared": int(counts.get("compared", 0)),
+        "n_excluded": int(sum(counts.get(s, 0) for s in STATUSES[1:])),
+    }
     row.update({f"n_{s.replace(' ', '_').replace('-', '_')}": int(counts.get(s, 0)) for s in STATUSES[1:]})
-    row.update({"n_unresolved_ties": int(n_ties), "n_traces": int(n_traces), "raw_agreement": po, "kappa": kappa,
-                "kappa_lower": kci[0], "kappa_upper": kci[1], "ac1": ac1, "ac1_lower": aci[0], "ac1_upper": aci[1]})
+    row.update(
+        {
+            "n_unresolved_ties": int(n_ties),
+            "n_traces": int(n_traces),
+            "raw_agreement": po,
+            "kappa": kappa,
+            "kappa_lower": kci[0],
+            "kappa_upper": kci[1],
+            "ac1": ac1,
+            "ac1_lower": aci[0],
+            "ac1_upper": aci[1],
+        }
+    )
     row["note"] = _note(row, counts)
     return row
 
@@ -239,12 +334,21 @@ def _note(row: dict, counts) -> str:
     return ""
 
 
-def compare_annotations(reference: AnnotationSet, *raters: AnnotationSet, fields: list[str] | None = None,
-                        tiebreaker: str | None = None, panel: Literal["auto", "never"] = "auto",
-                        traces: list[dict] | None = None, usage: Literal["per_call", "per_record"] = "per_call",
-                        n_boot: int = 2000, seed: int | None = 0, alpha: float = 0.05,
-                        options: MetricOptions | None = None, horizon: int = 15,
-                        **metric_options: str) -> AgreementResult:
+def compare_annotations(
+    reference: AnnotationSet,
+    *raters: AnnotationSet,
+    fields: list[str] | None = None,
+    tiebreaker: str | None = None,
+    panel: Literal["auto", "never"] = "auto",
+    traces: list[dict] | None = None,
+    usage: Literal["per_call", "per_record"] = "per_call",
+    n_boot: int = 2000,
+    seed: int | None = 0,
+    alpha: float = 0.05,
+    options: MetricOptions | None = None,
+    horizon: int = 15,
+    **metric_options: str,
+) -> AgreementResult:
     """Agreement of each rater with the reference, per label field and step kind (spec section 9).
 
     For every rater R and stratum (field f, step kind), on the steps both the reference and R
@@ -356,11 +460,11 @@ def compare_annotations(reference: AnnotationSet, *raters: AnnotationSet, fields
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UndefinedMetricWarning)
         for name, s in compared.items():
-            rule_keys = _keys(split[name][1]) if name in split else set().union(*(_keys(r) for _, r in
-                                                                                  split.values()))
+            rule_keys = _keys(split[name][1]) if name in split else set().union(*(_keys(r) for _, r in split.values()))
             ties = tie_keys(s) if name == PANEL_RATER else None
-            r, c, p, e = _compare_rater(ref, s, name, all_strata, kinds, universe, n_boot, seed, alpha,
-                                        rule_keys=rule_keys, ties=ties)
+            r, c, p, e = _compare_rater(
+                ref, s, name, all_strata, kinds, universe, n_boot, seed, alpha, rule_keys=rule_keys, ties=ties
+            )
             rows += r
             confs.update(c)
             prev += p
@@ -376,18 +480,25 @@ def compare_annotations(reference: AnnotationSet, *raters: AnnotationSet, fields
         many = len(multi_sets) >= 3
         multi = multi_rater_table(multi_sets, all_strata if many else [], kinds, n_boot, seed, alpha)
         with_panel = {**multi_sets, **({PANEL_RATER: compared[PANEL_RATER]} if panel_res else {})}
-        pairwise = {(f, k): pairwise_kappa(wide_labels(with_panel, f, k, kinds), list(field_labels(f)))
-                    for f, k in all_strata} if many else {}
+        pairwise = (
+            {(f, k): pairwise_kappa(wide_labels(with_panel, f, k, kinds), list(field_labels(f))) for f, k in all_strata}
+            if many
+            else {}
+        )
     msgs = list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, UndefinedMetricWarning)))
     unknown = [stratum_label(f, k) for f, k in all_strata if k == UNKNOWN_KIND]
     if unknown:
-        msgs.append(f"step kind unknown for {', '.join(unknown)}: these steps are in no trace given and carry no "
-                    "label that tells their kind; pass the traces to separate reasoning and search steps")
+        msgs.append(
+            f"step kind unknown for {', '.join(unknown)}: these steps are in no trace given and carry no "
+            "label that tells their kind; pass the traces to separate reasoning and search steps"
+        )
     undefined = [r for r in rows if np.isnan(r["kappa"])]
     if undefined:
-        msgs.append("Cohen's kappa is undefined (no compared item, or one label on every item: p_e = 1) for "
-                    + ", ".join(f"{r['rater']}/{stratum_label(r['field'], r['step_kind'])}" for r in undefined)
-                    + "; see AC1 and n")
+        msgs.append(
+            "Cohen's kappa is undefined (no compared item, or one label on every item: p_e = 1) for "
+            + ", ".join(f"{r['rater']}/{stratum_label(r['field'], r['step_kind'])}" for r in undefined)
+            + "; see AC1 and n"
+        )
     for m in dict.fromkeys(msgs):
         warnings.warn(m, UndefinedMetricWarning, stacklevel=2)
     sensitivity = None
@@ -395,18 +506,37 @@ def compare_annotations(reference: AnnotationSet, *raters: AnnotationSet, fields
         from ._sensitivity import metric_sensitivity
 
         judged_sets = [*judges.values(), *([compared[PANEL_RATER]] if panel_res else [])]
-        sensitivity = metric_sensitivity(traces, ref, *judged_sets, n_boot=n_boot, seed=seed, alpha=alpha,
-                                         options=metric_opts, horizon=horizon)
+        sensitivity = metric_sensitivity(
+            traces, ref, *judged_sets, n_boot=n_boot, seed=seed, alpha=alpha, options=metric_opts, horizon=horizon
+        )
     return AgreementResult(
-        reference=ref_name, raters=[*compared, *([RULE_RATER] if rules is not None else [])], fields=list(fields),
-        summary=pd.DataFrame(rows, columns=SUMMARY_COLUMNS), confusion=confs,
-        prevalence=pd.DataFrame(prev, columns=["rater", "field", "step_kind", "label", "reference_share",
-                                               "rater_share", "pooled"]),
-        exclusions=pd.DataFrame(excl, columns=["rater", "field", "step_kind", "reason", "n"]), multi_rater=multi,
-        pairwise=pairwise, panel=panel_res, costs=costs_with_panel(judges, panel_res, usage), sensitivity=sensitivity,
-        options={"fields": list(fields), "tiebreaker": tiebreaker, "panel": panel, "usage": usage, "n_boot": n_boot,
-                 "seed": seed, "alpha": alpha, **(metric_opts.as_dict() if traces is not None else {})},
-        warnings=msgs, strata=all_strata)
+        reference=ref_name,
+        raters=[*compared, *([RULE_RATER] if rules is not None else [])],
+        fields=list(fields),
+        summary=pd.DataFrame(rows, columns=SUMMARY_COLUMNS),
+        confusion=confs,
+        prevalence=pd.DataFrame(
+            prev, columns=["rater", "field", "step_kind", "label", "reference_share", "rater_share", "pooled"]
+        ),
+        exclusions=pd.DataFrame(excl, columns=["rater", "field", "step_kind", "reason", "n"]),
+        multi_rater=multi,
+        pairwise=pairwise,
+        panel=panel_res,
+        costs=costs_with_panel(judges, panel_res, usage),
+        sensitivity=sensitivity,
+        options={
+            "fields": list(fields),
+            "tiebreaker": tiebreaker,
+            "panel": panel,
+            "usage": usage,
+            "n_boot": n_boot,
+            "seed": seed,
+            "alpha": alpha,
+            **(metric_opts.as_dict() if traces is not None else {}),
+        },
+        warnings=msgs,
+        strata=all_strata,
+    )
 
 
 def _keys(labels: AnnotationSet) -> set[tuple[str, int, str]]:

@@ -51,8 +51,9 @@ def category_list(observed: Sequence, labels: Sequence | None) -> list:
     return cats
 
 
-def encode_pairs(y1: Sequence, y2: Sequence, labels: Sequence | None = None,
-                 groups: Sequence | None = None) -> tuple[np.ndarray, np.ndarray, list, np.ndarray, int]:
+def encode_pairs(
+    y1: Sequence, y2: Sequence, labels: Sequence | None = None, groups: Sequence | None = None
+) -> tuple[np.ndarray, np.ndarray, list, np.ndarray, int]:
     """Codes of the items both raters labeled.
 
     Returns ``(codes1, codes2, categories, groups_kept, n_excluded)``; items where either
@@ -86,11 +87,14 @@ def confusion_columns(c1: np.ndarray, c2: np.ndarray, q: int) -> np.ndarray:
     return cols
 
 
-
-
-
-def resampled_sums(columns: np.ndarray, groups: Sequence | np.ndarray, *, n_boot: int, seed: int | None,
-                   universe: Sequence | None = None) -> np.ndarray | None:
+def resampled_sums(
+    columns: np.ndarray,
+    groups: Sequence | np.ndarray,
+    *,
+    n_boot: int,
+    seed: int | None,
+    universe: Sequence | None = None,
+) -> np.ndarray | None:
     """``(n_boot x m)`` sums of ``columns`` over resamples of whole groups, or None when n_boot = 0."""
     if n_boot == 0 or len(columns) == 0:
         return None

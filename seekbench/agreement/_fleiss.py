@@ -20,10 +20,10 @@ def _fleiss_from_sums(sums: np.ndarray, m: int) -> np.ndarray:
     s = np.atleast_2d(sums)
     n_items, n_j = s[:, 1], s[:, 2:]
     total = n_items * m
-    den = total ** 2 - (n_j ** 2).sum(axis=1)
+    den = total**2 - (n_j**2).sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         p_bar = s[:, 0] / n_items
-        p_e = (n_j ** 2).sum(axis=1) / total ** 2
+        p_e = (n_j**2).sum(axis=1) / total**2
         out = (p_bar - p_e) / (1.0 - p_e)
     return np.where((den > 0) & (n_items > 0), out, np.nan)
 
@@ -33,7 +33,7 @@ def _item_columns(codes: np.ndarray, q: int) -> tuple[np.ndarray, np.ndarray]:
     m = codes.shape[1]
     complete = np.asarray((codes >= 0).all(axis=1))
     counts = category_counts(codes[complete], q)
-    p_i = ((counts ** 2).sum(axis=1) - m) / (m * (m - 1)) if m > 1 else np.full(len(counts), np.nan)
+    p_i = ((counts**2).sum(axis=1) - m) / (m * (m - 1)) if m > 1 else np.full(len(counts), np.nan)
     return np.column_stack([p_i, np.ones(len(counts)), counts]), complete
 
 
@@ -118,14 +118,32 @@ class FleissResult:
     @property
     def summary(self) -> pd.DataFrame:
         """One row ``fleiss_kappa``: estimate, CI bounds, items used and excluded, raters."""
-        return pd.DataFrame([{"estimate": self.value, "lower": self.ci[0], "upper": self.ci[1],
-                              "n_items": self.n_items, "n_excluded": self.n_excluded, "n_raters": self.n_raters,
-                              "observed_agreement": self.observed_agreement,
-                              "expected_agreement": self.expected_agreement}], index=pd.Index(["fleiss_kappa"]))
+        return pd.DataFrame(
+            [
+                {
+                    "estimate": self.value,
+                    "lower": self.ci[0],
+                    "upper": self.ci[1],
+                    "n_items": self.n_items,
+                    "n_excluded": self.n_excluded,
+                    "n_raters": self.n_raters,
+                    "observed_agreement": self.observed_agreement,
+                    "expected_agreement": self.expected_agreement,
+                }
+            ],
+            index=pd.Index(["fleiss_kappa"]),
+        )
 
 
-def fleiss_kappa(ratings: object, *, labels: Sequence | None = None, groups: Sequence | None = None,
-                 n_boot: int = 2000, seed: int | None = 0, alpha: float = 0.05) -> FleissResult:
+def fleiss_kappa(
+    ratings: object,
+    *,
+    labels: Sequence | None = None,
+    groups: Sequence | None = None,
+    n_boot: int = 2000,
+    seed: int | None = 0,
+    alpha: float = 0.05,
+) -> FleissResult:
     """Fleiss' kappa with a bootstrap CI over whole groups (traces).
 
     Formula as in :func:`fleiss_kappa_score`; the per-item quantities add up, so each resample
@@ -162,8 +180,15 @@ def fleiss_kappa(ratings: object, *, labels: Sequence | None = None, groups: Seq
     with np.errstate(invalid="ignore", divide="ignore"):
         prev = total[2:] / (n * m) if n else np.full(q, np.nan)
         p_bar = float(total[0] / n) if n else float("nan")
-    return FleissResult(value=value, ci=interval(None if sums is None else _fleiss_from_sums(sums, m), alpha),
-                        n_items=int(n), n_excluded=int((~complete).sum()), n_raters=m,
-                        observed_agreement=p_bar, expected_agreement=float((prev ** 2).sum()) if n else float("nan"),
-                        labels=cats, prevalence=pd.Series(prev, index=pd.Index(cats, name="label"), name="p"),
-                        options={"n_boot": n_boot, "seed": seed, "alpha": alpha})
+    return FleissResult(
+        value=value,
+        ci=interval(None if sums is None else _fleiss_from_sums(sums, m), alpha),
+        n_items=int(n),
+        n_excluded=int((~complete).sum()),
+        n_raters=m,
+        observed_agreement=p_bar,
+        expected_agreement=float((prev**2).sum()) if n else float("nan"),
+        labels=cats,
+        prevalence=pd.Series(prev, index=pd.Index(cats, name="label"), name="p"),
+        options={"n_boot": n_boot, "seed": seed, "alpha": alpha},
+    )

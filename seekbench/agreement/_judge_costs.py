@@ -20,9 +20,23 @@ _METERS = ("cost_usd", "latency_s", "input_tokens", "output_tokens")
 #: Provenance keys that identify one provider call, when the pipeline records one.
 _CALL_KEYS = ("call_id", "request_id", "cache_key", "batch_custom_id")
 
-COST_COLUMNS = ["rater", "kind", "n_traces", "n_records", "n_labeled", "n_unscored", "n_rule", "n_calls",
-                "cost_usd", "cost_per_trace", "latency_s_per_trace", "input_tokens_per_trace",
-                "output_tokens_per_trace", "tokens_per_trace", "top_unscored_reason"]
+COST_COLUMNS = [
+    "rater",
+    "kind",
+    "n_traces",
+    "n_records",
+    "n_labeled",
+    "n_unscored",
+    "n_rule",
+    "n_calls",
+    "cost_usd",
+    "cost_per_trace",
+    "latency_s_per_trace",
+    "input_tokens_per_trace",
+    "output_tokens_per_trace",
+    "tokens_per_trace",
+    "top_unscored_reason",
+]
 
 
 def _num(value: object) -> float:
@@ -106,17 +120,29 @@ def judge_costs(labels: AnnotationSet, *, usage: Usage = "per_call") -> pd.DataF
         unscored = r[r["value"].isna()]
         reasons = unscored["unscored_reason"].fillna("unscored").value_counts()
         kind_counts = pd.Series(kinds, dtype=object).value_counts()
-        rows.append({
-            "rater": rater, "kind": "+".join(str(k) for k in kind_counts.index), "n_traces": int(n_traces),
-            "n_records": len(r), "n_labeled": int(r["value"].notna().sum()), "n_unscored": len(unscored),
-            "n_rule": int(sum(k == "rule" for k in kinds)), "n_calls": n_calls,
-            "cost_usd": totals["cost_usd"] if seen_meter["cost_usd"] else np.nan,
-            "cost_per_trace": per["cost_usd"], "latency_s_per_trace": per["latency_s"],
-            "input_tokens_per_trace": per["input_tokens"], "output_tokens_per_trace": per["output_tokens"],
-            "tokens_per_trace": (float(np.nansum([per["input_tokens"], per["output_tokens"]]))
-                                 if seen_meter["input_tokens"] or seen_meter["output_tokens"] else np.nan),
-            "top_unscored_reason": reasons.index[0] if len(reasons) else None,
-        })
+        rows.append(
+            {
+                "rater": rater,
+                "kind": "+".join(str(k) for k in kind_counts.index),
+                "n_traces": int(n_traces),
+                "n_records": len(r),
+                "n_labeled": int(r["value"].notna().sum()),
+                "n_unscored": len(unscored),
+                "n_rule": int(sum(k == "rule" for k in kinds)),
+                "n_calls": n_calls,
+                "cost_usd": totals["cost_usd"] if seen_meter["cost_usd"] else np.nan,
+                "cost_per_trace": per["cost_usd"],
+                "latency_s_per_trace": per["latency_s"],
+                "input_tokens_per_trace": per["input_tokens"],
+                "output_tokens_per_trace": per["output_tokens"],
+                "tokens_per_trace": (
+                    float(np.nansum([per["input_tokens"], per["output_tokens"]]))
+                    if seen_meter["input_tokens"] or seen_meter["output_tokens"]
+                    else np.nan
+                ),
+                "top_unscored_reason": reasons.index[0] if len(reasons) else None,
+            }
+        )
     return pd.DataFrame(rows, columns=COST_COLUMNS)
 
 
@@ -147,10 +173,18 @@ def costs_with_panel(judges: dict[str, AnnotationSet], panel: PanelResult | None
     if panel is not None and len(costs):
         members = costs[costs["rater"].isin(panel.members)]
         per = {c: members[c].sum(min_count=len(panel.members)) for c in costs.columns if c.endswith("_per_trace")}
-        row = {"rater": PANEL_RATER, "kind": "panel", "n_traces": int(members["n_traces"].max()),
-               "n_records": panel.n_items, "n_labeled": panel.n_labeled, "n_unscored": panel.n_items - panel.n_labeled,
-               "n_rule": 0, "n_calls": int(members["n_calls"].sum()),
-               "cost_usd": members["cost_usd"].sum(min_count=len(panel.members)), **per,
-               "top_unscored_reason": "tie left open" if panel.n_ties > panel.n_ties_broken else None}
+        row = {
+            "rater": PANEL_RATER,
+            "kind": "panel",
+            "n_traces": int(members["n_traces"].max()),
+            "n_records": panel.n_items,
+            "n_labeled": panel.n_labeled,
+            "n_unscored": panel.n_items - panel.n_labeled,
+            "n_rule": 0,
+            "n_calls": int(members["n_calls"].sum()),
+            "cost_usd": members["cost_usd"].sum(min_count=len(panel.members)),
+            **per,
+            "top_unscored_reason": "tie left open" if panel.n_ties > panel.n_ties_broken else None,
+        }
         costs = pd.concat([costs, pd.DataFrame([row])], ignore_index=True)
     return costs

@@ -68,8 +68,12 @@ def cohen_kappa_score(y1: Sequence, y2: Sequence, *, labels: Sequence | None = N
     c1, c2, cats, _, _ = encode_pairs(y1, y2, labels)
     value = float(kappa_from_confusion(confusion(c1, c2, len(cats))))
     if np.isnan(value):
-        warn_undefined("Cohen's kappa", "no item labeled by both raters" if not len(c1)
-                       else "both raters give the same single label to every item (p_e = 1)")
+        warn_undefined(
+            "Cohen's kappa",
+            "no item labeled by both raters"
+            if not len(c1)
+            else "both raters give the same single label to every item (p_e = 1)",
+        )
     return value
 
 
@@ -135,8 +139,16 @@ def prevalence_table(conf: np.ndarray, labels: list, names: tuple[str, str] = ("
     return pd.DataFrame(data, index=pd.Index(labels, name="label"))
 
 
-def cohen_kappa(y1: Sequence, y2: Sequence, *, labels: Sequence | None = None, groups: Sequence | None = None,
-                n_boot: int = 2000, seed: int | None = 0, alpha: float = 0.05) -> KappaResult:
+def cohen_kappa(
+    y1: Sequence,
+    y2: Sequence,
+    *,
+    labels: Sequence | None = None,
+    groups: Sequence | None = None,
+    n_boot: int = 2000,
+    seed: int | None = 0,
+    alpha: float = 0.05,
+) -> KappaResult:
     """Cohen's kappa with its bootstrap CI, confusion matrix, prevalence and Gwet's AC1.
 
     kappa = (p_o - p_e) / (1 - p_e) as in :func:`cohen_kappa_score` (spec section 9). The CI
@@ -177,19 +189,31 @@ def cohen_kappa(y1: Sequence, y2: Sequence, *, labels: Sequence | None = None, g
     value = float(kappa_from_confusion(conf))
     ac1 = float(ac1_from_confusion(conf, q)) if len(c1) else float("nan")
     if np.isnan(value):
-        warn_undefined("Cohen's kappa", "no item labeled by both raters" if not len(c1)
-                       else "both raters give the same single label to every item (p_e = 1)")
+        warn_undefined(
+            "Cohen's kappa",
+            "no item labeled by both raters"
+            if not len(c1)
+            else "both raters give the same single label to every item (p_e = 1)",
+        )
     sums = resampled_sums(confusion_columns(c1, c2, q), g, n_boot=n_boot, seed=seed)
     boot = None if sums is None else sums.reshape(-1, q, q)
     n = conf.sum()
     with np.errstate(invalid="ignore", divide="ignore"):
         po = float(np.trace(conf) / n) if n else float("nan")
-        pe = float((conf.sum(axis=1) * conf.sum(axis=0)).sum() / n ** 2) if n else float("nan")
+        pe = float((conf.sum(axis=1) * conf.sum(axis=0)).sum() / n**2) if n else float("nan")
     return KappaResult(
-        value=value, ci=interval(None if boot is None else kappa_from_confusion(boot), alpha), n=int(n),
-        n_excluded=n_excl, observed_agreement=po, expected_agreement=pe, ac1=ac1,
-        ac1_ci=interval(None if boot is None else ac1_from_confusion(boot, q), alpha), labels=cats,
-        confusion=pd.DataFrame(conf.astype(int), index=pd.Index(cats, name="rater1"),
-                               columns=pd.Index(cats, name="rater2")),
+        value=value,
+        ci=interval(None if boot is None else kappa_from_confusion(boot), alpha),
+        n=int(n),
+        n_excluded=n_excl,
+        observed_agreement=po,
+        expected_agreement=pe,
+        ac1=ac1,
+        ac1_ci=interval(None if boot is None else ac1_from_confusion(boot, q), alpha),
+        labels=cats,
+        confusion=pd.DataFrame(
+            conf.astype(int), index=pd.Index(cats, name="rater1"), columns=pd.Index(cats, name="rater2")
+        ),
         prevalence=prevalence_table(conf, cats),
-        options={"n_boot": n_boot, "seed": seed, "alpha": alpha})
+        options={"n_boot": n_boot, "seed": seed, "alpha": alpha},
+    )

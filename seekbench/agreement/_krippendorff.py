@@ -35,7 +35,7 @@ def _alpha_from_coincidences(o: np.ndarray, q: int) -> np.ndarray:
     mat = np.atleast_2d(o).reshape(-1, q, q)
     n = mat.sum(axis=(1, 2))
     n_c = mat.sum(axis=2)
-    d_e = n ** 2 - (n_c ** 2).sum(axis=1)
+    d_e = n**2 - (n_c**2).sum(axis=1)
     d_o = n - np.trace(mat, axis1=1, axis2=2)
     ok = (d_e > 1e-9 * np.maximum(n, 1.0) ** 2) & (n > 1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -121,14 +121,31 @@ class AlphaResult:
     @property
     def summary(self) -> pd.DataFrame:
         """One row ``krippendorff_alpha``: estimate, CI bounds, items used and excluded."""
-        return pd.DataFrame([{"estimate": self.value, "lower": self.ci[0], "upper": self.ci[1],
-                              "n_items": self.n_items, "n_excluded": self.n_excluded,
-                              "n_pairable": self.n_pairable, "n_raters": self.n_raters}],
-                            index=pd.Index(["krippendorff_alpha"]))
+        return pd.DataFrame(
+            [
+                {
+                    "estimate": self.value,
+                    "lower": self.ci[0],
+                    "upper": self.ci[1],
+                    "n_items": self.n_items,
+                    "n_excluded": self.n_excluded,
+                    "n_pairable": self.n_pairable,
+                    "n_raters": self.n_raters,
+                }
+            ],
+            index=pd.Index(["krippendorff_alpha"]),
+        )
 
 
-def krippendorff_alpha(ratings: object, *, labels: Sequence | None = None, groups: Sequence | None = None,
-                       n_boot: int = 2000, seed: int | None = 0, alpha: float = 0.05) -> AlphaResult:
+def krippendorff_alpha(
+    ratings: object,
+    *,
+    labels: Sequence | None = None,
+    groups: Sequence | None = None,
+    n_boot: int = 2000,
+    seed: int | None = 0,
+    alpha: float = 0.05,
+) -> AlphaResult:
     """Nominal Krippendorff's alpha with a bootstrap CI over whole groups (traces).
 
     Formula as in :func:`krippendorff_alpha_score`. Coincidences add up over items, so a
@@ -161,9 +178,16 @@ def krippendorff_alpha(ratings: object, *, labels: Sequence | None = None, group
     if np.isnan(value):
         warn_undefined("Krippendorff's alpha", _why(codes, int(pairable.sum())))
     sums = resampled_sums(cols, g[pairable], n_boot=n_boot, seed=seed) if q else None
-    return AlphaResult(value=value, ci=interval(None if sums is None else _alpha_from_coincidences(sums, q), alpha),
-                       n_items=int(pairable.sum()), n_excluded=int((~pairable).sum()),
-                       n_pairable=round(total.sum()), n_raters=codes.shape[1], labels=cats,
-                       coincidence=pd.DataFrame(total.reshape(q, q), index=pd.Index(cats, name="label"),
-                                                columns=pd.Index(cats, name="label")),
-                       options={"n_boot": n_boot, "seed": seed, "alpha": alpha})
+    return AlphaResult(
+        value=value,
+        ci=interval(None if sums is None else _alpha_from_coincidences(sums, q), alpha),
+        n_items=int(pairable.sum()),
+        n_excluded=int((~pairable).sum()),
+        n_pairable=round(total.sum()),
+        n_raters=codes.shape[1],
+        labels=cats,
+        coincidence=pd.DataFrame(
+            total.reshape(q, q), index=pd.Index(cats, name="label"), columns=pd.Index(cats, name="label")
+        ),
+        options={"n_boot": n_boot, "seed": seed, "alpha": alpha},
+    )

@@ -13,8 +13,20 @@ from ._kappa import kappa_from_confusion
 from ._krippendorff import krippendorff_alpha
 from ._strata import kind_column
 
-MULTI_COLUMNS = ["field", "step_kind", "n_raters", "alpha", "alpha_lower", "alpha_upper", "alpha_n_items",
-                 "fleiss_kappa", "fleiss_lower", "fleiss_upper", "fleiss_n_items", "fleiss_n_excluded"]
+MULTI_COLUMNS = [
+    "field",
+    "step_kind",
+    "n_raters",
+    "alpha",
+    "alpha_lower",
+    "alpha_upper",
+    "alpha_n_items",
+    "fleiss_kappa",
+    "fleiss_lower",
+    "fleiss_upper",
+    "fleiss_n_items",
+    "fleiss_n_excluded",
+]
 
 
 def wide_labels(sets: dict[str, AnnotationSet], field: str, kind: str, kinds: dict) -> pd.DataFrame:
@@ -42,8 +54,9 @@ def pairwise_kappa(wide: pd.DataFrame, cats: list) -> pd.DataFrame:
     return out
 
 
-def multi_rater_table(sets: dict[str, AnnotationSet], strata: list[tuple[str, str]], kinds: dict, n_boot: int,
-                      seed, alpha: float) -> pd.DataFrame:
+def multi_rater_table(
+    sets: dict[str, AnnotationSet], strata: list[tuple[str, str]], kinds: dict, n_boot: int, seed, alpha: float
+) -> pd.DataFrame:
     """Per stratum: Krippendorff's alpha (all pairable items) and Fleiss' kappa (items every rater labeled)."""
     rows = []
     for f, kind in strata:
@@ -52,8 +65,20 @@ def multi_rater_table(sets: dict[str, AnnotationSet], strata: list[tuple[str, st
         groups = [t for t, _ in wide.index]
         al = krippendorff_alpha(wide, labels=cats, groups=groups, n_boot=n_boot, seed=seed, alpha=alpha)
         fl = fleiss_kappa(wide, labels=cats, groups=groups, n_boot=n_boot, seed=seed, alpha=alpha)
-        rows.append({"field": f, "step_kind": kind, "n_raters": wide.shape[1], "alpha": al.value,
-                     "alpha_lower": al.ci[0], "alpha_upper": al.ci[1], "alpha_n_items": al.n_items,
-                     "fleiss_kappa": fl.value, "fleiss_lower": fl.ci[0], "fleiss_upper": fl.ci[1],
-                     "fleiss_n_items": fl.n_items, "fleiss_n_excluded": fl.n_excluded})
+        rows.append(
+            {
+                "field": f,
+                "step_kind": kind,
+                "n_raters": wide.shape[1],
+                "alpha": al.value,
+                "alpha_lower": al.ci[0],
+                "alpha_upper": al.ci[1],
+                "alpha_n_items": al.n_items,
+                "fleiss_kappa": fl.value,
+                "fleiss_lower": fl.ci[0],
+                "fleiss_upper": fl.ci[1],
+                "fleiss_n_items": fl.n_items,
+                "fleiss_n_excluded": fl.n_excluded,
+            }
+        )
     return pd.DataFrame(rows, columns=MULTI_COLUMNS)

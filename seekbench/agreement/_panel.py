@@ -52,11 +52,21 @@ class PanelResult:
     @property
     def summary(self) -> pd.DataFrame:
         """One row ``panel``: members, tiebreaker and the counts."""
-        return pd.DataFrame([{"members": ", ".join(self.members), "tiebreaker": self.tiebreaker,
-                              "n_items": self.n_items, "n_labeled": self.n_labeled, "n_ties": self.n_ties,
-                              "n_ties_broken": self.n_ties_broken,
-                              "n_ties_missing": self.n_ties - self.n_ties_broken,
-                              "n_no_votes": self.n_no_votes}], index=pd.Index(["panel"]))
+        return pd.DataFrame(
+            [
+                {
+                    "members": ", ".join(self.members),
+                    "tiebreaker": self.tiebreaker,
+                    "n_items": self.n_items,
+                    "n_labeled": self.n_labeled,
+                    "n_ties": self.n_ties,
+                    "n_ties_broken": self.n_ties_broken,
+                    "n_ties_missing": self.n_ties - self.n_ties_broken,
+                    "n_no_votes": self.n_no_votes,
+                }
+            ],
+            index=pd.Index(["panel"]),
+        )
 
 
 def majority_panel(ratings: pd.DataFrame, *, tiebreaker: str | None = None) -> PanelResult:
@@ -89,8 +99,7 @@ def majority_panel(ratings: pd.DataFrame, *, tiebreaker: str | None = None) -> P
     """
     members = [str(c) for c in ratings.columns]
     if tiebreaker is not None and tiebreaker not in members:
-        raise UserInputError(f"tiebreaker {tiebreaker!r} is not a panel member; choose one of: "
-                             f"{', '.join(members)}")
+        raise UserInputError(f"tiebreaker {tiebreaker!r} is not a panel member; choose one of: {', '.join(members)}")
     labels: list[object] = []
     reasons: list[str | None] = []
     n_ties = n_broken = n_none = 0
@@ -119,14 +128,23 @@ def majority_panel(ratings: pd.DataFrame, *, tiebreaker: str | None = None) -> P
             why = "no tiebreaker" if tiebreaker is None else f"tiebreaker {tiebreaker} did not vote for one of them"
             reasons.append(f"{_TIE_REASON}{' and '.join(sorted(map(str, tied)))} ({why})")
     lab = pd.Series(labels, index=ratings.index, dtype=object, name="panel")
-    return PanelResult(labels=lab, reasons=pd.Series(reasons, index=ratings.index, dtype=object, name="reason"),
-                       members=members, tiebreaker=tiebreaker, n_items=len(ratings),
-                       n_labeled=int(lab.notna().sum()), n_ties=n_ties, n_ties_broken=n_broken, n_no_votes=n_none,
-                       options={"tiebreaker": tiebreaker})
+    return PanelResult(
+        labels=lab,
+        reasons=pd.Series(reasons, index=ratings.index, dtype=object, name="reason"),
+        members=members,
+        tiebreaker=tiebreaker,
+        n_items=len(ratings),
+        n_labeled=int(lab.notna().sum()),
+        n_ties=n_ties,
+        n_ties_broken=n_broken,
+        n_no_votes=n_none,
+        options={"tiebreaker": tiebreaker},
+    )
 
 
-def panel_annotation_set(members: list[AnnotationSet], *, tiebreaker: str | None = None,
-                         rater: str = PANEL_RATER) -> tuple[AnnotationSet, PanelResult]:
+def panel_annotation_set(
+    members: list[AnnotationSet], *, tiebreaker: str | None = None, rater: str = PANEL_RATER
+) -> tuple[AnnotationSet, PanelResult]:
     """The majority panel of several single-rater annotation sets, as an annotation set of its own.
 
     Every (trace, step, field) some member has a record for gets one panel record: the
@@ -152,15 +170,26 @@ def panel_annotation_set(members: list[AnnotationSet], *, tiebreaker: str | None
     if len(set(names)) != len(names):
         raise UserInputError(f"panel members must have distinct rater names, got {names}")
     keys = ["trace_id", "step", "field"]
-    frames = [m.records[[*keys, "value"]].drop_duplicates(keys, keep="last").set_index(keys)["value"].rename(n)
-              for m, n in zip(members, names, strict=True)]
+    frames = [
+        m.records[[*keys, "value"]].drop_duplicates(keys, keep="last").set_index(keys)["value"].rename(n)
+        for m, n in zip(members, names, strict=True)
+    ]
     wide = pd.concat(frames, axis=1) if frames else pd.DataFrame()
     wide = wide.astype(object).where(wide.notna(), None)
     result = majority_panel(wide, tiebreaker=tiebreaker)
     prov = {"kind": "judge", "judge": "panel", "model": None, "members": names, "tiebreaker": tiebreaker}
-    recs = [{"trace_id": t, "step": int(s), "field": f, "value": v, "unscored_reason": why, "rater": rater,
-             "provenance": prov}
-            for (t, s, f), v, why in zip(wide.index, result.labels, result.reasons, strict=True)]
+    recs = [
+        {
+            "trace_id": t,
+            "step": int(s),
+            "field": f,
+            "value": v,
+            "unscored_reason": why,
+            "rater": rater,
+            "provenance": prov,
+        }
+        for (t, s, f), v, why in zip(wide.index, result.labels, result.reasons, strict=True)
+    ]
     return AnnotationSet.from_records(recs, name=rater), result
 
 
@@ -168,5 +197,7 @@ def tie_keys(panel: AnnotationSet) -> set[tuple[str, int, str]]:
     """The (trace id, step, field) items where the panel's tie stayed open (no tiebreaker label)."""
     r = panel.records
     tie = r["value"].isna() & r["unscored_reason"].astype(str).str.startswith(_TIE_REASON)
-    return {(str(t), int(s), f)
-            for t, s, f in zip(r.loc[tie, "trace_id"], r.loc[tie, "step"], r.loc[tie, "field"], strict=True)}
+    return {
+        (str(t), int(s), f)
+        for t, s, f in zip(r.loc[tie, "trace_id"], r.loc[tie, "step"], r.loc[tie, "field"], strict=True)
+    }

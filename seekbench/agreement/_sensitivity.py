@@ -79,15 +79,23 @@ def _resampled(cols: list[np.ndarray], stats: list, ids: pd.Index, n_boot: int, 
     sums = bootstrap_sums(full, n_boot=n_boot, seed=seed, clusters=list(ids)) if n_boot and len(ids) else None
     point, boot, start = [], [], 0
     for w, fn in zip(widths, stats, strict=True):
-        point.append(float(fn(full[:, start:start + w].sum(axis=0, keepdims=True))[0]))
-        boot.append(None if sums is None else fn(sums[:, start:start + w]))
+        point.append(float(fn(full[:, start : start + w].sum(axis=0, keepdims=True))[0]))
+        boot.append(None if sums is None else fn(sums[:, start : start + w]))
         start += w
     return point, boot
 
 
-def metric_sensitivity(traces: list[dict], reference: AnnotationSet, *raters: AnnotationSet, n_boot: int = 2000,
-                       seed: int | None = 0, alpha: float = 0.05, options: MetricOptions | None = None,
-                       horizon: int = 15, **metric_options: str) -> SensitivityResult:
+def metric_sensitivity(
+    traces: list[dict],
+    reference: AnnotationSet,
+    *raters: AnnotationSet,
+    n_boot: int = 2000,
+    seed: int | None = 0,
+    alpha: float = 0.05,
+    options: MetricOptions | None = None,
+    horizon: int = 15,
+    **metric_options: str,
+) -> SensitivityResult:
     """RQI, CE and ERF at turn 8 per agent from the reference labels and from each judge's.
 
     For each rater J and agent a: M_a(J) - M_a(reference) for M in RQI (spec section 3), CE
@@ -156,11 +164,15 @@ def metric_sensitivity(traces: list[dict], reference: AnnotationSet, *raters: An
             summaries[name] = summarize(steps, tdf, by=("agent",), options=opts, horizon=horizon, n_boot=0)
             weights = None
             if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global":
-                weights = evidence_prevalence(steps, tdf, decision_points=opts.decision_points,
-                                              **opts.evidence).to_numpy()
+                weights = evidence_prevalence(
+                    steps, tdf, decision_points=opts.decision_points, **opts.evidence
+                ).to_numpy()
             values[name], boots[name] = _per_agent(steps, tdf, agents, opts, weights, n_boot, seed, alpha)
-        messages += [f"{name}: {w.message}" for w in caught if issubclass(w.category, UndefinedMetricWarning)
-                     and str(w.message).startswith(_OWN_WARNINGS)]
+        messages += [
+            f"{name}: {w.message}"
+            for w in caught
+            if issubclass(w.category, UndefinedMetricWarning) and str(w.message).startswith(_OWN_WARNINGS)
+        ]
     ref_name = next(iter(sources))
     for name, summary in summaries.items():  # the published numbers are summarize's
         for g in summary.groups:
@@ -172,22 +184,40 @@ def metric_sensitivity(traces: list[dict], reference: AnnotationSet, *raters: An
                 ref_v, jud_v = values[ref_name][agent][metric], values[name][agent][metric]
                 rb, jb = boots[ref_name][agent][metric], boots[name][agent][metric]
                 lo, hi = (np.nan, np.nan) if rb is None else percentile_interval(jb - rb, alpha=alpha)
-                rows.append({"rater": name, "agent": agent, "metric": metric, "reference": ref_v, "judged": jud_v,
-                             "difference": jud_v - ref_v, "lower": lo, "upper": hi,
-                             "n_traces": int((tdf["agent"].astype(str) == agent).sum())})
-    table = pd.DataFrame(rows, columns=["rater", "agent", "metric", "reference", "judged", "difference", "lower",
-                                        "upper", "n_traces"])
+                rows.append(
+                    {
+                        "rater": name,
+                        "agent": agent,
+                        "metric": metric,
+                        "reference": ref_v,
+                        "judged": jud_v,
+                        "difference": jud_v - ref_v,
+                        "lower": lo,
+                        "upper": hi,
+                        "n_traces": int((tdf["agent"].astype(str) == agent).sum()),
+                    }
+                )
+    table = pd.DataFrame(
+        rows, columns=["rater", "agent", "metric", "reference", "judged", "difference", "lower", "upper", "n_traces"]
+    )
     rankings, undefined = _rankings(table)
     if undefined:
-        messages.append("Kendall's tau is undefined (fewer than two agents with values) for "
-                        + ", ".join(f"{r}/{m}" for r, m in undefined) + "; returning NaN")
+        messages.append(
+            "Kendall's tau is undefined (fewer than two agents with values) for "
+            + ", ".join(f"{r}/{m}" for r, m in undefined)
+            + "; returning NaN"
+        )
     for msg in dict.fromkeys(messages):
         warnings.warn(msg, UndefinedMetricWarning, stacklevel=2)
-    return SensitivityResult(reference=ref_name, raters=list(sources)[1:], table=table,
-                             rankings=rankings, summaries=summaries,
-                             options={**opts.as_dict(), "n_boot": n_boot, "seed": seed, "alpha": alpha,
-                                      "erf_horizon": RECOVERED_BY},
-                             warnings=list(dict.fromkeys(messages)))
+    return SensitivityResult(
+        reference=ref_name,
+        raters=list(sources)[1:],
+        table=table,
+        rankings=rankings,
+        summaries=summaries,
+        options={**opts.as_dict(), "n_boot": n_boot, "seed": seed, "alpha": alpha, "erf_horizon": RECOVERED_BY},
+        warnings=list(dict.fromkeys(messages)),
+    )
 
 
 def _per_agent(steps, tdf, agents, opts, weights, n_boot, seed, alpha):
@@ -198,8 +228,11 @@ def _per_agent(steps, tdf, agents, opts, weights, n_boot, seed, alpha):
         tr = tdf[tdf["agent"].astype(str) == agent]
         st = step_parts.get(agent, steps.iloc[:0])
         ids = pd.Index(tr["trace_id"])
-        parts = [rqi_columns(st, ids, options=opts), ce_columns(st, tr, options=opts, global_prevalence=weights),
-                 erf_columns(st, tr, RECOVERED_BY, options=opts)]
+        parts = [
+            rqi_columns(st, ids, options=opts),
+            ce_columns(st, tr, options=opts, global_prevalence=weights),
+            erf_columns(st, tr, RECOVERED_BY, options=opts),
+        ]
         agent_seed = None if seed is None else [int(seed), k]
         point, boot = _resampled([p[0] for p in parts], [p[1] for p in parts], ids, n_boot, agent_seed, alpha)
         values[agent] = dict(zip(METRICS, point, strict=True))
@@ -220,14 +253,28 @@ def _rankings(table: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[str, str]]]
                 warnings.simplefilter("ignore")
                 res = kendalltau(ok["reference"], ok["judged"])
             tau, p = float(res.statistic), float(res.pvalue)
-            same = bool((ok["reference"].rank(method="min").to_numpy() == ok["judged"].rank(method="min")
-                         .to_numpy()).all())
+            same = bool(
+                (ok["reference"].rank(method="min").to_numpy() == ok["judged"].rank(method="min").to_numpy()).all()
+            )
         else:
             undefined.append((rater, metric))
-        note = "" if same is not None else (f"n/a: {len(ok)} agent(s) with a value under both label sets; "
-                                            "a ranking needs two")
-        rows.append({"rater": rater, "metric": metric, "kendall_tau": tau, "p_value": p, "n_agents": len(ok),
-                     "same_ranking": same, "note": note})
-    frame = pd.DataFrame(rows, columns=["rater", "metric", "kendall_tau", "p_value", "n_agents", "same_ranking",
-                                        "note"])
+        note = (
+            ""
+            if same is not None
+            else (f"n/a: {len(ok)} agent(s) with a value under both label sets; a ranking needs two")
+        )
+        rows.append(
+            {
+                "rater": rater,
+                "metric": metric,
+                "kendall_tau": tau,
+                "p_value": p,
+                "n_agents": len(ok),
+                "same_ranking": same,
+                "note": note,
+            }
+        )
+    frame = pd.DataFrame(
+        rows, columns=["rater", "metric", "kendall_tau", "p_value", "n_agents", "same_ranking", "note"]
+    )
     return frame, undefined

@@ -24,8 +24,11 @@ RULE_RATER = "rule-derived"
 UNKNOWN_KIND = "unknown"
 _KIND_ORDER = {k: i for i, k in enumerate((*STEP_KINDS, UNKNOWN_KIND))}
 #: Fields that belong to one step kind only (grounding belongs to two).
-_ONLY_KIND = {f: kinds[0] for f in {f for fs in FIELDS_BY_KIND.values() for f in fs}
-              if len(kinds := [k for k, fs in FIELDS_BY_KIND.items() if f in fs]) == 1}
+_ONLY_KIND = {
+    f: kinds[0]
+    for f in {f for fs in FIELDS_BY_KIND.values() for f in fs}
+    if len(kinds := [k for k, fs in FIELDS_BY_KIND.items() if f in fs]) == 1
+}
 _ONLY_KIND["correct"] = "answer"
 
 
@@ -57,9 +60,11 @@ def step_kinds(traces: list[dict] | None, *sets: AnnotationSet) -> dict[tuple[st
 
 def kind_column(frame: pd.DataFrame, kinds: dict[tuple[str, int], str]) -> pd.Series:
     """The step kind of each (``trace_id``, ``step``) row of ``frame``."""
-    return pd.Series([kinds.get((str(t), int(s)), UNKNOWN_KIND)
-                      for t, s in zip(frame["trace_id"], frame["step"], strict=True)],
-                     index=frame.index, dtype=object)
+    return pd.Series(
+        [kinds.get((str(t), int(s)), UNKNOWN_KIND) for t, s in zip(frame["trace_id"], frame["step"], strict=True)],
+        index=frame.index,
+        dtype=object,
+    )
 
 
 def strata(sets: list[AnnotationSet], fields: list[str], kinds: dict[tuple[str, int], str]) -> list[tuple[str, str]]:

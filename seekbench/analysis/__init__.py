@@ -11,27 +11,27 @@ from ._audit import analyze_audit
 from ._completeness import analyze_completeness
 from ._explorer_data import AUDIT_OPTION_DEFAULTS, ExplorerData, explorer_data, flag_definitions
 from ._judge_eval import (
-                      CVResult,
-                      agreement_summary,
-                      agreement_table,
-                      cross_validate_learned,
-                      evaluate_judge,
-                      format_number,
-                      grouped_folds,
-                      kappa_score,
+    CVResult,
+    agreement_summary,
+    agreement_table,
+    cross_validate_learned,
+    evaluate_judge,
+    format_number,
+    grouped_folds,
+    kappa_score,
 )
 from ._judge_train import model_card_markdown, train_learned_model
 from ._outcome import analyze_outcome, correctness_sources, panel_table
 from ._process import analyze_process
 from ._result import (
-                      ANALYSIS_VERSION,
-                      AgreementAnalysis,
-                      Analysis,
-                      AuditAnalysis,
-                      CompletenessAnalysis,
-                      OutcomeAnalysis,
-                      ProcessAnalysis,
-                      Provenance,
+    ANALYSIS_VERSION,
+    AgreementAnalysis,
+    Analysis,
+    AuditAnalysis,
+    CompletenessAnalysis,
+    OutcomeAnalysis,
+    ProcessAnalysis,
+    Provenance,
 )
 
 __all__ = [

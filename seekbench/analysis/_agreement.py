@@ -14,8 +14,9 @@ from ..labels import AnnotationSet
 from ._result import AgreementAnalysis
 
 
-def kappa_cost_table(summary: pd.DataFrame, costs: pd.DataFrame, *, field: str = POOLED_FIELD,
-                     score: str = "kappa") -> pd.DataFrame:
+def kappa_cost_table(
+    summary: pd.DataFrame, costs: pd.DataFrame, *, field: str = POOLED_FIELD, score: str = "kappa"
+) -> pd.DataFrame:
     """Each judge's ``score`` on ``field`` beside its cost per trace, and whether it is on the Pareto front.
 
     Judges without a cost row (such as the rule-derived labels) are left out; a judge whose
@@ -24,21 +25,36 @@ def kappa_cost_table(summary: pd.DataFrame, costs: pd.DataFrame, *, field: str =
     rows = summary[summary["field"] == field].merge(costs[["rater", "cost_per_trace"]], on="rater", how="inner")
     cost = rows["cost_per_trace"].to_numpy(dtype=float)
     val = rows[score].to_numpy(dtype=float)
-    return pd.DataFrame({"rater": rows["rater"], "cost_per_trace": cost, "score": val,
-                         "lower": rows[f"{score}_lower"].to_numpy(dtype=float),
-                         "upper": rows[f"{score}_upper"].to_numpy(dtype=float),
-                         "known": np.isfinite(cost), "on_front": pareto_front(cost, val)})
+    return pd.DataFrame(
+        {
+            "rater": rows["rater"],
+            "cost_per_trace": cost,
+            "score": val,
+            "lower": rows[f"{score}_lower"].to_numpy(dtype=float),
+            "upper": rows[f"{score}_upper"].to_numpy(dtype=float),
+            "known": np.isfinite(cost),
+            "on_front": pareto_front(cost, val),
+        }
+    )
 
 
 def agreement_analysis(result: AgreementResult, *, score: str = "kappa") -> AgreementAnalysis:
     """Wrap a :func:`seekbench.agreement.compare_annotations` result with its kappa-versus-cost table."""
-    return AgreementAnalysis(result=result, kappa_cost=kappa_cost_table(result.summary, result.costs, score=score),
-                             score=score)
+    return AgreementAnalysis(
+        result=result, kappa_cost=kappa_cost_table(result.summary, result.costs, score=score), score=score
+    )
 
 
-def analyze_agreement(reference: AnnotationSet, raters: Sequence[AnnotationSet], *, traces: list[dict],
-                      tiebreaker: str | None = None, n_boot: int = 1000, seed: int = 0,
-                      **metric_options) -> AgreementAnalysis:
+def analyze_agreement(
+    reference: AnnotationSet,
+    raters: Sequence[AnnotationSet],
+    *,
+    traces: list[dict],
+    tiebreaker: str | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+    **metric_options,
+) -> AgreementAnalysis:
     """Compare each rater with the reference (:func:`seekbench.agreement.compare_annotations`).
 
     Undefined coefficients are not warned about here: the result lists them with their reasons.
@@ -59,6 +75,7 @@ def analyze_agreement(reference: AnnotationSet, raters: Sequence[AnnotationSet],
     opts = {k: v for k, v in metric_options.items() if k not in ("by", "n_boot", "seed")}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)  # reported in the result itself
-        result = compare_annotations(reference, *raters, tiebreaker=tiebreaker, traces=traces, n_boot=n_boot,
-                                     seed=seed, **opts)
+        result = compare_annotations(
+            reference, *raters, tiebreaker=tiebreaker, traces=traces, n_boot=n_boot, seed=seed, **opts
+        )
     return agreement_analysis(result)

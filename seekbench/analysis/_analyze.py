@@ -21,12 +21,25 @@ from ._result import Analysis, Provenance
 _EVIDENCE = ("evidence_mapping", "evidence_scope")
 
 
-def analyze(steps: pd.DataFrame, traces: pd.DataFrame, *, trace_dicts: Sequence[dict],
-            by: tuple[str, ...] = ("agent",), inputs: dict | None = None, audit_options: dict | None = None,
-            worst_n: int = 5, reference: AnnotationSet | None = None, raters: Sequence[AnnotationSet] = (),
-            tiebreaker: str | None = None, estimates: pd.DataFrame | None = None, alpha: float = 0.1,
-            explorer: bool = True, labels: AnnotationSet | None = None, label_source: str = "inline labels",
-            **options) -> Analysis:
+def analyze(
+    steps: pd.DataFrame,
+    traces: pd.DataFrame,
+    *,
+    trace_dicts: Sequence[dict],
+    by: tuple[str, ...] = ("agent",),
+    inputs: dict | None = None,
+    audit_options: dict | None = None,
+    worst_n: int = 5,
+    reference: AnnotationSet | None = None,
+    raters: Sequence[AnnotationSet] = (),
+    tiebreaker: str | None = None,
+    estimates: pd.DataFrame | None = None,
+    alpha: float = 0.1,
+    explorer: bool = True,
+    labels: AnnotationSet | None = None,
+    label_source: str = "inline labels",
+    **options,
+) -> Analysis:
     """Compute the process audit of a set of traces: everything the report renders.
 
     Parameters
@@ -74,32 +87,65 @@ def analyze(steps: pd.DataFrame, traces: pd.DataFrame, *, trace_dicts: Sequence[
     if raters:
         if reference is None:
             raise ValueError("raters need a reference annotation set to be compared with")
-        agreement = analyze_agreement(reference, raters, traces=list(trace_dicts), tiebreaker=tiebreaker,
-                                      **options)
+        agreement = analyze_agreement(reference, raters, traces=list(trace_dicts), tiebreaker=tiebreaker, **options)
     conformal = None
     if estimates is not None:
         conformal = evaluate_conformal(estimates, alpha=alpha, **{k: options[k] for k in ("seed",) if k in options})
     process = analyze_process(steps, traces, by=by, **options)
     ev_opts = {k: options[k] for k in _EVIDENCE if k in options}
-    audit = analyze_audit(steps, traces, audit_options=audit_options, worst_n=worst_n, **ev_opts,
-                          recovery=options.get("recovery", "evidence_or_correct"))
+    audit = analyze_audit(
+        steps,
+        traces,
+        audit_options=audit_options,
+        worst_n=worst_n,
+        **ev_opts,
+        recovery=options.get("recovery", "evidence_or_correct"),
+    )
     outcome = analyze_outcome(steps, traces, trace_dicts)
     per_agent = conformal.for_agents(sorted(traces["agent"].unique())) if conformal is not None else None
-    completeness = analyze_completeness(steps, traces, list(trace_dicts),
-                                        process=process.summary if by == ("agent",) else None,
-                                        conformal=per_agent,
-                                        metric_options={k: v for k, v in options.items() if k != "n_boot"})
+    completeness = analyze_completeness(
+        steps,
+        traces,
+        list(trace_dicts),
+        process=process.summary if by == ("agent",) else None,
+        conformal=per_agent,
+        metric_options={k: v for k, v in options.items() if k != "n_boot"},
+    )
     data = None
     if explorer:
         ev = {k: options[k] for k in (*_EVIDENCE, "recovery") if k in options}
-        data = explorer_data(trace_dicts, steps, traces, audit=audit.table, audit_options=audit_options, labels=labels,
-                             label_source=label_source, reference=reference, raters=raters, **ev)
+        data = explorer_data(
+            trace_dicts,
+            steps,
+            traces,
+            audit=audit.table,
+            audit_options=audit_options,
+            labels=labels,
+            label_source=label_source,
+            reference=reference,
+            raters=raters,
+            **ev,
+        )
     inputs = {**(inputs or {}), "labeled_steps": labeled_steps_line(steps)}
-    provenance = Provenance(seekbench_version=__version__, generated=generated, options=process.summary.options,
-                            audit_options=dict(audit_options or {}), inputs=dict(inputs or {}))
-    return Analysis(provenance=provenance, n_traces=len(audit.table), n_steps=len(steps), process=process,
-                    audit=audit, outcome=outcome, completeness=completeness, conformal=conformal,
-                    agreement=agreement, explorer=data)
+    provenance = Provenance(
+        seekbench_version=__version__,
+        generated=generated,
+        options=process.summary.options,
+        audit_options=dict(audit_options or {}),
+        inputs=dict(inputs or {}),
+    )
+    return Analysis(
+        provenance=provenance,
+        n_traces=len(audit.table),
+        n_steps=len(steps),
+        process=process,
+        audit=audit,
+        outcome=outcome,
+        completeness=completeness,
+        conformal=conformal,
+        agreement=agreement,
+        explorer=data,
+    )
 
 
 def labeled_steps_line(steps: pd.DataFrame) -> str:

@@ -23,13 +23,22 @@ from ._result import CompletenessAnalysis
 def _by_agent(per_agent: pd.DataFrame, process, conformal: pd.DataFrame | None) -> tuple[pd.DataFrame, tuple]:
     """Per agent: completeness with its CI, self-estimate error, conformal columns, RQI, ERF(8) and CE."""
     groups = {g.get("agent"): g for g in (process.groups if process is not None else [])}
-    extra = (tuple(c for c in conformal.columns if c != "agent")
-             if conformal is not None and "agent" in conformal.columns else ())
+    extra = (
+        tuple(c for c in conformal.columns if c != "agent")
+        if conformal is not None and "agent" in conformal.columns
+        else ()
+    )
     rows = []
     for _, r in per_agent.iterrows():
         g = groups.get(r["agent"], {})
-        row = {"agent": r["agent"], "episodes": int(r["n_episodes"]), "completeness": r["completeness"],
-               "ci_low": r.get("ci_low"), "ci_high": r.get("ci_high"), "self_estimate_error": r["self_estimate_error"]}
+        row = {
+            "agent": r["agent"],
+            "episodes": int(r["n_episodes"]),
+            "completeness": r["completeness"],
+            "ci_low": r.get("ci_low"),
+            "ci_high": r.get("ci_high"),
+            "self_estimate_error": r["self_estimate_error"],
+        }
         if extra and conformal is not None:
             c = conformal[conformal["agent"] == r["agent"]]
             for col in extra:
@@ -39,10 +48,17 @@ def _by_agent(per_agent: pd.DataFrame, process, conformal: pd.DataFrame | None) 
     return pd.DataFrame(rows), extra
 
 
-def analyze_completeness(steps: pd.DataFrame, traces: pd.DataFrame, trace_dicts: list[dict], *, process=None,
-                         conformal: pd.DataFrame | None = None, band: Literal["ci", "std"] = "ci",
-                         topic_belief: str = "deduplicated",
-                         metric_options: dict | None = None) -> CompletenessAnalysis | None:
+def analyze_completeness(
+    steps: pd.DataFrame,
+    traces: pd.DataFrame,
+    trace_dicts: list[dict],
+    *,
+    process=None,
+    conformal: pd.DataFrame | None = None,
+    band: Literal["ci", "std"] = "ci",
+    topic_belief: str = "deduplicated",
+    metric_options: dict | None = None,
+) -> CompletenessAnalysis | None:
     """Completeness of the episodes among ``trace_dicts``; None when no trace has ``env``.
 
     Parameters
@@ -82,8 +98,19 @@ def analyze_completeness(steps: pd.DataFrame, traces: pd.DataFrame, trace_dicts:
             process = summarize(s, t, by=("agent",), **opts)
     by_agent, extra = _by_agent(per_agent, process, conformal)
     settings = tuple(dict.fromkeys(zip(ep["embedder"], ep["theta"], strict=True)))
-    return CompletenessAnalysis(episodes=ep, summary=summary, per_agent=per_agent, by_agent=by_agent,
-                                conformal_columns=extra, curves=curves, diversity=diversity, topics=topics,
-                                band=band, topic_belief=topic_belief, settings=settings,
-                                n_documents=int(ep["document_id"].nunique()), n_topics=int(ep["topic"].nunique()),
-                                max_steps=ep["max_steps"].max())
+    return CompletenessAnalysis(
+        episodes=ep,
+        summary=summary,
+        per_agent=per_agent,
+        by_agent=by_agent,
+        conformal_columns=extra,
+        curves=curves,
+        diversity=diversity,
+        topics=topics,
+        band=band,
+        topic_belief=topic_belief,
+        settings=settings,
+        n_documents=int(ep["document_id"].nunique()),
+        n_topics=int(ep["topic"].nunique()),
+        max_steps=ep["max_steps"].max(),
+    )

@@ -30,9 +30,11 @@ ROLES = ("labels", "reference", "judge")
 EXPLANATION_KEYS = ("explanation", "rationale", "reasoning", "reason")
 _NO_ANSWER = -1
 #: Audit options and their defaults, read from trace_audit's signature so they never drift apart.
-AUDIT_OPTION_DEFAULTS = {name: p.default for name, p in inspect.signature(trace_audit).parameters.items()
-                         if p.kind is p.KEYWORD_ONLY and name not in ("evidence_mapping", "evidence_scope",
-                                                                        "recovery")}
+AUDIT_OPTION_DEFAULTS = {
+    name: p.default
+    for name, p in inspect.signature(trace_audit).parameters.items()
+    if p.kind is p.KEYWORD_ONLY and name not in ("evidence_mapping", "evidence_scope", "recovery")
+}
 
 
 def flag_definitions(audit_options: dict | None = None) -> dict[str, str]:
@@ -108,8 +110,9 @@ def _single_raters(sets: Sequence[AnnotationSet]) -> list[AnnotationSet]:
     return out
 
 
-def _step_evidence_after(steps: pd.DataFrame, mapping: Literal["sum", "sufficiency_first"],
-                         scope: Literal["cumulative", "latest"]) -> pd.Series:
+def _step_evidence_after(
+    steps: pd.DataFrame, mapping: Literal["sum", "sufficiency_first"], scope: Literal["cumulative", "latest"]
+) -> pd.Series:
     """E after each step: E at its turn, except a tool call, which comes before its observation (E of turn - 1)."""
     e = step_evidence(steps, mapping=mapping, scope=scope)
     calls = steps["kind"].eq("search") & steps["turn"].gt(0)
@@ -135,8 +138,9 @@ def _metric_label_chips(steps: pd.DataFrame, trace_dicts: Sequence[dict], labels
         rater_of = None
     else:
         fixed = None
-        rater_of = {str(t["trace_id"]): (t.get("inline_labels") or {}).get("rater") or "inline:traces"
-                    for t in trace_dicts}
+        rater_of = {
+            str(t["trace_id"]): (t.get("inline_labels") or {}).get("rater") or "inline:traces" for t in trace_dicts
+        }
     chips: dict = defaultdict(list)
     tids = steps["trace_id"].astype(str).tolist()
     idx = steps["step"].tolist()
@@ -156,9 +160,14 @@ def _chips(chips: dict, sets: list[tuple[str, AnnotationSet]]) -> dict:
     for role, s in sets:
         r = s.records
         r = r[r["value"].notna()]
-        for tid, step, fld, value, rater in zip(r["trace_id"].astype(str).tolist(), r["step"].tolist(),
-                                                r["field"].tolist(), r["value"].tolist(), r["rater"].tolist(),
-                                                strict=True):
+        for tid, step, fld, value, rater in zip(
+            r["trace_id"].astype(str).tolist(),
+            r["step"].tolist(),
+            r["field"].tolist(),
+            r["value"].tolist(),
+            r["rater"].tolist(),
+            strict=True,
+        ):
             key = (tid, int(step))
             mark = (key, fld, str(value), str(rater))
             if mark in seen:
@@ -175,20 +184,33 @@ def _disagreements(reference: AnnotationSet, judges: list[AnnotationSet]) -> tup
     fields = list(dict.fromkeys(reference.records["field"]))
     for judge in judges:
         recs = judge.records
-        prov = {(str(t), int(s), f): (p, u) for t, s, f, p, u in zip(recs["trace_id"], recs["step"], recs["field"],
-                                                                     recs["provenance"], recs["unscored_reason"],
-                                                                     strict=True)}
+        prov = {
+            (str(t), int(s), f): (p, u)
+            for t, s, f, p, u in zip(
+                recs["trace_id"], recs["step"], recs["field"], recs["provenance"], recs["unscored_reason"], strict=True
+            )
+        }
         for fld in fields:
             a = align_pair(reference, judge, fld)
             compared = a[a["status"] == "compared"]
             dis = compared[compared["reference"] != compared["rater"]]
-            summary.append({"rater": judge.name, "field": fld, "compared": int(len(compared)),
-                            "disagree": int(len(dis))})
-            for tid, step, ref, val in zip(dis["trace_id"].astype(str), dis["step"], dis["reference"], dis["rater"],
-                                           strict=True):
+            summary.append(
+                {"rater": judge.name, "field": fld, "compared": int(len(compared)), "disagree": int(len(dis))}
+            )
+            for tid, step, ref, val in zip(
+                dis["trace_id"].astype(str), dis["step"], dis["reference"], dis["rater"], strict=True
+            ):
                 p, u = prov.get((tid, int(step), fld), (None, None))
-                by_trace[tid].append({"step": int(step), "field": fld, "reference": str(ref), "judge": str(val),
-                                      "rater": judge.name, "explanation": _explanation(p, u)})
+                by_trace[tid].append(
+                    {
+                        "step": int(step),
+                        "field": fld,
+                        "reference": str(ref),
+                        "judge": str(val),
+                        "rater": judge.name,
+                        "explanation": _explanation(p, u),
+                    }
+                )
     for items in by_trace.values():
         items.sort(key=lambda d: (d["step"], d["field"], d["rater"]))
     return by_trace, summary
@@ -197,20 +219,39 @@ def _disagreements(reference: AnnotationSet, judges: list[AnnotationSet]) -> tup
 def _agent_rates(audit: pd.DataFrame, agents: list[str]) -> list[dict]:
     """Per agent (in ``agents`` order): traces, share correct, share flagged and of each flag, mean score."""
     rates = audit_flag_rates(audit.assign(agent=audit["agent"].astype(str))).set_index("agent")
-    correct = audit.assign(agent=audit["agent"].astype(str)).groupby("agent")["correct"].agg(
-        lambda c: float(pd.to_numeric(c, errors="coerce").mean()))
-    return [{"agent": a, "n": int(rates.loc[a, "n_traces"]), "correct": _clean(correct.get(a)),
-             "flagged": float(rates.loc[a, "flagged"]), "mean_score": float(rates.loc[a, "mean_score"]),
-             "flags": [float(rates.loc[a, f]) for f in FLAGS]} for a in agents]
+    correct = (
+        audit.assign(agent=audit["agent"].astype(str))
+        .groupby("agent")["correct"]
+        .agg(lambda c: float(pd.to_numeric(c, errors="coerce").mean()))
+    )
+    return [
+        {
+            "agent": a,
+            "n": int(rates.loc[a, "n_traces"]),
+            "correct": _clean(correct.get(a)),
+            "flagged": float(rates.loc[a, "flagged"]),
+            "mean_score": float(rates.loc[a, "mean_score"]),
+            "flags": [float(rates.loc[a, f]) for f in FLAGS],
+        }
+        for a in agents
+    ]
 
 
-def explorer_data(trace_dicts: Sequence[dict], steps: pd.DataFrame, traces: pd.DataFrame, *,
-                  labels: AnnotationSet | None = None, label_source: str = "inline labels",
-                  reference: AnnotationSet | None = None, raters: Sequence[AnnotationSet] = (),
-                  audit: pd.DataFrame | None = None, evidence_mapping: Literal["sum", "sufficiency_first"] = "sum",
-                  evidence_scope: Literal["cumulative", "latest"] = "cumulative",
-                  recovery: Literal["evidence_or_correct", "evidence"] = "evidence_or_correct",
-                  audit_options: dict | None = None) -> ExplorerData:
+def explorer_data(
+    trace_dicts: Sequence[dict],
+    steps: pd.DataFrame,
+    traces: pd.DataFrame,
+    *,
+    labels: AnnotationSet | None = None,
+    label_source: str = "inline labels",
+    reference: AnnotationSet | None = None,
+    raters: Sequence[AnnotationSet] = (),
+    audit: pd.DataFrame | None = None,
+    evidence_mapping: Literal["sum", "sufficiency_first"] = "sum",
+    evidence_scope: Literal["cumulative", "latest"] = "cumulative",
+    recovery: Literal["evidence_or_correct", "evidence"] = "evidence_or_correct",
+    audit_options: dict | None = None,
+) -> ExplorerData:
     """Compute what the explorer shows for every trace.
 
     Parameters
@@ -261,9 +302,13 @@ def explorer_data(trace_dicts: Sequence[dict], steps: pd.DataFrame, traces: pd.D
     e_after = _step_evidence_after(steps, evidence_mapping, evidence_scope)
     step_info = {}
     for tid, idx in steps.groupby("trace_id", sort=False).indices.items():
-        step_info[str(tid)] = dict(zip(steps["step"].to_numpy()[idx].tolist(),
-                                       zip(steps["turn"].to_numpy()[idx].tolist(), e_after.to_numpy()[idx].tolist(),
-                                           strict=True), strict=True))
+        step_info[str(tid)] = dict(
+            zip(
+                steps["step"].to_numpy()[idx].tolist(),
+                zip(steps["turn"].to_numpy()[idx].tolist(), e_after.to_numpy()[idx].tolist(), strict=True),
+                strict=True,
+            )
+        )
 
     agents = list(dict.fromkeys(str(a) for a in audit["agent"]))
     agent_idx = {a: i for i, a in enumerate(agents)}
@@ -271,8 +316,9 @@ def explorer_data(trace_dicts: Sequence[dict], steps: pd.DataFrame, traces: pd.D
     fields = list(dict.fromkeys(d["field"] for d in dis_summary))
     a = {str(r["trace_id"]): r for r in audit.to_dict("records")}
     last_turn = traces.set_index(traces["trace_id"].astype(str))["last_turn"]
-    index: dict[str, list] = {k: [] for k in ("id", "agent", "q", "correct", "E", "flags", "score", "steps", "turns",
-                                              "rec", "dis", "disf")}
+    index: dict[str, list] = {
+        k: [] for k in ("id", "agent", "q", "correct", "E", "flags", "score", "steps", "turns", "rec", "dis", "disf")
+    }
     order = [str(t["trace_id"]) for t in trace_dicts]
     for t in trace_dicts:
         tid = str(t["trace_id"])
@@ -304,32 +350,58 @@ def explorer_data(trace_dicts: Sequence[dict], steps: pd.DataFrame, traces: pd.D
                 i = int(st["index"])
                 turn, e = info.get(i, (None, None))
                 e = _clean(e)
-                s = {"i": i, "kind": st.get("kind"), "turn": _clean(turn), "E": None if e is None else int(e),
-                     "chips": chips.get((tid, i), [])}
+                s = {
+                    "i": i,
+                    "kind": st.get("kind"),
+                    "turn": _clean(turn),
+                    "E": None if e is None else int(e),
+                    "chips": chips.get((tid, i), []),
+                }
                 for key in ("text", "query", "tool", "url"):
                     if st.get(key):
                         s[key] = st[key]
                 if st.get("documents"):
-                    s["docs"] = [{k: d[k] for k in ("rank", "title", "text", "url") if d.get(k) is not None}
-                                 for d in st["documents"]]
+                    s["docs"] = [
+                        {k: d[k] for k in ("rank", "title", "text", "url") if d.get(k) is not None}
+                        for d in st["documents"]
+                    ]
                 out_steps.append(s)
-            yield {"id": tid, "agent": str(t.get("agent")), "question": t.get("question") or "",
-                   "gold": list(t.get("gold_answers") or []), "answer": t.get("final_answer"),
-                   "correct": _clean(row["correct"]), "E": _clean(row["evidence_at_answer"]),
-                   "recovery": row["recovery"], "recovery_turn": _clean(row["recovery_turn"]),
-                   "flags": [f for f in str(row["flags"]).split(",") if f], "score": round(float(row["score"]), 3),
-                   "ungrounded_share": _clean(row["ungrounded_share"]),
-                   "n_reasoning_labeled": int(row["n_reasoning_labeled"]),
-                   "repeated_queries": int(row["repeated_queries"]), "n_queries": int(row["n_queries"]),
-                   "steps": out_steps, "dis": by_trace_dis.get(tid, [])}
+            yield {
+                "id": tid,
+                "agent": str(t.get("agent")),
+                "question": t.get("question") or "",
+                "gold": list(t.get("gold_answers") or []),
+                "answer": t.get("final_answer"),
+                "correct": _clean(row["correct"]),
+                "E": _clean(row["evidence_at_answer"]),
+                "recovery": row["recovery"],
+                "recovery_turn": _clean(row["recovery_turn"]),
+                "flags": [f for f in str(row["flags"]).split(",") if f],
+                "score": round(float(row["score"]), 3),
+                "ungrounded_share": _clean(row["ungrounded_share"]),
+                "n_reasoning_labeled": int(row["n_reasoning_labeled"]),
+                "repeated_queries": int(row["repeated_queries"]),
+                "n_queries": int(row["n_queries"]),
+                "steps": out_steps,
+                "dis": by_trace_dis.get(tid, []),
+            }
 
     rater_names = sorted({c[2] for cs in chips.values() for c in cs})
-    meta = {"n_traces": len(order), "agents": agents, "flags": list(FLAGS),
-            "flag_definitions": flag_definitions(audit_options),
-            "audit_options": {k: _clean(v) for k, v in {**AUDIT_OPTION_DEFAULTS, **audit_options}.items()},
-            "recovery": recoveries, "fields": fields, "label_source": label_source,
-            "raters": list(dict.fromkeys(rater_names)),
-            "reference": label_sets[0][1].name if judges else None,
-            "judges": [j.name for j in judges], "disagreements": dis_summary,
-            "evidence": ev, "recovery_option": recovery, "agent_rates": _agent_rates(audit, agents)}
+    meta = {
+        "n_traces": len(order),
+        "agents": agents,
+        "flags": list(FLAGS),
+        "flag_definitions": flag_definitions(audit_options),
+        "audit_options": {k: _clean(v) for k, v in {**AUDIT_OPTION_DEFAULTS, **audit_options}.items()},
+        "recovery": recoveries,
+        "fields": fields,
+        "label_source": label_source,
+        "raters": list(dict.fromkeys(rater_names)),
+        "reference": label_sets[0][1].name if judges else None,
+        "judges": [j.name for j in judges],
+        "disagreements": dis_summary,
+        "evidence": ev,
+        "recovery_option": recovery,
+        "agent_rates": _agent_rates(audit, agents),
+    }
     return ExplorerData(meta=meta, index=index, _build=build)

@@ -42,8 +42,18 @@ ROWS: tuple[tuple[str, str, str, str], ...] = (
     ("sufficiency", "sufficiency", "search_result", "judge"),
 )
 
-AGREEMENT_COLUMNS = ["row", "field", "kind", "n", "accuracy", "kappa", "n_unscored", "n_no_reference", "classes",
-                     "note"]
+AGREEMENT_COLUMNS = [
+    "row",
+    "field",
+    "kind",
+    "n",
+    "accuracy",
+    "kappa",
+    "n_unscored",
+    "n_no_reference",
+    "classes",
+    "note",
+]
 
 
 def kappa_score(reference: list[str], judged: list[str]) -> float:
@@ -107,17 +117,31 @@ def agreement_table(traces: list[dict], records: list[dict], reference: LabelMap
         n = len(ref_vals)
         acc = float(np.mean(np.asarray(ref_vals) == np.asarray(got_vals))) if n else math.nan
         classes = sorted(set(ref_vals) | set(got_vals))
-        rows.append({"row": row, "field": fname, "kind": kind, "n": n, "accuracy": acc,
-                     "kappa": kappa_score(ref_vals, got_vals), "n_unscored": n_unscored,
-                     "n_no_reference": n_no_ref, "classes": classes, "note": _note(n, n_unscored, classes)})
+        rows.append(
+            {
+                "row": row,
+                "field": fname,
+                "kind": kind,
+                "n": n,
+                "accuracy": acc,
+                "kappa": kappa_score(ref_vals, got_vals),
+                "n_unscored": n_unscored,
+                "n_no_reference": n_no_ref,
+                "classes": classes,
+                "note": _note(n, n_unscored, classes),
+            }
+        )
     return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
 
 
 def _note(n: int, n_unscored: int, classes: list) -> str:
     """Why accuracy or kappa is undefined in a row (empty when both are defined)."""
     if n == 0:
-        return f"n = 0: no step compared ({n_unscored} unscored by the judge)" if n_unscored else \
-            "n = 0: no step labeled by both"
+        return (
+            f"n = 0: no step compared ({n_unscored} unscored by the judge)"
+            if n_unscored
+            else "n = 0: no step labeled by both"
+        )
     if len(classes) < 2:
         return "kappa undefined: one class only"
     return ""
@@ -184,8 +208,16 @@ class CVResult:
 
 def agreement_summary(table: pd.DataFrame) -> dict:
     """JSON-ready ``{row: {n, accuracy, kappa, n_unscored, note}}`` of an :func:`agreement_table` (NaN as None)."""
-    return {r["row"]: {"n": int(r["n"]), "accuracy": json_number(r["accuracy"]), "kappa": json_number(r["kappa"]),
-                       "n_unscored": int(r["n_unscored"]), "note": r.get("note", "")} for _, r in table.iterrows()}
+    return {
+        r["row"]: {
+            "n": int(r["n"]),
+            "accuracy": json_number(r["accuracy"]),
+            "kappa": json_number(r["kappa"]),
+            "n_unscored": int(r["n_unscored"]),
+            "note": r.get("note", ""),
+        }
+        for _, r in table.iterrows()
+    }
 
 
 def json_number(x: float | None) -> float | None:
@@ -198,8 +230,9 @@ def format_number(x: float | None) -> str:
     return "n/a" if x is None or math.isnan(x) else f"{x:.3f}"
 
 
-def cross_validate_learned(traces: list[dict], reference: LabelMap, *, n_splits: int = 5, seed: int = 0,
-                           name: str = "learned") -> CVResult:
+def cross_validate_learned(
+    traces: list[dict], reference: LabelMap, *, n_splits: int = 5, seed: int = 0, name: str = "learned"
+) -> CVResult:
     """Grouped cross-validation of the learned judge (see the module docstring).
 
     Parameters
@@ -223,10 +256,19 @@ def cross_validate_learned(traces: list[dict], reference: LabelMap, *, n_splits:
         train = [traces[i] for i in train_idx]
         test = [traces[i] for i in test_idx]
         train_ids = {t["trace_id"] for t in train}
-        model = fit_learned_model(train, {k: v for k, v in reference.items() if k[0] in train_ids}, seed=seed,
-                                  views=[views[i] for i in train_idx])
+        model = fit_learned_model(
+            train,
+            {k: v for k, v in reference.items() if k[0] in train_ids},
+            seed=seed,
+            views=[views[i] for i in train_idx],
+        )
         recs = LearnedJudge(model, name=name).label_views([views[i] for i in test_idx], rater=name)
         fold_tables.append(agreement_table(test, recs, reference))
         records.extend(recs)
-    return CVResult(table=agreement_table(traces, records, reference), folds=folds, fold_tables=fold_tables,
-                    records=records, seed=seed)
+    return CVResult(
+        table=agreement_table(traces, records, reference),
+        folds=folds,
+        fold_tables=fold_tables,
+        records=records,
+        seed=seed,
+    )

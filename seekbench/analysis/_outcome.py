@@ -31,8 +31,19 @@ def panel_table(trace_dicts: Sequence[dict]) -> pd.DataFrame | None:
         d = c.get("detail") or {}
         if c.get("source") not in ("panel", "judge", "em") or "votes" not in d:
             continue
-        r = rows.setdefault(t.get("agent"), {"agent": t.get("agent"), "answers": 0, "decided": 0, "unscored": 0,
-                                             "compared": 0, "disagreements": 0, "tiebreaks": 0, "_yes": {}})
+        r = rows.setdefault(
+            t.get("agent"),
+            {
+                "agent": t.get("agent"),
+                "answers": 0,
+                "decided": 0,
+                "unscored": 0,
+                "compared": 0,
+                "disagreements": 0,
+                "tiebreaks": 0,
+                "_yes": {},
+            },
+        )
         r["answers"] += 1
         r["decided"] += c.get("value") is not None
         r["unscored"] += c.get("value") is None
@@ -63,18 +74,32 @@ def _evidence_table(trace_dicts: Sequence[dict]) -> pd.DataFrame | None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         s = evidence_set_summary(table, by=("agent",))
-    cols = ["agent", "questions", "ACC", *(c for c in s.columns if c.startswith("IA@")), "EEU", "IC",
-            "interference_rate", "pending_acc", "pending_ia", "pending_ic"]
+    cols = [
+        "agent",
+        "questions",
+        "ACC",
+        *(c for c in s.columns if c.startswith("IA@")),
+        "EEU",
+        "IC",
+        "interference_rate",
+        "pending_acc",
+        "pending_ia",
+        "pending_ic",
+    ]
     return s[cols]
 
 
-def analyze_outcome(steps: pd.DataFrame, traces: pd.DataFrame,
-                    trace_dicts: Sequence[dict]) -> OutcomeAnalysis | None:
+def analyze_outcome(steps: pd.DataFrame, traces: pd.DataFrame, trace_dicts: Sequence[dict]) -> OutcomeAnalysis | None:
     """Efficiency beside outcomes per agent (accuracy, EM, F1, tool calls, searches before the answer,
     duplicate-query and duplicate-visit rates, Pass@1 and Pass@k); None when there are no traces."""
     if traces is None or len(traces) == 0:
         return None
     eff = efficiency_table(steps, traces)
     runs = int(eff["runs_max"].max()) if "runs_max" in eff and eff["runs_max"].notna().any() else 1
-    return OutcomeAnalysis(efficiency=eff, correctness_sources=correctness_sources(traces),
-                           panel=panel_table(trace_dicts), evidence_set=_evidence_table(trace_dicts), max_runs=runs)
+    return OutcomeAnalysis(
+        efficiency=eff,
+        correctness_sources=correctness_sources(traces),
+        panel=panel_table(trace_dicts),
+        evidence_set=_evidence_table(trace_dicts),
+        max_runs=runs,
+    )

@@ -18,8 +18,9 @@ def group_keys(traces: pd.DataFrame, by: tuple[str, ...]) -> pd.Series:
     return traces.apply(lambda r: " / ".join(str(r[b]) for b in by), axis=1)
 
 
-def analyze_process(steps: pd.DataFrame, traces: pd.DataFrame, *, by: tuple[str, ...] = ("agent",),
-                    **options) -> ProcessAnalysis:
+def analyze_process(
+    steps: pd.DataFrame, traces: pd.DataFrame, *, by: tuple[str, ...] = ("agent",), **options
+) -> ProcessAnalysis:
     """Metrics per group with CIs, ERF and 1 - KM fits per group, log-rank test, RQI by type, calibration.
 
     ``options`` are :func:`seekbench.metrics.summarize`'s.
@@ -37,7 +38,8 @@ def analyze_process(steps: pd.DataFrame, traces: pd.DataFrame, *, by: tuple[str,
         ids = traces.loc[keys == key, "trace_id"]
         s, t = steps[steps["trace_id"].isin(ids)], traces[traces["trace_id"].isin(ids)]
         fitters[key] = EvidenceRecoveryFitter(method=options.get("erf_method", "aalen_johansen"), **erf_opts).fit(
-            s, t, label=key)
+            s, t, label=key
+        )
         km_fitters[key] = EvidenceRecoveryFitter(method="km", **erf_opts).fit(s, t, label=key)
         events[key] = fitters[key].events_
     recovery_test = compare_recovery(events) if len(events) >= 2 else None
@@ -52,27 +54,44 @@ def analyze_process(steps: pd.DataFrame, traces: pd.DataFrame, *, by: tuple[str,
 
     group_names = [" / ".join(str(g[b]) for b in by) for g in groups]
     rqi_types = {name: g.get("rqi_by_type") or {} for name, g in zip(group_names, groups, strict=True)}
-    rqi_by_type = pd.DataFrame({n: [_v(d.get(t), "rqi") for t in REASONING_TYPES] for n, d in rqi_types.items()},
-                               index=REASONING_TYPES)
-    rqi_by_type_n = pd.DataFrame({n: [_v(d.get(t), "n") or 0 for t in REASONING_TYPES]
-                                  for n, d in rqi_types.items()}, index=REASONING_TYPES)
+    rqi_by_type = pd.DataFrame(
+        {n: [_v(d.get(t), "rqi") for t in REASONING_TYPES] for n, d in rqi_types.items()}, index=REASONING_TYPES
+    )
+    rqi_by_type_n = pd.DataFrame(
+        {n: [_v(d.get(t), "n") or 0 for t in REASONING_TYPES] for n, d in rqi_types.items()}, index=REASONING_TYPES
+    )
 
     points = decision_point_table(steps, traces, decision_points=options.get("decision_points", "turn"), **ev_opts)
     points = points.merge(pd.DataFrame({"trace_id": traces["trace_id"], "group": keys}), on="trace_id")
     calibration = points.groupby(["E", "group"])["A"].mean().unstack("group").reindex(range(3))
     calibration = calibration.reindex(columns=list(fitters))
-    prevalence = points.groupby("group")["E"].value_counts(normalize=True).unstack("E").reindex(
-        index=list(fitters), columns=range(3)).fillna(0.0)
+    prevalence = (
+        points.groupby("group")["E"]
+        .value_counts(normalize=True)
+        .unstack("E")
+        .reindex(index=list(fitters), columns=range(3))
+        .fillna(0.0)
+    )
 
     unusable: dict = {}
     for g in groups:
         for k, v in (g.get("unlabeled") or {}).items():
             if isinstance(v, (int, float)):
                 unusable[k] = unusable.get(k, 0) + int(v)
-    return ProcessAnalysis(summary=summary, by=by, metrics_table=summary.to_frame(), erf_fitters=fitters,
-                           erf_km_fitters=km_fitters, erf_table=erf_table, recovery_test=recovery_test,
-                           rqi_by_type=rqi_by_type, rqi_by_type_n=rqi_by_type_n, calibration=calibration,
-                           prevalence=prevalence, unusable=unusable)
+    return ProcessAnalysis(
+        summary=summary,
+        by=by,
+        metrics_table=summary.to_frame(),
+        erf_fitters=fitters,
+        erf_km_fitters=km_fitters,
+        erf_table=erf_table,
+        recovery_test=recovery_test,
+        rqi_by_type=rqi_by_type,
+        rqi_by_type_n=rqi_by_type_n,
+        calibration=calibration,
+        prevalence=prevalence,
+        unusable=unusable,
+    )
 
 
 def _v(entry, key):

@@ -43,9 +43,21 @@ from ._summary import AnnotateSummary
 class _OnlineRun:
     """The state shared by the workers of one online run."""
 
-    def __init__(self, cfg: JudgeConfig, template: PromptTemplate, cache: JudgeCache, out: AnnotationOutput,
-                 summary: AnnotateSummary, budget: Budget, bar, *, rater: str, base_url: str | None,
-                 api_key: str | None, concurrency: int) -> None:
+    def __init__(
+        self,
+        cfg: JudgeConfig,
+        template: PromptTemplate,
+        cache: JudgeCache,
+        out: AnnotationOutput,
+        summary: AnnotateSummary,
+        budget: Budget,
+        bar,
+        *,
+        rater: str,
+        base_url: str | None,
+        api_key: str | None,
+        concurrency: int,
+    ) -> None:
         self.cfg, self.template, self.cache, self.out = cfg, template, cache, out
         self.summary, self.bar, self.rater = summary, bar, rater
         self.client = LLMClient(cfg, base_url=base_url, api_key=api_key)
@@ -68,16 +80,16 @@ class _OnlineRun:
     def _refresh(self) -> None:
         s = self.summary
         errs = sum(s.errors.values())
-        self.bar.set_postfix_str(f"tok {s.prompt_tokens}+{s.completion_tokens} ${s.cost_usd:.4f} err {errs}",
-                                 refresh=False)
+        self.bar.set_postfix_str(
+            f"tok {s.prompt_tokens}+{s.completion_tokens} ${s.cost_usd:.4f} err {errs}", refresh=False
+        )
 
     async def run_job(self, job: TraceJob) -> bool:
         """Finish one job; False if it had to stop (budget, unreachable endpoint or fatal error) before finishing."""
         s = self.summary
         while not job.done:
             key, body = job.next_request()
-            got = await call(self.client, self.template, body, key, job.trace_id, self.ctx,
-                             on_retry=self._on_retry)
+            got = await call(self.client, self.template, body, key, job.trace_id, self.ctx, on_retry=self._on_retry)
             if isinstance(got, NoReply):
                 if got.kind == "budget":
                     s.stopped_by_budget = True
@@ -97,8 +109,9 @@ class _OnlineRun:
                 s.prompt_tokens += comp.prompt_tokens
                 s.completion_tokens += comp.completion_tokens
                 s.cost_usd += got.cost_usd
-            await self._durable(functools.partial(feed, self.cache, job, key, got.completion, got.cost_usd,
-                                                  from_cache=got.cached))
+            await self._durable(
+                functools.partial(feed, self.cache, job, key, got.completion, got.cost_usd, from_cache=got.cached)
+            )
             if not got.cached and job.result is not None and not job.result.ok:  # feed set the result
                 s.count_error("invalid_output")
         records = job.records(rater=self.rater)
@@ -127,11 +140,21 @@ class _OnlineRun:
             await self.client.aclose()
 
 
-def annotate(traces: str | os.PathLike | Iterable[dict], judge: str | os.PathLike | JudgeConfig | dict,
-             output: str | os.PathLike, *, cache: str | os.PathLike | JudgeCache | None = None,
-             concurrency: int = 8, budget_usd: float | None = None, batch: bool = False,
-             limit: int | None = None, rater: str | None = None, progress: bool | None = False,
-             base_url: str | None = None, api_key: str | None = None) -> AnnotateSummary:
+def annotate(
+    traces: str | os.PathLike | Iterable[dict],
+    judge: str | os.PathLike | JudgeConfig | dict,
+    output: str | os.PathLike,
+    *,
+    cache: str | os.PathLike | JudgeCache | None = None,
+    concurrency: int = 8,
+    budget_usd: float | None = None,
+    batch: bool = False,
+    limit: int | None = None,
+    rater: str | None = None,
+    progress: bool | None = False,
+    base_url: str | None = None,
+    api_key: str | None = None,
+) -> AnnotateSummary:
     """Label every step of some traces with a judge; append the labels to an annotation set.
 
     Parameters
@@ -179,9 +202,11 @@ def annotate(traces: str | os.PathLike | Iterable[dict], judge: str | os.PathLik
         raise UserInputError(f"--limit must be >= 0, got {limit}")
     cfg = judge if isinstance(judge, (JudgeConfig, dict)) else load_judge_config(judge)
     if isinstance(cfg, JudgeConfig) and cfg.kind == "answer":
-        raise UserInputError(f"judge {cfg.name!r} is an answer judge (kind = \"answer\"): it grades final answers, "
-                             f"not steps; use `seekbench judge-answers --judge {cfg.name}`, or give annotate a "
-                             "step-label judge (seekbench judge list)")
+        raise UserInputError(
+            f'judge {cfg.name!r} is an answer judge (kind = "answer"): it grades final answers, '
+            f"not steps; use `seekbench judge-answers --judge {cfg.name}`, or give annotate a "
+            "step-label judge (seekbench judge list)"
+        )
     if isinstance(traces, (str, os.PathLike)):
         traces = read_traces(traces).traces
     traces = list(traces)[:limit] if limit is not None else list(traces)
@@ -193,18 +218,46 @@ def annotate(traces: str | os.PathLike | Iterable[dict], judge: str | os.PathLik
     out = AnnotationOutput(output, rater=rater)
     state = out.recover()
     todo = [t for t in traces if state.get(str(t["trace_id"])) != "done"]
-    summary = AnnotateSummary(judge=cfg.name, output=str(output), mode="batch" if batch else "online",
-                              n_traces=len(traces), already_done=len(traces) - len(todo), budget_usd=budget_usd)
+    summary = AnnotateSummary(
+        judge=cfg.name,
+        output=str(output),
+        mode="batch" if batch else "online",
+        n_traces=len(traces),
+        already_done=len(traces) - len(todo),
+        budget_usd=budget_usd,
+    )
     owned = not isinstance(cache, JudgeCache)
     jc = cache if isinstance(cache, JudgeCache) else JudgeCache(cache)
     bar = progress_bar(len(todo), f"annotate {cfg.name}", progress)
     try:
         if batch:
-            run_batch(todo, cfg, template, jc, out, summary, Budget(budget_usd), bar, rater=rater,
-                      base_url=base_url, api_key=api_key)
+            run_batch(
+                todo,
+                cfg,
+                template,
+                jc,
+                out,
+                summary,
+                Budget(budget_usd),
+                bar,
+                rater=rater,
+                base_url=base_url,
+                api_key=api_key,
+            )
         elif todo:
-            run = _OnlineRun(cfg, template, jc, out, summary, Budget(budget_usd), bar, rater=rater,
-                             base_url=base_url, api_key=api_key, concurrency=concurrency)
+            run = _OnlineRun(
+                cfg,
+                template,
+                jc,
+                out,
+                summary,
+                Budget(budget_usd),
+                bar,
+                rater=rater,
+                base_url=base_url,
+                api_key=api_key,
+                concurrency=concurrency,
+            )
             asyncio.run(run.main(todo, concurrency))
             if run.fatal is not None:
                 raise run.fatal

@@ -52,8 +52,9 @@ def _new_round(jobs: list[TraceJob], cfg, prices: Prices, budget: Budget, summar
         if job.done:
             continue
         key, body = job.next_request()
-        bound = request_cost_bound(body["messages"], cfg.max_tokens, prices, batch=True,
-                                   extra_text=json.dumps(body.get("response_format")))
+        bound = request_cost_bound(
+            body["messages"], cfg.max_tokens, prices, batch=True, extra_text=json.dumps(body.get("response_format"))
+        )
         if not budget.reserve(bound):
             summary.stopped_by_budget = True
             break
@@ -62,12 +63,29 @@ def _new_round(jobs: list[TraceJob], cfg, prices: Prices, budget: Budget, summar
         trace_of[key] = job.trace_id
     if not keys:
         return None
-    return {"judge": cfg.name, "model": cfg.model, "reserved_usd": reserved, "trace_of": trace_of,
-            "parts": [{"keys": part} for part in split_parts(keys)]}
+    return {
+        "judge": cfg.name,
+        "model": cfg.model,
+        "reserved_usd": reserved,
+        "trace_of": trace_of,
+        "parts": [{"keys": part} for part in split_parts(keys)],
+    }
 
 
-def run_batch(todo: list[dict], cfg, template, cache, out, summary, budget: Budget, bar, *, rater: str,
-              base_url: str | None, api_key: str | None) -> None:
+def run_batch(
+    todo: list[dict],
+    cfg,
+    template,
+    cache,
+    out,
+    summary,
+    budget: Budget,
+    bar,
+    *,
+    rater: str,
+    base_url: str | None,
+    api_key: str | None,
+) -> None:
     """Label ``todo`` through the Batch API, round after round, resuming the batches left by a crash."""
     path = state_path_for(out.path)
     prices = Prices.of(cfg)
@@ -93,8 +111,11 @@ def run_batch(todo: list[dict], cfg, template, cache, out, summary, budget: Budg
         state = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
         if state is not None:
             if state.get("judge") != cfg.name:
-                raise UserInputError(f"{path} belongs to a batch run of judge {state.get('judge')!r}, not "
-                                     f"{cfg.name!r}; finish that run first or choose another -o", file=str(path))
+                raise UserInputError(
+                    f"{path} belongs to a batch run of judge {state.get('judge')!r}, not "
+                    f"{cfg.name!r}; finish that run first or choose another -o",
+                    file=str(path),
+                )
             if budget.limit is not None:
                 budget.reserved += state.get("reserved_usd", 0.0)  # already submitted: it will be paid
         elif summary.stopped_by_budget:
@@ -129,8 +150,19 @@ def run_batch(todo: list[dict], cfg, template, cache, out, summary, budget: Budg
     summary.not_started += sum(not j.done for j in jobs)
 
 
-def _merge(cli: BatchClient, batch, state: dict, part: dict, jobs: list[TraceJob], cache, cfg, template,
-           prices: Prices, summary, line_failures: dict[str, int]) -> float:
+def _merge(
+    cli: BatchClient,
+    batch,
+    state: dict,
+    part: dict,
+    jobs: list[TraceJob],
+    cache,
+    cfg,
+    template,
+    prices: Prices,
+    summary,
+    line_failures: dict[str, int],
+) -> float:
     """Store a finished batch's completions in the cache; count its failed or unrun lines. Returns USD spent."""
     by_key = {j.next_request()[0]: j for j in jobs if not j.done}
     wanted = set(part["keys"])
@@ -154,8 +186,9 @@ def _merge(cli: BatchClient, batch, state: dict, part: dict, jobs: list[TraceJob
             spent += cost
         else:
             err = line.get("error") or (resp.get("body") or {}).get("error") or {}
-            reasons[key] = cli.scrub(f"batch line failed: {err.get('code') or resp.get('status_code')}: "
-                                     f"{err.get('message', '')}")
+            reasons[key] = cli.scrub(
+                f"batch line failed: {err.get('code') or resp.get('status_code')}: {err.get('message', '')}"
+            )
     for key in part["keys"]:
         if key in cache:
             continue

@@ -58,15 +58,22 @@ class TraceJob:
 
     def __post_init__(self) -> None:
         self.rules = rule_labels(self.trace)
-        self.rendered = render_prompt(self.trace, self.rules, self.template,
-                                      context_tokens=self.config.context_tokens, max_tokens=self.config.max_tokens)
+        self.rendered = render_prompt(
+            self.trace,
+            self.rules,
+            self.template,
+            context_tokens=self.config.context_tokens,
+            max_tokens=self.config.max_tokens,
+        )
         # Only optional fields left (grounding of rule-labeled searches): not worth a paid request.
         self._done = not any(spec.required for spec in self.rendered.steps.values())
         if self._done:  # nothing the judge must give: only rule labels (or none)
             self.result = ParseResult(True)
         elif self.rendered.over_context:  # never sent: a request the endpoint must refuse, or would silently cut
-            self.errors.append(f"the prompt exceeds the judge's context of {self.config.context_tokens} tokens even "
-                               f"with every step text cut ({len(self.trace['steps'])} steps); nothing was sent")
+            self.errors.append(
+                f"the prompt exceeds the judge's context of {self.config.context_tokens} tokens even "
+                f"with every step text cut ({len(self.trace['steps'])} steps); nothing was sent"
+            )
             self.result = ParseResult(False, error=self.errors[-1])
             self._done = True
         else:
@@ -88,8 +95,17 @@ class TraceJob:
 
     def feed(self, completion: Completion, *, key: str, cost_usd: float, from_cache: bool) -> ParseResult:
         """Take the completion of the current request; move to done or to the next repair."""
-        self.calls.append(CallRecord(key, completion.prompt_tokens, completion.completion_tokens, cost_usd,
-                                     completion.latency_s, completion.created, from_cache))
+        self.calls.append(
+            CallRecord(
+                key,
+                completion.prompt_tokens,
+                completion.completion_tokens,
+                cost_usd,
+                completion.latency_s,
+                completion.created,
+                from_cache,
+            )
+        )
         result = parse_judge_output(completion.content, self.rendered.steps, finish_reason=completion.finish_reason)
         self.result = result
         if result.ok:
@@ -100,8 +116,7 @@ class TraceJob:
         if self.repairs < self.config.max_repairs:
             self.errors.append(error)
             self.repairs += 1
-            messages = repair_messages(self.rendered, error, repair=self.repairs,
-                                       max_repairs=self.config.max_repairs)
+            messages = repair_messages(self.rendered, error, repair=self.repairs, max_repairs=self.config.max_repairs)
             self._body = request_body(self.config, messages)
         else:
             self.errors.append(error)
@@ -133,14 +148,23 @@ class TraceJob:
                 prov["repeat_of"] = rule.repeat_of
             rows.append((step, name, rule.value, None, prov))
         judge_prov = {
-            "kind": "judge", "judge": cfg.name, "model": cfg.model, "prompt_sha256": self.template.sha256,
-            "prompt_version": self.template.version, "time": when,
+            "kind": "judge",
+            "judge": cfg.name,
+            "model": cfg.model,
+            "prompt_sha256": self.template.sha256,
+            "prompt_version": self.template.version,
+            "time": when,
             "input_tokens": sum(c.prompt_tokens for c in self.calls),
             "output_tokens": sum(c.completion_tokens for c in self.calls),
             "cost_usd": round(sum(c.cost_usd for c in self.calls), 10),
-            "latency_s": (round(sum(c.latency_s for c in self.calls if c.latency_s is not None), 4)
-                          if any(c.latency_s is not None for c in self.calls) else None),
-            "truncated": self.rendered.truncated, "requests": len(self.calls), "repairs": self.repairs,
+            "latency_s": (
+                round(sum(c.latency_s for c in self.calls if c.latency_s is not None), 4)
+                if any(c.latency_s is not None for c in self.calls)
+                else None
+            ),
+            "truncated": self.rendered.truncated,
+            "requests": len(self.calls),
+            "repairs": self.repairs,
             "cache_key": self.calls[-1].key if self.calls else None,
         }
         if self.rendered.truncated:  # how far: the length step texts were cut to; each record says if its step was
@@ -170,8 +194,15 @@ class TraceJob:
         rows.sort(key=lambda r: (r[0], order.get(r[1], 99)))
         out = []
         for step, name, value, reason, prov in rows:
-            rec = {"schema_version": SCHEMA_VERSION, "trace_id": tid, "step": step, "field": name, "value": value,
-                   "rater": rater, "provenance": {**prov, "trace_records": len(rows)}}
+            rec = {
+                "schema_version": SCHEMA_VERSION,
+                "trace_id": tid,
+                "step": step,
+                "field": name,
+                "value": value,
+                "rater": rater,
+                "provenance": {**prov, "trace_records": len(rows)},
+            }
             if value is None:
                 rec["unscored_reason"] = reason
             out.append(rec)

@@ -23,8 +23,13 @@ def annotate_offline(traces: list[dict], table: dict, output, *, rater: str | No
     out = AnnotationOutput(output, rater=rater)
     state = out.recover()
     todo = [t for t in traces if state.get(str(t["trace_id"])) != "done"]
-    summary = AnnotateSummary(judge=judge.name, output=str(output), mode=str(table["kind"]),
-                              n_traces=len(traces), already_done=len(traces) - len(todo))
+    summary = AnnotateSummary(
+        judge=judge.name,
+        output=str(output),
+        mode=str(table["kind"]),
+        n_traces=len(traces),
+        already_done=len(traces) - len(todo),
+    )
     try:
         records = judge.label_traces(todo, rater=rater) if todo else []
         by_trace: dict[str, list[dict]] = {}
@@ -32,8 +37,10 @@ def annotate_offline(traces: list[dict], table: dict, output, *, rater: str | No
             by_trace.setdefault(str(rec["trace_id"]), []).append(rec)
         for trace in todo:
             block = by_trace.get(str(trace["trace_id"]), [])
-            block = [{**r, "rater": rater, "provenance": {**(r.get("provenance") or {}), "trace_records": len(block)}}
-                     for r in block]
+            block = [
+                {**r, "rater": rater, "provenance": {**(r.get("provenance") or {}), "trace_records": len(block)}}
+                for r in block
+            ]
             out.append(block)
             ok = bool(block) and all(r.get("value") is not None for r in block)
             summary.labeled += ok

@@ -97,14 +97,23 @@ class AnnotationOutput:
         try:
             rec = json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise UserInputError(f"the existing output is not JSONL ({e}); it is not an annotation set this "
-                                 "command wrote: choose another -o", file=file, line=lineno) from e
+            raise UserInputError(
+                f"the existing output is not JSONL ({e}); it is not an annotation set this "
+                "command wrote: choose another -o",
+                file=file,
+                line=lineno,
+            ) from e
         if not isinstance(rec, dict) or "trace_id" not in rec or "rater" not in rec:
-            raise UserInputError("the existing output is not an annotation set; choose another -o",
-                                 file=file, line=lineno)
+            raise UserInputError(
+                "the existing output is not an annotation set; choose another -o", file=file, line=lineno
+            )
         if rec["rater"] != self.rater:
-            raise UserInputError(f"the existing output holds labels of rater {rec['rater']!r}, not "
-                                 f"{self.rater!r}; choose another -o (or --rater)", file=file, line=lineno)
+            raise UserInputError(
+                f"the existing output holds labels of rater {rec['rater']!r}, not "
+                f"{self.rater!r}; choose another -o (or --rater)",
+                file=file,
+                line=lineno,
+            )
         return rec
 
     def append(self, records: list[dict]) -> None:
@@ -116,8 +125,9 @@ class AnnotationOutput:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             except OSError as e:  # a parent that is a file, no permission
-                raise UserInputError(f"cannot write the output ({_os_error(e)}); choose another -o",
-                                     file=str(self.path)) from e
+                raise UserInputError(
+                    f"cannot write the output ({_os_error(e)}); choose another -o", file=str(self.path)
+                ) from e
         data = "".join(dumps(r) + "\n" for r in records).encode("utf-8")
         view = memoryview(data)
         while view:
@@ -138,8 +148,7 @@ class AnnotationOutput:
         self.close()
         if not self.path.exists():
             return 0
-        records = [(0, json.loads(line)) for line in self.path.read_text(encoding="utf-8").splitlines()
-                   if line.strip()]
+        records = [(0, json.loads(line)) for line in self.path.read_text(encoding="utf-8").splitlines() if line.strip()]
         last: dict[str, list[dict]] = {}
         for _, block in _blocks(records):
             if len(block) == _announced(block[0]):

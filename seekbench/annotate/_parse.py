@@ -128,9 +128,11 @@ def _schema_problem(err) -> str:
     if kind == "additionalProperties" and isinstance(inst, dict):
         allowed = set(err.schema.get("properties", {}))
         extra = [k for k in inst if k not in allowed]
-        return (f"unknown field(s) {', '.join(_shown(k) for k in extra[:3])}"
-                + (f" and {len(extra) - 3} more" if len(extra) > 3 else "")
-                + f"; the only fields are: {', '.join(sorted(allowed))}")
+        return (
+            f"unknown field(s) {', '.join(_shown(k) for k in extra[:3])}"
+            + (f" and {len(extra) - 3} more" if len(extra) > 3 else "")
+            + f"; the only fields are: {', '.join(sorted(allowed))}"
+        )
     if kind == "enum":
         return f"{_shown(inst)} is not allowed; use one of: {', '.join('null' if v is None else v for v in value)}"
     if kind == "type":
@@ -144,8 +146,9 @@ def _schema_problem(err) -> str:
     return f"fails the schema's {kind!r} rule"
 
 
-def parse_judge_output(content: str | None, specs: dict[int, StepSpec], *,
-                       finish_reason: str | None = "stop") -> ParseResult:
+def parse_judge_output(
+    content: str | None, specs: dict[int, StepSpec], *, finish_reason: str | None = "stop"
+) -> ParseResult:
     """Check one judge answer against the output schema and the trace's steps.
 
     Parameters
@@ -178,8 +181,9 @@ def parse_judge_output(content: str | None, specs: dict[int, StepSpec], *,
         from jsonschema.exceptions import best_match
 
         err = best_match(errors)
-        return _reject(f"the answer does not follow the output schema at {_json_path(err.absolute_path)}: "
-                       f"{_schema_problem(err)}")
+        return _reject(
+            f"the answer does not follow the output schema at {_json_path(err.absolute_path)}: {_schema_problem(err)}"
+        )
     assert isinstance(doc, dict)  # the output schema passed, and its top level is an object
     labels: dict[tuple[int, str], str | None] = {}
     conflicts: list[tuple[int, str, object]] = []
@@ -188,8 +192,9 @@ def parse_judge_output(content: str | None, specs: dict[int, StepSpec], *,
     for n, entry in enumerate(doc["labels"]):
         step = int(entry["step"])  # the schema's "integer" admits 1.0; records carry 1
         if step not in specs:
-            return _reject(f"labels[{n}] is for step {step}, which does not exist in this trace "
-                           f"(its steps are {steps_range})")
+            return _reject(
+                f"labels[{n}] is for step {step}, which does not exist in this trace (its steps are {steps_range})"
+            )
         if step in seen:
             return _reject(f"step {step} is labeled twice; give one entry per step")
         seen.add(step)
@@ -204,11 +209,17 @@ def parse_judge_output(content: str | None, specs: dict[int, StepSpec], *,
             if name not in spec.required and name not in spec.optional:
                 return _reject(f"step {step} is a {spec.kind} step; {name} does not apply to it")
             if name == "search_type" and value == "InitialQuery":
-                return _reject(f"step {step} is not the first search of the trace; InitialQuery is given by "
-                               "rule to the first search only")
+                return _reject(
+                    f"step {step} is not the first search of the trace; InitialQuery is given by "
+                    "rule to the first search only"
+                )
             labels[(step, name)] = value
-    missing = [f"step {s} ({spec.kind}) lacks {f}" for s, spec in sorted(specs.items()) for f in spec.required
-               if (s, f) not in labels]
+    missing = [
+        f"step {s} ({spec.kind}) lacks {f}"
+        for s, spec in sorted(specs.items())
+        for f in spec.required
+        if (s, f) not in labels
+    ]
     if missing:
         more = f" (and {len(missing) - 5} more)" if len(missing) > 5 else ""
         return _reject("; ".join(missing[:5]) + more)

@@ -123,19 +123,28 @@ def _steps_block(rows: list[tuple[dict, str]], cap: int | None) -> tuple[str, tu
     return f"{STEPS_BEGIN}\n[" + ",\n".join(lines) + f"]\n{STEPS_END}", tuple(cut)
 
 
-def _user_message(template: PromptTemplate, trace: dict, rows: list[tuple[dict, str]],
-                  cap: int | None) -> tuple[str, tuple[int, ...]]:
+def _user_message(
+    template: PromptTemplate, trace: dict, rows: list[tuple[dict, str]], cap: int | None
+) -> tuple[str, tuple[int, ...]]:
     question = json_data(neutralise(trace.get("question") or ""))
     steps_block, cut = _steps_block(rows, cap)
-    values = {"{{TRACE_ID}}": safe_trace_id(str(trace["trace_id"])),
-              "{{QUESTION_BLOCK}}": f"{QUESTION_BEGIN}\n{question}\n{QUESTION_END}",
-              "{{STEPS_BLOCK}}": steps_block}
+    values = {
+        "{{TRACE_ID}}": safe_trace_id(str(trace["trace_id"])),
+        "{{QUESTION_BLOCK}}": f"{QUESTION_BEGIN}\n{question}\n{QUESTION_END}",
+        "{{STEPS_BLOCK}}": steps_block,
+    }
     # One pass over the template: a placeholder spelled inside the data is data, never substituted.
     return fill(template.user, values), cut
 
 
-def render_prompt(trace: dict, rules: dict[tuple[int, str], RuleLabel], template: PromptTemplate, *,
-                  context_tokens: int = 128_000, max_tokens: int = 4096) -> RenderedPrompt:
+def render_prompt(
+    trace: dict,
+    rules: dict[tuple[int, str], RuleLabel],
+    template: PromptTemplate,
+    *,
+    context_tokens: int = 128_000,
+    max_tokens: int = 4096,
+) -> RenderedPrompt:
     """Render the judge request of one trace: one system and one user message.
 
     Parameters
@@ -189,7 +198,8 @@ def repair_messages(rendered: RenderedPrompt, error: str, *, repair: int, max_re
     messages = copy.deepcopy(rendered.messages)
     messages[-1]["content"] += (
         f"\n\nREPAIR {repair} of {max_repairs}: an earlier answer to this request was rejected: {note}\n"
-        "Answer again with one JSON object that follows the output format exactly.")
+        "Answer again with one JSON object that follows the output format exactly."
+    )
     return messages
 
 
@@ -218,8 +228,10 @@ def strict_output_schema() -> dict:
 def response_format(mode: str) -> dict:
     """The ``response_format`` request parameter for ``json_schema`` or ``json_object`` mode."""
     if mode == "json_schema":
-        return {"type": "json_schema",
-                "json_schema": {"name": "seekbench_step_labels", "strict": True, "schema": strict_output_schema()}}
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": "seekbench_step_labels", "strict": True, "schema": strict_output_schema()},
+        }
     if mode == "json_object":
         return {"type": "json_object"}
     raise ValueError(f"unknown response_format mode {mode!r}")
@@ -227,5 +239,9 @@ def response_format(mode: str) -> dict:
 
 def request_body(config, messages: list[dict]) -> dict:
     """The chat-completions request body for ``messages`` under a judge config (what is sent and hashed)."""
-    return {"model": config.model, "messages": messages, **config.decoding(),
-            "response_format": response_format(config.response_format)}
+    return {
+        "model": config.model,
+        "messages": messages,
+        **config.decoding(),
+        "response_format": response_format(config.response_format),
+    }

@@ -71,8 +71,9 @@ def rule_labels(trace: dict) -> dict[tuple[int, str], RuleLabel]:
             out[(idx, "search_type")] = RuleLabel(idx, "search_type", "InitialQuery", RULE_FIRST_SEARCH)
             first = False
         elif key is not None and key in seen:
-            out[(idx, "search_type")] = RuleLabel(idx, "search_type", "RepeatQuery", RULE_REPEAT_QUERY,
-                                                  repeat_of=seen[key])
+            out[(idx, "search_type")] = RuleLabel(
+                idx, "search_type", "RepeatQuery", RULE_REPEAT_QUERY, repeat_of=seen[key]
+            )
         if key is not None:
             seen.setdefault(key, idx)
     return out

@@ -87,11 +87,15 @@ class AnnotateSummary:
         if self.errors:
             lines.append("errors: " + ", ".join(f"{n} x {k}" for k, n in sorted(self.errors.items())))
         if self.stopped_by_budget:
-            lines.append("stopped before the budget would be exceeded; re-run with a larger --budget-usd to "
-                         "continue (finished work is kept)")
+            lines.append(
+                "stopped before the budget would be exceeded; re-run with a larger --budget-usd to "
+                "continue (finished work is kept)"
+            )
         if self.stopped_unreachable:
-            lines.append(f"stopped: the endpoint cannot be reached; {self.not_started} traces not started "
-                         "(re-run the same command once it is up)")
+            lines.append(
+                f"stopped: the endpoint cannot be reached; {self.not_started} traces not started "
+                "(re-run the same command once it is up)"
+            )
         if self.failed:
             lines.append(f"{self.failed} traces failed (recorded as unscored, nothing paid); re-run to retry them")
         if self.first_error:

@@ -18,29 +18,29 @@ True
 
 from ..traces import EVIDENCE_COLUMNS, EVIDENCE_SET_KEY, evidence_set_of, evidence_set_table, is_false_premise
 from ._answer_judge import (
-                            EM_JUDGE,
-                            AnswerItem,
-                            AnswerJudge,
-                            ExactMatchJudge,
-                            LLMAnswerJudge,
-                            Vote,
-                            load_answer_judge,
-                            load_answer_template,
-                            render_answer_prompt,
+    EM_JUDGE,
+    AnswerItem,
+    AnswerJudge,
+    ExactMatchJudge,
+    LLMAnswerJudge,
+    Vote,
+    load_answer_judge,
+    load_answer_template,
+    render_answer_prompt,
 )
 from ._coverage_judge import LLMCoverageMatcher, load_coverage_template, parse_coverage_reply
 from ._infodeepseek_io import (
-                            InfoDeepSeekImport,
-                            infodeepseek_record_to_trace,
-                            is_infodeepseek_file,
-                            read_infodeepseek,
+    InfoDeepSeekImport,
+    infodeepseek_record_to_trace,
+    is_infodeepseek_file,
+    read_infodeepseek,
 )
 from ._panel import (
-                            AnswerJudgeResult,
-                            Panel,
-                            PanelDecision,
-                            judge_answers,
-                            majority_vote,
+    AnswerJudgeResult,
+    Panel,
+    PanelDecision,
+    judge_answers,
+    majority_vote,
 )
 from ._verdict import Verdict, parse_verdict
 

@@ -47,9 +47,11 @@ from ._verdict import Verdict, parse_verdict
 #: The built-in offline judge's name.
 EM_JUDGE = "em"
 ANSWER_PLACEHOLDERS = ("{{QUESTION_BLOCK}}", "{{GOLD_BLOCK}}", "{{CANDIDATE_BLOCK}}")
-FENCES = {"question": ("<<<QUESTION_JSON", "QUESTION_JSON>>>"),
-          "gold": ("<<<GOLD_ANSWERS_JSON", "GOLD_ANSWERS_JSON>>>"),
-          "candidate": ("<<<CANDIDATE_JSON", "CANDIDATE_JSON>>>")}
+FENCES = {
+    "question": ("<<<QUESTION_JSON", "QUESTION_JSON>>>"),
+    "gold": ("<<<GOLD_ANSWERS_JSON", "GOLD_ANSWERS_JSON>>>"),
+    "candidate": ("<<<CANDIDATE_JSON", "CANDIDATE_JSON>>>"),
+}
 _TRUNCATED = " [... {n} characters truncated by seekbench ...]"
 VoteStatus = Literal["scored", "unscored", "failed", "skipped"]
 
@@ -119,17 +121,22 @@ def _block(name: str, value: object) -> str:
     return fenced(*FENCES[name], value)
 
 
-def render_answer_prompt(item: AnswerItem, template: PromptTemplate, *, context_tokens: int = 128_000,
-                         max_tokens: int = 64) -> tuple[list[dict], bool]:
+def render_answer_prompt(
+    item: AnswerItem, template: PromptTemplate, *, context_tokens: int = 128_000, max_tokens: int = 64
+) -> tuple[list[dict], bool]:
     """The messages asking whether ``item.candidate`` is correct, and whether the candidate was cut to fit."""
     question = neutralise(item.question or "")
     gold = [neutralise(g) for g in item.gold_answers]
     candidate = neutralise(item.candidate or "")
 
     def messages(cand: str) -> list[dict]:
-        return template.messages({"{{QUESTION_BLOCK}}": _block("question", question),
-                                  "{{GOLD_BLOCK}}": _block("gold", gold),
-                                  "{{CANDIDATE_BLOCK}}": _block("candidate", cand)})
+        return template.messages(
+            {
+                "{{QUESTION_BLOCK}}": _block("question", question),
+                "{{GOLD_BLOCK}}": _block("gold", gold),
+                "{{CANDIDATE_BLOCK}}": _block("candidate", cand),
+            }
+        )
 
     out, truncated = messages(candidate), False
     room = context_tokens - max_tokens - 256 - estimate_tokens(template.system)
@@ -177,9 +184,11 @@ class ExactMatchJudge(AnswerJudge):
 JudgeContext = CallContext
 
 #: What a vote says when its request got no reply: (status, reason).
-_NO_REPLY: dict[str, tuple[VoteStatus, str]] = {"unreachable": ("skipped", "not sent: the endpoint cannot be reached"),
-             "stopped": ("skipped", "not sent: the run stopped (budget or fatal error)"),
-             "budget": ("skipped", "not sent: the budget would be exceeded")}
+_NO_REPLY: dict[str, tuple[VoteStatus, str]] = {
+    "unreachable": ("skipped", "not sent: the endpoint cannot be reached"),
+    "stopped": ("skipped", "not sent: the run stopped (budget or fatal error)"),
+    "budget": ("skipped", "not sent: the budget would be exceeded"),
+}
 
 
 def no_reply_vote(vote: Vote, why: NoReply) -> Vote:
@@ -203,14 +212,22 @@ class LLMAnswerJudge(AnswerJudge):
 
     def __init__(self, config: JudgeConfig, *, base_url: str | None = None, api_key: str | None = None) -> None:
         if config.kind != "answer":
-            raise UserInputError(f"judge {config.name!r} is a step-label judge (kind = {config.kind!r}); "
-                                 "answer judging needs a judge file with kind = \"answer\" (e.g. answer-gpt-4.1-mini)"
-                                 " or --judge em", file=str(config.path) if config.path else None)
+            raise UserInputError(
+                f"judge {config.name!r} is a step-label judge (kind = {config.kind!r}); "
+                'answer judging needs a judge file with kind = "answer" (e.g. answer-gpt-4.1-mini)'
+                " or --judge em",
+                file=str(config.path) if config.path else None,
+            )
         self.config, self.name = config, config.name
         self.template = load_answer_template(config.prompt_path, version=config.prompt_version)
         fp = config.false_premise_prompt_path
-        self.fp_template = (load_answer_template(fp, version=config.false_premise_prompt_version
-                                                 or f"{config.prompt_version}_false_premise") if fp else None)
+        self.fp_template = (
+            load_answer_template(
+                fp, version=config.false_premise_prompt_version or f"{config.prompt_version}_false_premise"
+            )
+            if fp
+            else None
+        )
         self.client = LLMClient(config, base_url=base_url, api_key=api_key)
 
     async def aclose(self) -> None:
@@ -223,27 +240,44 @@ class LLMAnswerJudge(AnswerJudge):
     async def vote(self, item: AnswerItem, ctx: JudgeContext) -> Vote:
         cfg = self.config
         template = self.template_for(item)
-        base = Vote(self.name, None, "unscored", model=cfg.model, prompt_version=template.version,
-                    prompt_sha256=template.sha256)
+        base = Vote(
+            self.name, None, "unscored", model=cfg.model, prompt_version=template.version, prompt_sha256=template.sha256
+        )
         if not item.candidate:
             base.reason = "no answer to judge"
             return base
-        messages, base.truncated = render_answer_prompt(item, template, context_tokens=cfg.context_tokens,
-                                                        max_tokens=cfg.max_tokens)
+        messages, base.truncated = render_answer_prompt(
+            item, template, context_tokens=cfg.context_tokens, max_tokens=cfg.max_tokens
+        )
 
         def parse(reply) -> Parsed[Verdict]:
-            verdict = (Verdict(None, "the reply was cut off at the token limit") if reply.finish_reason == "length"
-                       else parse_verdict(reply.content))
-            return Parsed(verdict.scored, verdict, verdict.reason,
-                          None if not verdict.scored else {"correct": verdict.value})
+            verdict = (
+                Verdict(None, "the reply was cut off at the token limit")
+                if reply.finish_reason == "length"
+                else parse_verdict(reply.content)
+            )
+            return Parsed(
+                verdict.scored, verdict, verdict.reason, None if not verdict.scored else {"correct": verdict.value}
+            )
 
         def repair_note(n: int, reason: str) -> str:
-            return (f"\n\nREPAIR {n} of {cfg.max_repairs}: your earlier reply could not be read as a verdict "
-                    f"({neutralise(reason)[:200]}). Reply with exactly one word: Yes or No.")
+            return (
+                f"\n\nREPAIR {n} of {cfg.max_repairs}: your earlier reply could not be read as a verdict "
+                f"({neutralise(reason)[:200]}). Reply with exactly one word: Yes or No."
+            )
 
         # plain text out (a verdict word): no response format
-        got = await ask(self.client, template, messages, ctx, trace_id=item.trace_id, parse=parse,
-                        repair_note=repair_note, max_repairs=cfg.max_repairs, tally=base)
+        got = await ask(
+            self.client,
+            template,
+            messages,
+            ctx,
+            trace_id=item.trace_id,
+            parse=parse,
+            repair_note=repair_note,
+            max_repairs=cfg.max_repairs,
+            tally=base,
+        )
         if got.no_reply is not None:
             return no_reply_vote(base, got.no_reply)
         verdict = got.checked.value
@@ -257,8 +291,9 @@ class LLMAnswerJudge(AnswerJudge):
 AnswerJudgeSpec = str | Path | JudgeConfig | AnswerJudge
 
 
-def load_answer_judge(judge: AnswerJudgeSpec, *, base_url: str | None = None,
-                      api_key: str | None = None) -> AnswerJudge:
+def load_answer_judge(
+    judge: AnswerJudgeSpec, *, base_url: str | None = None, api_key: str | None = None
+) -> AnswerJudge:
     """``"em"`` -> :class:`ExactMatchJudge`; a judge name, file or config of kind ``answer`` -> :class:`LLMAnswerJudge`.
 
     >>> load_answer_judge("em").name
@@ -270,6 +305,8 @@ def load_answer_judge(judge: AnswerJudgeSpec, *, base_url: str | None = None,
         return ExactMatchJudge()
     cfg = judge if isinstance(judge, JudgeConfig) else load_judge_config(judge)
     if not isinstance(cfg, JudgeConfig):
-        raise UserInputError(f"judge {cfg.get('name')!r} is an offline step-label judge (kind = {cfg.get('kind')!r});"
-                             " answer judging needs --judge em or a judge file with kind = \"answer\"")
+        raise UserInputError(
+            f"judge {cfg.get('name')!r} is an offline step-label judge (kind = {cfg.get('kind')!r});"
+            ' answer judging needs --judge em or a judge file with kind = "answer"'
+        )
     return LLMAnswerJudge(cfg, base_url=base_url, api_key=api_key)

@@ -48,8 +48,9 @@ DEFAULT_COVERAGE_PROMPT = prompt_path("coverage_v1")
 _PLACEHOLDERS = ("{{QUESTION_BLOCK}}", "{{STATEMENTS_BLOCK}}", "{{HISTORY_BLOCK}}")
 
 
-def load_coverage_template(path: str | Path = DEFAULT_COVERAGE_PROMPT, *,
-                           version: str = "coverage_v1") -> PromptTemplate:
+def load_coverage_template(
+    path: str | Path = DEFAULT_COVERAGE_PROMPT, *, version: str = "coverage_v1"
+) -> PromptTemplate:
     """Read a coverage prompt (system and user parts; the three placeholders once each)."""
     return PromptTemplate.load(path, version=version, placeholders=_PLACEHOLDERS, what="a coverage prompt")
 
@@ -94,10 +95,18 @@ class LLMCoverageMatcher:
     name = "llm"
     history = "queries_and_observations"
 
-    def __init__(self, judge: str | os.PathLike | JudgeConfig, *, prompt: str | Path = DEFAULT_COVERAGE_PROMPT,
-                 prompt_version: str = "coverage_v1", cache: str | os.PathLike | JudgeCache | None = None,
-                 concurrency: int = 8, budget_usd: float | None = None, base_url: str | None = None,
-                 api_key: str | None = None) -> None:
+    def __init__(
+        self,
+        judge: str | os.PathLike | JudgeConfig,
+        *,
+        prompt: str | Path = DEFAULT_COVERAGE_PROMPT,
+        prompt_version: str = "coverage_v1",
+        cache: str | os.PathLike | JudgeCache | None = None,
+        concurrency: int = 8,
+        budget_usd: float | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+    ) -> None:
         cfg = judge if isinstance(judge, JudgeConfig) else load_judge_config(judge)
         if not isinstance(cfg, JudgeConfig):
             raise UserInputError(f"judge {cfg.get('name')!r} is offline; the coverage judge needs an LLM judge file")
@@ -124,16 +133,26 @@ class LLMCoverageMatcher:
         stmts = [{"id": neutralise(s.id), "statement": neutralise(s.statement)} for s in steps]
         history = "<<<HISTORY_JSON\n[" + ",\n".join(json_data(x) for x in seg) + "]\nHISTORY_JSON>>>"
         question = neutralise(trace.get("question") or "")
-        return self.template.messages({
-            "{{QUESTION_BLOCK}}": fenced("<<<QUESTION_JSON", "QUESTION_JSON>>>", question),
-            "{{STATEMENTS_BLOCK}}": fenced("<<<STATEMENTS_JSON", "STATEMENTS_JSON>>>", stmts),
-            "{{HISTORY_BLOCK}}": history})
+        return self.template.messages(
+            {
+                "{{QUESTION_BLOCK}}": fenced("<<<QUESTION_JSON", "QUESTION_JSON>>>", question),
+                "{{STATEMENTS_BLOCK}}": fenced("<<<STATEMENTS_JSON", "STATEMENTS_JSON>>>", stmts),
+                "{{HISTORY_BLOCK}}": history,
+            }
+        )
 
-    async def _one(self, client: LLMClient, trace: Mapping, steps: Sequence,
-                   ctx: CallContext) -> dict[str, bool | None]:
+    async def _one(
+        self, client: LLMClient, trace: Mapping, steps: Sequence, ctx: CallContext
+    ) -> dict[str, bool | None]:
         tid, ids = str(trace["trace_id"]), [s.id for s in steps]
-        vote = Vote(self.name, None, "unscored", model=self.config.model, prompt_version=self.template.version,
-                    prompt_sha256=self.template.sha256)
+        vote = Vote(
+            self.name,
+            None,
+            "unscored",
+            model=self.config.model,
+            prompt_version=self.template.version,
+            prompt_sha256=self.template.sha256,
+        )
         self.votes[tid] = vote
 
         def parse(reply) -> Parsed[dict[str, bool | None] | None]:
@@ -141,12 +160,23 @@ class LLMCoverageMatcher:
             return Parsed(covered is not None, covered, reason, covered)
 
         def repair_note(n: int, reason: str) -> str:
-            return (f"\n\nREPAIR {n}: the earlier reply was rejected ({neutralise(reason)[:200]}). "
-                    'Reply with {"covered": {"<id>": true or false, ...}} only.')
+            return (
+                f"\n\nREPAIR {n}: the earlier reply was rejected ({neutralise(reason)[:200]}). "
+                'Reply with {"covered": {"<id>": true or false, ...}} only.'
+            )
 
-        got = await ask(client, self.template, self.messages(trace, steps), ctx, trace_id=tid, parse=parse,
-                        repair_note=repair_note, max_repairs=self.config.max_repairs, tally=vote,
-                        extra={"response_format": {"type": "json_object"}})
+        got = await ask(
+            client,
+            self.template,
+            self.messages(trace, steps),
+            ctx,
+            trace_id=tid,
+            parse=parse,
+            repair_note=repair_note,
+            max_repairs=self.config.max_repairs,
+            tally=vote,
+            extra={"response_format": {"type": "json_object"}},
+        )
         if got.no_reply is not None:
             no_reply_vote(vote, got.no_reply)
             return dict.fromkeys(ids)

@@ -46,8 +46,10 @@ from .._io import iter_jsonl
 from .._version import SCHEMA_VERSION
 from ..traces import EVIDENCE_SET_KEY, evidence_set_table, tri, validate_trace
 
-_NAME = re.compile(r"_result_(?P<lang>zh|en)_(?P<llm>.+?)_(?P<iters>\d+)_(?P<pages>\d+)_wotool_(?:True|False)_"
-                   r"(?P<engine>[A-Za-z]+)(?P<aware>_lang_aware)?(?:_(?P<judge>.+)_score)?\.jsonl?$")
+_NAME = re.compile(
+    r"_result_(?P<lang>zh|en)_(?P<llm>.+?)_(?P<iters>\d+)_(?P<pages>\d+)_wotool_(?:True|False)_"
+    r"(?P<engine>[A-Za-z]+)(?P<aware>_lang_aware)?(?:_(?P<judge>.+)_score)?\.jsonl?$"
+)
 _NOT_ATTRIBUTES = {"sources", "id", "result", "answer_at_k_score"}
 
 
@@ -89,8 +91,9 @@ def _judgment(value: object, *, file: str | None, line: int | None, path: str) -
         raise UserInputError(e.message, file=file, line=line, path=path) from e
 
 
-def infodeepseek_record_to_trace(rec: dict, *, agent: str, lang: str, judge: str | None = None,
-                                 file: str | None = None, line: int | None = None) -> dict:
+def infodeepseek_record_to_trace(
+    rec: dict, *, agent: str, lang: str, judge: str | None = None, file: str | None = None, line: int | None = None
+) -> dict:
     """One InfoDeepSeek result/score record as a canonical trace (see the module docstring).
 
     Examples
@@ -108,19 +111,30 @@ def infodeepseek_record_to_trace(rec: dict, *, agent: str, lang: str, judge: str
     qid = str(rec["id"])
     qkey, akey = f"query_{lang}", f"answer_{lang}"
     if qkey not in rec:
-        raise UserInputError(f"no {qkey!r} in the record; pass the file's language (--lang zh|en)",
-                             file=file, line=line, path=f"$.{qkey}")
+        raise UserInputError(
+            f"no {qkey!r} in the record; pass the file's language (--lang zh|en)",
+            file=file,
+            line=line,
+            path=f"$.{qkey}",
+        )
     result = rec.get("result") or {}
     more = result.get("more_info") or {}
     response = result.get("response")
     final = response if isinstance(response, str) and response.strip() and response != "error" else None
     gold = rec.get(akey)
     tid = f"{agent}:{lang}:{qid}"
-    trace: dict = {"schema_version": SCHEMA_VERSION, "trace_id": tid, "agent": agent, "dataset": "infodeepseek",
-                   "question_id": f"infodeepseek:{lang}:{qid}", "question": str(rec[qkey]),
-                   "gold_answers": [str(gold)] if gold not in (None, "") else [], "final_answer": final,
-                   "steps": [{"index": 0, "kind": "answer", "text": final}] if final is not None else [],
-                   "source": {"format": "infodeepseek", "file": file, "line": line, "record_id": qid, "path": None}}
+    trace: dict = {
+        "schema_version": SCHEMA_VERSION,
+        "trace_id": tid,
+        "agent": agent,
+        "dataset": "infodeepseek",
+        "question_id": f"infodeepseek:{lang}:{qid}",
+        "question": str(rec[qkey]),
+        "gold_answers": [str(gold)] if gold not in (None, "") else [],
+        "final_answer": final,
+        "steps": [{"index": 0, "kind": "answer", "text": final}] if final is not None else [],
+        "source": {"format": "infodeepseek", "file": file, "line": line, "record_id": qid, "path": None},
+    }
     if "response_score" in rec:
         value = _judgment(rec["response_score"], file=file, line=line, path="$.response_score")
         detail: dict[str, object] = {"field": "response_score", "judge": judge}
@@ -131,29 +145,43 @@ def infodeepseek_record_to_trace(rec: dict, *, agent: str, lang: str, judge: str
     judgments = {}
     for k, v in (scores or {}).items():
         judgments[str(k)[1:] if str(k).lower().startswith("k") else str(k)] = _judgment(
-            v, file=file, line=line, path=f"$.answer_at_k_score.{k}")
+            v, file=file, line=line, path=f"$.answer_at_k_score.{k}"
+        )
     offline = more.get("offline_response")
     offline = offline if isinstance(offline, str) and offline.strip() else None
     no_ret = None
     if offline is not None and "off_response_score" in rec:
         no_ret = _judgment(rec["off_response_score"], file=file, line=line, path="$.off_response_score")
     pages = more.get("ranked_webpages") or []
-    attributes = {k: v for k, v in rec.items() if k not in _NOT_ATTRIBUTES and (
-        isinstance(v, bool) or (isinstance(v, list) and all(isinstance(x, str) for x in v)))}
-    es = {"evidence": pages, "sources": list(rec.get("sources") or []),
-          "answers": {str(k): v for k, v in (more.get("answer_at_k") or {}).items()},
-          "judgments": judgments, "no_retrieval_answer": offline, "no_retrieval_correct": no_ret,
-          "attributes": attributes}
+    attributes = {
+        k: v
+        for k, v in rec.items()
+        if k not in _NOT_ATTRIBUTES
+        and (isinstance(v, bool) or (isinstance(v, list) and all(isinstance(x, str) for x in v)))
+    }
+    es = {
+        "evidence": pages,
+        "sources": list(rec.get("sources") or []),
+        "answers": {str(k): v for k, v in (more.get("answer_at_k") or {}).items()},
+        "judgments": judgments,
+        "no_retrieval_answer": offline,
+        "no_retrieval_correct": no_ret,
+        "attributes": attributes,
+    }
     if scores is None:
         es.pop("judgments")
-    trace["metadata"] = {EVIDENCE_SET_KEY: es, "false_premise": bool(rec.get("false_premise", False)),
-                         "infodeepseek": {"id": rec["id"], "lang": lang, "judge": judge}}
+    trace["metadata"] = {
+        EVIDENCE_SET_KEY: es,
+        "false_premise": bool(rec.get("false_premise", False)),
+        "infodeepseek": {"id": rec["id"], "lang": lang, "judge": judge},
+    }
     validate_trace(trace, file=file, line=line)
     return trace
 
 
-def read_infodeepseek(path: str | os.PathLike, *, lang: str | None = None, agent: str | None = None,
-                      skip_invalid: bool = False) -> InfoDeepSeekImport:
+def read_infodeepseek(
+    path: str | os.PathLike, *, lang: str | None = None, agent: str | None = None, skip_invalid: bool = False
+) -> InfoDeepSeekImport:
     """Read an InfoDeepSeek result or score file (JSONL).
 
     Parameters
@@ -184,14 +212,16 @@ def read_infodeepseek(path: str | os.PathLike, *, lang: str | None = None, agent
         else:
             present = [x for x in ("en", "zh") if f"query_{x}" in first]
             if len(present) != 1:
-                raise UserInputError("cannot tell the run's language from the file name; pass --lang en or zh",
-                                     file=name)
+                raise UserInputError(
+                    "cannot tell the run's language from the file name; pass --lang en or zh", file=name
+                )
             lang = present[0]
     if lang not in ("en", "zh"):
         raise UserInputError(f"lang is {lang!r}; use en or zh", file=name)
     if agent is None:
-        agent = (f"{m.group('llm')}+{m.group('engine')}" + ("+lang_aware" if m.group("aware") else "")
-                 if m else path.stem)
+        agent = (
+            f"{m.group('llm')}+{m.group('engine')}" + ("+lang_aware" if m.group("aware") else "") if m else path.stem
+        )
     judge = m.group("judge") if m else None
     kind = "score" if "response_score" in first or "answer_at_k_score" in first else "result"
     traces, skipped = [], []

@@ -108,8 +108,11 @@ class Panel:
         if not self.judges:
             raise UserInputError("give at least one answer judge (--judge em, or a judge file of kind answer)")
         self.primaries = [load_answer_judge(j, base_url=self.base_url, api_key=self.api_key) for j in self.judges]
-        self.tiebreaker = (None if self.tiebreak is None else
-                           load_answer_judge(self.tiebreak, base_url=self.base_url, api_key=self.api_key))
+        self.tiebreaker = (
+            None
+            if self.tiebreak is None
+            else load_answer_judge(self.tiebreak, base_url=self.base_url, api_key=self.api_key)
+        )
         if self.tiebreaker is not None and len(self.primaries) < 2:
             raise UserInputError("--tiebreak needs at least two --judge (it breaks their ties)")
         names = [j.name for j in self.all]
@@ -155,8 +158,12 @@ class Panel:
 
 def decision_detail(panel: Panel, d: PanelDecision) -> dict:
     """The ``detail`` object recorded with a decision."""
-    out = {"judges": [j.name for j in panel.primaries], "votes": [v.to_dict() for v in d.votes],
-           "majority": d.value, "decided": utc_now()}
+    out = {
+        "judges": [j.name for j in panel.primaries],
+        "votes": [v.to_dict() for v in d.votes],
+        "majority": d.value,
+        "decided": utc_now(),
+    }
     if panel.tiebreaker is not None:
         out["tiebreaker"] = panel.tiebreaker.name
         out["tiebreak_asked"] = d.tiebreak_asked
@@ -189,11 +196,20 @@ def _may_replace(existing: object, overwrite: Overwrite) -> bool:
     return overwrite != "missing"
 
 
-def judge_answers(traces: str | os.PathLike | Iterable[dict], judges: Sequence[AnswerJudgeSpec] | str = (EM_JUDGE,),
-                  *, tiebreak: AnswerJudgeSpec | None = None, cache: str | os.PathLike | JudgeCache | None = None,
-                  concurrency: int = 8, budget_usd: float | None = None, overwrite: Overwrite = "machine",
-                  evidence_set: bool = True, progress: bool | None = False, base_url: str | None = None,
-                  api_key: str | None = None) -> AnswerJudgeResult:
+def judge_answers(
+    traces: str | os.PathLike | Iterable[dict],
+    judges: Sequence[AnswerJudgeSpec] | str = (EM_JUDGE,),
+    *,
+    tiebreak: AnswerJudgeSpec | None = None,
+    cache: str | os.PathLike | JudgeCache | None = None,
+    concurrency: int = 8,
+    budget_usd: float | None = None,
+    overwrite: Overwrite = "machine",
+    evidence_set: bool = True,
+    progress: bool | None = False,
+    base_url: str | None = None,
+    api_key: str | None = None,
+) -> AnswerJudgeResult:
     """Judge the final answers of traces (and their evidence-set answers) with one judge or a panel.
 
     Parameters
@@ -268,8 +284,9 @@ def judge_answers(traces: str | os.PathLike | Iterable[dict], judges: Sequence[A
             await panel.aclose()
 
     try:
-        with call_context(cache, budget_usd=budget_usd, concurrency=concurrency,
-                          needs_cache=any(j.is_llm for j in panel.all)) as ctx:
+        with call_context(
+            cache, budget_usd=budget_usd, concurrency=concurrency, needs_cache=any(j.is_llm for j in panel.all)
+        ) as ctx:
             decisions = asyncio.run(main())
     finally:
         bar.close()
@@ -288,8 +305,15 @@ def _existing(trace: dict, slot: str) -> object:
     return j.get(slot[1:], j.get(slot))
 
 
-def _collect(out: list[dict], panel: Panel, decisions: list[PanelDecision], kept_sources: dict, ctx: JudgeContext,
-             elapsed: float, overwrite: Overwrite) -> AnswerJudgeResult:
+def _collect(
+    out: list[dict],
+    panel: Panel,
+    decisions: list[PanelDecision],
+    kept_sources: dict,
+    ctx: JudgeContext,
+    elapsed: float,
+    overwrite: Overwrite,
+) -> AnswerJudgeResult:
     by_id = {str(t["trace_id"]): t for t in out}
     kept = sum(kept_sources.values())
     rows, written = [], 0
@@ -299,28 +323,59 @@ def _collect(out: list[dict], panel: Panel, decisions: list[PanelDecision], kept
         if write:
             written += 1
             _write(by_id[it.trace_id], it.slot, panel, d)
-        row = {"trace_id": it.trace_id, "slot": it.slot, "value": d.value, "pending": d.pending,
-               "disagreement": d.disagreement, "tiebreak_asked": d.tiebreak_asked, "written": write}
+        row = {
+            "trace_id": it.trace_id,
+            "slot": it.slot,
+            "value": d.value,
+            "pending": d.pending,
+            "disagreement": d.disagreement,
+            "tiebreak_asked": d.tiebreak_asked,
+            "written": write,
+        }
         row.update({f"vote_{v.judge}": v.value for v in d.votes})
         rows.append(row)
-    cols = ["trace_id", "slot", "value", "pending", "disagreement", "tiebreak_asked", "written",
-            *(f"vote_{j.name}" for j in panel.all)]
+    cols = [
+        "trace_id",
+        "slot",
+        "value",
+        "pending",
+        "disagreement",
+        "tiebreak_asked",
+        "written",
+        *(f"vote_{j.name}" for j in panel.all),
+    ]
     df = pd.DataFrame(rows, columns=cols)
     votes = [v for d in decisions for v in d.votes]
     compared = [d for d in decisions if d.disagreement is not None]
-    counts = {"traces": len(out), "answers": len(decisions) + kept,
-              "decided": sum(d.value is not None for d in decisions),
-              "unscored": sum(d.value is None and not d.pending for d in decisions),
-              "pending": sum(d.pending for d in decisions), "kept": kept, "written": written, "overwrite": overwrite,
-              "kept_sources": kept_sources,
-              "pending_reasons": count_reasons(pending_reason(d) for d in decisions if d.pending)}
+    counts = {
+        "traces": len(out),
+        "answers": len(decisions) + kept,
+        "decided": sum(d.value is not None for d in decisions),
+        "unscored": sum(d.value is None and not d.pending for d in decisions),
+        "pending": sum(d.pending for d in decisions),
+        "kept": kept,
+        "written": written,
+        "overwrite": overwrite,
+        "kept_sources": kept_sources,
+        "pending_reasons": count_reasons(pending_reason(d) for d in decisions if d.pending),
+    }
     return AnswerJudgeResult(
-        traces=out, decisions=df, counts=counts, judges=[j.name for j in panel.primaries],
-        tiebreaker=panel.tiebreaker.name if panel.tiebreaker else None, n_compared=len(compared),
-        n_disagree=sum(bool(d.disagreement) for d in compared), n_tiebreak=sum(d.tiebreak_asked for d in decisions),
+        traces=out,
+        decisions=df,
+        counts=counts,
+        judges=[j.name for j in panel.primaries],
+        tiebreaker=panel.tiebreaker.name if panel.tiebreaker else None,
+        n_compared=len(compared),
+        n_disagree=sum(bool(d.disagreement) for d in compared),
+        n_tiebreak=sum(d.tiebreak_asked for d in decisions),
         requests=sum(v.paid_requests for v in votes),
-        from_cache=sum(v.from_cache for v in votes), paid_usd=sum(v.paid_usd for v in votes),
-        retries=ctx.retries, stopped_by_budget=ctx.stopped_by_budget, elapsed_s=elapsed, first_error=ctx.first_error)
+        from_cache=sum(v.from_cache for v in votes),
+        paid_usd=sum(v.paid_usd for v in votes),
+        retries=ctx.retries,
+        stopped_by_budget=ctx.stopped_by_budget,
+        elapsed_s=elapsed,
+        first_error=ctx.first_error,
+    )
 
 
 def _write(trace: dict, slot: str, panel: Panel, d: PanelDecision) -> None:

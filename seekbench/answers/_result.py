@@ -45,29 +45,49 @@ class AnswerJudgeResult:
         return self.n_disagree / self.n_compared if self.n_compared else float("nan")
 
     def to_dict(self) -> dict:
-        return {"judges": self.judges, "tiebreaker": self.tiebreaker, **self.counts,
-                "n_compared": self.n_compared, "n_disagree": self.n_disagree,
-                "disagreement_rate": self.disagreement_rate, "n_tiebreak": self.n_tiebreak,
-                "requests": self.requests, "from_cache": self.from_cache, "paid_usd": round(self.paid_usd, 6),
-                "retries": self.retries, "stopped_by_budget": self.stopped_by_budget, "elapsed_s": self.elapsed_s,
-                "first_error": self.first_error}
+        return {
+            "judges": self.judges,
+            "tiebreaker": self.tiebreaker,
+            **self.counts,
+            "n_compared": self.n_compared,
+            "n_disagree": self.n_disagree,
+            "disagreement_rate": self.disagreement_rate,
+            "n_tiebreak": self.n_tiebreak,
+            "requests": self.requests,
+            "from_cache": self.from_cache,
+            "paid_usd": round(self.paid_usd, 6),
+            "retries": self.retries,
+            "stopped_by_budget": self.stopped_by_budget,
+            "elapsed_s": self.elapsed_s,
+            "first_error": self.first_error,
+        }
 
     def format(self) -> str:
         c = self.counts
         dr = "n/a" if self.n_compared == 0 else f"{self.disagreement_rate:.3f} ({self.n_disagree}/{self.n_compared})"
-        lines = [f"{c['answers']} answers of {c['traces']} traces, judged with "
-                 f"{', '.join(self.judges)}" + (f" (tiebreaker {self.tiebreaker})" if self.tiebreaker else ""),
-                 (f"  decided {c['decided']} | unscored {c['unscored']} (no verdict) | skipped {c['kept']} "
-                  f"(already decided, kept) | pending {c['pending']} (failed or not sent; re-run to retry)")]
+        lines = [
+            f"{c['answers']} answers of {c['traces']} traces, judged with "
+            f"{', '.join(self.judges)}" + (f" (tiebreaker {self.tiebreaker})" if self.tiebreaker else ""),
+            (
+                f"  decided {c['decided']} | unscored {c['unscored']} (no verdict) | skipped {c['kept']} "
+                f"(already decided, kept) | pending {c['pending']} (failed or not sent; re-run to retry)"
+            ),
+        ]
         if c["kept"]:
-            lines.append(f"  skipped because --overwrite {c['overwrite']} keeps their decisions "
-                         f"({_sources(c.get('kept_sources', {}))}); --overwrite all replaces them")
+            lines.append(
+                f"  skipped because --overwrite {c['overwrite']} keeps their decisions "
+                f"({_sources(c.get('kept_sources', {}))}); --overwrite all replaces them"
+            )
         if c["pending"]:
             why = "; ".join(f"{n} x {r}" for r, n in sorted(c.get("pending_reasons", {}).items(), key=lambda x: -x[1]))
             lines.append(f"  pending because: {why}")
-        lines += [f"  written {c['written']}; disagreement rate {dr}; tiebreaker asked {self.n_tiebreak} times",
-                  (f"  requests {self.requests} ({self.from_cache} answers from cache), paid ${self.paid_usd:.4f}, "
-                   f"retries {self.retries}, {self.elapsed_s:.1f} s")]
+        lines += [
+            f"  written {c['written']}; disagreement rate {dr}; tiebreaker asked {self.n_tiebreak} times",
+            (
+                f"  requests {self.requests} ({self.from_cache} answers from cache), paid ${self.paid_usd:.4f}, "
+                f"retries {self.retries}, {self.elapsed_s:.1f} s"
+            ),
+        ]
         if self.stopped_by_budget:
             lines.append("  stopped by the budget: some answers were not judged")
         if self.first_error:

@@ -27,15 +27,26 @@ import re
 from dataclasses import dataclass
 
 #: Leading words (lower case) and the verdict they carry.
-_WORDS = {"yes": True, "no": False, "correct": True, "incorrect": False, "true": True, "false": False,
-          "right": True, "wrong": False}
+_WORDS = {
+    "yes": True,
+    "no": False,
+    "correct": True,
+    "incorrect": False,
+    "true": True,
+    "false": False,
+    "right": True,
+    "wrong": False,
+}
 #: Whole replies in Chinese (the InfoDeepSeek prompts exist in Chinese too).
 _ZH = {"是": True, "对": True, "正确": True, "否": False, "不对": False, "错误": False, "不正确": False}
-_HEDGES = re.compile(r"\b(maybe|perhaps|possibly|partially|partly|partial|somewhat|unclear|uncertain|unsure|"
-                     r"not sure|cannot (?:be )?determine|can't determine|unable to determine|ambiguous|"
-                     r"undetermined|mostly)\b")
-_LABEL = re.compile(r"^\s*(?:final\s+)?(?:answer|verdict|judg(?:e)?ment|decision|conclusion|result)\s*[:：]\s*(.*)$",
-                    re.IGNORECASE)
+_HEDGES = re.compile(
+    r"\b(maybe|perhaps|possibly|partially|partly|partial|somewhat|unclear|uncertain|unsure|"
+    r"not sure|cannot (?:be )?determine|can't determine|unable to determine|ambiguous|"
+    r"undetermined|mostly)\b"
+)
+_LABEL = re.compile(
+    r"^\s*(?:final\s+)?(?:answer|verdict|judg(?:e)?ment|decision|conclusion|result)\s*[:：]\s*(.*)$", re.IGNORECASE
+)
 _MARKUP = str.maketrans({c: " " for c in "*_`#>\"'“”‘’[]()"})
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$", re.DOTALL)
 _JSON_KEYS = ("correct", "is_correct", "verdict", "answer", "judgment", "judgement", "decision", "result")
@@ -79,8 +90,11 @@ def _lead(text: str) -> tuple[bool | None, str | None, str]:
 
 def _both_at_once(rest: str, value: bool) -> str | None:
     """The opposite verdict word right after the first (``yes and no``, ``yes/no``, ``Yes. No.``)."""
-    m = re.match(r"^\s*(?:[,.;:!/|-]+\s*|\s+)?(?:(?:and|or|but)\s+)?(?:[,.;:!/|-]+\s*)?([a-z]+)\b"
-                 r"(?=\s*(?:[.,;:!?/|)]|$))", rest)
+    m = re.match(
+        r"^\s*(?:[,.;:!/|-]+\s*|\s+)?(?:(?:and|or|but)\s+)?(?:[,.;:!/|-]+\s*)?([a-z]+)\b"
+        r"(?=\s*(?:[.,;:!?/|)]|$))",
+        rest,
+    )
     if m and m.group(1) in _WORDS and _WORDS[m.group(1)] is not value:
         return m.group(1)
     return None

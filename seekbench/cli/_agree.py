@@ -32,23 +32,54 @@ Example:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("agree", help="agreement of judges with reference labels, and the metric sensitivity",
-                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "agree",
+        help="agreement of judges with reference labels, and the metric sensitivity",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_input_arguments(p)
-    p.add_argument("--reference", required=True, metavar="HUMAN.jsonl",
-                   help="reference annotation set (JSONL), or 'inline' for the labels inline in the traces")
-    p.add_argument("--rater", action="append", required=True, metavar="JUDGED.jsonl", dest="raters",
-                   help="judged annotation set (repeatable; a file with several raters counts as each of them)")
-    p.add_argument("--tiebreaker", default=None, metavar="NAME",
-                   help="rater name of the judge that breaks majority-panel ties (default: ties stay missing)")
-    p.add_argument("--fields", default=None, metavar="F1,F2",
-                   help="label fields to compare (default: every field the reference labels)")
-    p.add_argument("--usage", default="per_call", choices=["per_call", "per_record"],
-                   help="provenance usage is per provider call, counted once (default), or per label record")
+    p.add_argument(
+        "--reference",
+        required=True,
+        metavar="HUMAN.jsonl",
+        help="reference annotation set (JSONL), or 'inline' for the labels inline in the traces",
+    )
+    p.add_argument(
+        "--rater",
+        action="append",
+        required=True,
+        metavar="JUDGED.jsonl",
+        dest="raters",
+        help="judged annotation set (repeatable; a file with several raters counts as each of them)",
+    )
+    p.add_argument(
+        "--tiebreaker",
+        default=None,
+        metavar="NAME",
+        help="rater name of the judge that breaks majority-panel ties (default: ties stay missing)",
+    )
+    p.add_argument(
+        "--fields",
+        default=None,
+        metavar="F1,F2",
+        help="label fields to compare (default: every field the reference labels)",
+    )
+    p.add_argument(
+        "--usage",
+        default="per_call",
+        choices=["per_call", "per_record"],
+        help="provenance usage is per provider call, counted once (default), or per label record",
+    )
     add_metric_options(p, grouping=False)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
-    p.add_argument("-o", "--output", default=None, metavar="DIR",
-                   help="also write DIR/agreement.html (self-contained), figures and tables/*.csv")
+    p.add_argument(
+        "-o",
+        "--output",
+        default=None,
+        metavar="DIR",
+        help="also write DIR/agreement.html (self-contained), figures and tables/*.csv",
+    )
     p.set_defaults(run=run)
 
 
@@ -60,8 +91,10 @@ def _restrict(labels, trace_ids: set, what: str):
     keep = recs["trace_id"].astype(str).isin(trace_ids)
     if not keep.all():
         n_tr = recs.loc[~keep, "trace_id"].nunique()
-        print(f"seekbench: {what}: ignored {int((~keep).sum())} labels of {n_tr} traces not in the trace files",
-              file=sys.stderr)
+        print(
+            f"seekbench: {what}: ignored {int((~keep).sum())} labels of {n_tr} traces not in the trace files",
+            file=sys.stderr,
+        )
     if not keep.any():
         raise UserInputError(f"{what}: no label refers to a trace in the trace files; check the trace ids")
     return AnnotationSet(recs[keep].reset_index(drop=True), name=labels.name, skipped=labels.skipped)
@@ -87,8 +120,11 @@ def _load_sets(args, traces):
         report_skipped(s.skipped, what=f"label records in {path}")
         for name in s.raters:
             if name in owner:
-                raise UserInputError(f"rater {name!r} is also in {owner[name]}; rater names must be unique "
-                                     "(rename the rater field of one file)", file=path)
+                raise UserInputError(
+                    f"rater {name!r} is also in {owner[name]}; rater names must be unique "
+                    "(rename the rater field of one file)",
+                    file=path,
+                )
             owner[name] = path
         raters.append(_restrict(s, ids, path))
     return reference, raters
@@ -105,9 +141,17 @@ def run(args: argparse.Namespace) -> int:
     fields = [f.strip() for f in args.fields.split(",") if f.strip()] if args.fields else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)  # reported once, in result.warnings
-        result = compare_annotations(reference, *raters, fields=fields, tiebreaker=args.tiebreaker,
-                                     traces=read.traces, usage=args.usage, n_boot=args.n_boot, seed=args.seed,
-                                     options=options)
+        result = compare_annotations(
+            reference,
+            *raters,
+            fields=fields,
+            tiebreaker=args.tiebreaker,
+            traces=read.traces,
+            usage=args.usage,
+            n_boot=args.n_boot,
+            seed=args.seed,
+            options=options,
+        )
     if args.output:
         from ..analysis import agreement_analysis
         from ..report import write_agreement_report
@@ -116,12 +160,18 @@ def run(args: argparse.Namespace) -> int:
         from ..report import record_written
 
         record_written(args.output, "agreement", [files.html, *files.figures, *files.tables])
-        print(f"wrote {files.html} ({len(files.figures)} figures, {len(files.tables)} tables)",
-              file=sys.stderr if args.json else sys.stdout)
+        print(
+            f"wrote {files.html} ({len(files.figures)} figures, {len(files.tables)} tables)",
+            file=sys.stderr if args.json else sys.stdout,
+        )
     if args.json:
         out = result.to_dict()
-        out["inputs"] = {"files": args.files, "reference": args.reference, "raters": args.raters,
-                         "skipped_records": read.n_skipped}
+        out["inputs"] = {
+            "files": args.files,
+            "reference": args.reference,
+            "raters": args.raters,
+            "skipped_records": read.n_skipped,
+        }
         sys.stdout.write(dumps(out) + "\n")
     else:
         sys.stdout.write(format_result(result) + "\n")
@@ -132,7 +182,7 @@ def _f(v, digits: int = 3) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "n/a"
     if isinstance(v, float):
-        return f"{0.0 if abs(v) < 0.5 * 10 ** -digits else v:.{digits}f}"  # no "-0.000"
+        return f"{0.0 if abs(v) < 0.5 * 10**-digits else v:.{digits}f}"  # no "-0.000"
     return str(v)
 
 
@@ -163,47 +213,123 @@ def format_result(result) -> str:
     """The agreement tables as fixed-width text (n/a always with its reason, never None or nan)."""
     s = result.summary
     out = [f"reference: {result.reference}   raters: {', '.join(result.raters)}", ""]
-    out.append(_grid(["rater", "field", "steps", "n", "excluded", "agreement", "kappa [95% CI]", "AC1 [95% CI]",
-                      "note"],
-                     [[r.rater, r.field, r.step_kind, str(r.n_compared), str(r.n_excluded), _f(r.raw_agreement),
-                       _ci(r.kappa, r.kappa_lower, r.kappa_upper), _ci(r.ac1, r.ac1_lower, r.ac1_upper), r.note]
-                      for r in s.itertuples()]))
+    out.append(
+        _grid(
+            ["rater", "field", "steps", "n", "excluded", "agreement", "kappa [95% CI]", "AC1 [95% CI]", "note"],
+            [
+                [
+                    r.rater,
+                    r.field,
+                    r.step_kind,
+                    str(r.n_compared),
+                    str(r.n_excluded),
+                    _f(r.raw_agreement),
+                    _ci(r.kappa, r.kappa_lower, r.kappa_upper),
+                    _ci(r.ac1, r.ac1_lower, r.ac1_upper),
+                    r.note,
+                ]
+                for r in s.itertuples()
+            ],
+        )
+    )
     out.append('"all (pooled)" pools the (field, steps) rows above it, each with its own chance agreement.')
     if len(result.exclusions):
-        out += ["", "excluded: " + "; ".join(f"{e.rater}/{e.field} ({e.step_kind}): {e.n} {e.reason}"
-                                             for e in result.exclusions.itertuples())]
+        out += [
+            "",
+            "excluded: "
+            + "; ".join(
+                f"{e.rater}/{e.field} ({e.step_kind}): {e.n} {e.reason}" for e in result.exclusions.itertuples()
+            ),
+        ]
     if len(result.multi_rater):
-        out += ["", _grid(["field", "steps", "raters", "Krippendorff alpha [95% CI]", "Fleiss kappa [95% CI]",
-                           "items (all)"],
-                          [[m.field, m.step_kind, str(m.n_raters), _ci(m.alpha, m.alpha_lower, m.alpha_upper),
-                            _ci(m.fleiss_kappa, m.fleiss_lower, m.fleiss_upper), str(m.fleiss_n_items)]
-                           for m in result.multi_rater.itertuples()])]
+        out += [
+            "",
+            _grid(
+                ["field", "steps", "raters", "Krippendorff alpha [95% CI]", "Fleiss kappa [95% CI]", "items (all)"],
+                [
+                    [
+                        m.field,
+                        m.step_kind,
+                        str(m.n_raters),
+                        _ci(m.alpha, m.alpha_lower, m.alpha_upper),
+                        _ci(m.fleiss_kappa, m.fleiss_lower, m.fleiss_upper),
+                        str(m.fleiss_n_items),
+                    ]
+                    for m in result.multi_rater.itertuples()
+                ],
+            ),
+        ]
     if result.panel is not None:
         p = result.panel
         open_ties = p.n_ties - p.n_ties_broken
-        out += ["", (f"panel {', '.join(p.members)} (tiebreaker: {p.tiebreaker or 'none'}): {p.n_ties} ties, "
-                     f"{p.n_ties_broken} broken, {open_ties} left open (scored as misses where the reference "
-                     "labeled the step)")]
+        out += [
+            "",
+            (
+                f"panel {', '.join(p.members)} (tiebreaker: {p.tiebreaker or 'none'}): {p.n_ties} ties, "
+                f"{p.n_ties_broken} broken, {open_ties} left open (scored as misses where the reference "
+                "labeled the step)"
+            ),
+        ]
     if len(result.costs):
-        out += ["", _grid(["rater", "traces", "unscored", "cost/trace $", "latency/trace s", "tokens/trace"],
-                          [[c.rater, str(c.n_traces), str(c.n_unscored), _f(c.cost_per_trace, 5),
-                            _f(c.latency_s_per_trace, 2), _f(c.tokens_per_trace, 0)]
-                           for c in result.costs.itertuples()])]
+        out += [
+            "",
+            _grid(
+                ["rater", "traces", "unscored", "cost/trace $", "latency/trace s", "tokens/trace"],
+                [
+                    [
+                        c.rater,
+                        str(c.n_traces),
+                        str(c.n_unscored),
+                        _f(c.cost_per_trace, 5),
+                        _f(c.latency_s_per_trace, 2),
+                        _f(c.tokens_per_trace, 0),
+                    ]
+                    for c in result.costs.itertuples()
+                ],
+            ),
+        ]
         out.append("n/a in cost, latency or tokens: not recorded in the label provenance")
     sens = result.sensitivity
     if sens is not None:
-        out += ["", "metric sensitivity (judged - reference, per agent):",
-                _grid(["rater", "agent", "metric", "reference", "judged", "difference [95% CI]"],
-                      [[t.rater, str(t.agent), t.metric, _f(t.reference), _f(t.judged),
-                        _ci(t.difference, t.lower, t.upper)] for t in sens.table.itertuples()]),
-                "", _grid(["rater", "metric", "Kendall tau", "p", "agents", "same ranking"],
-                          [[k.rater, k.metric, _f(k.kendall_tau), _f(k.p_value), str(k.n_agents),
-                            _same(k.same_ranking, k.note)] for k in sens.rankings.itertuples()])]
+        out += [
+            "",
+            "metric sensitivity (judged - reference, per agent):",
+            _grid(
+                ["rater", "agent", "metric", "reference", "judged", "difference [95% CI]"],
+                [
+                    [
+                        t.rater,
+                        str(t.agent),
+                        t.metric,
+                        _f(t.reference),
+                        _f(t.judged),
+                        _ci(t.difference, t.lower, t.upper),
+                    ]
+                    for t in sens.table.itertuples()
+                ],
+            ),
+            "",
+            _grid(
+                ["rater", "metric", "Kendall tau", "p", "agents", "same ranking"],
+                [
+                    [
+                        k.rater,
+                        k.metric,
+                        _f(k.kendall_tau),
+                        _f(k.p_value),
+                        str(k.n_agents),
+                        _same(k.same_ranking, k.note),
+                    ]
+                    for k in sens.rankings.itertuples()
+                ],
+            ),
+        ]
         if sens.table[["reference", "judged"]].isna().any().any():
             out.append("n/a in reference or judged: the label source lacks the labels the metric needs (see notes)")
     if result.warnings or (sens is not None and sens.warnings):
         notes = [*result.warnings, *(sens.warnings if sens is not None else [])]
         out += ["", *("note: " + w.replace("; returning NaN", "") for w in dict.fromkeys(notes))]
-    out.append(f"\noptions: n_boot={result.options['n_boot']}, seed={result.options['seed']}, "
-               f"usage={result.options['usage']}")
+    out.append(
+        f"\noptions: n_boot={result.options['n_boot']}, seed={result.options['seed']}, usage={result.options['usage']}"
+    )
     return "\n".join(out)

@@ -28,25 +28,53 @@ OPENAI_BASE_URL and OPENAI_API_KEY unless their file names other variables;
 
 
 def register(sub) -> None:
-    p = sub.add_parser("annotate", help="label trace steps with an LLM or offline judge",
-                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "annotate",
+        help="label trace steps with an LLM or offline judge",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_input_arguments(p)
-    p.add_argument("--judge", default="gpt-4.1-mini", metavar="NAME",
-                   help="judge name from judges/ or a judge .toml file (default: gpt-4.1-mini, the published "
-                        "default)")
-    p.add_argument("-o", "--output", required=True, metavar="OUT",
-                   help="annotation set to write (JSONL); traces already in it are skipped")
+    p.add_argument(
+        "--judge",
+        default="gpt-4.1-mini",
+        metavar="NAME",
+        help="judge name from judges/ or a judge .toml file (default: gpt-4.1-mini, the published default)",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="OUT",
+        help="annotation set to write (JSONL); traces already in it are skipped",
+    )
     p.add_argument("--concurrency", type=int, default=8, metavar="N", help="traces in flight at once (default 8)")
-    p.add_argument("--budget-usd", type=float, default=None, metavar="X",
-                   help="stop before the run's spending could exceed X dollars (worst case per request)")
-    p.add_argument("--batch", action="store_true",
-                   help="submit through the OpenAI Batch API (half price; resumable from OUT.batch.json)")
+    p.add_argument(
+        "--budget-usd",
+        type=float,
+        default=None,
+        metavar="X",
+        help="stop before the run's spending could exceed X dollars (worst case per request)",
+    )
+    p.add_argument(
+        "--batch",
+        action="store_true",
+        help="submit through the OpenAI Batch API (half price; resumable from OUT.batch.json)",
+    )
     p.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N traces")
-    p.add_argument("--cache", default=None, metavar="PATH",
-                   help="SQLite judge cache (default: $SEEKBENCH_CACHE or ~/.cache/seekbench/judge_cache.sqlite)")
+    p.add_argument(
+        "--cache",
+        default=None,
+        metavar="PATH",
+        help="SQLite judge cache (default: $SEEKBENCH_CACHE or ~/.cache/seekbench/judge_cache.sqlite)",
+    )
     p.add_argument("--rater", default=None, help="rater name in the records (default: the judge's name)")
-    p.add_argument("--base-url", default=None, metavar="URL",
-                   help="override the judge's endpoint (e.g. a local server's http://127.0.0.1:8000/v1)")
+    p.add_argument(
+        "--base-url",
+        default=None,
+        metavar="URL",
+        help="override the judge's endpoint (e.g. a local server's http://127.0.0.1:8000/v1)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--json", action="store_true", help="print the run summary as one JSON object on stdout")
     p.set_defaults(run=run)
@@ -62,9 +90,19 @@ def run(args: argparse.Namespace) -> int:
     if args.budget_usd is not None and not args.budget_usd >= 0:
         raise UserInputError(f"--budget-usd must be >= 0, got {args.budget_usd}")
     read = read_input(args)
-    summary = annotate(read.traces, args.judge, args.output, cache=args.cache, concurrency=args.concurrency,
-                       budget_usd=args.budget_usd, batch=args.batch, limit=args.limit, rater=args.rater,
-                       progress=False if args.no_progress else None, base_url=args.base_url)
+    summary = annotate(
+        read.traces,
+        args.judge,
+        args.output,
+        cache=args.cache,
+        concurrency=args.concurrency,
+        budget_usd=args.budget_usd,
+        batch=args.batch,
+        limit=args.limit,
+        rater=args.rater,
+        progress=False if args.no_progress else None,
+        base_url=args.base_url,
+    )
     if args.json:
         sys.stdout.write(dumps(summary.to_dict()) + "\n")
     else:

@@ -11,14 +11,21 @@ from .._io import dumps
 
 
 def register(sub) -> None:
-    p = sub.add_parser("cache", help="judge cache: stats or clear",
-                       description="The SQLite cache of judge completions (every paid answer, with its usage "
-                                   "and cost). `stats` shows what it holds; `clear --yes` deletes entries.")
+    p = sub.add_parser(
+        "cache",
+        help="judge cache: stats or clear",
+        description="The SQLite cache of judge completions (every paid answer, with its usage "
+        "and cost). `stats` shows what it holds; `clear --yes` deletes entries.",
+    )
     csub = p.add_subparsers(dest="cache_command", metavar="ACTION", required=True)
     for name, helptext in (("stats", "entries, tokens and cost per judge"), ("clear", "delete cached entries")):
         c = csub.add_parser(name, help=helptext)
-        c.add_argument("--cache", default=None, metavar="PATH",
-                       help="cache file (default: $SEEKBENCH_CACHE or ~/.cache/seekbench/judge_cache.sqlite)")
+        c.add_argument(
+            "--cache",
+            default=None,
+            metavar="PATH",
+            help="cache file (default: $SEEKBENCH_CACHE or ~/.cache/seekbench/judge_cache.sqlite)",
+        )
         if name == "stats":
             c.add_argument("--json", action="store_true", help="print one JSON object")
         else:
@@ -43,18 +50,26 @@ def run(args: argparse.Namespace) -> int:
             if args.json:
                 sys.stdout.write(dumps(stats) + "\n")
                 return 0
-            print(f"{stats['path']}: {stats['entries']} completions, {stats['bytes'] / 1e6:.1f} MB, "
-                  f"{stats['prompt_tokens']} prompt + {stats['completion_tokens']} completion tokens, "
-                  f"${stats['cost_usd']:.4f} paid, {stats['rejected_answers']} answers rejected")
+            print(
+                f"{stats['path']}: {stats['entries']} completions, {stats['bytes'] / 1e6:.1f} MB, "
+                f"{stats['prompt_tokens']} prompt + {stats['completion_tokens']} completion tokens, "
+                f"${stats['cost_usd']:.4f} paid, {stats['rejected_answers']} answers rejected"
+            )
             for j in stats["judges"]:
-                print(f"  {j['judge']} ({j['model']}, {j['prompt_version']}): {j['entries']} completions for "
-                      f"{j['traces']} traces, ${j['cost_usd']:.4f}")
+                print(
+                    f"  {j['judge']} ({j['model']}, {j['prompt_version']}): {j['entries']} completions for "
+                    f"{j['traces']} traces, ${j['cost_usd']:.4f}"
+                )
             return 0
-        n = stats["entries"] if args.judge is None else next(
-            (j["entries"] for j in stats["judges"] if j["judge"] == args.judge), 0)
+        n = (
+            stats["entries"]
+            if args.judge is None
+            else next((j["entries"] for j in stats["judges"] if j["judge"] == args.judge), 0)
+        )
         if not args.yes:
-            raise UserInputError(f"refusing to delete {n} cached completions (paid answers) without --yes",
-                                 file=str(path))
+            raise UserInputError(
+                f"refusing to delete {n} cached completions (paid answers) without --yes", file=str(path)
+            )
         deleted = cache.clear(judge=args.judge)
     print(f"deleted {deleted} cached completions from {path}")
     return 0

@@ -17,43 +17,61 @@ TARGETS = ("jsonl", "parquet")
 
 
 def register(sub) -> None:
-    p = sub.add_parser("convert", help="convert traces to the canonical format (JSONL or Parquet)",
-                       description="Convert trace files to seekbench's canonical JSONL "
-                                   "(docs/formats.md) or to Parquet (one row per step, the trace's "
-                                   "fields beside its steps: the step table DuckDB or Spark read as it is). "
-                                   "Streams: memory does not grow with the corpus. Inline labels stay in the "
-                                   "traces and are also written as an annotation set with --labels-out.")
+    p = sub.add_parser(
+        "convert",
+        help="convert traces to the canonical format (JSONL or Parquet)",
+        description="Convert trace files to seekbench's canonical JSONL "
+        "(docs/formats.md) or to Parquet (one row per step, the trace's "
+        "fields beside its steps: the step table DuckDB or Spark read as it is). "
+        "Streams: memory does not grow with the corpus. Inline labels stay in the "
+        "traces and are also written as an annotation set with --labels-out.",
+    )
     add_input_arguments(p)
-    p.add_argument("-o", "--output", metavar="OUT", help="file to write (OUT.jsonl, OUT.parquet); required unless "
-                                                          "--explain")
-    p.add_argument("--to", choices=TARGETS, default=None,
-                   help="output format (default: parquet when OUT ends in .parquet, else jsonl)")
-    p.add_argument("--labels-out", metavar="FILE", default=None,
-                   help="also write the inline labels as an annotation set (JSONL)")
-    p.add_argument("--explain", action="store_true",
-                   help="write nothing; show, for the first record of each file, where the question, each step, "
-                        "the documents, the answer and the gold came from (field paths), to check a mapping "
-                        "before trusting numbers")
+    p.add_argument(
+        "-o", "--output", metavar="OUT", help="file to write (OUT.jsonl, OUT.parquet); required unless --explain"
+    )
+    p.add_argument(
+        "--to",
+        choices=TARGETS,
+        default=None,
+        help="output format (default: parquet when OUT ends in .parquet, else jsonl)",
+    )
+    p.add_argument(
+        "--labels-out", metavar="FILE", default=None, help="also write the inline labels as an annotation set (JSONL)"
+    )
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="write nothing; show, for the first record of each file, where the question, each step, "
+        "the documents, the answer and the gold came from (field paths), to check a mapping "
+        "before trusting numbers",
+    )
     p.set_defaults(run=run)
 
 
 def _slim(trace: dict) -> dict:
     """What ``AnnotationSet.from_traces`` reads of a trace (the labels, not the text)."""
-    return {"trace_id": trace["trace_id"], "inline_labels": trace.get("inline_labels"),
-            "steps": [{"index": st["index"], "labels": st.get("labels")} for st in trace["steps"]]}
+    return {
+        "trace_id": trace["trace_id"],
+        "inline_labels": trace.get("inline_labels"),
+        "steps": [{"index": st["index"], "labels": st.get("labels")} for st in trace["steps"]],
+    }
 
 
 def _short(value: object, width: int = 70) -> str:
     text = " ".join(str(value).split())
-    return repr(text if len(text) <= width else text[:width - 3] + "...")
+    return repr(text if len(text) <= width else text[: width - 3] + "...")
 
 
 def explain(path: str, args: argparse.Namespace) -> list[str]:
     """Lines saying where each field and step of the file's first record came from."""
     fmt = args.format or detect_format(path, skip_invalid=args.skip_invalid)
     options, ignored = importer_options(fmt, import_options(args))
-    out = [f"{path}: format {fmt}" + (" (forced)" if args.format else " (detected)")
-           + (f"; ignores {', '.join('--' + k.replace('_', '-') for k in ignored)}" if ignored else "")]
+    out = [
+        f"{path}: format {fmt}"
+        + (" (forced)" if args.format else " (detected)")
+        + (f"; ignores {', '.join('--' + k.replace('_', '-') for k in ignored)}" if ignored else "")
+    ]
     rec = next(iter(importer_for(fmt).iter_records(path, **options)), None)
     if rec is None:
         return [*out, "  no record"]
@@ -63,11 +81,17 @@ def explain(path: str, args: argparse.Namespace) -> list[str]:
     out.append(f"first record (line {rec.line}): trace {t['trace_id']}")
     agent_from = src.get("agent") or ("--agent" if args.agent else "the file name (no agent field)")
     none = "(not found)"
-    fields = [("agent", agent_from, t["agent"]), ("question", src.get("question", none), t["question"]),
-              ("final_answer", src.get("final_answer", none), t["final_answer"]),
-              ("gold_answers", src.get("gold_answers", none), t["gold_answers"]),
-              ("correct", src.get("correct", none),
-               None if t["correct"] is None else f"{t['correct']['value']} ({t['correct']['source']})")]
+    fields = [
+        ("agent", agent_from, t["agent"]),
+        ("question", src.get("question", none), t["question"]),
+        ("final_answer", src.get("final_answer", none), t["final_answer"]),
+        ("gold_answers", src.get("gold_answers", none), t["gold_answers"]),
+        (
+            "correct",
+            src.get("correct", none),
+            None if t["correct"] is None else f"{t['correct']['value']} ({t['correct']['source']})",
+        ),
+    ]
     out += [f"  {name:<13} <- {where}: {_short(value)}" for name, where, value in fields]
     out.append(f"  steps ({len(t['steps'])}):")
     for st in t["steps"]:
@@ -100,8 +124,9 @@ def run(args: argparse.Namespace) -> int:
 
     def traces() -> Iterator[dict]:
         n = 0
-        for tr in valid_traces(args.files, read, format=args.format, skip_invalid=args.skip_invalid,
-                                **import_options(args)):
+        for tr in valid_traces(
+            args.files, read, format=args.format, skip_invalid=args.skip_invalid, **import_options(args)
+        ):
             n += 1
             if label_traces is not None:
                 label_traces.append(_slim(tr))

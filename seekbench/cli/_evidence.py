@@ -39,31 +39,53 @@ normalised substring); --judge NAME asks an LLM judge instead.
 
 
 def register(sub) -> None:
-    p = sub.add_parser("evidence-metrics", help="InfoDeepSeek ACC, IA@k, EEU, IC and interference rate",
-                       description=EVIDENCE_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "evidence-metrics",
+        help="InfoDeepSeek ACC, IA@k, EEU, IC and interference rate",
+        description=EVIDENCE_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_input_arguments(p)
     p.add_argument("--by", default="agent", choices=["agent", "none"], help="grouping (default: agent)")
-    p.add_argument("--attribute", action="append", default=[], metavar="NAME",
-                   help="also break down by a question attribute (boolean, scalar or list, e.g. multi_hop, "
-                        "false_premise, domain, advantage_language); repeatable")
+    p.add_argument(
+        "--attribute",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also break down by a question attribute (boolean, scalar or list, e.g. multi_hop, "
+        "false_premise, domain, advantage_language); repeatable",
+    )
     p.add_argument("--n", type=int, default=5, help="evidence-set size cap: IA@1..IA@n and IC's n (default 5)")
     p.add_argument("--b", type=float, default=1.0, help="IC failure penalty beyond n (default 1)")
     p.add_argument("--lang", choices=["en", "zh"], default=None, help="language of InfoDeepSeek input files")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.set_defaults(run=run_evidence)
 
-    c = sub.add_parser("coverage", help="reference-step coverage of trajectories against an evidence skeleton",
-                       description=COVERAGE_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    c = sub.add_parser(
+        "coverage",
+        help="reference-step coverage of trajectories against an evidence skeleton",
+        description=COVERAGE_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_input_arguments(c)
     c.add_argument("--skeleton", required=True, metavar="FILE", help="reference evidence skeleton (JSONL)")
     c.add_argument("--by", default="agent", choices=["agent", "none"], help="grouping (default: agent)")
-    c.add_argument("--history", default="observations", choices=["observations", "queries_and_observations"],
-                   help="where the rule matcher looks (default: observations only; asking is not finding)")
+    c.add_argument(
+        "--history",
+        default="observations",
+        choices=["observations", "queries_and_observations"],
+        help="where the rule matcher looks (default: observations only; asking is not finding)",
+    )
     c.add_argument("--cap", type=float, default=0.5, help="C, the bound on the process score (default 0.5)")
-    c.add_argument("--step-credit", type=float, default=None, metavar="W",
-                   help="credit per covered statement (default 1/|D_q|)")
-    c.add_argument("--judge", default=None, metavar="NAME",
-                   help="decide coverage with this LLM judge file (default: the offline rule matcher)")
+    c.add_argument(
+        "--step-credit", type=float, default=None, metavar="W", help="credit per covered statement (default 1/|D_q|)"
+    )
+    c.add_argument(
+        "--judge",
+        default=None,
+        metavar="NAME",
+        help="decide coverage with this LLM judge file (default: the offline rule matcher)",
+    )
     c.add_argument("--cache", default=None, metavar="PATH", help="SQLite judge cache (with --judge)")
     c.add_argument("--base-url", default=None, metavar="URL", help="override the judge's endpoint")
     c.add_argument("--budget-usd", type=float, default=None, metavar="X", help="spending limit (with --judge)")
@@ -103,29 +125,50 @@ def run_evidence(args: argparse.Namespace) -> int:
     traces = load_any_traces(args)
     table = evidence_set_table(traces)
     if table.empty:
-        raise UserInputError("no trace carries an evidence set (metadata.evidence_set); import InfoDeepSeek files "
-                             "or add evidence sets with per-k judgments", file=", ".join(args.files))
+        raise UserInputError(
+            "no trace carries an evidence set (metadata.evidence_set); import InfoDeepSeek files "
+            "or add evidence sets with per-k judgments",
+            file=", ".join(args.files),
+        )
     by = () if args.by == "none" else (args.by,)
     groups = evidence_set_summary(table, by=by, n=args.n, b=args.b)
     attrs = {a: evidence_set_summary(table, by=by, attribute=a, n=args.n, b=args.b) for a in args.attribute}
     for a, df in attrs.items():
         if df.empty:
-            raise UserInputError(f"no question has the attribute {a!r}; attributes present: "
-                                 f"{', '.join(sorted({k for d in table['attributes'] for k in d})) or 'none'}")
+            raise UserInputError(
+                f"no question has the attribute {a!r}; attributes present: "
+                f"{', '.join(sorted({k for d in table['attributes'] for k in d})) or 'none'}"
+            )
     options = {"n": args.n, "b": args.b, "by": args.by}
     if args.json:
-        out = {"groups": groups.to_dict("records"), "attributes": {a: d.to_dict("records") for a, d in attrs.items()},
-               "options": options, "inputs": {"files": args.files, "traces": len(traces),
-                                              "with_evidence_set": len(table)}}
+        out = {
+            "groups": groups.to_dict("records"),
+            "attributes": {a: d.to_dict("records") for a, d in attrs.items()},
+            "options": options,
+            "inputs": {"files": args.files, "traces": len(traces), "with_evidence_set": len(table)},
+        }
         sys.stdout.write(dumps(out) + "\n")
         return 0
-    main = [*by, "questions", "ACC", *(f"IA@{k}" for k in range(1, args.n + 1)), "EEU", "IC", "interference_rate",
-            "pending_acc", "pending_ia", "pending_ic", "pending_interference"]
+    main = [
+        *by,
+        "questions",
+        "ACC",
+        *(f"IA@{k}" for k in range(1, args.n + 1)),
+        "EEU",
+        "IC",
+        "interference_rate",
+        "pending_acc",
+        "pending_ia",
+        "pending_ic",
+        "pending_interference",
+    ]
     text = [format_frame(groups[main])]
     for a, d in attrs.items():
-        text += ["", f"by {a}:", format_frame(d[[*by, "value", *main[len(by):]]])]
-    text.append(f"\noptions: n={args.n}, b={args.b:g}; {len(table)} of {len(traces)} traces carry an evidence set; "
-                "n/a = undefined (e.g. EEU when ACC = 0); pending = judgments missing or failed, left out")
+        text += ["", f"by {a}:", format_frame(d[[*by, "value", *main[len(by) :]]])]
+    text.append(
+        f"\noptions: n={args.n}, b={args.b:g}; {len(table)} of {len(traces)} traces carry an evidence set; "
+        "n/a = undefined (e.g. EEU when ACC = 0); pending = judgments missing or failed, left out"
+    )
     sys.stdout.write("\n".join(text) + "\n")
     return 0
 
@@ -144,8 +187,9 @@ def run_coverage(args: argparse.Namespace) -> int:
     matcher = llm if llm is not None else RuleMatcher(history=args.history)
     res = reference_step_coverage(traces, args.skeleton, matcher=matcher, cap=args.cap, step_credit=args.step_credit)
     if res.per_trace.empty:
-        raise UserInputError("no trace's question is in the skeleton (matched by question_id, then question text)",
-                             file=args.skeleton)
+        raise UserInputError(
+            "no trace's question is in the skeleton (matched by question_id, then question text)", file=args.skeleton
+        )
     by = () if args.by == "none" else (args.by,)
     summary = res.summary(by)
     if args.per_trace:
@@ -155,13 +199,28 @@ def run_coverage(args: argparse.Namespace) -> int:
     failed = llm.failed if llm is not None else 0  # the offline rule matcher cannot fail
     code = EXIT_FAILURES if failed else EXIT_OK
     if llm is not None and failed:
-        print(f"seekbench: the coverage judge failed on {failed} trajectories (their statements are left "
-              f"unscored; re-run to retry); first error: {llm.first_error}", file=sys.stderr)
+        print(
+            f"seekbench: the coverage judge failed on {failed} trajectories (their statements are left "
+            f"unscored; re-run to retry); first error: {llm.first_error}",
+            file=sys.stderr,
+        )
     if args.json:
-        sys.stdout.write(dumps({"groups": summary.to_dict("records"), "options": res.options,
-                                "traces": len(traces), "no_skeleton": res.no_skeleton, "failed": failed}) + "\n")
+        sys.stdout.write(
+            dumps(
+                {
+                    "groups": summary.to_dict("records"),
+                    "options": res.options,
+                    "traces": len(traces),
+                    "no_skeleton": res.no_skeleton,
+                    "failed": failed,
+                }
+            )
+            + "\n"
+        )
         return code
     opts = ", ".join(f"{k}={v}" for k, v in res.options.items())
-    sys.stdout.write(format_frame(summary) + f"\n\noptions: {opts}; {res.no_skeleton} traces without a skeleton "
-                     "left out; n/a = undefined\n")
+    sys.stdout.write(
+        format_frame(summary) + f"\n\noptions: {opts}; {res.no_skeleton} traces without a skeleton "
+        "left out; n/a = undefined\n"
+    )
     return code

@@ -29,47 +29,105 @@ Examples:
 def add_audit_options(p: argparse.ArgumentParser) -> None:
     """The thresholds of the audit flags (seekbench.metrics.trace_audit), shared by ``report`` and ``explore``."""
     g = p.add_argument_group("audit flags (thresholds of seekbench.metrics.trace_audit)")
-    g.add_argument("--ungrounded-threshold", type=float, default=0.75, metavar="U",
-                   help="flag 'ungrounded' when at least this share of labeled reasoning steps is NotGrounded "
-                        "(default 0.75)")
-    g.add_argument("--min-reasoning-labeled", type=int, default=3, metavar="N",
-                   help="flag 'ungrounded' only in traces with at least N labeled reasoning steps (default 3)")
-    g.add_argument("--answer-evidence-below", type=int, default=1, choices=[0, 1, 2],
-                   help="flag 'low_evidence_answer' when the answer came with E below this (default 1: E = 0; "
-                        "2: any answer before full evidence; 0: off)")
-    g.add_argument("--repeated-queries-threshold", type=int, default=2, metavar="N",
-                   help="flag 'repeated_queries' when at least N queries repeat an earlier one (default 2)")
-    g.add_argument("--recovery-horizon", type=int, default=None, metavar="T",
-                   help="flag 'not_recovered' when not recovered by turn T (default: not recovered at all)")
+    g.add_argument(
+        "--ungrounded-threshold",
+        type=float,
+        default=0.75,
+        metavar="U",
+        help="flag 'ungrounded' when at least this share of labeled reasoning steps is NotGrounded (default 0.75)",
+    )
+    g.add_argument(
+        "--min-reasoning-labeled",
+        type=int,
+        default=3,
+        metavar="N",
+        help="flag 'ungrounded' only in traces with at least N labeled reasoning steps (default 3)",
+    )
+    g.add_argument(
+        "--answer-evidence-below",
+        type=int,
+        default=1,
+        choices=[0, 1, 2],
+        help="flag 'low_evidence_answer' when the answer came with E below this (default 1: E = 0; "
+        "2: any answer before full evidence; 0: off)",
+    )
+    g.add_argument(
+        "--repeated-queries-threshold",
+        type=int,
+        default=2,
+        metavar="N",
+        help="flag 'repeated_queries' when at least N queries repeat an earlier one (default 2)",
+    )
+    g.add_argument(
+        "--recovery-horizon",
+        type=int,
+        default=None,
+        metavar="T",
+        help="flag 'not_recovered' when not recovered by turn T (default: not recovered at all)",
+    )
 
 
 def audit_kwargs(args: argparse.Namespace) -> dict:
-    return {"ungrounded_threshold": args.ungrounded_threshold, "min_reasoning_labeled": args.min_reasoning_labeled,
-            "answer_evidence_below": args.answer_evidence_below,
-            "repeated_queries_threshold": args.repeated_queries_threshold,
-            "recovery_horizon": args.recovery_horizon}
+    return {
+        "ungrounded_threshold": args.ungrounded_threshold,
+        "min_reasoning_labeled": args.min_reasoning_labeled,
+        "answer_evidence_below": args.answer_evidence_below,
+        "repeated_queries_threshold": args.repeated_queries_threshold,
+        "recovery_horizon": args.recovery_horizon,
+    }
 
 
 def register(sub) -> None:
-    p = sub.add_parser("explore", help="write the trace explorer (a page to filter, search and read every trace)",
-                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "explore",
+        help="write the trace explorer (a page to filter, search and read every trace)",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_input_arguments(p, files_required=False)
     add_label_arguments(p)
     g = p.add_argument_group("judge vs reference")
-    g.add_argument("--reference", default="inline", metavar="HUMAN.jsonl",
-                   help="reference labels: an annotation set or 'inline' (default)")
-    g.add_argument("--rater", action="append", default=[], dest="raters", metavar="JUDGED.jsonl",
-                   help="judged annotation set to set beside the reference (repeatable)")
+    g.add_argument(
+        "--reference",
+        default="inline",
+        metavar="HUMAN.jsonl",
+        help="reference labels: an annotation set or 'inline' (default)",
+    )
+    g.add_argument(
+        "--rater",
+        action="append",
+        default=[],
+        dest="raters",
+        metavar="JUDGED.jsonl",
+        help="judged annotation set to set beside the reference (repeatable)",
+    )
     m = p.add_argument_group("metric options (definitions: docs/metrics/index.md)")
-    m.add_argument("--evidence-mapping", default="sum", choices=["sum", "sufficiency_first"],
-                   help="E = C + Q (sum, default) or the released code's sufficiency-first mapping")
-    m.add_argument("--evidence-scope", default="cumulative", choices=["cumulative", "latest"],
-                   help="E at turn t: best evidence so far (default) or the latest observation only")
-    m.add_argument("--recovery", default="evidence_or_correct", choices=["evidence_or_correct", "evidence"],
-                   help="recovery event: E=2 or a correct answer (default), or E=2 only")
+    m.add_argument(
+        "--evidence-mapping",
+        default="sum",
+        choices=["sum", "sufficiency_first"],
+        help="E = C + Q (sum, default) or the released code's sufficiency-first mapping",
+    )
+    m.add_argument(
+        "--evidence-scope",
+        default="cumulative",
+        choices=["cumulative", "latest"],
+        help="E at turn t: best evidence so far (default) or the latest observation only",
+    )
+    m.add_argument(
+        "--recovery",
+        default="evidence_or_correct",
+        choices=["evidence_or_correct", "evidence"],
+        help="recovery event: E=2 or a correct answer (default), or E=2 only",
+    )
     add_audit_options(p)
-    p.add_argument("--chunk-size", type=int, default=200, metavar="N",
-                   help="traces per data script (default 200; each loads when one of its traces is opened)")
+    p.add_argument(
+        "--chunk-size",
+        type=int,
+        default=200,
+        metavar="N",
+        help="traces per data script (default 200; each loads when one of its traces is opened)",
+    )
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="explorer directory")
     p.set_defaults(run=run)
 
@@ -84,12 +142,23 @@ def run(args: argparse.Namespace) -> int:
     loaded = load_input(args)
     reference, raters = _load_sets(args, loaded.read.traces) if args.raters else (None, [])
     ev = {"evidence_mapping": args.evidence_mapping, "evidence_scope": args.evidence_scope}
-    data = explorer_data(loaded.read.traces, loaded.steps, loaded.traces, labels=loaded.labels,
-                         label_source=loaded.label_source, reference=reference, raters=raters,
-                         recovery=args.recovery, audit_options=audit_kwargs(args), **ev)
+    data = explorer_data(
+        loaded.read.traces,
+        loaded.steps,
+        loaded.traces,
+        labels=loaded.labels,
+        label_source=loaded.label_source,
+        reference=reference,
+        raters=raters,
+        recovery=args.recovery,
+        audit_options=audit_kwargs(args),
+        **ev,
+    )
     files = write_explorer(data, args.output, chunk_size=args.chunk_size)
     flagged = sum(1 for f in data.index["flags"] if f)
     scripts = "script" if files.n_chunks == 1 else "scripts"
-    print(f"wrote {files.html} ({files.n_traces} traces, {flagged} flagged; data in {files.n_chunks} {scripts} "
-          f"under {files.data_dir})")
+    print(
+        f"wrote {files.html} ({files.n_traces} traces, {flagged} flagged; data in {files.n_chunks} {scripts} "
+        f"under {files.data_dir})"
+    )
     return 0

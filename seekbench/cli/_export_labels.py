@@ -28,18 +28,34 @@ Example:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("export-labels", help="step labels out to Phoenix (span annotations) or Langfuse (scores)",
-                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "export-labels",
+        help="step labels out to Phoenix (span annotations) or Langfuse (scores)",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("labels", metavar="SET", help="annotation set (JSONL) to export")
-    p.add_argument("--traces", nargs="+", required=True, metavar="FILE",
-                   help="the trace files the labels are for, as imported from OpenTelemetry files")
-    p.add_argument("--format", choices=available_formats(), default=None,
-                   help="force the trace format (default: detected per file)")
+    p.add_argument(
+        "--traces",
+        nargs="+",
+        required=True,
+        metavar="FILE",
+        help="the trace files the labels are for, as imported from OpenTelemetry files",
+    )
+    p.add_argument(
+        "--format",
+        choices=available_formats(),
+        default=None,
+        help="force the trace format (default: detected per file)",
+    )
     p.add_argument("--to", required=True, choices=["phoenix", "langfuse"], help="the tool to write for")
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="JSONL file to write")
-    p.add_argument("--skip-invalid", action="store_true",
-                   help="leave out labels and trace records that cannot be exported, and say how many "
-                        "(default: stop at the first with exit code 2)")
+    p.add_argument(
+        "--skip-invalid",
+        action="store_true",
+        help="leave out labels and trace records that cannot be exported, and say how many "
+        "(default: stop at the first with exit code 2)",
+    )
     p.set_defaults(run=run)
 
 
@@ -53,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
     report_skipped(export.skipped or [], what="labels")
     n = write_span_labels(args.output, export)
     what = "span annotations" if args.to == "phoenix" else "scores"
-    print(f"wrote {n} {what} to {args.output}"
-          + (f"; {export.unscored} unscored labels not exported" if export.unscored else ""))
+    print(
+        f"wrote {n} {what} to {args.output}"
+        + (f"; {export.unscored} unscored labels not exported" if export.unscored else "")
+    )
     return 0

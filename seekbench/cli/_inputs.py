@@ -17,36 +17,73 @@ from ..traces import ReadResult, attach_labels, available_formats, build_tables,
 
 def add_input_arguments(p: argparse.ArgumentParser, *, files_required: bool = True) -> None:
     """The trace files and the one group of options saying how to read them, the same on every command."""
-    p.add_argument("files", nargs="+" if files_required else "*", metavar="FILE",
-                   help="trace files (JSONL, JSON, chat-template text, or Parquet from `seekbench convert --to "
-                        "parquet`)" + ("" if files_required else "; default: the embedded sample traces"))
-    g = p.add_argument_group("reading trace files", "How trace files are read; the README's Producers table "
-                                                    "gives the options for each producer's files.")
-    g.add_argument("--format", choices=available_formats(), default=None,
-                   help="force the input format (default: detected per file); a file holding nothing of that "
-                        "format is an error")
-    g.add_argument("--skip-invalid", action="store_true",
-                   help="process the valid records and report how many were skipped and why "
-                        "(default: stop at the first bad record with exit code 2)")
-    g.add_argument("--agent", default=None, metavar="NAME",
-                   help="the agent of records that name none (default: the file's name without extension)")
-    g.add_argument("--question-field", default=None, metavar="FIELD",
-                   help="record field holding the question, dotted for nested fields (default: 'question', "
-                        "else the prompt's user turn or first user message)")
-    g.add_argument("--answer-field", default=None, metavar="FIELD",
-                   help="record field holding the gold answer(s) (default: golden_answers, gold_answers, "
-                        "ground_truth, reward_model.ground_truth, answers, answer, gold, gts)")
-    g.add_argument("--field", default=None, metavar="FIELD",
-                   help="record field holding the model's tagged text (default: output, response, "
-                        "sequences_str, gen_text_store, message_str, ...)")
-    g.add_argument("--tags", action="append", default=None, metavar="KIND=TAG",
-                   help="tags of a step kind (reasoning, search, search_result, answer, tool_call): a tag name "
-                        "(search_result=result) or an open and close pair ('search=<q> </q>'); replaces that "
-                        "kind's default tags; comma-separated or repeated")
-    g.add_argument("--search-tools", default=None, metavar="NAMES",
-                   help="comma-separated tool names that are searches; every other tool is an 'other' step "
-                        "counted as an action call (default: by name: search, scholar, visit, scrape, browse, "
-                        "fetch, retrieve, open, ...)")
+    p.add_argument(
+        "files",
+        nargs="+" if files_required else "*",
+        metavar="FILE",
+        help="trace files (JSONL, JSON, chat-template text, or Parquet from `seekbench convert --to "
+        "parquet`)" + ("" if files_required else "; default: the embedded sample traces"),
+    )
+    g = p.add_argument_group(
+        "reading trace files",
+        "How trace files are read; the README's Producers table gives the options for each producer's files.",
+    )
+    g.add_argument(
+        "--format",
+        choices=available_formats(),
+        default=None,
+        help="force the input format (default: detected per file); a file holding nothing of that format is an error",
+    )
+    g.add_argument(
+        "--skip-invalid",
+        action="store_true",
+        help="process the valid records and report how many were skipped and why "
+        "(default: stop at the first bad record with exit code 2)",
+    )
+    g.add_argument(
+        "--agent",
+        default=None,
+        metavar="NAME",
+        help="the agent of records that name none (default: the file's name without extension)",
+    )
+    g.add_argument(
+        "--question-field",
+        default=None,
+        metavar="FIELD",
+        help="record field holding the question, dotted for nested fields (default: 'question', "
+        "else the prompt's user turn or first user message)",
+    )
+    g.add_argument(
+        "--answer-field",
+        default=None,
+        metavar="FIELD",
+        help="record field holding the gold answer(s) (default: golden_answers, gold_answers, "
+        "ground_truth, reward_model.ground_truth, answers, answer, gold, gts)",
+    )
+    g.add_argument(
+        "--field",
+        default=None,
+        metavar="FIELD",
+        help="record field holding the model's tagged text (default: output, response, "
+        "sequences_str, gen_text_store, message_str, ...)",
+    )
+    g.add_argument(
+        "--tags",
+        action="append",
+        default=None,
+        metavar="KIND=TAG",
+        help="tags of a step kind (reasoning, search, search_result, answer, tool_call): a tag name "
+        "(search_result=result) or an open and close pair ('search=<q> </q>'); replaces that "
+        "kind's default tags; comma-separated or repeated",
+    )
+    g.add_argument(
+        "--search-tools",
+        default=None,
+        metavar="NAMES",
+        help="comma-separated tool names that are searches; every other tool is an 'other' step "
+        "counted as an action call (default: by name: search, scholar, visit, scrape, browse, "
+        "fetch, retrieve, open, ...)",
+    )
 
 
 def parse_tags(values: list[str] | None) -> dict | None:
@@ -67,15 +104,24 @@ def parse_tags(values: list[str] | None) -> dict | None:
 
 def import_options(args: argparse.Namespace) -> dict:
     """The importer options the input group's flags give (None where a flag is unset)."""
-    return {"agent": getattr(args, "agent", None), "question_field": getattr(args, "question_field", None),
-            "answer_field": getattr(args, "answer_field", None), "field": getattr(args, "field", None),
-            "tags": parse_tags(getattr(args, "tags", None)), "search_tools": getattr(args, "search_tools", None)}
+    return {
+        "agent": getattr(args, "agent", None),
+        "question_field": getattr(args, "question_field", None),
+        "answer_field": getattr(args, "answer_field", None),
+        "field": getattr(args, "field", None),
+        "tags": parse_tags(getattr(args, "tags", None)),
+        "search_tools": getattr(args, "search_tools", None),
+    }
 
 
 def read_input(args: argparse.Namespace, files: list | None = None) -> ReadResult:
     """Read the traces of ``files`` (default ``args.files``) as the input group says, and report the import."""
-    read = read_traces(args.files if files is None else files, format=args.format, skip_invalid=args.skip_invalid,
-                       **import_options(args))
+    read = read_traces(
+        args.files if files is None else files,
+        format=args.format,
+        skip_invalid=args.skip_invalid,
+        **import_options(args),
+    )
     report_skipped(read.skipped, what="trace records")
     report_import(read)
     return read
@@ -98,10 +144,18 @@ def report_import(read: ReadResult) -> None:
 
 
 def add_label_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--labels", metavar="FILE", default=None,
-                   help="annotation set (JSONL) to use for step labels; default: the labels inline in the traces")
-    p.add_argument("--labels-rater", default=None, metavar="NAME",
-                   help="with --labels holding several raters: the rater whose labels to use")
+    p.add_argument(
+        "--labels",
+        metavar="FILE",
+        default=None,
+        help="annotation set (JSONL) to use for step labels; default: the labels inline in the traces",
+    )
+    p.add_argument(
+        "--labels-rater",
+        default=None,
+        metavar="NAME",
+        help="with --labels holding several raters: the rater whose labels to use",
+    )
 
 
 @dataclass
@@ -134,8 +188,9 @@ def load_input(args: argparse.Namespace, *, keep_traces: bool | None = None) -> 
     if keep_traces:
         read = read_traces(files, format=args.format, skip_invalid=args.skip_invalid, **import_options(args))
     else:  # streamed into the tables, not kept: memory holds the tables only
-        read, steps, traces = read_tables(files, format=args.format, skip_invalid=args.skip_invalid,
-                                          **import_options(args))
+        read, steps, traces = read_tables(
+            files, format=args.format, skip_invalid=args.skip_invalid, **import_options(args)
+        )
     report_skipped(read.skipped, what="trace records")
     report_import(read)
     labels = None
@@ -145,12 +200,15 @@ def load_input(args: argparse.Namespace, *, keep_traces: bool | None = None) -> 
         report_skipped(labels.skipped, what="label records")
         if args.labels_rater:
             if args.labels_rater not in labels.raters:
-                raise UserInputError(f"rater {args.labels_rater!r} not in the set; it has: "
-                                     f"{', '.join(labels.raters)}", file=args.labels)
+                raise UserInputError(
+                    f"rater {args.labels_rater!r} not in the set; it has: {', '.join(labels.raters)}", file=args.labels
+                )
             labels = labels.for_rater(args.labels_rater)
         elif len(labels.raters) > 1:
-            raise UserInputError(f"the set holds several raters ({', '.join(labels.raters)}); pick one with "
-                                 "--labels-rater", file=args.labels)
+            raise UserInputError(
+                f"the set holds several raters ({', '.join(labels.raters)}); pick one with --labels-rater",
+                file=args.labels,
+            )
         source = f"{args.labels}" + (f" (rater {args.labels_rater})" if args.labels_rater else "")
     if keep_traces:
         steps, traces = build_tables(read.traces, None if labels is None else labels.records)
@@ -174,13 +232,20 @@ def check_labels_fit(records: pd.DataFrame, steps: pd.DataFrame, *, labels_file:
     lab_traces, traces = set(records["trace_id"].astype(str)), set(steps["trace_id"].astype(str))
     where = ", ".join(map(str, files))
     if not fit:
-        raise UserInputError(f"the labels fit no trace: they label {len(keys)} steps of {len(lab_traces)} traces, "
-                             f"and none of those steps is among the {len(have)} steps of the {len(traces)} traces "
-                             f"in {where}; give the annotation set made for these traces", file=str(labels_file))
+        raise UserInputError(
+            f"the labels fit no trace: they label {len(keys)} steps of {len(lab_traces)} traces, "
+            f"and none of those steps is among the {len(have)} steps of the {len(traces)} traces "
+            f"in {where}; give the annotation set made for these traces",
+            file=str(labels_file),
+        )
     if len(fit) < len(keys):
-        print(f"seekbench: warning: {labels_file}: {len(keys) - len(fit)} of {len(keys)} labeled steps "
-              f"({len(lab_traces - traces)} of {len(lab_traces)} traces) are not in {where}; "
-              f"using the {len(fit)} that are", file=sys.stderr, flush=True)
+        print(
+            f"seekbench: warning: {labels_file}: {len(keys) - len(fit)} of {len(keys)} labeled steps "
+            f"({len(lab_traces - traces)} of {len(lab_traces)} traces) are not in {where}; "
+            f"using the {len(fit)} that are",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def report_skipped(skipped: list, *, what: str) -> None:

@@ -9,9 +9,12 @@ from .._io import dumps
 
 
 def register(sub) -> None:
-    p = sub.add_parser("judge", help="judges: list (and train offline judges)",
-                       description="Judges are TOML files in judges/ (or $SEEKBENCH_JUDGES_PATH): an LLM on an "
-                                   "OpenAI-compatible endpoint, or an offline judge (rules, learned).")
+    p = sub.add_parser(
+        "judge",
+        help="judges: list (and train offline judges)",
+        description="Judges are TOML files in judges/ (or $SEEKBENCH_JUDGES_PATH): an LLM on an "
+        "OpenAI-compatible endpoint, or an offline judge (rules, learned).",
+    )
     jsub = p.add_subparsers(dest="judge_command", metavar="ACTION", required=True)
     lp = jsub.add_parser("list", help="the judges found, with model, endpoint, prices and whether a key is set")
     lp.add_argument("--json", action="store_true", help="print one JSON array")
@@ -26,10 +29,22 @@ def run_list(args: argparse.Namespace) -> int:
 
     judges = list_judges()
     if args.json:
-        rows = [{"name": j.name, "kind": j.kind, "model": j.model, "file": str(j.path), "endpoint": j.endpoint,
-                 "api_key_env": j.key_env, "api_key_set": j.key_set, "published_default": j.published,
-                 "price_input_per_mtok": j.prices[0] if j.prices else None,
-                 "price_output_per_mtok": j.prices[1] if j.prices else None, **j.extra} for j in judges]
+        rows = [
+            {
+                "name": j.name,
+                "kind": j.kind,
+                "model": j.model,
+                "file": str(j.path),
+                "endpoint": j.endpoint,
+                "api_key_env": j.key_env,
+                "api_key_set": j.key_set,
+                "published_default": j.published,
+                "price_input_per_mtok": j.prices[0] if j.prices else None,
+                "price_output_per_mtok": j.prices[1] if j.prices else None,
+                **j.extra,
+            }
+            for j in judges
+        ]
         sys.stdout.write(dumps(rows) + "\n")
         return 0
     if not judges:

@@ -33,30 +33,71 @@ InfoDeepSeek result files are accepted as input and imported on the fly.
 
 
 def register(sub) -> None:
-    p = sub.add_parser("judge-answers", help="judge final answers (EM, an LLM answer judge, or a panel)",
-                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "judge-answers",
+        help="judge final answers (EM, an LLM answer judge, or a panel)",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_input_arguments(p)
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="traces to write (JSONL, atomically)")
-    p.add_argument("--judge", action="append", default=None, metavar="NAME",
-                   help="answer judge: em (default), or a judge name/file of kind answer; repeat for a panel")
-    p.add_argument("--tiebreak", default=None, metavar="NAME",
-                   help="tiebreaker judge, asked only when the --judge panel reaches no majority")
-    p.add_argument("--overwrite", choices=["missing", "machine", "all"], default="machine",
-                   help="existing decisions to replace: only missing ones; also em/judge/panel ones (default); "
-                        "all, including human and source-data decisions (the old one is kept in detail.previous)")
-    p.add_argument("--no-evidence-set", action="store_true",
-                   help="judge only the final answers, not the per-k answers of metadata.evidence_set")
+    p.add_argument(
+        "--judge",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="answer judge: em (default), or a judge name/file of kind answer; repeat for a panel",
+    )
+    p.add_argument(
+        "--tiebreak",
+        default=None,
+        metavar="NAME",
+        help="tiebreaker judge, asked only when the --judge panel reaches no majority",
+    )
+    p.add_argument(
+        "--overwrite",
+        choices=["missing", "machine", "all"],
+        default="machine",
+        help="existing decisions to replace: only missing ones; also em/judge/panel ones (default); "
+        "all, including human and source-data decisions (the old one is kept in detail.previous)",
+    )
+    p.add_argument(
+        "--no-evidence-set",
+        action="store_true",
+        help="judge only the final answers, not the per-k answers of metadata.evidence_set",
+    )
     p.add_argument("--concurrency", type=int, default=8, metavar="N", help="requests in flight at once (default 8)")
-    p.add_argument("--budget-usd", type=float, default=None, metavar="X",
-                   help="send no request whose worst-case cost could take the run past X dollars")
-    p.add_argument("--cache", default=None, metavar="PATH",
-                   help="SQLite judge cache (default: $SEEKBENCH_CACHE or ~/.cache/seekbench/judge_cache.sqlite)")
-    p.add_argument("--base-url", default=None, metavar="URL",
-                   help="override every LLM judge's endpoint (e.g. a local server's http://127.0.0.1:8000/v1)")
-    p.add_argument("--decisions", default=None, metavar="CSV",
-                   help="also write one row per judged answer (votes, majority, disagreement) as CSV")
-    p.add_argument("--lang", choices=["en", "zh"], default=None,
-                   help="language of InfoDeepSeek input files (default: from the file name)")
+    p.add_argument(
+        "--budget-usd",
+        type=float,
+        default=None,
+        metavar="X",
+        help="send no request whose worst-case cost could take the run past X dollars",
+    )
+    p.add_argument(
+        "--cache",
+        default=None,
+        metavar="PATH",
+        help="SQLite judge cache (default: $SEEKBENCH_CACHE or ~/.cache/seekbench/judge_cache.sqlite)",
+    )
+    p.add_argument(
+        "--base-url",
+        default=None,
+        metavar="URL",
+        help="override every LLM judge's endpoint (e.g. a local server's http://127.0.0.1:8000/v1)",
+    )
+    p.add_argument(
+        "--decisions",
+        default=None,
+        metavar="CSV",
+        help="also write one row per judged answer (votes, majority, disagreement) as CSV",
+    )
+    p.add_argument(
+        "--lang",
+        choices=["en", "zh"],
+        default=None,
+        help="language of InfoDeepSeek input files (default: from the file name)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--json", action="store_true", help="print the run summary as one JSON object on stdout")
     p.set_defaults(run=run)
@@ -94,10 +135,18 @@ def run(args: argparse.Namespace) -> int:
     if args.budget_usd is not None and not args.budget_usd >= 0:
         raise UserInputError(f"--budget-usd must be >= 0, got {args.budget_usd}")
     traces = load_any_traces(args)
-    res = judge_answers(traces, args.judge or ["em"], tiebreak=args.tiebreak, cache=args.cache,
-                        concurrency=args.concurrency, budget_usd=args.budget_usd, overwrite=args.overwrite,
-                        evidence_set=not args.no_evidence_set, progress=False if args.no_progress else None,
-                        base_url=args.base_url)
+    res = judge_answers(
+        traces,
+        args.judge or ["em"],
+        tiebreak=args.tiebreak,
+        cache=args.cache,
+        concurrency=args.concurrency,
+        budget_usd=args.budget_usd,
+        overwrite=args.overwrite,
+        evidence_set=not args.no_evidence_set,
+        progress=False if args.no_progress else None,
+        base_url=args.base_url,
+    )
     write_jsonl(args.output, res.traces)
     if args.decisions:
         write_text(args.decisions, res.decisions.to_csv(index=False))

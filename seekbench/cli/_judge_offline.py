@@ -34,32 +34,49 @@ def register_cli(judge_subparsers) -> None:
         What ``parser.add_subparsers()`` returned for the ``judge`` group.
     """
     tp = judge_subparsers.add_parser(
-        "train", help="train the learned offline judge on human-labeled traces",
+        "train",
+        help="train the learned offline judge on human-labeled traces",
         description="Fit one logistic regression per label field on human step labels (TF-IDF of the step text "
-                    "plus lexical overlap scores), report grouped cross-validation (folds never share a "
-                    "question or a trace), and save the model as JSON with a model card (MODEL.card.md).")
-    tp.add_argument("--human", required=True, metavar="FILE", nargs="+",
-                    help="trace file(s) with human labels inline (or use --labels)")
+        "plus lexical overlap scores), report grouped cross-validation (folds never share a "
+        "question or a trace), and save the model as JSON with a model card (MODEL.card.md).",
+    )
+    tp.add_argument(
+        "--human",
+        required=True,
+        metavar="FILE",
+        nargs="+",
+        help="trace file(s) with human labels inline (or use --labels)",
+    )
     tp.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file to write (JSON)")
     _common(tp)
     tp.set_defaults(run=run_train)
 
     ep = judge_subparsers.add_parser(
-        "evaluate", help="agreement of the offline judges with human labels",
+        "evaluate",
+        help="agreement of the offline judges with human labels",
         description="Per-field agreement (n, accuracy, Cohen's kappa) with the human labels of FILE: the rules "
-                    "judge on every trace, and the learned judge under grouped cross-validation (trained "
-                    "only on folds that share no question and no trace with the test fold).")
+        "judge on every trace, and the learned judge under grouped cross-validation (trained "
+        "only on folds that share no question and no trace with the test fold).",
+    )
     ep.add_argument("files", nargs="+", metavar="FILE", help="trace file(s) with human labels inline (or --labels)")
-    ep.add_argument("--model", metavar="MODEL", default=None,
-                    help="also score this saved learned model on FILE as it is (no retraining)")
+    ep.add_argument(
+        "--model",
+        metavar="MODEL",
+        default=None,
+        help="also score this saved learned model on FILE as it is (no retraining)",
+    )
     ep.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     _common(ep)
     ep.set_defaults(run=run_evaluate)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--labels", metavar="SET", default=None,
-                   help="annotation set holding the human labels (default: the labels inline in the traces)")
+    p.add_argument(
+        "--labels",
+        metavar="SET",
+        default=None,
+        help="annotation set holding the human labels (default: the labels inline in the traces)",
+    )
     p.add_argument("--rater", default=None, help="with --labels holding several raters: the human rater to use")
     p.add_argument("--seed", type=int, default=0, help="classifier random_state (default 0)")
     p.add_argument("--folds", type=int, default=5, help="grouped cross-validation folds (default 5)")
@@ -70,8 +87,10 @@ def _common(p: argparse.ArgumentParser) -> None:
 def _load(files: list[str], args: argparse.Namespace) -> tuple[list[dict], dict]:
     read = read_traces(files, format=args.format, skip_invalid=args.skip_invalid)
     if read.skipped:
-        print(f"seekbench: skipped {read.n_skipped} invalid trace records; first: {read.skipped[0].one_line()}",
-              file=sys.stderr)
+        print(
+            f"seekbench: skipped {read.n_skipped} invalid trace records; first: {read.skipped[0].one_line()}",
+            file=sys.stderr,
+        )
     records = None
     if args.labels:
         from ..labels import load_annotations
@@ -89,8 +108,10 @@ def run_train(args: argparse.Namespace) -> int:
     from .._io import write_text
 
     write_text(card, model_card_markdown(model))
-    print(f"trained {len(model.fields)} classifiers on {len(traces)} traces ({len(labels)} labels); "
-          f"wrote {out} and {card}")
+    print(
+        f"trained {len(model.fields)} classifiers on {len(traces)} traces ({len(labels)} labels); "
+        f"wrote {out} and {card}"
+    )
     for key, reason in sorted(model.unsupported.items()):
         print(f"  not labeled: {key}: {reason}")
     cv = model.card.get("cv") or {}
@@ -110,9 +131,14 @@ def run_evaluate(args: argparse.Namespace) -> int:
         model = LearnedModel.load(args.model)
         recs = LearnedJudge(model).label_traces(traces, rater="learned")
         columns[f"learned ({Path(args.model).name})"] = agreement_table(traces, recs, labels)
-    meta = {"files": [str(f) for f in args.files], "n_traces": len(traces),
-            "n_questions": len(set(question_groups(traces))),
-            "reference": args.labels or "inline labels", "folds": len(cv.folds), "seed": args.seed}
+    meta = {
+        "files": [str(f) for f in args.files],
+        "n_traces": len(traces),
+        "n_questions": len(set(question_groups(traces))),
+        "reference": args.labels or "inline labels",
+        "folds": len(cv.folds),
+        "seed": args.seed,
+    }
     if args.json:
         body = {name: agreement_summary(t) for name, t in columns.items()}
         body[cv_name] = cv.summary()  # with each row's per-fold kappas
@@ -121,8 +147,10 @@ def run_evaluate(args: argparse.Namespace) -> int:
         return 0
     print(f"offline judges vs {meta['reference']}: {meta['n_traces']} traces, {meta['n_questions']} questions")
     print(_table(columns))
-    print("kappa: Cohen's kappa on steps both sides labeled (n); unsc.: human-labeled steps the judge left "
-          "unscored; rule-derived: the InitialQuery/RepeatQuery labels set by rule, not by the judge.")
+    print(
+        "kappa: Cohen's kappa on steps both sides labeled (n); unsc.: human-labeled steps the judge left "
+        "unscored; rule-derived: the InitialQuery/RepeatQuery labels set by rule, not by the judge."
+    )
     for name, t in columns.items():  # every n/a with its reason
         for r in t[t["note"] != ""].itertuples():
             print(f"n/a: {name}, {r.row}: {r.note}")

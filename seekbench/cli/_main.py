@@ -26,8 +26,22 @@ from . import (
     _validate,
 )
 
-COMMANDS = (_validate, _convert, _metrics, _annotate, _judge, _judge_answers, _cache, _agree, _evidence, _env,
-            _conformal, _explore, _export_labels, _import_labels)
+COMMANDS = (
+    _validate,
+    _convert,
+    _metrics,
+    _annotate,
+    _judge,
+    _judge_answers,
+    _cache,
+    _agree,
+    _evidence,
+    _env,
+    _conformal,
+    _explore,
+    _export_labels,
+    _import_labels,
+)
 
 DESCRIPTION = """\
 Audit how LLM search agents reach their answers.
@@ -54,10 +68,14 @@ exit codes:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="seekbench", description=DESCRIPTION, epilog=EPILOG,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version",
-                        version=f"seekbench {__version__} (trace and annotation schema_version {SCHEMA_VERSION})")
+    parser = argparse.ArgumentParser(
+        prog="seekbench", description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"seekbench {__version__} (trace and annotation schema_version {SCHEMA_VERSION})",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for mod in _command_modules():
         mod.register(sub)
@@ -78,8 +96,12 @@ def _command_modules():
 #: Commands whose -o names a folder (every other -o names a file).
 DIRECTORY_OUTPUTS = ("report", "conformal", "agree", "explore")
 #: Other options that name a file to write: (dest, as the user typed it).
-FILE_OUTPUTS = (("decisions", "--decisions"), ("labels_out", "--labels-out"), ("estimates", "--estimates"),
-                ("per_trace", "--per-trace"))
+FILE_OUTPUTS = (
+    ("decisions", "--decisions"),
+    ("labels_out", "--labels-out"),
+    ("estimates", "--estimates"),
+    ("per_trace", "--per-trace"),
+)
 
 
 def check_outputs(args: argparse.Namespace) -> None:

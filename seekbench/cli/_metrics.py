@@ -20,23 +20,55 @@ def add_metric_options(p: argparse.ArgumentParser, *, grouping: bool = True) -> 
     if grouping:
         g.add_argument("--by", default="agent", choices=list(BY_CHOICES), help="grouping (default: agent)")
     c = MetricOptions.choices
-    g.add_argument("--evidence-mapping", default="sum", choices=c("evidence_mapping"),
-                   help="E = C + Q (sum, default) or the released code's sufficiency-first mapping")
-    g.add_argument("--evidence-scope", default="cumulative", choices=c("evidence_scope"),
-                   help="E at turn t: best evidence so far (default) or the latest observation only")
-    g.add_argument("--ce-aggregate", default="trace", choices=c("ce_aggregate"),
-                   help="CE per trace then mean (default, the paper) or pooled over decision points")
-    g.add_argument("--ce-prevalence", default="global", choices=c("ce_prevalence"),
-                   help="with --ce-aggregate pooled: P(E=k) over all agents (default) or within the group")
-    g.add_argument("--decision-points", default="turn", choices=c("decision_points"),
-                   help="CE decision points: every turn (default) or every step (released code)")
-    g.add_argument("--recovery", default="evidence_or_correct", choices=c("recovery"),
-                   help="ERF event: E=2 or a correct answer (default), or E=2 only (released code)")
-    g.add_argument("--erf-method", default="aalen_johansen", choices=c("erf_method"),
-                   help="ERF estimator: Aalen-Johansen cumulative incidence (default) or 1-KM (overstates)")
+    g.add_argument(
+        "--evidence-mapping",
+        default="sum",
+        choices=c("evidence_mapping"),
+        help="E = C + Q (sum, default) or the released code's sufficiency-first mapping",
+    )
+    g.add_argument(
+        "--evidence-scope",
+        default="cumulative",
+        choices=c("evidence_scope"),
+        help="E at turn t: best evidence so far (default) or the latest observation only",
+    )
+    g.add_argument(
+        "--ce-aggregate",
+        default="trace",
+        choices=c("ce_aggregate"),
+        help="CE per trace then mean (default, the paper) or pooled over decision points",
+    )
+    g.add_argument(
+        "--ce-prevalence",
+        default="global",
+        choices=c("ce_prevalence"),
+        help="with --ce-aggregate pooled: P(E=k) over all agents (default) or within the group",
+    )
+    g.add_argument(
+        "--decision-points",
+        default="turn",
+        choices=c("decision_points"),
+        help="CE decision points: every turn (default) or every step (released code)",
+    )
+    g.add_argument(
+        "--recovery",
+        default="evidence_or_correct",
+        choices=c("recovery"),
+        help="ERF event: E=2 or a correct answer (default), or E=2 only (released code)",
+    )
+    g.add_argument(
+        "--erf-method",
+        default="aalen_johansen",
+        choices=c("erf_method"),
+        help="ERF estimator: Aalen-Johansen cumulative incidence (default) or 1-KM (overstates)",
+    )
     g.add_argument("--time", default="turn", choices=c("time"), help="ERF time scale (default: turn)")
-    g.add_argument("--rqi-aggregate", default="trace", choices=c("rqi_aggregate"),
-                   help="RQI: mean of per-trace RQI (default) or pooled over reasoning steps")
+    g.add_argument(
+        "--rqi-aggregate",
+        default="trace",
+        choices=c("rqi_aggregate"),
+        help="RQI: mean of per-trace RQI (default) or pooled over reasoning steps",
+    )
     g.add_argument("--n-boot", type=int, default=2000, metavar="B", help="bootstrap resamples (default 2000)")
     g.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
 
@@ -54,12 +86,15 @@ def metric_kwargs(args: argparse.Namespace) -> dict:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("metrics", help="process and outcome metrics per agent",
-                       formatter_class=argparse.RawDescriptionHelpFormatter,
-                       description="Compute RQI, CE, ERF and outcome metrics per group with bootstrap CIs.\n"
-                                   "Label-dependent metrics are null (undefined) when steps are unlabeled, "
-                                   "with the count of unlabeled steps; label them with `seekbench annotate` "
-                                   "or pass --labels.")
+    p = sub.add_parser(
+        "metrics",
+        help="process and outcome metrics per agent",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Compute RQI, CE, ERF and outcome metrics per group with bootstrap CIs.\n"
+        "Label-dependent metrics are null (undefined) when steps are unlabeled, "
+        "with the count of unlabeled steps; label them with `seekbench annotate` "
+        "or pass --labels.",
+    )
     add_input_arguments(p, files_required=False)
     add_label_arguments(p)
     add_metric_options(p)
@@ -71,11 +106,16 @@ def run(args: argparse.Namespace) -> int:
     from ..metrics import summarize
 
     loaded = load_input(args)
-    summary = summarize(loaded.steps, loaded.traces, by=BY_CHOICES[args.by], options=metric_options(args),
-                        n_boot=args.n_boot, seed=args.seed)
+    summary = summarize(
+        loaded.steps,
+        loaded.traces,
+        by=BY_CHOICES[args.by],
+        options=metric_options(args),
+        n_boot=args.n_boot,
+        seed=args.seed,
+    )
     out = summary.to_dict()
-    out["inputs"] = {"files": args.files, "labels": loaded.label_source,
-                     "skipped_records": loaded.read.n_skipped}
+    out["inputs"] = {"files": args.files, "labels": loaded.label_source, "skipped_records": loaded.read.n_skipped}
     if args.json:
         sys.stdout.write(dumps(out) + "\n")
     else:
@@ -104,18 +144,41 @@ def _why_undefined(out: dict) -> list[str]:
 
 def format_table(out: dict, *, by: tuple[str, ...]) -> str:
     """A readable fixed-width table of the main numbers per group (CIs: 95% percentile bootstrap)."""
-    cols = [*by, "traces", "RQI [95% CI]", "CE [95% CI]", "overconf [95% CI]", "overcaut [95% CI]",
-            "ERF@8 [95% CI]", "median T", "accuracy", "EM", "F1", "tools", "dup q"]
+    cols = [
+        *by,
+        "traces",
+        "RQI [95% CI]",
+        "CE [95% CI]",
+        "overconf [95% CI]",
+        "overcaut [95% CI]",
+        "ERF@8 [95% CI]",
+        "median T",
+        "accuracy",
+        "EM",
+        "F1",
+        "tools",
+        "dup q",
+    ]
     rows = []
     for g in out["groups"]:
         med = g.get("median_recovery_turn")
-        rows.append([*(_key(g.get(k)) for k in by), str(g["n_traces"]), _fmt(g["rqi"], g.get("rqi_ci")),
-                     _fmt(g["ce"], g.get("ce_ci")), _fmt(g["overconfident"], g.get("overconfident_ci")),
-                     _fmt(g["overcautious"], g.get("overcautious_ci")),
-                     _fmt(g.get("recovered_by_8"), g.get("recovered_by_8_ci")),
-                     "not reached" if med is None else f"{med:g}",
-                     _fmt(g["accuracy"]), _fmt(g["em"]), _fmt(g["f1"]), _fmt(g["tool_calls"]),
-                     _fmt(g["duplicate_query_rate"])])
+        rows.append(
+            [
+                *(_key(g.get(k)) for k in by),
+                str(g["n_traces"]),
+                _fmt(g["rqi"], g.get("rqi_ci")),
+                _fmt(g["ce"], g.get("ce_ci")),
+                _fmt(g["overconfident"], g.get("overconfident_ci")),
+                _fmt(g["overcautious"], g.get("overcautious_ci")),
+                _fmt(g.get("recovered_by_8"), g.get("recovered_by_8_ci")),
+                "not reached" if med is None else f"{med:g}",
+                _fmt(g["accuracy"]),
+                _fmt(g["em"]),
+                _fmt(g["f1"]),
+                _fmt(g["tool_calls"]),
+                _fmt(g["duplicate_query_rate"]),
+            ]
+        )
     widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
     line = lambda r: "  ".join(x.ljust(w) for x, w in zip(r, widths, strict=True)).rstrip()  # noqa: E731
     text = [line(cols), line(["-" * w for w in widths]), *(line(r) for r in rows)]

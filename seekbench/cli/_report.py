@@ -29,24 +29,42 @@ Examples:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("report", help="write the audit report (HTML, Markdown, figures, tables)",
-                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "report",
+        help="write the audit report (HTML, Markdown, figures, tables)",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_input_arguments(p, files_required=False)
     add_label_arguments(p)
     add_metric_options(p)
     add_audit_options(p)
     p.add_argument("--worst", type=int, default=5, metavar="N", help="worst traces listed per agent (default 5)")
     g = p.add_argument_group("judge agreement")
-    g.add_argument("--reference", default="inline", metavar="HUMAN.jsonl",
-                   help="reference labels for the agreement section: an annotation set or 'inline' (default)")
-    g.add_argument("--rater", action="append", default=[], dest="raters", metavar="JUDGED.jsonl",
-                   help="judged annotation set to compare with the reference (repeatable)")
+    g.add_argument(
+        "--reference",
+        default="inline",
+        metavar="HUMAN.jsonl",
+        help="reference labels for the agreement section: an annotation set or 'inline' (default)",
+    )
+    g.add_argument(
+        "--rater",
+        action="append",
+        default=[],
+        dest="raters",
+        metavar="JUDGED.jsonl",
+        help="judged annotation set to compare with the reference (repeatable)",
+    )
     g.add_argument("--tiebreaker", default=None, metavar="NAME", help="rater that breaks majority-panel ties")
     g.add_argument("--agreement", action="store_true", help="write only the agreement report")
     c = p.add_argument_group("seeking episodes")
-    c.add_argument("--conformal", default=None, metavar="ESTIMATES.jsonl",
-                   help="completeness estimates of synthetic belief states (seekbench env synth-beliefs): adds "
-                        "conformal coverage and q_hat per agent beside completeness")
+    c.add_argument(
+        "--conformal",
+        default=None,
+        metavar="ESTIMATES.jsonl",
+        help="completeness estimates of synthetic belief states (seekbench env synth-beliefs): adds "
+        "conformal coverage and q_hat per agent beside completeness",
+    )
     c.add_argument("--alpha", type=float, default=0.1, help="conformal miscoverage level (default 0.1)")
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="report directory")
     p.set_defaults(run=run)
@@ -81,14 +99,28 @@ def run(args: argparse.Namespace) -> int:
         from ..env.conformal import read_estimates
 
         estimates = read_estimates(args.conformal)
-    inputs = {"files": ", ".join(args.files), "labels": loaded.label_source,
-              "skipped_records": loaded.read.n_skipped}
-    analysis = analyze(loaded.steps, loaded.traces, trace_dicts=loaded.read.traces, by=by, inputs=inputs,
-                       audit_options=audit_kwargs(args), worst_n=args.worst, reference=reference, raters=raters,
-                       tiebreaker=args.tiebreaker, estimates=estimates, alpha=args.alpha, labels=loaded.labels,
-                       label_source=loaded.label_source, **kw)
+    inputs = {"files": ", ".join(args.files), "labels": loaded.label_source, "skipped_records": loaded.read.n_skipped}
+    analysis = analyze(
+        loaded.steps,
+        loaded.traces,
+        trace_dicts=loaded.read.traces,
+        by=by,
+        inputs=inputs,
+        audit_options=audit_kwargs(args),
+        worst_n=args.worst,
+        reference=reference,
+        raters=raters,
+        tiebreaker=args.tiebreaker,
+        estimates=estimates,
+        alpha=args.alpha,
+        labels=loaded.labels,
+        label_source=loaded.label_source,
+        **kw,
+    )
     files = write_report(analysis, args.output)
-    print(f"wrote {files.html} ({len(files.figures)} figures, {len(files.tables)} tables), {files.markdown} and "
-          f"{files.explorer}",
-          file=sys.stdout)
+    print(
+        f"wrote {files.html} ({len(files.figures)} figures, {len(files.tables)} tables), {files.markdown} and "
+        f"{files.explorer}",
+        file=sys.stdout,
+    )
     return 0

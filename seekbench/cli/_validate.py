@@ -10,16 +10,23 @@ from ..traces import available_formats, read_traces
 
 
 def register(sub) -> None:
-    p = sub.add_parser("validate", help="check files against the canonical schemas",
-                       description="Check trace files (any supported format, converted on the fly) or an "
-                                   "annotation set against the canonical trace or annotation schema "
-                                   "(docs/formats.md). Exit 0 if valid, 2 naming the first "
-                                   "problem (file:line, trace id, JSON path) otherwise.")
+    p = sub.add_parser(
+        "validate",
+        help="check files against the canonical schemas",
+        description="Check trace files (any supported format, converted on the fly) or an "
+        "annotation set against the canonical trace or annotation schema "
+        "(docs/formats.md). Exit 0 if valid, 2 naming the first "
+        "problem (file:line, trace id, JSON path) otherwise.",
+    )
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--format", choices=available_formats(), default=None)
     p.add_argument("--annotations", action="store_true", help="the files are annotation sets, not traces")
-    p.add_argument("--all", action="store_true", dest="report_all",
-                   help="report every invalid record instead of stopping at the first")
+    p.add_argument(
+        "--all",
+        action="store_true",
+        dest="report_all",
+        help="report every invalid record instead of stopping at the first",
+    )
     p.set_defaults(run=run)
 
 
@@ -39,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
         print(e.one_line(), file=sys.stderr)
     n_steps = sum(len(t["steps"]) for t in res.traces)
     fmts = ", ".join(sorted(set(res.formats.values())))
-    print(f"{len(res.traces)} valid traces ({n_steps} steps; format {fmts})"
-          + (f", {res.n_skipped} invalid" if res.n_skipped else ""))
+    print(
+        f"{len(res.traces)} valid traces ({n_steps} steps; format {fmts})"
+        + (f", {res.n_skipped} invalid" if res.n_skipped else "")
+    )
     return 2 if res.skipped else 0

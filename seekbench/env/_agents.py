@@ -43,8 +43,25 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*[A-Za-z0-9]|[A-Za-z]")
 def _stop_words() -> frozenset[str]:
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-    return frozenset(ENGLISH_STOP_WORDS) | {"e", "g", "i", "ie", "eg", "etc", "used", "use", "uses", "using",
-                                            "does", "like", "way", "also", "new", "returns", "return"}
+    return frozenset(ENGLISH_STOP_WORDS) | {
+        "e",
+        "g",
+        "i",
+        "ie",
+        "eg",
+        "etc",
+        "used",
+        "use",
+        "uses",
+        "using",
+        "does",
+        "like",
+        "way",
+        "also",
+        "new",
+        "returns",
+        "return",
+    }
 
 
 @dataclass
@@ -76,8 +93,16 @@ class Agent(Protocol):
 
     name: str
 
-    def act(self, belief: Belief, *, step: int, max_steps: int, queries_per_step: int,
-            rng: np.random.Generator, episode_id: str) -> Action:
+    def act(
+        self,
+        belief: Belief,
+        *,
+        step: int,
+        max_steps: int,
+        queries_per_step: int,
+        rng: np.random.Generator,
+        episode_id: str,
+    ) -> Action:
         """Choose the queries of step ``step`` (1-based) from ``belief``."""
 
 
@@ -97,7 +122,7 @@ def keyphrases(text: str, *, max_words: int = 3) -> list[str]:
                 run.append(low)
                 continue
             for i in range(0, len(run), max_words):
-                out.append(" ".join(run[i:i + max_words]))
+                out.append(" ".join(run[i : i + max_words]))
             run = []
     return [p for p in out if p]
 
@@ -146,8 +171,16 @@ class _ScriptedAgent(ABC):
         self.reasoning = reasoning
         self.prior_passages = prior_passages
 
-    def act(self, belief: Belief, *, step: int, max_steps: int, queries_per_step: int,
-            rng: np.random.Generator, episode_id: str) -> Action:
+    def act(
+        self,
+        belief: Belief,
+        *,
+        step: int,
+        max_steps: int,
+        queries_per_step: int,
+        rng: np.random.Generator,
+        episode_id: str,
+    ) -> Action:
         if belief.kind == "oracle" and belief.gaps:
             # half the budget (rounded up) aims at gaps, the rest follows the content as without the oracle
             n_gap = (queries_per_step + 1) // 2
@@ -166,11 +199,15 @@ class _ScriptedAgent(ABC):
         quoted = "; ".join(f'"{q}"' for q in queries) or "nothing new"
         if why == "gaps":
             sections = list(dict.fromkeys(g.section for g in belief.gaps))
-            return (f"{belief.n_visible} of {belief.n_goal} passages found; {len(belief.gaps)} missing, in "
-                    f"sections such as {', '.join(repr(s) for s in sections[:3])}. Next I search for {quoted}.")
+            return (
+                f"{belief.n_visible} of {belief.n_goal} passages found; {len(belief.gaps)} missing, in "
+                f"sections such as {', '.join(repr(s) for s in sections[:3])}. Next I search for {quoted}."
+            )
         have = f"{belief.n_visible} passages found so far" if belief.n_visible else "Nothing found yet"
-        return (f"{have}; I estimate my completeness at {est:.2f}. Next I search for {quoted}, taken from "
-                f"the abstract and the passages I have.")
+        return (
+            f"{have}; I estimate my completeness at {est:.2f}. Next I search for {quoted}, taken from "
+            f"the abstract and the passages I have."
+        )
 
     def _gap_queries(self, belief: Belief, k: int, rng: np.random.Generator) -> list[str]:
         """Queries for ``k`` gaps drawn at random, a gap's weight growing with its section's missing count."""
@@ -219,8 +256,11 @@ class KeyphraseAgent(_ScriptedAgent):
                 for w in p.split():
                     counts[w] = counts.get(w, 0) + 1
         used = {_norm(q) for q in belief.queries}
-        scored = [(p, sum(counts[w] for w in p.split()) / len(p.split()) * len(p.split()) ** 0.5)
-                  for p in dict.fromkeys(phrases) if p not in used]
+        scored = [
+            (p, sum(counts[w] for w in p.split()) / len(p.split()) * len(p.split()) ** 0.5)
+            for p in dict.fromkeys(phrases)
+            if p not in used
+        ]
         return _pick(rng, scored, k) or [belief.title]
 
     def _gap_query(self, gap, belief: Belief, rng: np.random.Generator) -> str:
@@ -271,7 +311,7 @@ class SentenceAgent(_ScriptedAgent):
         scored = []
         for src in [belief.abstract, *shown]:
             for s in self.sentences(src):
-                s = s[:self.max_chars]
+                s = s[: self.max_chars]
                 words = set(_WORD.findall(s.lower())) - stop
                 if not words or _norm(s) in used:
                     continue
@@ -285,7 +325,7 @@ class SentenceAgent(_ScriptedAgent):
         if not near:
             pool = self.sentences(belief.abstract) or [belief.title]
             near = [pool[int(rng.integers(len(pool)))]]
-        return f"{gap.section}: {near[0][:self.max_chars]}"
+        return f"{gap.section}: {near[0][: self.max_chars]}"
 
 
 SCRIPTED_AGENTS: dict[str, type[_ScriptedAgent]] = {"keyphrase": KeyphraseAgent, "sentence": SentenceAgent}

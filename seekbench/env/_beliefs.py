@@ -150,15 +150,19 @@ def build_belief(kind: str, document: dict, history: list[QueryRecord]) -> Belie
         return Belief(kind, document["title"], document["abstract"], "\n".join(lines), shown, seen)
     if kind == "deduplicated":
         shown = [(passages[i]["id"], "", passages[i]["text"]) for i in retrieved]
-        lines.append(f"RETRIEVED PASSAGES ({len(shown)} unique, in document order):" if shown
-                     else "RETRIEVED PASSAGES: none yet.")
+        lines.append(
+            f"RETRIEVED PASSAGES ({len(shown)} unique, in document order):"
+            if shown
+            else "RETRIEVED PASSAGES: none yet."
+        )
         lines += [f"[{pid}] {text}" for pid, _, text in shown]
         return Belief(kind, document["title"], document["abstract"], "\n".join(lines), shown)
     if kind == "oracle":
         got = set(retrieved)
         shown, gaps = [], []
-        lines.append(f"DOCUMENT STRUCTURE ({len(passages)} passages; retrieved passages in place, "
-                     "missing ones as placeholders):")
+        lines.append(
+            f"DOCUMENT STRUCTURE ({len(passages)} passages; retrieved passages in place, missing ones as placeholders):"
+        )
         pos = 0
         for sec in document["sections"]:
             lines.append(f"## {sec['title']}")
@@ -177,6 +181,5 @@ def build_belief(kind: str, document: dict, history: list[QueryRecord]) -> Belie
                 pos += 1
             gaps += open_gaps
         gaps.sort(key=lambda g: g.position)
-        return Belief(kind, document["title"], document["abstract"], "\n".join(lines), shown, [], gaps,
-                      len(passages))
+        return Belief(kind, document["title"], document["abstract"], "\n".join(lines), shown, [], gaps, len(passages))
     raise ValueError(f"unknown belief {kind!r}; use one of {', '.join(BELIEFS)}")

@@ -23,9 +23,24 @@ import pandas as pd
 
 from .._errors import UndefinedMetricWarning
 
-EPISODE_COLUMNS = ["trace_id", "agent", "belief", "document_id", "topic", "seed", "embedder", "theta", "max_steps",
-                   "n_goal_passages", "final_completeness", "n_queries", "empty_query_share", "mean_query_diversity",
-                   "final_self_estimate", "self_estimate_error"]
+EPISODE_COLUMNS = [
+    "trace_id",
+    "agent",
+    "belief",
+    "document_id",
+    "topic",
+    "seed",
+    "embedder",
+    "theta",
+    "max_steps",
+    "n_goal_passages",
+    "final_completeness",
+    "n_queries",
+    "empty_query_share",
+    "mean_query_diversity",
+    "final_self_estimate",
+    "self_estimate_error",
+]
 
 
 def env_traces(traces: Iterable[dict]) -> list[dict]:
@@ -48,8 +63,7 @@ def completeness_score(trace: dict) -> float:
     values = [s["completeness"] for s in trace.get("steps", []) if s.get("completeness") is not None]
     if values:
         return float(values[-1])
-    warnings.warn(f"trace {trace.get('trace_id')}: no completeness recorded; NaN", UndefinedMetricWarning,
-                  stacklevel=2)
+    warnings.warn(f"trace {trace.get('trace_id')}: no completeness recorded; NaN", UndefinedMetricWarning, stacklevel=2)
     return math.nan
 
 
@@ -62,8 +76,11 @@ def completeness_curve(trace: dict) -> list[float]:
     meta = trace.get("metadata") or {}
     if isinstance(meta.get("completeness_curve"), list):
         return [float(c) for c in meta["completeness_curve"]]
-    return [0.0] + [float(s["completeness"]) for s in trace.get("steps", [])
-                    if s.get("kind") == "search_result" and s.get("completeness") is not None]
+    return [0.0] + [
+        float(s["completeness"])
+        for s in trace.get("steps", [])
+        if s.get("kind") == "search_result" and s.get("completeness") is not None
+    ]
 
 
 def query_diversity(vectors: np.ndarray) -> np.ndarray:
@@ -98,8 +115,11 @@ def _diversity_by_query(trace: dict) -> tuple[list[int], list[float]]:
 
 
 def _self_estimate_pairs(trace: dict) -> list[tuple[float, float]]:
-    return [(float(s["completeness"]), float(s["self_estimate"])) for s in trace.get("steps", [])
-            if s.get("self_estimate") is not None and s.get("completeness") is not None]
+    return [
+        (float(s["completeness"]), float(s["self_estimate"]))
+        for s in trace.get("steps", [])
+        if s.get("self_estimate") is not None and s.get("completeness") is not None
+    ]
 
 
 def episode_table(traces: Iterable[dict]) -> pd.DataFrame:
@@ -111,18 +131,28 @@ def episode_table(traces: Iterable[dict]) -> pd.DataFrame:
         _, div = _diversity_by_query(t)
         pairs = _self_estimate_pairs(t)
         finite = [d for d in div if not math.isnan(d)]
-        rows.append({
-            "trace_id": t["trace_id"], "agent": t["agent"], "belief": env.get("belief"),
-            "document_id": env.get("document_id"), "topic": meta.get("topic", "unknown"), "seed": env.get("seed"),
-            "embedder": env.get("embedder"), "theta": env.get("theta"), "max_steps": env.get("max_steps"),
-            "n_goal_passages": env.get("n_goal_passages"), "final_completeness": completeness_score(t),
-            "n_queries": len(results),
-            "empty_query_share": (sum(not s.get("passage_ids") for s in results) / len(results)) if results
-            else math.nan,
-            "mean_query_diversity": float(np.mean(finite)) if finite else math.nan,
-            "final_self_estimate": pairs[-1][1] if pairs else math.nan,
-            "self_estimate_error": float(np.mean([abs(c - e) for c, e in pairs])) if pairs else math.nan,
-        })
+        rows.append(
+            {
+                "trace_id": t["trace_id"],
+                "agent": t["agent"],
+                "belief": env.get("belief"),
+                "document_id": env.get("document_id"),
+                "topic": meta.get("topic", "unknown"),
+                "seed": env.get("seed"),
+                "embedder": env.get("embedder"),
+                "theta": env.get("theta"),
+                "max_steps": env.get("max_steps"),
+                "n_goal_passages": env.get("n_goal_passages"),
+                "final_completeness": completeness_score(t),
+                "n_queries": len(results),
+                "empty_query_share": (sum(not s.get("passage_ids") for s in results) / len(results))
+                if results
+                else math.nan,
+                "mean_query_diversity": float(np.mean(finite)) if finite else math.nan,
+                "final_self_estimate": pairs[-1][1] if pairs else math.nan,
+                "self_estimate_error": float(np.mean([abs(c - e) for c, e in pairs])) if pairs else math.nan,
+            }
+        )
     return pd.DataFrame(rows, columns=EPISODE_COLUMNS)
 
 
@@ -139,8 +169,9 @@ def _t_interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
     return max(0.0, mean - half), min(1.0, mean + half)
 
 
-def completeness_summary(traces: Iterable[dict], *, by: Sequence[str] = ("agent", "belief"),
-                         confidence: float = 0.95) -> pd.DataFrame:
+def completeness_summary(
+    traces: Iterable[dict], *, by: Sequence[str] = ("agent", "belief"), confidence: float = 0.95
+) -> pd.DataFrame:
     """Mean final completeness per group with a t confidence interval over episodes.
 
     Parameters
@@ -159,23 +190,44 @@ def completeness_summary(traces: Iterable[dict], *, by: Sequence[str] = ("agent"
         The CI is NaN for a group of one episode.
     """
     ep = episode_table(traces)
-    cols = [*by, "n_episodes", "n_documents", "completeness", "std", "ci_low", "ci_high", "self_estimate_error",
-            "mean_query_diversity", "empty_query_share"]
+    cols = [
+        *by,
+        "n_episodes",
+        "n_documents",
+        "completeness",
+        "std",
+        "ci_low",
+        "ci_high",
+        "self_estimate_error",
+        "mean_query_diversity",
+        "empty_query_share",
+    ]
     if ep.empty:
-        warnings.warn("no seeking-environment episodes (no trace has env); completeness is undefined",
-                      UndefinedMetricWarning, stacklevel=2)
+        warnings.warn(
+            "no seeking-environment episodes (no trace has env); completeness is undefined",
+            UndefinedMetricWarning,
+            stacklevel=2,
+        )
         return pd.DataFrame(columns=cols)
     rows = []
     for key, g in ep.groupby(list(by), sort=True, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
         vals = g["final_completeness"].dropna().to_numpy(dtype=float)
         lo, hi = _t_interval(vals, confidence)
-        rows.append({**dict(zip(by, key, strict=True)), "n_episodes": len(g), "n_documents": g["document_id"].nunique(),
-                     "completeness": float(np.mean(vals)) if len(vals) else math.nan,
-                     "std": float(np.std(vals, ddof=1)) if len(vals) > 1 else math.nan, "ci_low": lo, "ci_high": hi,
-                     "self_estimate_error": float(g["self_estimate_error"].mean()),
-                     "mean_query_diversity": float(g["mean_query_diversity"].mean()),
-                     "empty_query_share": float(g["empty_query_share"].mean())})
+        rows.append(
+            {
+                **dict(zip(by, key, strict=True)),
+                "n_episodes": len(g),
+                "n_documents": g["document_id"].nunique(),
+                "completeness": float(np.mean(vals)) if len(vals) else math.nan,
+                "std": float(np.std(vals, ddof=1)) if len(vals) > 1 else math.nan,
+                "ci_low": lo,
+                "ci_high": hi,
+                "self_estimate_error": float(g["self_estimate_error"].mean()),
+                "mean_query_diversity": float(g["mean_query_diversity"].mean()),
+                "empty_query_share": float(g["empty_query_share"].mean()),
+            }
+        )
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -205,8 +257,14 @@ class CompletenessCurves:
     [0.0, 0.5, 1.0]
     """
 
-    def __init__(self, *, by: Sequence[str] = ("agent", "belief"), band: Literal["ci", "std"] = "ci",
-                 confidence: float = 0.95, std_multiplier: float = 1.0) -> None:
+    def __init__(
+        self,
+        *,
+        by: Sequence[str] = ("agent", "belief"),
+        band: Literal["ci", "std"] = "ci",
+        confidence: float = 0.95,
+        std_multiplier: float = 1.0,
+    ) -> None:
         if band not in ("ci", "std"):
             raise ValueError(f"unknown band {band!r}; use 'ci' or 'std'")
         self.by = tuple(by)
@@ -218,8 +276,11 @@ class CompletenessCurves:
         """Compute the curves from canonical traces (those without ``env`` are ignored)."""
         rows = []
         for t in env_traces(traces):
-            key = {"agent": t["agent"], **{k: v for k, v in t["env"].items()},
-                   "topic": (t.get("metadata") or {}).get("topic", "unknown")}
+            key = {
+                "agent": t["agent"],
+                **{k: v for k, v in t["env"].items()},
+                "topic": (t.get("metadata") or {}).get("topic", "unknown"),
+            }
             for step, c in enumerate(completeness_curve(t)):
                 rows.append({**{b: key.get(b) for b in self.by}, "step": step, "c": c})
         long = pd.DataFrame(rows, columns=[*self.by, "step", "c"])
@@ -233,8 +294,16 @@ class CompletenessCurves:
             else:
                 half = self.std_multiplier * std
                 lo, hi = max(0.0, mean - half), min(1.0, mean + half)
-            out.append({**dict(zip([*self.by, "step"], key, strict=True)), "n": len(vals), "mean": mean, "std": std,
-                        "lower": lo, "upper": hi})
+            out.append(
+                {
+                    **dict(zip([*self.by, "step"], key, strict=True)),
+                    "n": len(vals),
+                    "mean": mean,
+                    "std": std,
+                    "lower": lo,
+                    "upper": hi,
+                }
+            )
         self.curves_ = pd.DataFrame(out, columns=[*self.by, "step", "n", "mean", "std", "lower", "upper"])
         return self
 

@@ -47,16 +47,20 @@ def validate_document(doc: object, *, file: str | None = None, line: int | None 
     err = best_match(validator("corpus").iter_errors(doc))
     if err is not None:
         where = json_path(err.absolute_path)
-        raise UserInputError(f"{err.message[:200]}; see schemas/corpus.schema.json", file=file, line=line,
-                             path=where)
+        raise UserInputError(f"{err.message[:200]}; see schemas/corpus.schema.json", file=file, line=line, path=where)
     doc = cast(dict, doc)  # the schema just checked requires a JSON object
     seen: dict[str, str] = {}
     for si, sec in enumerate(doc["sections"]):
         for pi, p in enumerate(sec["passages"]):
             here = f"$.sections[{si}].passages[{pi}].id"
             if p["id"] in seen:
-                raise UserInputError(f"passage id {p['id']!r} of document {doc['doc_id']!r} repeats {seen[p['id']]}; "
-                                     "passage ids must be unique within a document", file=file, line=line, path=here)
+                raise UserInputError(
+                    f"passage id {p['id']!r} of document {doc['doc_id']!r} repeats {seen[p['id']]}; "
+                    "passage ids must be unique within a document",
+                    file=file,
+                    line=line,
+                    path=here,
+                )
             seen[p["id"]] = here
 
 
@@ -88,8 +92,12 @@ def load_corpus(path: str | os.PathLike) -> list[dict]:
         validate_document(obj, file=name, line=lineno)
         obj = cast(dict, obj)  # validate_document just checked it against the schema: a JSON object
         if obj["doc_id"] in lines:
-            raise UserInputError(f"doc_id {obj['doc_id']!r} was already used on line {lines[obj['doc_id']]}; "
-                                 "doc_ids must be unique", file=name, line=lineno, path="$.doc_id")
+            raise UserInputError(
+                f"doc_id {obj['doc_id']!r} was already used on line {lines[obj['doc_id']]}; doc_ids must be unique",
+                file=name,
+                line=lineno,
+                path="$.doc_id",
+            )
         lines[obj["doc_id"]] = lineno
         docs.append(obj)
     if not docs:
@@ -152,8 +160,10 @@ class QualityFilter:
             return f"{n} passages > maximum {self.max_passages}"
         ratio = self.short_ratio(document)
         if ratio > self.max_short_ratio:
-            return (f"short-passage ratio {ratio:.2f} > {self.max_short_ratio:g} "
-                    f"(short: < {self.short_tokens} tokens ~ {4 * self.short_tokens} characters)")
+            return (
+                f"short-passage ratio {ratio:.2f} > {self.max_short_ratio:g} "
+                f"(short: < {self.short_tokens} tokens ~ {4 * self.short_tokens} characters)"
+            )
         return None
 
 
@@ -182,16 +192,19 @@ class CorpusBuild:
         if self.documents:
             ns = sorted(len(goal_passages(d)) for d in self.documents)
             topics = Counter(d["topic"] for d in self.documents)
-            lines.append(f"passages per document: min {ns[0]}, median {ns[len(ns) // 2]}, max {ns[-1]}; "
-                         f"{len(topics)} topics: " + ", ".join(f"{t} ({n})" for t, n in sorted(topics.items())))
+            lines.append(
+                f"passages per document: min {ns[0]}, median {ns[len(ns) // 2]}, max {ns[-1]}; "
+                f"{len(topics)} topics: " + ", ".join(f"{t} ({n})" for t, n in sorted(topics.items()))
+            )
         if self.rejected:
             lines.append(f"rejected {len(self.rejected)}:")
             lines += [f"  {r['doc_id']}: {r['reason']}" for r in self.rejected[:50]]
             if len(self.rejected) > 50:
                 lines.append(f"  ... and {len(self.rejected) - 50} more")
             if any("passages <" in r["reason"] or "short-passage" in r["reason"] for r in self.rejected):
-                lines.append("to keep more, loosen --min-passages / --max-short-ratio / --short-tokens, "
-                             "or pass --merge-short")
+                lines.append(
+                    "to keep more, loosen --min-passages / --max-short-ratio / --short-tokens, or pass --merge-short"
+                )
         return "\n".join(lines)
 
 
@@ -218,8 +231,9 @@ def merge_short_passages(paragraphs: list[str], *, min_chars: int) -> list[str]:
     return out
 
 
-def document_from_parsed(parsed: ParsedDocument, *, doc_id: str, topic: str, source: str,
-                         merge_short_chars: int | None = None) -> tuple[dict | None, str | None]:
+def document_from_parsed(
+    parsed: ParsedDocument, *, doc_id: str, topic: str, source: str, merge_short_chars: int | None = None
+) -> tuple[dict | None, str | None]:
     """A corpus document from a parsed file, with passage ids ``p0..pN``; or ``(None, reason)``.
 
     The lead paragraphs are the abstract (front-matter/meta ``abstract`` or
@@ -242,15 +256,27 @@ def document_from_parsed(parsed: ParsedDocument, *, doc_id: str, topic: str, sou
             sections.append({"title": sec_title, "passages": passages})
     if not sections:
         return None, "no sections with text (no heading after the title, or only code and tables)"
-    return {"doc_id": meta.get("doc_id") or doc_id, "title": title, "abstract": abstract,
-            "topic": meta.get("topic") or topic, "sections": sections, "source": source}, None
+    return {
+        "doc_id": meta.get("doc_id") or doc_id,
+        "title": title,
+        "abstract": abstract,
+        "topic": meta.get("topic") or topic,
+        "sections": sections,
+        "source": source,
+    }, None
 
 
-def _folder_documents(root: Path, fmt: str, *, default_topic: str, merge_short_chars: int | None,
-                      rejected: list[dict]) -> tuple[list[dict], int]:
+def _folder_documents(
+    root: Path, fmt: str, *, default_topic: str, merge_short_chars: int | None, rejected: list[dict]
+) -> tuple[list[dict], int]:
     suffixes = {"markdown": MARKDOWN_SUFFIXES, "html": HTML_SUFFIXES}.get(fmt, MARKDOWN_SUFFIXES + HTML_SUFFIXES)
-    files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in suffixes
-                   and not any(part.startswith(".") for part in p.relative_to(root).parts))
+    files = sorted(
+        p
+        for p in root.rglob("*")
+        if p.is_file()
+        and p.suffix.lower() in suffixes
+        and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    )
     if not files:
         raise UserInputError(f"no {'/'.join(s.lstrip('.') for s in suffixes)} files in this folder", file=str(root))
     docs = []
@@ -264,8 +290,9 @@ def _folder_documents(root: Path, fmt: str, *, default_topic: str, merge_short_c
             rejected.append({"doc_id": doc_id, "source": str(path), "reason": f"unreadable: {e.message}"})
             continue
         parsed = parse_html(text) if path.suffix.lower() in HTML_SUFFIXES else parse_markdown(text)
-        doc, reason = document_from_parsed(parsed, doc_id=doc_id, topic=topic, source=str(path),
-                                           merge_short_chars=merge_short_chars)
+        doc, reason = document_from_parsed(
+            parsed, doc_id=doc_id, topic=topic, source=str(path), merge_short_chars=merge_short_chars
+        )
         if doc is None:
             rejected.append({"doc_id": doc_id, "source": str(path), "reason": reason})
         else:
@@ -273,9 +300,14 @@ def _folder_documents(root: Path, fmt: str, *, default_topic: str, merge_short_c
     return docs, len(files)
 
 
-def build_corpus(source: str | os.PathLike, *, fmt: Literal["auto", "jsonl", "markdown", "html"] = "auto",
-                 filters: QualityFilter | None = None, default_topic: str = "general",
-                 merge_short: bool = False) -> CorpusBuild:
+def build_corpus(
+    source: str | os.PathLike,
+    *,
+    fmt: Literal["auto", "jsonl", "markdown", "html"] = "auto",
+    filters: QualityFilter | None = None,
+    default_topic: str = "general",
+    merge_short: bool = False,
+) -> CorpusBuild:
     """Build a corpus from a corpus JSONL file or a folder of Markdown/HTML documents, then filter it.
 
     Parameters
@@ -309,8 +341,9 @@ def build_corpus(source: str | os.PathLike, *, fmt: Literal["auto", "jsonl", "ma
         if fmt == "jsonl":
             raise UserInputError("--format jsonl needs a file, got a folder", file=str(path))
         merge = 4 * filters.short_tokens if merge_short else None
-        docs, n_input = _folder_documents(path, fmt, default_topic=default_topic, merge_short_chars=merge,
-                                          rejected=rejected)
+        docs, n_input = _folder_documents(
+            path, fmt, default_topic=default_topic, merge_short_chars=merge, rejected=rejected
+        )
     else:
         if fmt in ("markdown", "html"):
             raise UserInputError(f"--format {fmt} needs a folder of documents, got a file", file=str(path))

@@ -33,17 +33,29 @@ MAX_PASSAGES = 60
 #: (doc_id, title or None for the topic's own, topic, pydoc topic keys; several keys make one section each)
 PYDOC_DOCUMENTS: tuple[tuple[str, str | None, str, tuple[str, ...]], ...] = (
     ("pydoc/compound", None, "statements", ("compound",)),
-    ("pydoc/simple-statements", "Simple statements", "statements",
-     ("assert", "pass", "del", "return", "yield", "raise", "break", "continue", "global", "nonlocal")),
+    (
+        "pydoc/simple-statements",
+        "Simple statements",
+        "statements",
+        ("assert", "pass", "del", "return", "yield", "raise", "break", "continue", "global", "nonlocal"),
+    ),
     ("pydoc/assignment", None, "statements", ("assignment",)),
     ("pydoc/import", None, "statements", ("import",)),
     ("pydoc/specialnames", None, "data model", ("specialnames",)),
     ("pydoc/types", None, "data model", ("types",)),
     ("pydoc/execmodel", None, "data model", ("execmodel",)),
-    ("pydoc/primaries", "Primaries and atoms", "expressions",
-     ("atom-identifiers", "atom-literals", "attribute-references", "subscriptions", "slicings", "calls")),
-    ("pydoc/operators", "Operators", "expressions",
-     ("power", "unary", "binary", "shifting", "bitwise", "comparisons", "booleans", "lambda")),
+    (
+        "pydoc/primaries",
+        "Primaries and atoms",
+        "expressions",
+        ("atom-identifiers", "atom-literals", "attribute-references", "subscriptions", "slicings", "calls"),
+    ),
+    (
+        "pydoc/operators",
+        "Operators",
+        "expressions",
+        ("power", "unary", "binary", "shifting", "bitwise", "comparisons", "booleans", "lambda"),
+    ),
     ("pydoc/typesseq", None, "built-in types", ("typesseq", "typesseq-mutable")),
     ("pydoc/typesmapping", None, "built-in types", ("typesmapping",)),
     ("pydoc/string-methods", None, "built-in types", ("string-methods",)),
@@ -52,12 +64,20 @@ PYDOC_DOCUMENTS: tuple[tuple[str, str | None, str, tuple[str, ...]], ...] = (
 
 #: (module, topic)
 MODULE_DOCUMENTS: tuple[tuple[str, str], ...] = (
-    ("re", "text processing"), ("difflib", "text processing"), ("textwrap", "text processing"),
-    ("json", "data formats"), ("configparser", "data formats"),
-    ("statistics", "numbers"), ("random", "numbers"),
-    ("argparse", "development tools"), ("doctest", "development tools"), ("unittest", "development tools"),
+    ("re", "text processing"),
+    ("difflib", "text processing"),
+    ("textwrap", "text processing"),
+    ("json", "data formats"),
+    ("configparser", "data formats"),
+    ("statistics", "numbers"),
+    ("random", "numbers"),
+    ("argparse", "development tools"),
+    ("doctest", "development tools"),
+    ("unittest", "development tools"),
     ("logging", "development tools"),
-    ("shutil", "files and processes"), ("subprocess", "files and processes"), ("tempfile", "files and processes"),
+    ("shutil", "files and processes"),
+    ("subprocess", "files and processes"),
+    ("tempfile", "files and processes"),
 )
 
 _UNDERLINE = re.compile(r"^([*=\-~^])\1{2,}$")
@@ -95,8 +115,12 @@ def _paragraphs(blocks: list[str]) -> list[str]:
     out, term = [], None
     for block in blocks:
         dedented = textwrap.dedent(block)
-        is_term = "\n" not in block.strip() and not block.startswith((" ", "\t")) and not _is_prose(block) \
+        is_term = (
+            "\n" not in block.strip()
+            and not block.startswith((" ", "\t"))
+            and not _is_prose(block)
             and len(block.strip()) < 120
+        )
         if is_term:
             term = block.strip()
             continue
@@ -146,8 +170,9 @@ def _abstract(paragraphs: list[str]) -> tuple[str, list[str]]:
     return " ".join(paragraphs[:take]), paragraphs[take:]
 
 
-def _assemble(doc_id: str, title: str, topic: str, abstract: str, sections: list[tuple[str, list[str]]],
-              source: str) -> tuple[dict | None, str | None]:
+def _assemble(
+    doc_id: str, title: str, topic: str, abstract: str, sections: list[tuple[str, list[str]]], source: str
+) -> tuple[dict | None, str | None]:
     """A corpus document (or None and why); sections with less than a passage's worth of text are left out."""
     sections = [(name, paras) for name, paras in sections if len(" ".join(paras)) >= MIN_PASSAGE_CHARS]
     if not abstract and sections:  # no lead: the first paragraphs of the first section open the document
@@ -161,17 +186,22 @@ def _assemble(doc_id: str, title: str, topic: str, abstract: str, sections: list
         if n + len(paras) > MAX_PASSAGES:
             if n >= MAX_PASSAGES // 2:
                 break
-            paras = paras[:MAX_PASSAGES - n]
+            paras = paras[: MAX_PASSAGES - n]
         out.append({"title": name, "passages": [{"id": f"p{n + i}", "text": t} for i, t in enumerate(paras)]})
         n += len(paras)
     if not out or not abstract:
         return None, f"no section with at least {MIN_PASSAGE_CHARS} characters of prose"
-    return {"doc_id": doc_id, "title": title, "abstract": abstract, "topic": topic, "sections": out,
-            "source": source}, None
+    return {
+        "doc_id": doc_id,
+        "title": title,
+        "abstract": abstract,
+        "topic": topic,
+        "sections": out,
+        "source": source,
+    }, None
 
 
-def pydoc_document(doc_id: str, title: str | None, topic: str,
-                   keys: tuple[str, ...]) -> tuple[dict | None, str | None]:
+def pydoc_document(doc_id: str, title: str | None, topic: str, keys: tuple[str, ...]) -> tuple[dict | None, str | None]:
     """One document from one or more ``pydoc_data.topics`` entries, or ``(None, reason)``."""
     from pydoc_data.topics import topics
 
@@ -235,8 +265,14 @@ def module_document(name: str, topic: str) -> tuple[dict | None, str | None]:
                 if not meth.startswith("_") and inspect.isfunction(fn) and fn.__doc__:
                     sections.append((f"{name}.{member}.{meth}()", _doc_paragraphs(inspect.getdoc(fn))))
     title = f"The {name} module"
-    return _assemble(f"module/{name}", title, topic, abstract, sections,
-                     f"docstrings of the {name} module (Python {platform.python_version()})")
+    return _assemble(
+        f"module/{name}",
+        title,
+        topic,
+        abstract,
+        sections,
+        f"docstrings of the {name} module (Python {platform.python_version()})",
+    )
 
 
 def default_corpus(*, filters: QualityFilter | None = None) -> CorpusBuild:
@@ -281,6 +317,8 @@ def default_corpus(*, filters: QualityFilter | None = None) -> CorpusBuild:
         else:
             rejected.append({"doc_id": doc_id, "source": source, "reason": reason})
     if len(kept) < 4:
-        raise UserInputError(f"the default corpus has only {len(kept)} documents on this Python "
-                             "(docstrings stripped? run without -OO), or build your own: seekbench env build-corpus")
+        raise UserInputError(
+            f"the default corpus has only {len(kept)} documents on this Python "
+            "(docstrings stripped? run without -OO), or build your own: seekbench env build-corpus"
+        )
     return CorpusBuild(kept, rejected, len(candidates), filters)

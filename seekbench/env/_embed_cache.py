@@ -70,8 +70,10 @@ class EmbeddingCache:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as e:
-            raise UserInputError(f"cannot open the embedding cache: {e}; pass another --embed-cache or delete "
-                                 "the file", file=str(self.path)) from e
+            raise UserInputError(
+                f"cannot open the embedding cache: {e}; pass another --embed-cache or delete the file",
+                file=str(self.path),
+            ) from e
 
     def close(self) -> None:
         self._db.close()
@@ -90,10 +92,12 @@ class EmbeddingCache:
         out: dict[str, np.ndarray] = {}
         shas = list(by_sha)
         for i in range(0, len(shas), 500):
-            chunk = shas[i:i + 500]
+            chunk = shas[i : i + 500]
             rows = self._db.execute(
                 f"SELECT text_sha256, dim, vector FROM embeddings WHERE model = ? AND text_sha256 IN "
-                f"({','.join('?' * len(chunk))})", [model, *chunk]).fetchall()
+                f"({','.join('?' * len(chunk))})",
+                [model, *chunk],
+            ).fetchall()
             for sha, dim, blob in rows:
                 vec = np.frombuffer(blob, dtype=np.float32)
                 if vec.size == dim:
@@ -103,8 +107,10 @@ class EmbeddingCache:
 
     def put_many(self, model: str, texts: Iterable[str], vectors: np.ndarray) -> None:
         """Store vectors (rows of ``vectors``, in the order of ``texts``) in one transaction."""
-        rows = [(model, text_sha256(t), int(v.size), np.asarray(v, dtype=np.float32).tobytes())
-                for t, v in zip(texts, np.asarray(vectors), strict=True)]
+        rows = [
+            (model, text_sha256(t), int(v.size), np.asarray(v, dtype=np.float32).tobytes())
+            for t, v in zip(texts, np.asarray(vectors), strict=True)
+        ]
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.executemany("INSERT OR IGNORE INTO embeddings VALUES (?, ?, ?, ?)", rows)

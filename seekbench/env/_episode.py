@@ -59,9 +59,18 @@ def _round(x: float) -> float:
     return round(float(x), 6)
 
 
-def run_episode(document: dict, agent, *, index: DocumentIndex, belief: str = "deduplicated",
-                max_steps: int = DEFAULT_STEPS, theta: float, seed: int = 0,
-                queries_per_step: int = DEFAULT_QUERIES_PER_STEP, corpus: str | None = None) -> dict:
+def run_episode(
+    document: dict,
+    agent,
+    *,
+    index: DocumentIndex,
+    belief: str = "deduplicated",
+    max_steps: int = DEFAULT_STEPS,
+    theta: float,
+    seed: int = 0,
+    queries_per_step: int = DEFAULT_QUERIES_PER_STEP,
+    corpus: str | None = None,
+) -> dict:
     """Run one episode and return it as a canonical trace.
 
     Parameters
@@ -109,8 +118,9 @@ def run_episode(document: dict, agent, *, index: DocumentIndex, belief: str = "d
     for t in range(1, max_steps + 1):
         view = build_belief(belief, document, history)
         before = _round(state.completeness)
-        action = agent.act(view, step=t, max_steps=max_steps, queries_per_step=queries_per_step, rng=rng,
-                           episode_id=tid)
+        action = agent.act(
+            view, step=t, max_steps=max_steps, queries_per_step=queries_per_step, rng=rng, episode_id=tid
+        )
         estimates.append(action.self_estimate)
         first = len(steps)
         if action.error:
@@ -122,10 +132,16 @@ def run_episode(document: dict, agent, *, index: DocumentIndex, belief: str = "d
             hits = index.search(q, theta)
             state.add(h.position for h in hits)
             history.append(QueryRecord(t, q, tuple(h.position for h in hits)))
-            add("search_result", passage_ids=[h.passage_id for h in hits],
-                documents=[{"id": h.passage_id, "title": h.section, "text": h.text, "score": round(h.score, 6),
-                            "rank": r} for r, h in enumerate(hits, start=1)],
-                depends_on=[search["index"]], completeness=_round(state.completeness))
+            add(
+                "search_result",
+                passage_ids=[h.passage_id for h in hits],
+                documents=[
+                    {"id": h.passage_id, "title": h.section, "text": h.text, "score": round(h.score, 6), "rank": r}
+                    for r, h in enumerate(hits, start=1)
+                ],
+                depends_on=[search["index"]],
+                completeness=_round(state.completeness),
+            )
             vec = index.embedder.embed([q])[0]
             div = 1.0 - max(float(vec @ v) for v in query_vecs) if query_vecs else math.nan
             query_vecs.append(vec)
@@ -143,16 +159,30 @@ def run_episode(document: dict, agent, *, index: DocumentIndex, belief: str = "d
         "agent": agent.name,
         "dataset": corpus,
         "question_id": document["doc_id"],
-        "question": f"Find every passage of the document \"{document['title']}\". Abstract: {document['abstract']}",
+        "question": f'Find every passage of the document "{document["title"]}". Abstract: {document["abstract"]}',
         "gold_answers": [],
         "final_answer": None,
         "correct": None,
-        "env": {"document_id": document["doc_id"], "n_goal_passages": len(passages), "belief": belief,
-                "max_steps": max_steps, "theta": float(theta), "embedder": index.embedder.name,
-                "final_completeness": final, "seed": int(seed)},
-        "metadata": {"topic": document["topic"], "title": document["title"], "queries_per_step": queries_per_step,
-                     "completeness_curve": curve, "self_estimates": estimates, "query_step": query_step,
-                     "query_diversity": diversity, "retrieved": [passages[i]["id"] for i in state.retrieved]},
+        "env": {
+            "document_id": document["doc_id"],
+            "n_goal_passages": len(passages),
+            "belief": belief,
+            "max_steps": max_steps,
+            "theta": float(theta),
+            "embedder": index.embedder.name,
+            "final_completeness": final,
+            "seed": int(seed),
+        },
+        "metadata": {
+            "topic": document["topic"],
+            "title": document["title"],
+            "queries_per_step": queries_per_step,
+            "completeness_curve": curve,
+            "self_estimates": estimates,
+            "query_step": query_step,
+            "query_diversity": diversity,
+            "retrieved": [passages[i]["id"] for i in state.retrieved],
+        },
         "steps": steps,
     }
     validate_trace(trace)
@@ -164,10 +194,19 @@ def fit_embedder(embedder, corpus: Sequence[dict]):
     return embedder.fit([p["text"] for d in corpus for p in goal_passages(d)])
 
 
-def run_episodes(corpus: Sequence[dict], agents: Sequence, beliefs: Sequence[str], *, embedder,
-                 theta: float | None = None, max_steps: int = DEFAULT_STEPS, seeds: Iterable[int] = (0,),
-                 queries_per_step: int = DEFAULT_QUERIES_PER_STEP, corpus_name: str | None = None,
-                 on_episode: Callable[[dict], None] | None = None) -> list[dict]:
+def run_episodes(
+    corpus: Sequence[dict],
+    agents: Sequence,
+    beliefs: Sequence[str],
+    *,
+    embedder,
+    theta: float | None = None,
+    max_steps: int = DEFAULT_STEPS,
+    seeds: Iterable[int] = (0,),
+    queries_per_step: int = DEFAULT_QUERIES_PER_STEP,
+    corpus_name: str | None = None,
+    on_episode: Callable[[dict], None] | None = None,
+) -> list[dict]:
     """Run every (document, agent, belief, seed) episode; return the traces in that order.
 
     Parameters
@@ -214,8 +253,17 @@ def run_episodes(corpus: Sequence[dict], agents: Sequence, beliefs: Sequence[str
         for agent in agents:
             for belief in beliefs:
                 for seed in seeds:
-                    trace = run_episode(doc, agent, index=index, belief=belief, max_steps=max_steps, theta=theta,
-                                        seed=seed, queries_per_step=queries_per_step, corpus=corpus_name)
+                    trace = run_episode(
+                        doc,
+                        agent,
+                        index=index,
+                        belief=belief,
+                        max_steps=max_steps,
+                        theta=theta,
+                        seed=seed,
+                        queries_per_step=queries_per_step,
+                        corpus=corpus_name,
+                    )
                     if on_episode is not None:
                         on_episode(trace)
                     out.append(trace)

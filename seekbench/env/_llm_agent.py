@@ -50,10 +50,16 @@ from ._beliefs import Belief
 PROMPT_VERSION = "seeker_agent_v1"
 BELIEF_BEGIN, BELIEF_END = "<<<BELIEF_JSON", "BELIEF_JSON>>>"
 PLACEHOLDERS = ("{{STEP}}", "{{MAX_STEPS}}", "{{QUERIES_PER_STEP}}", "{{BELIEF_KIND}}", "{{BELIEF_BLOCK}}")
-OUTPUT_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["reasoning", "queries", "self_estimate"],
-                 "properties": {"reasoning": {"type": "string"},
-                                "queries": {"type": "array", "items": {"type": "string"}},
-                                "self_estimate": {"type": "number"}}}
+OUTPUT_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["reasoning", "queries", "self_estimate"],
+    "properties": {
+        "reasoning": {"type": "string"},
+        "queries": {"type": "array", "items": {"type": "string"}},
+        "self_estimate": {"type": "number"},
+    },
+}
 
 
 def default_prompt_path() -> Path:
@@ -73,13 +79,20 @@ def load_seeker_prompt(path: str | os.PathLike | None = None, *, version: str = 
     return PromptTemplate.load(path, version=version, placeholders=PLACEHOLDERS, what="the agent prompt")
 
 
-def render_messages(template: PromptTemplate, belief: Belief, *, step: int, max_steps: int,
-                    queries_per_step: int) -> list[dict]:
+def render_messages(
+    template: PromptTemplate, belief: Belief, *, step: int, max_steps: int, queries_per_step: int
+) -> list[dict]:
     """The system and user messages of one agent request."""
     text = neutralise(belief.text, fences=("BELIEF_JSON",))
-    return template.messages({"{{STEP}}": str(step), "{{MAX_STEPS}}": str(max_steps),
-                              "{{QUERIES_PER_STEP}}": str(queries_per_step), "{{BELIEF_KIND}}": belief.kind,
-                              "{{BELIEF_BLOCK}}": fenced(BELIEF_BEGIN, BELIEF_END, text)})
+    return template.messages(
+        {
+            "{{STEP}}": str(step),
+            "{{MAX_STEPS}}": str(max_steps),
+            "{{QUERIES_PER_STEP}}": str(queries_per_step),
+            "{{BELIEF_KIND}}": belief.kind,
+            "{{BELIEF_BLOCK}}": fenced(BELIEF_BEGIN, BELIEF_END, text),
+        }
+    )
 
 
 def parse_agent_output(content: str | None, *, queries_per_step: int) -> tuple[Action | None, str | None]:
@@ -146,23 +159,47 @@ class LLMAgent:
         The trace's ``agent`` (default ``llm:<model>``).
     """
 
-    def __init__(self, model: str = "gpt-4.1-mini", *, base_url: str | None = None,
-                 api_key_env: str = "OPENAI_API_KEY", prompt: str | os.PathLike | None = None,
-                 temperature: float | None = 0.0, seed: int | None = None, max_tokens: int = 2048,
-                 max_tokens_param: Literal["max_completion_tokens", "max_tokens"] = "max_completion_tokens",
-                 response_format: Literal["json_object", "json_schema"] = "json_object",
-                 max_repairs: int = 2, max_attempts: int = 6, timeout_s: float = 120.0, cache=None,
-                 name: str | None = None) -> None:
+    def __init__(
+        self,
+        model: str = "gpt-4.1-mini",
+        *,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        prompt: str | os.PathLike | None = None,
+        temperature: float | None = 0.0,
+        seed: int | None = None,
+        max_tokens: int = 2048,
+        max_tokens_param: Literal["max_completion_tokens", "max_tokens"] = "max_completion_tokens",
+        response_format: Literal["json_object", "json_schema"] = "json_object",
+        max_repairs: int = 2,
+        max_attempts: int = 6,
+        timeout_s: float = 120.0,
+        cache=None,
+        name: str | None = None,
+    ) -> None:
         if response_format not in ("json_object", "json_schema"):
             raise UserInputError(f"unknown response format {response_format!r}; use json_object or json_schema")
         self.template = load_seeker_prompt(prompt)
         self.name = name or f"llm:{model}"
         assert self.template.path is not None  # PromptTemplate.load records the file it read
         self.config = JudgeConfig(
-            name=self.name, model=model, prompt_path=self.template.path, prompt_version=PROMPT_VERSION,
-            price_input_per_mtok=0.0, price_output_per_mtok=0.0, base_url=base_url, api_key_env=api_key_env,
-            temperature=temperature, seed=seed, max_tokens=max_tokens, max_tokens_param=max_tokens_param,
-            response_format=response_format, max_repairs=max_repairs, max_attempts=max_attempts, timeout_s=timeout_s)
+            name=self.name,
+            model=model,
+            prompt_path=self.template.path,
+            prompt_version=PROMPT_VERSION,
+            price_input_per_mtok=0.0,
+            price_output_per_mtok=0.0,
+            base_url=base_url,
+            api_key_env=api_key_env,
+            temperature=temperature,
+            seed=seed,
+            max_tokens=max_tokens,
+            max_tokens_param=max_tokens_param,
+            response_format=response_format,
+            max_repairs=max_repairs,
+            max_attempts=max_attempts,
+            timeout_s=timeout_s,
+        )
         self._own_cache = cache is None or isinstance(cache, (str, os.PathLike))
         self.cache = None if cache is False else (JudgeCache(cache) if self._own_cache else cache)
         self._client = LLMClient(self.config, role="agent")
@@ -180,19 +217,33 @@ class LLMAgent:
         decoding = self.config.decoding()
         if self.config.seed is None:
             decoding["seed"] = int(rng.integers(0, 2**31 - 1))
-        fmt = ({"type": "json_object"} if self.config.response_format == "json_object" else
-               {"type": "json_schema",
-                "json_schema": {"name": "seeker_action", "strict": True, "schema": OUTPUT_SCHEMA}})
+        fmt = (
+            {"type": "json_object"}
+            if self.config.response_format == "json_object"
+            else {
+                "type": "json_schema",
+                "json_schema": {"name": "seeker_action", "strict": True, "schema": OUTPUT_SCHEMA},
+            }
+        )
         return {"model": self.config.model, "messages": messages, **decoding, "response_format": fmt}
 
-    def act(self, belief: Belief, *, step: int, max_steps: int, queries_per_step: int,
-            rng: np.random.Generator, episode_id: str) -> Action:
+    def act(
+        self,
+        belief: Belief,
+        *,
+        step: int,
+        max_steps: int,
+        queries_per_step: int,
+        rng: np.random.Generator,
+        episode_id: str,
+    ) -> Action:
         """One request (plus repairs): the step's queries, reasoning and self-estimate."""
         if self.unreachable is not None:  # every request would fail the same way: none is sent
             self.failed_episodes.setdefault(episode_id, self.unreachable)
             return Action([], error=f"request not sent: {self.unreachable}")
-        messages = render_messages(self.template, belief, step=step, max_steps=max_steps,
-                                   queries_per_step=queries_per_step)
+        messages = render_messages(
+            self.template, belief, step=step, max_steps=max_steps, queries_per_step=queries_per_step
+        )
         usage: dict = {}
 
         def parse(reply) -> Parsed[Action | None]:
@@ -214,16 +265,30 @@ class LLMAgent:
 
         def repair_note(n: int, reason: str) -> str:
             note = neutralise(reason.replace("\n", " "))[:400]
-            return (f"\n\nREPAIR {n} of {self.config.max_repairs}: your earlier answer was rejected: {note}\n"
-                    "Answer again with one JSON object that follows the format exactly.")
+            return (
+                f"\n\nREPAIR {n} of {self.config.max_repairs}: your earlier answer was rejected: {note}\n"
+                "Answer again with one JSON object that follows the format exactly."
+            )
 
         if self._ctx is None or self._loop is None:  # both made on the first request, both cleared by close
             self._loop = asyncio.new_event_loop()
             self._ctx = CallContext(self.cache, Budget(None), 1, thread_name="seekbench-agent-io")
-        got = self._loop.run_until_complete(ask(
-            self._client, self.template, messages, self._ctx, trace_id=episode_id, parse=parse,
-            repair_note=repair_note, max_repairs=self.config.max_repairs, tally=CallTally(), record_parsed=False,
-            on_reply=on_reply, body=lambda m: self._body(m, rng)))
+        got = self._loop.run_until_complete(
+            ask(
+                self._client,
+                self.template,
+                messages,
+                self._ctx,
+                trace_id=episode_id,
+                parse=parse,
+                repair_note=repair_note,
+                max_repairs=self.config.max_repairs,
+                tally=CallTally(),
+                record_parsed=False,
+                on_reply=on_reply,
+                body=lambda m: self._body(m, rng),
+            )
+        )
         if got.no_reply is not None:
             if self._ctx.fatal is not None:  # a bad key or an unknown model: the run cannot go on
                 raise self._ctx.fatal

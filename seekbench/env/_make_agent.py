@@ -22,5 +22,7 @@ def make_agent(spec: str, **llm_options) -> Agent:
         if arg:
             llm_options["model"] = arg
         return LLMAgent(**llm_options)
-    raise UserInputError(f"unknown agent {spec!r}; use {', '.join(SCRIPTED_AGENTS)} (scripted, no LLM) "
-                         "or llm[:MODEL] (an OpenAI-compatible endpoint)")
+    raise UserInputError(
+        f"unknown agent {spec!r}; use {', '.join(SCRIPTED_AGENTS)} (scripted, no LLM) "
+        "or llm[:MODEL] (an OpenAI-compatible endpoint)"
+    )

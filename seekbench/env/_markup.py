@@ -104,7 +104,7 @@ def _front_matter(lines: list[str]) -> tuple[dict[str, str], list[str]]:
                 key, sep, value = ln.partition(":")
                 if sep and key.strip():
                     meta[key.strip().lower()] = value.strip().strip("'\"")
-            return meta, lines[i + 1:]
+            return meta, lines[i + 1 :]
     return {}, lines
 
 
@@ -137,8 +137,9 @@ def parse_markdown(text: str) -> ParsedDocument:
         nonlocal in_list
         if block:
             if in_list:
-                body = "\n".join(_clean_space(strip_inline_markdown(_LIST_ITEM.sub("", b, count=1)))
-                                 for b in _join_items(block))
+                body = "\n".join(
+                    _clean_space(strip_inline_markdown(_LIST_ITEM.sub("", b, count=1))) for b in _join_items(block)
+                )
             else:
                 body = _clean_space(strip_inline_markdown(" ".join(b.lstrip("> ").strip() for b in block)))
             out.paragraph(body)
@@ -203,10 +204,47 @@ def _join_items(block: list[str]) -> list[str]:
 
 # -- HTML ------------------------------------------------------------------------------------------
 
-_SKIP_TAGS = {"script", "style", "pre", "table", "figure", "figcaption", "nav", "header", "footer", "noscript",
-              "svg", "math", "aside", "form", "button", "select", "template", "iframe", "object", "caption"}
-_BLOCK_TAGS = {"p", "div", "section", "article", "main", "body", "ul", "ol", "dl", "dd", "dt", "blockquote",
-               "br", "hr", "address", "details", "summary"}
+_SKIP_TAGS = {
+    "script",
+    "style",
+    "pre",
+    "table",
+    "figure",
+    "figcaption",
+    "nav",
+    "header",
+    "footer",
+    "noscript",
+    "svg",
+    "math",
+    "aside",
+    "form",
+    "button",
+    "select",
+    "template",
+    "iframe",
+    "object",
+    "caption",
+}
+_BLOCK_TAGS = {
+    "p",
+    "div",
+    "section",
+    "article",
+    "main",
+    "body",
+    "ul",
+    "ol",
+    "dl",
+    "dd",
+    "dt",
+    "blockquote",
+    "br",
+    "hr",
+    "address",
+    "details",
+    "summary",
+}
 _HEADINGS = {f"h{i}": i for i in range(1, 7)}
 _VOID = {"br", "hr", "img", "meta", "link", "input", "wbr", "source", "area", "base", "col", "embed", "track"}
 

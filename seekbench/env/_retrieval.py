@@ -91,8 +91,10 @@ class DocumentIndex:
     def search(self, query: str, theta: float) -> list[Hit]:
         """:func:`retrieve` for a query text, as :class:`Hit` objects."""
         q = self.embedder.embed([query])[0]
-        return [Hit(self.ids[i], i, s, self.sections[i], self.passages[i]["text"])
-                for i, s in retrieve(q[self._support], self._reduced, theta)]
+        return [
+            Hit(self.ids[i], i, s, self.sections[i], self.passages[i]["text"])
+            for i, s in retrieve(q[self._support], self._reduced, theta)
+        ]
 
 
 class RetrievalState:

@@ -29,9 +29,17 @@ def default_thetas(center: float, *, width: float = 0.2, step: float = 0.05) -> 
     return [round(float(x), 4) for x in np.arange(lo, hi + 1e-9, step)]
 
 
-def theta_sweep(corpus: Sequence[dict], agent, *, embedder, thetas: Sequence[float], belief: str = "deduplicated",
-                max_steps: int = DEFAULT_STEPS, seed: int = 0,
-                queries_per_step: int = DEFAULT_QUERIES_PER_STEP) -> pd.DataFrame:
+def theta_sweep(
+    corpus: Sequence[dict],
+    agent,
+    *,
+    embedder,
+    thetas: Sequence[float],
+    belief: str = "deduplicated",
+    max_steps: int = DEFAULT_STEPS,
+    seed: int = 0,
+    queries_per_step: int = DEFAULT_QUERIES_PER_STEP,
+) -> pd.DataFrame:
     """Mean final completeness of ``agent`` at each theta (one episode per document).
 
     Parameters
@@ -58,13 +66,27 @@ def theta_sweep(corpus: Sequence[dict], agent, *, embedder, thetas: Sequence[flo
     for theta in thetas:
         finals, per_query = [], []
         for doc, index in zip(corpus, indices, strict=True):
-            tr = run_episode(doc, agent, index=index, belief=belief, max_steps=max_steps, theta=float(theta),
-                             seed=seed, queries_per_step=queries_per_step)
+            tr = run_episode(
+                doc,
+                agent,
+                index=index,
+                belief=belief,
+                max_steps=max_steps,
+                theta=float(theta),
+                seed=seed,
+                queries_per_step=queries_per_step,
+            )
             finals.append(tr["env"]["final_completeness"])
             per_query += [len(s["passage_ids"]) for s in tr["steps"] if s["kind"] == "search_result"]
         q = np.array(per_query, dtype=float)
-        rows.append({"theta": float(theta), "episodes": len(finals), "completeness": float(np.mean(finals)),
-                     "std": float(np.std(finals, ddof=1)) if len(finals) > 1 else float("nan"),
-                     "passages_per_query": float(q.mean()) if q.size else float("nan"),
-                     "empty_query_share": float((q == 0).mean()) if q.size else float("nan")})
+        rows.append(
+            {
+                "theta": float(theta),
+                "episodes": len(finals),
+                "completeness": float(np.mean(finals)),
+                "std": float(np.std(finals, ddof=1)) if len(finals) > 1 else float("nan"),
+                "passages_per_query": float(q.mean()) if q.size else float("nan"),
+                "empty_query_share": float((q == 0).mean()) if q.size else float("nan"),
+            }
+        )
     return pd.DataFrame(rows, columns=THETA_COLUMNS)

@@ -58,8 +58,15 @@ class AnnotationSet:
     def to_records(self) -> list[dict]:
         out = []
         for row in self.records.itertuples(index=False):
-            rec = {"schema_version": SCHEMA_VERSION, "trace_id": row.trace_id, "step": int(row.step),
-                   "field": row.field, "value": row.value, "rater": row.rater, "provenance": row.provenance}
+            rec = {
+                "schema_version": SCHEMA_VERSION,
+                "trace_id": row.trace_id,
+                "step": int(row.step),
+                "field": row.field,
+                "value": row.value,
+                "rater": row.rater,
+                "provenance": row.provenance,
+            }
             if row.value is None:
                 rec["unscored_reason"] = row.unscored_reason or "unscored"
             out.append(rec)
@@ -90,8 +97,17 @@ class AnnotationSet:
             for st in tr["steps"]:
                 for f, v in (st.get("labels") or {}).items():
                     if v is not None:
-                        recs.append({"trace_id": tr["trace_id"], "step": st["index"], "field": f, "value": v,
-                                     "unscored_reason": None, "rater": rater, "provenance": prov})
+                        recs.append(
+                            {
+                                "trace_id": tr["trace_id"],
+                                "step": st["index"],
+                                "field": f,
+                                "value": v,
+                                "unscored_reason": None,
+                                "rater": rater,
+                                "provenance": prov,
+                            }
+                        )
         return cls.from_records(recs, name=name or "inline")
 
 
@@ -134,18 +150,34 @@ def _check_record(obj: object, *, file: str, line: int) -> dict:
 
     err = best_match(validator("annotation").iter_errors(obj))
     if err is not None:
-        raise UserInputError(err.message[:200], file=file, line=line, trace_id=tid,
-                             path=json_path(err.absolute_path))
+        raise UserInputError(err.message[:200], file=file, line=line, trace_id=tid, path=json_path(err.absolute_path))
     obj = cast(dict[str, Any], obj)  # the schema check above passed, and the schema requires an object
     if obj["step"] > _MAX_STEP:  # the schema's integer is unbounded; the step column is int64
-        raise UserInputError(f"step {obj['step']} is out of range (at most {_MAX_STEP})", file=file, line=line,
-                             trace_id=tid, path="$.step")
+        raise UserInputError(
+            f"step {obj['step']} is out of range (at most {_MAX_STEP})",
+            file=file,
+            line=line,
+            trace_id=tid,
+            path="$.step",
+        )
     value = obj["value"]
     if value is not None and obj["field"] in LABEL_FIELDS:
         canon = canonical_value(obj["field"], value)
         if canon is None:
-            raise UserInputError(f"label {value!r} is outside the ontology for {obj['field']}", file=file,
-                                 line=line, trace_id=tid, path="$.value")
+            raise UserInputError(
+                f"label {value!r} is outside the ontology for {obj['field']}",
+                file=file,
+                line=line,
+                trace_id=tid,
+                path="$.value",
+            )
         value = canon
-    return {"trace_id": obj["trace_id"], "step": obj["step"], "field": obj["field"], "value": value,
-            "unscored_reason": obj.get("unscored_reason"), "rater": obj["rater"], "provenance": obj["provenance"]}
+    return {
+        "trace_id": obj["trace_id"],
+        "step": obj["step"],
+        "field": obj["field"],
+        "value": value,
+        "unscored_reason": obj.get("unscored_reason"),
+        "rater": obj["rater"],
+        "provenance": obj["provenance"],
+    }

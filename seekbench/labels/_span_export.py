@@ -43,8 +43,9 @@ def _explanation(prov: dict) -> str | None:
     return None
 
 
-def span_label_records(labels: AnnotationSet, index: SpanIndex, *, to: str, skip_invalid: bool = False,
-                       file: str | None = None) -> SpanExport:
+def span_label_records(
+    labels: AnnotationSet, index: SpanIndex, *, to: str, skip_invalid: bool = False, file: str | None = None
+) -> SpanExport:
     """The Phoenix annotations or Langfuse scores of ``labels``, keyed by the span of each step.
 
     Parameters
@@ -69,34 +70,64 @@ def span_label_records(labels: AnnotationSet, index: SpanIndex, *, to: str, skip
         key = (rec["trace_id"], rec["step"])
         if key not in index.step_span:
             fmt = index.formats.get(rec["trace_id"])
-            why = ("its trace is not in the trace files" if fmt is None else
-                   f"its trace was imported from {fmt}, not from spans" if fmt != "otel" else
-                   "the step has no span id")
-            err = UserInputError(f"label {rec['field']} of step {rec['step']} has no span: {why}", file=file,
-                                 trace_id=rec["trace_id"])
+            why = (
+                "its trace is not in the trace files"
+                if fmt is None
+                else f"its trace was imported from {fmt}, not from spans"
+                if fmt != "otel"
+                else "the step has no span id"
+            )
+            err = UserInputError(
+                f"label {rec['field']} of step {rec['step']} has no span: {why}", file=file, trace_id=rec["trace_id"]
+            )
             if not skip_invalid:
                 raise err
             skipped.append(err)
             continue
         otel_trace, span = index.step_span[key]
         prov = rec["provenance"] or {}
-        meta = {"rater": rec["rater"], "judge": prov.get("judge"), "model": prov.get("model"),
-                "prompt_sha256": prov.get("prompt_sha256"),
-                "seekbench": {"trace_id": rec["trace_id"], "step": rec["step"], "field": rec["field"],
-                              "rater": rec["rater"], "provenance": prov}}
+        meta = {
+            "rater": rec["rater"],
+            "judge": prov.get("judge"),
+            "model": prov.get("model"),
+            "prompt_sha256": prov.get("prompt_sha256"),
+            "seekbench": {
+                "trace_id": rec["trace_id"],
+                "step": rec["step"],
+                "field": rec["field"],
+                "rater": rec["rater"],
+                "provenance": prov,
+            },
+        }
         value = rec["value"]
         boolean = isinstance(value, bool)
         if to == "phoenix":
-            out.append({"span_id": span, "name": rec["field"],
-                        "annotator_kind": ANNOTATOR_KIND.get(prov.get("kind") or "", "HUMAN"),
-                        "result": {"label": str(value).lower() if boolean else value,
-                                   "score": float(value) if boolean else None, "explanation": _explanation(prov)},
-                        "identifier": rec["rater"], "metadata": meta})
+            out.append(
+                {
+                    "span_id": span,
+                    "name": rec["field"],
+                    "annotator_kind": ANNOTATOR_KIND.get(prov.get("kind") or "", "HUMAN"),
+                    "result": {
+                        "label": str(value).lower() if boolean else value,
+                        "score": float(value) if boolean else None,
+                        "explanation": _explanation(prov),
+                    },
+                    "identifier": rec["rater"],
+                    "metadata": meta,
+                }
+            )
         else:
-            out.append({"traceId": otel_trace, "observationId": span, "name": rec["field"],
-                        "value": int(value) if boolean else value,
-                        "dataType": "BOOLEAN" if boolean else "CATEGORICAL", "comment": _explanation(prov),
-                        "metadata": meta})
+            out.append(
+                {
+                    "traceId": otel_trace,
+                    "observationId": span,
+                    "name": rec["field"],
+                    "value": int(value) if boolean else value,
+                    "dataType": "BOOLEAN" if boolean else "CATEGORICAL",
+                    "comment": _explanation(prov),
+                    "metadata": meta,
+                }
+            )
     return SpanExport(out, unscored=unscored, skipped=skipped)
 
 

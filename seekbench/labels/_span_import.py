@@ -47,8 +47,7 @@ class SpanImport:
 def _rows(path: str | os.PathLike) -> list[tuple[int, object]]:
     file = str(path)
     if not Path(path).is_file():
-        raise UserInputError("is a directory, expected a file" if Path(path).is_dir() else "file not found",
-                             file=file)
+        raise UserInputError("is a directory, expected a file" if Path(path).is_dir() else "file not found", file=file)
     data = Path(path).read_bytes()
     if data[:4] == b"PAR1":
         import pandas as pd
@@ -57,8 +56,10 @@ def _rows(path: str | os.PathLike) -> list[tuple[int, object]]:
             df = pd.read_parquet(path)
         except Exception as e:  # pyarrow raises ArrowInvalid / OSError on a damaged file
             raise UserInputError(f"unreadable Parquet file ({str(e).splitlines()[0][:200]})", file=file) from e
-        return [(i + 1, {k: (None if isinstance(v, float) and v != v else v) for k, v in r.items()})
-                for i, r in enumerate(df.to_dict("records"))]
+        return [
+            (i + 1, {k: (None if isinstance(v, float) and v != v else v) for k, v in r.items()})
+            for i, r in enumerate(df.to_dict("records"))
+        ]
     try:
         text = data.decode("utf-8-sig").lstrip()
     except UnicodeDecodeError as e:
@@ -98,8 +99,9 @@ def _meta(row: dict) -> dict:
     return meta if isinstance(meta, dict) else {}
 
 
-def read_span_labels(path: str | os.PathLike, index: SpanIndex, *, source: str, rater: str | None = None,
-                     skip_invalid: bool = False) -> SpanImport:
+def read_span_labels(
+    path: str | os.PathLike, index: SpanIndex, *, source: str, rater: str | None = None, skip_invalid: bool = False
+) -> SpanImport:
     """Read Phoenix annotations or Langfuse scores into an annotation set for the indexed traces.
 
     Parameters
@@ -142,8 +144,9 @@ def read_span_labels(path: str | os.PathLike, index: SpanIndex, *, source: str, 
     return out
 
 
-def _convert(row: dict, index: SpanIndex, *, source: str, rater: str | None, file: str, line: int,
-             now: str) -> dict | str:
+def _convert(
+    row: dict, index: SpanIndex, *, source: str, rater: str | None, file: str, line: int, now: str
+) -> dict | str:
     """One label record, or the annotation's name when it is no seekbench label field."""
     name = _get(row, "name", "annotation_name")
     if not isinstance(name, str):
@@ -176,34 +179,61 @@ def _convert(row: dict, index: SpanIndex, *, source: str, rater: str | None, fil
         steps = index.answers_of(otel_trace.lower())  # a trace-level score of the answer
         span = "(trace)"
     elif not isinstance(span, str) or not span:
-        raise UserInputError("annotation without a span id", file=file, line=line, trace_id=tid_hint,
-                             path="$.span_id" if source == "phoenix" else "$.observationId")
+        raise UserInputError(
+            "annotation without a span id",
+            file=file,
+            line=line,
+            trace_id=tid_hint,
+            path="$.span_id" if source == "phoenix" else "$.observationId",
+        )
     else:
         span = span.lower()
         steps = index.step_for(span, fld)
     if isinstance(ours.get("step"), int) and (ours.get("trace_id"), ours["step"]) in steps:
         steps = [(ours["trace_id"], ours["step"])]
     if len(steps) != 1:
-        why = (f"trace {otel_trace} has {len(steps)} answer steps" if span == "(trace)" else
-               "no step of the traces comes from this span" if span not in index.span_steps else
-               f"span {span} has no step {fld} applies to" if not steps else
-               f"span {span} has {len(steps)} steps {fld} applies to; cannot tell which")
-        raise UserInputError(f"annotation {name!r} fits no single step: {why}", file=file, line=line,
-                             trace_id=tid_hint)
+        why = (
+            f"trace {otel_trace} has {len(steps)} answer steps"
+            if span == "(trace)"
+            else "no step of the traces comes from this span"
+            if span not in index.span_steps
+            else f"span {span} has no step {fld} applies to"
+            if not steps
+            else f"span {span} has {len(steps)} steps {fld} applies to; cannot tell which"
+        )
+        raise UserInputError(f"annotation {name!r} fits no single step: {why}", file=file, line=line, trace_id=tid_hint)
     trace_id, step = steps[0]
     value = _value(fld, raw)
     if value is None:
-        raise UserInputError(f"label {raw!r} is outside the ontology for {fld}", file=file, line=line,
-                             trace_id=trace_id, path="$.result.label" if source == "phoenix" else "$.value")
+        raise UserInputError(
+            f"label {raw!r} is outside the ontology for {fld}",
+            file=file,
+            line=line,
+            trace_id=trace_id,
+            path="$.result.label" if source == "phoenix" else "$.value",
+        )
     prov = ours.get("provenance")
-    prov = prov if isinstance(prov, dict) else {
-        "kind": kind, "time": _get(row, "updated_at", "created_at", "timestamp", "createdAt") or now,
-        **({"explanation": explanation} if isinstance(explanation, str) else {})}
+    prov = (
+        prov
+        if isinstance(prov, dict)
+        else {
+            "kind": kind,
+            "time": _get(row, "updated_at", "created_at", "timestamp", "createdAt") or now,
+            **({"explanation": explanation} if isinstance(explanation, str) else {}),
+        }
+    )
     prov = {**prov, "source": os.path.basename(file)}
     if not isinstance(prov.get("time"), (str, type(None))):
         prov["time"] = str(prov["time"])
-    return {"trace_id": trace_id, "step": step, "field": fld, "value": value, "unscored_reason": None,
-            "rater": rater or ours.get("rater") or meta.get("rater") or str(who), "provenance": prov}
+    return {
+        "trace_id": trace_id,
+        "step": step,
+        "field": fld,
+        "value": value,
+        "unscored_reason": None,
+        "rater": rater or ours.get("rater") or meta.get("rater") or str(who),
+        "provenance": prov,
+    }
 
 
 def _value(fld: str, raw: object) -> object:

@@ -42,8 +42,11 @@ class SpanIndex:
 
     def step_for(self, span_id: str, field_name: str) -> list[tuple[str, int]]:
         """The steps of ``span_id`` that ``field_name`` applies to (``correct``: the answer step)."""
-        kinds = ("answer",) if field_name == "correct" else tuple(
-            k for k, fields in FIELDS_BY_KIND.items() if field_name in fields)
+        kinds = (
+            ("answer",)
+            if field_name == "correct"
+            else tuple(k for k, fields in FIELDS_BY_KIND.items() if field_name in fields)
+        )
         return [(t, s) for t, s, k in self.span_steps.get(span_id, []) if k in kinds]
 
     def answers_of(self, otel_trace_id: str) -> list[tuple[str, int]]:
@@ -66,9 +69,12 @@ def span_index(traces: Iterable[dict], *, file: str | None = None) -> SpanIndex:
                 idx.span_steps.setdefault(ref["record_id"], []).append((tr["trace_id"], st["index"], st["kind"]))
     if not idx.step_span:
         fmts = sorted(set(idx.formats.values()))
-        raise UserInputError(f"the traces were not imported from spans (format {', '.join(fmts) or 'none'}); "
-                             "labels go to Phoenix or Langfuse only for traces read from OpenTelemetry files "
-                             "(OTLP JSON or span tables)", file=file)
+        raise UserInputError(
+            f"the traces were not imported from spans (format {', '.join(fmts) or 'none'}); "
+            "labels go to Phoenix or Langfuse only for traces read from OpenTelemetry files "
+            "(OTLP JSON or span tables)",
+            file=file,
+        )
     return idx
 
 

@@ -45,10 +45,13 @@ class BatchClient:
         for attempt in range(self.attempts):
             try:
                 return fn(*args, **kwargs)
-            except (self._openai.APIConnectionError, self._openai.RateLimitError,
-                    self._openai.InternalServerError) as e:
+            except (
+                self._openai.APIConnectionError,
+                self._openai.RateLimitError,
+                self._openai.InternalServerError,
+            ) as e:
                 err = e
-                time.sleep(min(0.05 * 2 ** attempt, 2.0))
+                time.sleep(min(0.05 * 2**attempt, 2.0))
             except self._openai.APIStatusError as e:
                 raise self.user_error(e) from None
         raise UserInputError(redact(f"the Batch API kept failing: {type(err).__name__}: {err}", self._key))
@@ -62,8 +65,12 @@ class BatchClient:
         return scrub_completion(comp, self._key)
 
     def user_error(self, e) -> UserInputError:
-        return UserInputError(redact(f"the Batch API refused a request: HTTP {getattr(e, 'status_code', '?')}: "
-                                     f"{getattr(e, 'message', e)}", self._key))
+        return UserInputError(
+            redact(
+                f"the Batch API refused a request: HTTP {getattr(e, 'status_code', '?')}: {getattr(e, 'message', e)}",
+                self._key,
+            )
+        )
 
 
 def save_state(path: Path, state: dict) -> None:
@@ -75,8 +82,12 @@ MAX_BYTES = 190 * 1024 * 1024
 
 
 def batch_line(key: str, body: dict) -> bytes:
-    return (json.dumps({"custom_id": key, "method": "POST", "url": ENDPOINT, "body": body}, ensure_ascii=False,
-                       sort_keys=True) + "\n").encode("utf-8")
+    return (
+        json.dumps(
+            {"custom_id": key, "method": "POST", "url": ENDPOINT, "body": body}, ensure_ascii=False, sort_keys=True
+        )
+        + "\n"
+    ).encode("utf-8")
 
 
 def split_parts(bodies: dict[str, dict]) -> list[list[str]]:
@@ -111,15 +122,20 @@ def submit_part(cli: BatchClient, path: Path, state: dict, part: dict, bodies: d
         found = find_batch(cli, part["input_file_id"])
         if found is None:
             try:
-                found = cli.client.batches.create(input_file_id=part["input_file_id"], endpoint=ENDPOINT,
-                                                  completion_window="24h", metadata={"seekbench_judge": state["judge"]})
+                found = cli.client.batches.create(
+                    input_file_id=part["input_file_id"],
+                    endpoint=ENDPOINT,
+                    completion_window="24h",
+                    metadata={"seekbench_judge": state["judge"]},
+                )
             except cli._openai.APIStatusError as e:
                 raise cli.user_error(e) from None
             except cli._openai.APIConnectionError:
                 found = find_batch(cli, part["input_file_id"])  # created or not? look before retrying
                 if found is None:
-                    raise UserInputError("lost the connection while creating a batch; re-run to resume "
-                                         f"(state kept in {path})") from None
+                    raise UserInputError(
+                        f"lost the connection while creating a batch; re-run to resume (state kept in {path})"
+                    ) from None
         part["batch_id"] = found.id
         save_state(path, state)
 

@@ -106,11 +106,14 @@ class JudgeCache:
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as e:
-            raise UserInputError(f"cannot open the judge cache: {e}; pass another --cache or delete the file",
-                                 file=str(self.path)) from e
+            raise UserInputError(
+                f"cannot open the judge cache: {e}; pass another --cache or delete the file", file=str(self.path)
+            ) from e
         except OSError as e:  # a parent that is a file, no permission, a full disk
-            raise UserInputError(f"cannot create the judge cache ({e.strerror or e}: {e.filename}); pass "
-                                 "another --cache", file=str(self.path)) from e
+            raise UserInputError(
+                f"cannot create the judge cache ({e.strerror or e}: {e.filename}); pass another --cache",
+                file=str(self.path),
+            ) from e
 
     def __enter__(self) -> JudgeCache:
         return self
@@ -144,8 +147,9 @@ class JudgeCache:
         cols = list(CachedCompletion.__dataclass_fields__)
         values = [getattr(entry, c) for c in cols]
         with self._lock:
-            self._db.execute(f"INSERT OR IGNORE INTO completions ({', '.join(cols)}) "
-                             f"VALUES ({', '.join('?' * len(cols))})", values)
+            self._db.execute(
+                f"INSERT OR IGNORE INTO completions ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})", values
+            )
 
     def set_parsed(self, key: str, *, valid: bool, labels: dict | None, error: str | None) -> None:
         """Record the outcome of checking a cached completion (labels as ``{"step:field": value}``)."""
@@ -155,8 +159,10 @@ class JudgeCache:
         with self._lock:
             self._db.execute("PRAGMA synchronous=NORMAL")
             try:
-                self._db.execute("UPDATE completions SET valid = ?, labels = ?, error = ? WHERE key = ?",
-                                 (int(valid), text, error, key))
+                self._db.execute(
+                    "UPDATE completions SET valid = ?, labels = ?, error = ? WHERE key = ?",
+                    (int(valid), text, error, key),
+                )
             finally:
                 self._db.execute("PRAGMA synchronous=FULL")
 
@@ -168,18 +174,35 @@ class JudgeCache:
     def _stats(self) -> dict:
         total = self._db.execute(
             "SELECT COUNT(*), COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0), "
-            "COALESCE(SUM(cost_usd), 0), COALESCE(SUM(valid = 0), 0) FROM completions").fetchone()
+            "COALESCE(SUM(cost_usd), 0), COALESCE(SUM(valid = 0), 0) FROM completions"
+        ).fetchone()
         per = self._db.execute(
             "SELECT judge, model, prompt_version, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens), "
             "SUM(cost_usd), COUNT(DISTINCT trace_id) FROM completions GROUP BY judge, model, prompt_version "
-            "ORDER BY judge").fetchall()
+            "ORDER BY judge"
+        ).fetchall()
         size = sum(p.stat().st_size for p in (self.path, Path(f"{self.path}-wal")) if p.exists())
         return {
-            "path": str(self.path), "bytes": size, "entries": total[0], "prompt_tokens": total[1],
-            "completion_tokens": total[2], "cost_usd": total[3], "rejected_answers": total[4],
-            "judges": [{"judge": r[0], "model": r[1], "prompt_version": r[2], "entries": r[3],
-                        "prompt_tokens": r[4], "completion_tokens": r[5], "cost_usd": r[6], "traces": r[7]}
-                       for r in per],
+            "path": str(self.path),
+            "bytes": size,
+            "entries": total[0],
+            "prompt_tokens": total[1],
+            "completion_tokens": total[2],
+            "cost_usd": total[3],
+            "rejected_answers": total[4],
+            "judges": [
+                {
+                    "judge": r[0],
+                    "model": r[1],
+                    "prompt_version": r[2],
+                    "entries": r[3],
+                    "prompt_tokens": r[4],
+                    "completion_tokens": r[5],
+                    "cost_usd": r[6],
+                    "traces": r[7],
+                }
+                for r in per
+            ],
         }
 
     def clear(self, *, judge: str | None = None) -> int:

@@ -46,8 +46,9 @@ class CallContext:
         Retries made by the provider.
     """
 
-    def __init__(self, cache: JudgeCache | None, budget: Budget, concurrency: int, *,
-                 thread_name: str = "seekbench-answers-io") -> None:
+    def __init__(
+        self, cache: JudgeCache | None, budget: Budget, concurrency: int, *, thread_name: str = "seekbench-answers-io"
+    ) -> None:
         self.cache, self.budget = cache, budget
         self.requests = asyncio.Semaphore(concurrency)
         self.io = ThreadPoolExecutor(max_workers=1, thread_name_prefix=thread_name)
@@ -71,8 +72,14 @@ class CallContext:
 
 
 @contextmanager
-def call_context(cache: str | os.PathLike | JudgeCache | None, *, budget_usd: float | None = None,
-                 concurrency: int = 8, needs_cache: bool = True, thread_name: str = "seekbench-answers-io"):
+def call_context(
+    cache: str | os.PathLike | JudgeCache | None,
+    *,
+    budget_usd: float | None = None,
+    concurrency: int = 8,
+    needs_cache: bool = True,
+    thread_name: str = "seekbench-answers-io",
+):
     """A :class:`CallContext` for one run, opening (and then closing) the cache unless one is given."""
     owned = needs_cache and not isinstance(cache, JudgeCache)
     jc: JudgeCache | None = None
@@ -90,16 +97,14 @@ def call_context(cache: str | os.PathLike | JudgeCache | None, *, budget_usd: fl
 class LLMClient:
     """A judge file's connection: its config, prices and (lazily) its provider."""
 
-    def __init__(self, config, *, base_url: str | None = None, api_key: str | None = None,
-                 role: str = "judge") -> None:
+    def __init__(self, config, *, base_url: str | None = None, api_key: str | None = None, role: str = "judge") -> None:
         self.config, self.prices = config, Prices.of(config)
         self._base_url, self._api_key, self.role = base_url, api_key, role
         self._provider: OpenAIProvider | None = None
 
     def provider(self) -> OpenAIProvider:
         if self._provider is None:  # made on the first cache miss: a fully cached run needs no key
-            self._provider = OpenAIProvider(self.config, base_url=self._base_url, api_key=self._api_key,
-                                            role=self.role)
+            self._provider = OpenAIProvider(self.config, base_url=self._base_url, api_key=self._api_key, role=self.role)
         return self._provider
 
     async def aclose(self) -> None:
@@ -114,18 +119,40 @@ class LLMClient:
 
 def completion_of(hit: CachedCompletion) -> Completion:
     """A cached completion as a :class:`Completion`."""
-    return Completion(hit.raw, hit.content, hit.finish_reason, hit.prompt_tokens, hit.completion_tokens,
-                      hit.latency_s, hit.created)
+    return Completion(
+        hit.raw, hit.content, hit.finish_reason, hit.prompt_tokens, hit.completion_tokens, hit.latency_s, hit.created
+    )
 
 
-def store(cache: JudgeCache, cfg, template: PromptTemplate, trace_id: str | None, key: str,
-          comp: Completion, cost: float, via_batch: bool) -> None:
+def store(
+    cache: JudgeCache,
+    cfg,
+    template: PromptTemplate,
+    trace_id: str | None,
+    key: str,
+    comp: Completion,
+    cost: float,
+    via_batch: bool,
+) -> None:
     """Write a fresh completion to the cache (committed before it is used)."""
-    cache.put(CachedCompletion(key=key, judge=cfg.name, model=cfg.model, prompt_version=template.version,
-                               trace_id=trace_id, created=comp.created, via_batch=via_batch, raw=comp.raw,
-                               content=comp.content, finish_reason=comp.finish_reason,
-                               prompt_tokens=comp.prompt_tokens, completion_tokens=comp.completion_tokens,
-                               cost_usd=cost, latency_s=comp.latency_s))
+    cache.put(
+        CachedCompletion(
+            key=key,
+            judge=cfg.name,
+            model=cfg.model,
+            prompt_version=template.version,
+            trace_id=trace_id,
+            created=comp.created,
+            via_batch=via_batch,
+            raw=comp.raw,
+            content=comp.content,
+            finish_reason=comp.finish_reason,
+            prompt_tokens=comp.prompt_tokens,
+            completion_tokens=comp.completion_tokens,
+            cost_usd=cost,
+            latency_s=comp.latency_s,
+        )
+    )
 
 
 @dataclass(frozen=True)
@@ -160,8 +187,16 @@ class NoReply:
     unreachable: bool = False
 
 
-async def call(client: LLMClient, template: PromptTemplate, body: dict, key: str, trace_id: str | None,
-               ctx: CallContext, *, on_retry=None) -> Reply | NoReply:
+async def call(
+    client: LLMClient,
+    template: PromptTemplate,
+    body: dict,
+    key: str,
+    trace_id: str | None,
+    ctx: CallContext,
+    *,
+    on_retry=None,
+) -> Reply | NoReply:
     """The completion of ``body``: from the cache, else paid within the budget (and cached at once)."""
     cache = ctx.cache
     hit = await ctx.durable(cache.get, key) if cache is not None else None
@@ -171,8 +206,12 @@ async def call(client: LLMClient, template: PromptTemplate, body: dict, key: str
         return NoReply("unreachable", ctx.unreachable.reason)
     if ctx.stopped_by_budget or ctx.fatal is not None:
         return NoReply("stopped", "the run stopped (budget or fatal error)")
-    bound = request_cost_bound(body["messages"], client.config.max_tokens, client.prices,
-                               extra_text=json.dumps(body.get("response_format")) if "response_format" in body else "")
+    bound = request_cost_bound(
+        body["messages"],
+        client.config.max_tokens,
+        client.prices,
+        extra_text=json.dumps(body.get("response_format")) if "response_format" in body else "",
+    )
     if not ctx.budget.reserve(bound):
         ctx.stopped_by_budget = True
         return NoReply("budget", "the budget would be exceeded")
@@ -209,5 +248,12 @@ def progress_bar(total: int, desc: str, enabled: bool | None, *, unit: str = "tr
     """A tqdm bar on stderr (``enabled`` None: only on a terminal)."""
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=desc, unit=unit, disable=(None if enabled is None else not enabled),
-                file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
+    return tqdm(
+        total=total,
+        desc=desc,
+        unit=unit,
+        disable=(None if enabled is None else not enabled),
+        file=sys.stderr,
+        dynamic_ncols=True,
+        smoothing=0.1,
+    )

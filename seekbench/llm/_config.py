@@ -36,18 +36,36 @@ LLM_KINDS = ("openai", "answer")
 KINDS = (*LLM_KINDS, *OFFLINE_KINDS)
 
 _OPENAI_KEYS: dict[str, type | tuple[type, ...]] = {
-    "name": str, "kind": str, "description": str, "model": str, "base_url": str, "base_url_env": str,
-    "api_key_env": str, "temperature": (int, float), "seed": int, "max_tokens": int,
-    "max_tokens_param": str, "reasoning_effort": str, "price_input_per_mtok": (int, float),
-    "price_output_per_mtok": (int, float), "batch_discount": (int, float), "prompt": str,
-    "prompt_version": str, "context_tokens": int, "response_format": str, "max_repairs": int,
-    "max_attempts": int, "timeout_s": (int, float), "backoff_base_s": (int, float),
-    "backoff_max_s": (int, float), "poll_interval_s": (int, float), "published": bool,
+    "name": str,
+    "kind": str,
+    "description": str,
+    "model": str,
+    "base_url": str,
+    "base_url_env": str,
+    "api_key_env": str,
+    "temperature": (int, float),
+    "seed": int,
+    "max_tokens": int,
+    "max_tokens_param": str,
+    "reasoning_effort": str,
+    "price_input_per_mtok": (int, float),
+    "price_output_per_mtok": (int, float),
+    "batch_discount": (int, float),
+    "prompt": str,
+    "prompt_version": str,
+    "context_tokens": int,
+    "response_format": str,
+    "max_repairs": int,
+    "max_attempts": int,
+    "timeout_s": (int, float),
+    "backoff_base_s": (int, float),
+    "backoff_max_s": (int, float),
+    "poll_interval_s": (int, float),
+    "published": bool,
 }
 #: Keys only an answer judge (``kind = "answer"``) may have.
 _ANSWER_KEYS: dict[str, type | tuple[type, ...]] = {"false_premise_prompt": str, "false_premise_prompt_version": str}
-_REQUIRED = ("name", "kind", "model", "prompt", "prompt_version", "price_input_per_mtok",
-             "price_output_per_mtok")
+_REQUIRED = ("name", "kind", "model", "prompt", "prompt_version", "price_input_per_mtok", "price_output_per_mtok")
 
 
 @dataclass(frozen=True)
@@ -141,8 +159,9 @@ def find_judge_file(name_or_path: str | os.PathLike) -> Path:
         if candidate.is_file():
             return candidate
     names = ", ".join(sorted({p.stem for d in judge_dirs() for p in d.glob("*.toml")})) or "none found"
-    raise UserInputError(f"unknown judge {str(name_or_path)!r}; available judges: {names} "
-                         "(or pass the path of a judge .toml file)")
+    raise UserInputError(
+        f"unknown judge {str(name_or_path)!r}; available judges: {names} (or pass the path of a judge .toml file)"
+    )
 
 
 def read_judge_table(path: str | os.PathLike) -> dict[str, Any]:
@@ -188,21 +207,34 @@ def _openai_config(table: dict[str, Any], path: Path) -> JudgeConfig:
     known = {**_OPENAI_KEYS, **(_ANSWER_KEYS if table.get("kind") == "answer" else {})}
     for key, value in table.items():
         if key not in known:
-            raise UserInputError(f"unknown key {key!r} in an {table.get('kind')} judge file; known keys: "
-                                 f"{', '.join(sorted(known))}", file=file, path=key)
+            raise UserInputError(
+                f"unknown key {key!r} in an {table.get('kind')} judge file; known keys: {', '.join(sorted(known))}",
+                file=file,
+                path=key,
+            )
         want = known[key]
         if not isinstance(value, want) or (want is int and isinstance(value, bool)):
             raise UserInputError(f"{key} has the wrong type ({type(value).__name__})", file=file, path=key)
     for key in _REQUIRED:
         if key not in table:
             raise UserInputError(f"missing required key {key!r}", file=file, path=key)
-    choices = {"response_format": ("json_schema", "json_object"),
-               "max_tokens_param": ("max_completion_tokens", "max_tokens")}
+    choices = {
+        "response_format": ("json_schema", "json_object"),
+        "max_tokens_param": ("max_completion_tokens", "max_tokens"),
+    }
     for key, allowed in choices.items():
         if key in table and table[key] not in allowed:
             raise UserInputError(f"{key} is {table[key]!r}; use one of {', '.join(allowed)}", file=file, path=key)
-    for key in ("price_input_per_mtok", "price_output_per_mtok", "batch_discount", "timeout_s",
-                "backoff_base_s", "backoff_max_s", "poll_interval_s", "max_repairs"):
+    for key in (
+        "price_input_per_mtok",
+        "price_output_per_mtok",
+        "batch_discount",
+        "timeout_s",
+        "backoff_base_s",
+        "backoff_max_s",
+        "poll_interval_s",
+        "max_repairs",
+    ):
         if key in table and table[key] < 0:
             raise UserInputError(f"{key} must be >= 0", file=file, path=key)
     for key in ("max_tokens", "context_tokens", "max_attempts"):
@@ -210,17 +242,29 @@ def _openai_config(table: dict[str, Any], path: Path) -> JudgeConfig:
             raise UserInputError(f"{key} must be >= 1", file=file, path=key)
     prompt_path = (path.parent / table["prompt"]).resolve()
     if not prompt_path.is_file():
-        raise UserInputError(f"prompt template {table['prompt']!r} not found (looked at {prompt_path})",
-                             file=file, path="prompt")
+        raise UserInputError(
+            f"prompt template {table['prompt']!r} not found (looked at {prompt_path})", file=file, path="prompt"
+        )
     kwargs = {k: v for k, v in table.items() if k not in ("prompt", "false_premise_prompt")}
     if "false_premise_prompt" in table:
         fp_path = (path.parent / table["false_premise_prompt"]).resolve()
         if not fp_path.is_file():
-            raise UserInputError(f"prompt template {table['false_premise_prompt']!r} not found (looked at "
-                                 f"{fp_path})", file=file, path="false_premise_prompt")
+            raise UserInputError(
+                f"prompt template {table['false_premise_prompt']!r} not found (looked at {fp_path})",
+                file=file,
+                path="false_premise_prompt",
+            )
         kwargs["false_premise_prompt_path"] = fp_path
-    for key in ("temperature", "price_input_per_mtok", "price_output_per_mtok", "batch_discount",
-                "timeout_s", "backoff_base_s", "backoff_max_s", "poll_interval_s"):
+    for key in (
+        "temperature",
+        "price_input_per_mtok",
+        "price_output_per_mtok",
+        "batch_discount",
+        "timeout_s",
+        "backoff_base_s",
+        "backoff_max_s",
+        "poll_interval_s",
+    ):
         if key in kwargs:
             kwargs[key] = float(kwargs[key])
     kwargs.setdefault("temperature", None)
@@ -261,11 +305,23 @@ def list_judges() -> list[JudgeInfo]:
             if isinstance(cfg, JudgeConfig):
                 # Listed with the endpoint kind "openai"; an answer judge says so in ``extra``.
                 seen[p.stem] = JudgeInfo(
-                    cfg.name, "openai", cfg.model, p, endpoint=cfg.base_url or f"${cfg.base_url_env}",
-                    key_env=cfg.api_key_env, key_set=bool(os.environ.get(cfg.api_key_env)),
-                    prices=(cfg.price_input_per_mtok, cfg.price_output_per_mtok), published=cfg.published,
-                    extra={"judges": "answers"} if cfg.kind == "answer" else {})
+                    cfg.name,
+                    "openai",
+                    cfg.model,
+                    p,
+                    endpoint=cfg.base_url or f"${cfg.base_url_env}",
+                    key_env=cfg.api_key_env,
+                    key_set=bool(os.environ.get(cfg.api_key_env)),
+                    prices=(cfg.price_input_per_mtok, cfg.price_output_per_mtok),
+                    published=cfg.published,
+                    extra={"judges": "answers"} if cfg.kind == "answer" else {},
+                )
             else:
-                seen[p.stem] = JudgeInfo(str(cfg.get("name", p.stem)), cfg["kind"], cfg.get("model"), p,
-                                         published=bool(cfg.get("published", False)))
+                seen[p.stem] = JudgeInfo(
+                    str(cfg.get("name", p.stem)),
+                    cfg["kind"],
+                    cfg.get("model"),
+                    p,
+                    published=bool(cfg.get("published", False)),
+                )
     return sorted(seen.values(), key=lambda j: (j.kind != "openai", j.name))

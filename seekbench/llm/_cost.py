@@ -87,7 +87,8 @@ def prompt_token_bound(messages: Sequence[dict]) -> int:
     of :func:`request_cost_bound`.
     """
     return REQUEST_OVERHEAD_TOKENS + sum(
-        len(message_text(m).encode("utf-8")) + MESSAGE_OVERHEAD_TOKENS for m in messages)
+        len(message_text(m).encode("utf-8")) + MESSAGE_OVERHEAD_TOKENS for m in messages
+    )
 
 
 def estimate_tokens(text: str) -> int:
@@ -104,8 +105,9 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text.encode("utf-8")) / 3)
 
 
-def request_cost_bound(messages: Sequence[dict], max_tokens: int, prices: Prices, *, batch: bool = False,
-                       extra_text: str = "") -> float:
+def request_cost_bound(
+    messages: Sequence[dict], max_tokens: int, prices: Prices, *, batch: bool = False, extra_text: str = ""
+) -> float:
     """The most a request can cost: :func:`prompt_token_bound` inputs and ``max_tokens`` outputs."""
     n_in = prompt_token_bound(messages) + len(extra_text.encode("utf-8"))
     return cost_usd(n_in, max_tokens, prices, batch=batch)

@@ -36,23 +36,40 @@ import unicodedata
 _INVISIBLE = re.compile(
     "[\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u2028-\u202e"
     "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff\U000110bd\U000110cd\U00013430-\U00013438"
-    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]")
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
+)
 
 #: Letters and signs that look like the ASCII ones the fences are made of, folded to them for matching
 #: (besides everything NFKC folds, such as fullwidth forms): Cyrillic, Greek, angle quotes and brackets.
-_CONFUSABLE = str.maketrans({
-    **dict.fromkeys("аАɑαΑ", "a"), **dict.fromkeys("еЕєεΕ", "e"), **dict.fromkeys("оОοΟσ", "o"),
-    **dict.fromkeys("рРρΡ", "p"), **dict.fromkeys("сСϲϹ", "c"), **dict.fromkeys("ѕЅ", "s"),
-    **dict.fromkeys("тТτΤ", "t"), **dict.fromkeys("іІїιΙ", "i"), **dict.fromkeys("јЈϳ", "j"),
-    **dict.fromkeys("ԛԚ", "q"), **dict.fromkeys("υՍսμ", "u"), **dict.fromkeys("ոηΝ", "n"),
-    **dict.fromkeys("ԁԀ", "d"), **dict.fromkeys("гГ", "r"), **dict.fromkeys("хХχΧ", "x"),
-    **dict.fromkeys("‹〈⟨˂ᐸ❮〈", "<"), **dict.fromkeys("›〉⟩˃ᐳ❯〉", ">"), **dict.fromkeys("‗ˍ", "_"),
-})
+_CONFUSABLE = str.maketrans(
+    {
+        **dict.fromkeys("аАɑαΑ", "a"),
+        **dict.fromkeys("еЕєεΕ", "e"),
+        **dict.fromkeys("оОοΟσ", "o"),
+        **dict.fromkeys("рРρΡ", "p"),
+        **dict.fromkeys("сСϲϹ", "c"),
+        **dict.fromkeys("ѕЅ", "s"),
+        **dict.fromkeys("тТτΤ", "t"),
+        **dict.fromkeys("іІїιΙ", "i"),
+        **dict.fromkeys("јЈϳ", "j"),
+        **dict.fromkeys("ԛԚ", "q"),
+        **dict.fromkeys("υՍսμ", "u"),
+        **dict.fromkeys("ոηΝ", "n"),
+        **dict.fromkeys("ԁԀ", "d"),
+        **dict.fromkeys("гГ", "r"),
+        **dict.fromkeys("хХχΧ", "x"),
+        **dict.fromkeys("‹〈⟨˂ᐸ❮〈", "<"),
+        **dict.fromkeys("›〉⟩˃ᐳ❯〉", ">"),
+        **dict.fromkeys("‗ˍ", "_"),
+    }
+)
 #: In the folded text: the fences and the trace-id line (look-alikes of them).
 _FENCE = re.compile(r"<{3,}|>{3,}|steps_json|question_json|trace_id\s*:")
 #: Chat-template control tokens (ChatML / Llama 3 ``<|...|>``, DeepSeek ``<｜...｜>``, Mistral, Gemma).
-_CONTROL = re.compile(r"<\|[^|<>\s]{1,40}\|>|<｜[^｜<>\s]{1,40}｜>|\[/?(?:INST|SYSTEM_PROMPT|TOOL_CALLS)\]"
-                      r"|</?(?:start_of_turn|end_of_turn|s)>")
+_CONTROL = re.compile(
+    r"<\|[^|<>\s]{1,40}\|>|<｜[^｜<>\s]{1,40}｜>|\[/?(?:INST|SYSTEM_PROMPT|TOOL_CALLS)\]"
+    r"|</?(?:start_of_turn|end_of_turn|s)>"
+)
 _NEUTRAL = {"steps_json": "STEPS-JSON", "question_json": "QUESTION-JSON"}
 _PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/#@+=\[\]-]{0,127}")
 
@@ -112,19 +129,25 @@ def neutralise(text: str, *, fences: tuple[str, ...] = ()) -> str:
     folded = fold(text)
     parts, pos = [], 0
     for m in _fence_pattern(tuple(fences)).finditer(folded):
-        parts.append(text[pos:m.start()])
+        parts.append(text[pos : m.start()])
         s = m.group(0)
         if s[0] in "<>":
             parts.append(" ".join(s))
         elif s.startswith("trace_id"):
-            parts.append("TRACE-ID" + text[m.start() + len("trace_id"):m.end()])
+            parts.append("TRACE-ID" + text[m.start() + len("trace_id") : m.end()])
         else:
             parts.append(_NEUTRAL.get(s) or s.upper().replace("_", "-"))
         pos = m.end()
     parts.append(text[pos:])
     out = "".join(parts)
-    return _CONTROL.sub(lambda m: f"{m.group(0)[:2]} {m.group(0)[2:-2]} {m.group(0)[-2:]}"
-                        if m.group(0)[1] in "|｜" else f"{m.group(0)[0]} {m.group(0)[1:]}", out)
+    return _CONTROL.sub(
+        lambda m: (
+            f"{m.group(0)[:2]} {m.group(0)[2:-2]} {m.group(0)[-2:]}"
+            if m.group(0)[1] in "|｜"
+            else f"{m.group(0)[0]} {m.group(0)[1:]}"
+        ),
+        out,
+    )
 
 
 def _escape(m: re.Match) -> str:

@@ -35,8 +35,9 @@ class PromptTemplate:
     path: Path | None = None
 
     @classmethod
-    def load(cls, path: str | Path, *, version: str, placeholders: Sequence[str] | None = None,
-             what: str = "prompt template") -> Self:
+    def load(
+        cls, path: str | Path, *, version: str, placeholders: Sequence[str] | None = None, what: str = "prompt template"
+    ) -> Self:
         """Read and check a prompt file (both markers; every placeholder once in the user part).
 
         Parameters
@@ -62,8 +63,9 @@ class PromptTemplate:
             raise UserInputError(f"{what} is not UTF-8 (byte {e.start}); re-encode it", file=str(path)) from e
         parts = _PARTS.split(text)
         if parts[1::2] != [SYSTEM_MARKER, USER_MARKER]:
-            raise UserInputError(f"{what} needs one {SYSTEM_MARKER!r} line, then one {USER_MARKER!r} line",
-                                 file=str(path))
+            raise UserInputError(
+                f"{what} needs one {SYSTEM_MARKER!r} line, then one {USER_MARKER!r} line", file=str(path)
+            )
         system, user = parts[2].strip("\n"), parts[4].strip("\n")
         for ph in placeholders:
             if user.count(ph) != 1:
@@ -103,7 +105,12 @@ def cache_key(config, template: PromptTemplate, body: dict) -> str:
 
     Nothing else (not retries, timeouts or concurrency): those do not change the answer.
     """
-    payload = {"model": config.model, "prompt_version": template.version, "prompt_sha256": template.sha256,
-               "body": body}
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False,
-                                     separators=(",", ":")).encode("utf-8")).hexdigest()
+    payload = {
+        "model": config.model,
+        "prompt_version": template.version,
+        "prompt_sha256": template.sha256,
+        "body": body,
+    }
+    return hashlib.sha256(
+        json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    ).hexdigest()

@@ -38,8 +38,9 @@ class RequestFailed(SeekbenchError):
     message, uncut (the run summary shows the first one in full).
     """
 
-    def __init__(self, reason: str, *, status: int | None = None, attempts: int = 1,
-                 endpoint: str | None = None) -> None:
+    def __init__(
+        self, reason: str, *, status: int | None = None, attempts: int = 1, endpoint: str | None = None
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.status = status
@@ -92,14 +93,19 @@ def scrub_completion(comp: Completion, secret: str | None) -> Completion:
         return comp
     import dataclasses
 
-    return dataclasses.replace(comp, raw=comp.raw.replace(secret, "***"),
-                               content=None if comp.content is None else comp.content.replace(secret, "***"))
+    return dataclasses.replace(
+        comp,
+        raw=comp.raw.replace(secret, "***"),
+        content=None if comp.content is None else comp.content.replace(secret, "***"),
+    )
 
 
 #: What asks the model, as messages name it: (noun, what to do instead of an LLM).
-ROLES = {"judge": ("judge", "or use an offline judge: --judge rules"),
-         "agent": ("agent", "or use a scripted agent: --agent keyphrase"),
-         "estimator": ("estimator", "or use an offline estimator: --estimator mean")}
+ROLES = {
+    "judge": ("judge", "or use an offline judge: --judge rules"),
+    "agent": ("agent", "or use a scripted agent: --agent keyphrase"),
+    "estimator": ("estimator", "or use an offline estimator: --estimator mean"),
+}
 
 
 def resolve_api_key(config, base_url: str | None, *, role: str = "judge") -> str:
@@ -111,8 +117,9 @@ def resolve_api_key(config, base_url: str | None, *, role: str = "judge") -> str
     if host in _LOOPBACK:
         return LOCAL_PLACEHOLDER_KEY
     noun, instead = ROLES[role]
-    raise UserInputError(f"{noun} {config.name!r} needs an API key: set the environment variable "
-                         f"{config.api_key_env} ({instead})")
+    raise UserInputError(
+        f"{noun} {config.name!r} needs an API key: set the environment variable {config.api_key_env} ({instead})"
+    )
 
 
 def retry_after_s(headers) -> float | None:
@@ -170,8 +177,7 @@ class OpenAIProvider:
         What the model is to the user: error messages name it so and suggest its offline option.
     """
 
-    def __init__(self, config, *, base_url: str | None = None, api_key: str | None = None,
-                 role: str = "judge") -> None:
+    def __init__(self, config, *, base_url: str | None = None, api_key: str | None = None, role: str = "judge") -> None:
         import openai
 
         self.config = config
@@ -181,8 +187,9 @@ class OpenAIProvider:
         self.backoff = Backoff(config.backoff_base_s, config.backoff_max_s)
         self._rng = random.Random()
         self.reached = False  # set at the first HTTP response: from then on a refused connection is retried
-        self.client = openai.AsyncOpenAI(base_url=self.base_url, api_key=self._key, max_retries=0,
-                                         timeout=config.timeout_s)
+        self.client = openai.AsyncOpenAI(
+            base_url=self.base_url, api_key=self._key, max_retries=0, timeout=config.timeout_s
+        )
 
     def __repr__(self) -> str:
         return f"OpenAIProvider(judge={self.config.name!r}, base_url={self.base_url!r})"
@@ -232,22 +239,27 @@ class OpenAIProvider:
                 status = e.status_code
                 last = self.scrub(f"HTTP {status}: {_error_message(e)} ({where})")
                 if status in (401, 403):
-                    raise UserInputError(f"the {self.role} endpoint refused the API key from ${cfg.api_key_env} "
-                                         f"({last}); check the key") from None
+                    raise UserInputError(
+                        f"the {self.role} endpoint refused the API key from ${cfg.api_key_env} ({last}); check the key"
+                    ) from None
                 if status == 404:
-                    raise UserInputError(f"the {self.role} endpoint has no model {cfg.model!r} or no chat completions "
-                                         f"at {self.base_url or 'the default OpenAI URL'} ({last})") from None
+                    raise UserInputError(
+                        f"the {self.role} endpoint has no model {cfg.model!r} or no chat completions "
+                        f"at {self.base_url or 'the default OpenAI URL'} ({last})"
+                    ) from None
                 if status not in (408, 409, 429) and status < 500:
-                    raise RequestFailed(last, status=status, attempts=attempt,
-                                        endpoint=self.endpoint) from None
+                    raise RequestFailed(last, status=status, attempts=attempt, endpoint=self.endpoint) from None
                 wait_hint = retry_after_s(e.response.headers)
             except openai.APITimeoutError:
                 last = f"timed out after {cfg.timeout_s:g} s ({where})"
             except openai.APIConnectionError as e:
                 last = self.scrub(f"connection error: {_cause(e)} ({where})")
                 if not self.reached and _refused(e) and attempt >= UNREACHABLE_ATTEMPTS:
-                    raise EndpointUnreachable(f"cannot connect after {attempt} attempts; last error: {last}",
-                                              attempts=attempt, endpoint=self.endpoint) from None
+                    raise EndpointUnreachable(
+                        f"cannot connect after {attempt} attempts; last error: {last}",
+                        attempts=attempt,
+                        endpoint=self.endpoint,
+                    ) from None
                 if not self.reached and _refused(e):
                     await asyncio.sleep(min(0.5, self.backoff.delay(attempt, None, self._rng)))
                     continue
@@ -258,8 +270,12 @@ class OpenAIProvider:
                 if on_retry is not None:
                     on_retry(last)
                 await asyncio.sleep(self.backoff.delay(attempt, wait_hint, self._rng))
-        raise RequestFailed(f"gave up after {cfg.max_attempts} attempts; last error: {last}", status=status,
-                            attempts=cfg.max_attempts, endpoint=self.endpoint)
+        raise RequestFailed(
+            f"gave up after {cfg.max_attempts} attempts; last error: {last}",
+            status=status,
+            attempts=cfg.max_attempts,
+            endpoint=self.endpoint,
+        )
 
 
 def _refused(e: BaseException) -> bool:
@@ -291,11 +307,15 @@ def _completion(raw: str, parsed, latency_s: float, attempts: int) -> Completion
     choice = parsed.choices[0] if parsed.choices else None
     usage = parsed.usage
     return Completion(
-        raw=raw, content=None if choice is None else choice.message.content,
+        raw=raw,
+        content=None if choice is None else choice.message.content,
         finish_reason=None if choice is None else choice.finish_reason,
         prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
         completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-        latency_s=round(latency_s, 4), created=utc_now(), attempts=attempts)
+        latency_s=round(latency_s, 4),
+        created=utc_now(),
+        attempts=attempts,
+    )
 
 
 def completion_from_body(body: dict, *, latency_s: float | None = None) -> Completion:
@@ -305,8 +325,12 @@ def completion_from_body(body: dict, *, latency_s: float | None = None) -> Compl
     choices = body.get("choices") or [{}]
     message = choices[0].get("message") or {}
     usage = body.get("usage") or {}
-    return Completion(raw=json.dumps(body, ensure_ascii=False), content=message.get("content"),
-                      finish_reason=choices[0].get("finish_reason"),
-                      prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                      completion_tokens=int(usage.get("completion_tokens") or 0),
-                      latency_s=latency_s, created=utc_now())
+    return Completion(
+        raw=json.dumps(body, ensure_ascii=False),
+        content=message.get("content"),
+        finish_reason=choices[0].get("finish_reason"),
+        prompt_tokens=int(usage.get("prompt_tokens") or 0),
+        completion_tokens=int(usage.get("completion_tokens") or 0),
+        latency_s=latency_s,
+        created=utc_now(),
+    )

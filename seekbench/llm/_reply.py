@@ -109,11 +109,22 @@ def with_note(messages: list[dict], note: str) -> list[dict]:
     return [*messages[:-1], {**messages[-1], "content": messages[-1]["content"] + note}]
 
 
-async def ask(client: LLMClient, template: PromptTemplate, messages: list[dict], ctx: CallContext, *,
-              trace_id: str | None, parse: Callable[[Reply], Parsed[T]], repair_note: Callable[[int, str], str],
-              max_repairs: int, tally, extra: dict | None = None, record_parsed: bool = True,
-              on_reply: Callable[[Reply], None] | None = None,
-              body: Callable[[list[dict]], dict] | None = None) -> Answer[T]:
+async def ask(
+    client: LLMClient,
+    template: PromptTemplate,
+    messages: list[dict],
+    ctx: CallContext,
+    *,
+    trace_id: str | None,
+    parse: Callable[[Reply], Parsed[T]],
+    repair_note: Callable[[int, str], str],
+    max_repairs: int,
+    tally,
+    extra: dict | None = None,
+    record_parsed: bool = True,
+    on_reply: Callable[[Reply], None] | None = None,
+    body: Callable[[list[dict]], dict] | None = None,
+) -> Answer[T]:
     """Ask until a reply parses, at most ``max_repairs`` repairs; the last check, or why no reply came.
 
     Parameters

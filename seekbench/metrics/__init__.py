@@ -127,7 +127,8 @@ _RENAMED = {"coverage_score": "reference_step_coverage_score", "CoverageResult":
 def __getattr__(name: str):
     if name in _RENAMED:
         new = _RENAMED[name]
-        _warnings.warn(f"seekbench.metrics.{name} is renamed {new}; the old name will be removed",
-                       FutureWarning, stacklevel=2)
+        _warnings.warn(
+            f"seekbench.metrics.{name} is renamed {new}; the old name will be removed", FutureWarning, stacklevel=2
+        )
         return globals()[new]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,23 +19,39 @@ from ._recovery_events import recovery_events
 #: The flags, in the order ``flags`` lists them.
 FLAGS = ("ungrounded", "low_evidence_answer", "not_recovered", "repeated_queries")
 
-AUDIT_COLUMNS = ["trace_id", "agent", "n_steps", "n_reasoning_labeled", "ungrounded_share", "answered",
-                 "evidence_at_answer", "low_evidence_answer", "recovery", "recovery_turn", "not_recovered",
-                 "n_queries", "repeated_queries", "correct", "flags", "score"]
+AUDIT_COLUMNS = [
+    "trace_id",
+    "agent",
+    "n_steps",
+    "n_reasoning_labeled",
+    "ungrounded_share",
+    "answered",
+    "evidence_at_answer",
+    "low_evidence_answer",
+    "recovery",
+    "recovery_turn",
+    "not_recovered",
+    "n_queries",
+    "repeated_queries",
+    "correct",
+    "flags",
+    "score",
+]
 
 #: What each flag means, with the option that sets its threshold (for reports and --help).
 FLAG_DEFINITIONS = {
     "ungrounded": "at least ungrounded_threshold of the trace's labeled reasoning steps are NotGrounded, "
-                  "counting only traces with at least min_reasoning_labeled labeled reasoning steps",
+    "counting only traces with at least min_reasoning_labeled labeled reasoning steps",
     "low_evidence_answer": "answered while the evidence state E was below answer_evidence_below",
     "not_recovered": "did not reach recovery (spec section 4) by turn recovery_horizon (default: at all)",
     "repeated_queries": "at least repeated_queries_threshold queries repeat an earlier query of the trace "
-                        "(same normalised text)",
+    "(same normalised text)",
 }
 
 
-def _check(ungrounded_threshold, min_reasoning_labeled, answer_evidence_below, repeated_queries_threshold,
-           recovery_horizon) -> None:
+def _check(
+    ungrounded_threshold, min_reasoning_labeled, answer_evidence_below, repeated_queries_threshold, recovery_horizon
+) -> None:
     if not 0.0 < float(ungrounded_threshold) <= 1.0:
         raise UserInputError(f"ungrounded_threshold must be in (0, 1], got {ungrounded_threshold!r}")
     if int(min_reasoning_labeled) < 1:
@@ -48,11 +64,19 @@ def _check(ungrounded_threshold, min_reasoning_labeled, answer_evidence_below, r
         raise UserInputError(f"recovery_horizon must be >= 0 or None, got {recovery_horizon!r}")
 
 
-def trace_audit(steps: pd.DataFrame, traces: pd.DataFrame, *, evidence_mapping: EvidenceMapping = "sum",
-                evidence_scope: EvidenceScope = "cumulative", recovery: Recovery = "evidence_or_correct",
-                ungrounded_threshold: float = 0.75, min_reasoning_labeled: int = 3,
-                answer_evidence_below: int = 1, repeated_queries_threshold: int = 2,
-                recovery_horizon: int | None = None) -> pd.DataFrame:
+def trace_audit(
+    steps: pd.DataFrame,
+    traces: pd.DataFrame,
+    *,
+    evidence_mapping: EvidenceMapping = "sum",
+    evidence_scope: EvidenceScope = "cumulative",
+    recovery: Recovery = "evidence_or_correct",
+    ungrounded_threshold: float = 0.75,
+    min_reasoning_labeled: int = 3,
+    answer_evidence_below: int = 1,
+    repeated_queries_threshold: int = 2,
+    recovery_horizon: int | None = None,
+) -> pd.DataFrame:
     """One row per trace with the process failures a reviewer looks for, and a severity score.
 
     Flags (each threshold is an option; see ``FLAG_DEFINITIONS``):
@@ -108,23 +132,42 @@ def trace_audit(steps: pd.DataFrame, traces: pd.DataFrame, *, evidence_mapping: 
     >>> row["flags"], float(row["score"])  # u = 1, E_answer = 0 (term 1), wrong answer: not recovered
     ('ungrounded,low_evidence_answer,not_recovered', 3.0)
     """
-    _check(ungrounded_threshold, min_reasoning_labeled, answer_evidence_below, repeated_queries_threshold,
-           recovery_horizon)
+    _check(
+        ungrounded_threshold, min_reasoning_labeled, answer_evidence_below, repeated_queries_threshold, recovery_horizon
+    )
     reasoning = steps[steps["kind"] == "reasoning"]
     labeled = reasoning[reasoning["grounding"].notna()]
-    ung = (labeled.assign(ng=labeled["grounding"].eq("NotGrounded"))
-           .groupby("trace_id", sort=False)["ng"].agg(["mean", "size"]))
+    ung = (
+        labeled.assign(ng=labeled["grounding"].eq("NotGrounded"))
+        .groupby("trace_id", sort=False)["ng"]
+        .agg(["mean", "size"])
+    )
     searches = steps[(steps["kind"] == "search") & steps["query_norm"].notna()]
     repeats = searches.duplicated(["trace_id", "query_norm"]).groupby(searches["trace_id"], sort=False).sum()
     n_queries = searches.groupby("trace_id", sort=False).size()
     ebt = evidence_by_turn(steps, mapping=evidence_mapping, scope=evidence_scope)
-    at_answer = traces[["trace_id", "answer_turn"]].dropna().merge(
-        ebt.rename(columns={"turn": "answer_turn"})[["trace_id", "answer_turn", "E"]],
-        on=["trace_id", "answer_turn"], how="left").set_index("trace_id")["E"]
-    events = recovery_events(steps, traces, recovery=recovery, evidence_mapping=evidence_mapping,
-                             evidence_scope=evidence_scope).set_index("trace_id")
-    out = pd.DataFrame({"trace_id": traces["trace_id"], "agent": traces["agent"], "n_steps": traces["n_steps"],
-                        "answered": traces["answered"].astype(bool), "correct": traces["correct"]})
+    at_answer = (
+        traces[["trace_id", "answer_turn"]]
+        .dropna()
+        .merge(
+            ebt.rename(columns={"turn": "answer_turn"})[["trace_id", "answer_turn", "E"]],
+            on=["trace_id", "answer_turn"],
+            how="left",
+        )
+        .set_index("trace_id")["E"]
+    )
+    events = recovery_events(
+        steps, traces, recovery=recovery, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope
+    ).set_index("trace_id")
+    out = pd.DataFrame(
+        {
+            "trace_id": traces["trace_id"],
+            "agent": traces["agent"],
+            "n_steps": traces["n_steps"],
+            "answered": traces["answered"].astype(bool),
+            "correct": traces["correct"],
+        }
+    )
     tid = out["trace_id"]
     out["n_reasoning_labeled"] = tid.map(ung["size"]).fillna(0).astype(int)
     out["ungrounded_share"] = tid.map(ung["mean"]).astype(float)
@@ -139,14 +182,22 @@ def trace_audit(steps: pd.DataFrame, traces: pd.DataFrame, *, evidence_mapping: 
     late = out["recovery_turn"] > recovery_horizon if recovery_horizon is not None else False
     out["not_recovered"] = (out["recovery"] != "recovered") | late
     rep_flag = out["repeated_queries"] >= repeated_queries_threshold
-    raised = pd.DataFrame({"ungrounded": ung_flag, "low_evidence_answer": out["low_evidence_answer"],
-                           "not_recovered": out["not_recovered"], "repeated_queries": rep_flag})
-    severity = pd.DataFrame({
-        "ungrounded": out["ungrounded_share"].fillna(0.0),
-        "low_evidence_answer": (2.0 - out["evidence_at_answer"].fillna(2.0)) / 2.0,
-        "not_recovered": 1.0,
-        "repeated_queries": out["repeated_queries"] / out["n_queries"].where(out["n_queries"] > 0, 1),
-    })
+    raised = pd.DataFrame(
+        {
+            "ungrounded": ung_flag,
+            "low_evidence_answer": out["low_evidence_answer"],
+            "not_recovered": out["not_recovered"],
+            "repeated_queries": rep_flag,
+        }
+    )
+    severity = pd.DataFrame(
+        {
+            "ungrounded": out["ungrounded_share"].fillna(0.0),
+            "low_evidence_answer": (2.0 - out["evidence_at_answer"].fillna(2.0)) / 2.0,
+            "not_recovered": 1.0,
+            "repeated_queries": out["repeated_queries"] / out["n_queries"].where(out["n_queries"] > 0, 1),
+        }
+    )
     out["score"] = (severity.where(raised.to_numpy(), 0.0)).sum(axis=1).astype(float)
     names = np.array(FLAGS, dtype=object)
     mask = raised[list(FLAGS)].to_numpy(dtype=bool)
@@ -175,8 +226,9 @@ def audit_flag_rates(audit: pd.DataFrame, *, by: str = "agent") -> pd.DataFrame:
     """
     parts = audit["flags"].fillna("").str.split(",")
     cols = {f: parts.map(lambda p, f=f: f in p) for f in FLAGS}
-    frame = pd.DataFrame({by: audit[by], "flagged": audit["flags"].fillna("") != "", **cols,
-                          "mean_score": audit["score"]})
+    frame = pd.DataFrame(
+        {by: audit[by], "flagged": audit["flags"].fillna("") != "", **cols, "mean_score": audit["score"]}
+    )
     g = frame.groupby(by, sort=False)
     out = g[["flagged", *FLAGS, "mean_score"]].mean().astype(float)
     out.insert(0, "n_traces", g.size())

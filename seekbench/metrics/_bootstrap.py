@@ -53,9 +53,14 @@ def cluster_labels(trace_ids: Sequence, question_ids: Sequence | None, *, cluste
     return np.where(qids.isna().to_numpy(), tids, np.asarray([f"question::{q}" for q in qids], dtype=object))
 
 
-def bootstrap_sums(columns: np.ndarray, *, n_boot: int = 2000, seed: int | None = 0,
-                   clusters: Sequence | np.ndarray | None = None,
-                   universe: Sequence | np.ndarray | None = None) -> np.ndarray:
+def bootstrap_sums(
+    columns: np.ndarray,
+    *,
+    n_boot: int = 2000,
+    seed: int | None = 0,
+    clusters: Sequence | np.ndarray | None = None,
+    universe: Sequence | np.ndarray | None = None,
+) -> np.ndarray:
     """Resampled column sums: ``(n_boot x m)`` array, row b = sum over resample b's traces.
 
     Parameters
@@ -89,8 +94,7 @@ def bootstrap_sums(columns: np.ndarray, *, n_boot: int = 2000, seed: int | None 
     if not np.isfinite(cols).all():
         raise ValueError("bootstrap_sums needs finite columns; mask undefined values first")
     units: Sequence | np.ndarray = np.arange(n) if clusters is None else clusters
-    labels = pd.Index(pd.unique(pd.Series(list(universe) if universe is not None else list(units),
-                                          dtype=object)))
+    labels = pd.Index(pd.unique(pd.Series(list(universe) if universe is not None else list(units), dtype=object)))
     codes = labels.get_indexer(pd.Series(list(units), dtype=object))
     if (codes < 0).any():
         raise ValueError("every cluster label must be in the universe")
@@ -125,8 +129,10 @@ def _draw(seed: int | None, n_clusters: int, n_boot: int) -> tuple[np.ndarray, .
     rng = np.random.default_rng(seed)
     p = np.full(n_clusters, 1.0 / n_clusters)
     chunk = max(1, _MAX_CELLS // n_clusters)
-    return tuple(rng.multinomial(n_clusters, p, size=min(chunk, n_boot - start)).astype(float)
-                 for start in range(0, n_boot, chunk))
+    return tuple(
+        rng.multinomial(n_clusters, p, size=min(chunk, n_boot - start)).astype(float)
+        for start in range(0, n_boot, chunk)
+    )
 
 
 def _resample_counts(seed: int | None, n_clusters: int, n_boot: int) -> tuple[np.ndarray, ...]:
@@ -163,7 +169,7 @@ class _Prefetcher:
 
     def advance(self, group: int) -> None:
         """The caller is at ``group``: keep and start the draws of groups ``group .. group + ahead``."""
-        wanted = dict.fromkeys(self.keys[group:group + self.ahead + 1])
+        wanted = dict.fromkeys(self.keys[group : group + self.ahead + 1])
         for key in [k for k in self.futures if k not in wanted]:
             self.futures.pop(key).cancel()
         for key in wanted:
@@ -184,8 +190,9 @@ _PREFETCH: ContextVar[_Prefetcher | None] = ContextVar("seekbench_bootstrap_pref
 
 
 @contextmanager
-def prefetch_draws(group_sizes: Sequence[int], *, n_boot: int, seed: object,
-                   ahead: int = 1) -> Iterator[Callable[[int], None]]:
+def prefetch_draws(
+    group_sizes: Sequence[int], *, n_boot: int, seed: object, ahead: int = 1
+) -> Iterator[Callable[[int], None]]:
     """Draw the resample counts of upcoming groups in the background.
 
     Yields ``advance(i)``, to call when group i starts; its draw (``group_sizes[i]``
@@ -223,10 +230,16 @@ def percentile_interval(stats: np.ndarray, *, alpha: float = 0.05) -> tuple[floa
     return (float(lo), float(hi))
 
 
-def bootstrap_statistic_ci(columns: np.ndarray, statistic: Callable[[np.ndarray], np.ndarray], *,
-                           n_boot: int = 2000, seed: int | None = 0, alpha: float = 0.05,
-                           clusters: Sequence | np.ndarray | None = None,
-                           universe: Sequence | np.ndarray | None = None) -> tuple[float, float]:
+def bootstrap_statistic_ci(
+    columns: np.ndarray,
+    statistic: Callable[[np.ndarray], np.ndarray],
+    *,
+    n_boot: int = 2000,
+    seed: int | None = 0,
+    alpha: float = 0.05,
+    clusters: Sequence | np.ndarray | None = None,
+    universe: Sequence | np.ndarray | None = None,
+) -> tuple[float, float]:
     """Percentile CI of a statistic computed from per-trace column sums.
 
     ``statistic`` maps the ``(B x m)`` resampled sums to B values (vectorised); it is
@@ -253,10 +266,16 @@ def ratio(sums: np.ndarray) -> np.ndarray:
         return np.where(sums[:, 1] > 0, sums[:, 0] / np.where(sums[:, 1] > 0, sums[:, 1], 1.0), np.nan)
 
 
-def bootstrap_ci(values: Sequence[float] | np.ndarray, denominators: Sequence[float] | np.ndarray | None = None, *,
-                 n_boot: int = 2000, seed: int | None = 0, alpha: float = 0.05,
-                 clusters: Sequence | np.ndarray | None = None,
-                 universe: Sequence | np.ndarray | None = None) -> tuple[float, float]:
+def bootstrap_ci(
+    values: Sequence[float] | np.ndarray,
+    denominators: Sequence[float] | np.ndarray | None = None,
+    *,
+    n_boot: int = 2000,
+    seed: int | None = 0,
+    alpha: float = 0.05,
+    clusters: Sequence | np.ndarray | None = None,
+    universe: Sequence | np.ndarray | None = None,
+) -> tuple[float, float]:
     """Percentile bootstrap CI of a mean over traces, or of a ratio of per-trace sums.
 
     Without ``denominators`` the statistic is the mean of ``values`` over the traces where
@@ -293,5 +312,6 @@ def bootstrap_ci(values: Sequence[float] | np.ndarray, denominators: Sequence[fl
     if not mask.any():
         check_bootstrap_options(n_boot, alpha)
         return (float("nan"), float("nan"))
-    return bootstrap_statistic_ci(cols, ratio, n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters,
-                                  universe=universe)
+    return bootstrap_statistic_ci(
+        cols, ratio, n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters, universe=universe
+    )

@@ -87,9 +87,14 @@ def _pooled_ce(sums: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
     return (_state_weights(n, weights) * np.abs(p - IDEAL_POLICY)).sum(axis=1)  # NaN rows stay NaN
 
 
-def evidence_prevalence(steps: pd.DataFrame, traces: pd.DataFrame, *, decision_points: DecisionPoints = "turn",
-                        evidence_mapping: EvidenceMapping = "sum",
-                        evidence_scope: EvidenceScope = "cumulative") -> pd.Series:
+def evidence_prevalence(
+    steps: pd.DataFrame,
+    traces: pd.DataFrame,
+    *,
+    decision_points: DecisionPoints = "turn",
+    evidence_mapping: EvidenceMapping = "sum",
+    evidence_scope: EvidenceScope = "cumulative",
+) -> pd.Series:
     """P(E = k), k = 0, 1, 2, over all decision points of the traces given.
 
     Computed on the whole corpus (all agents) it is the global prevalence that
@@ -108,8 +113,9 @@ def evidence_prevalence(steps: pd.DataFrame, traces: pd.DataFrame, *, decision_p
     [0.5, 0.0, 0.5]
     """
     _check("trace", "global", decision_points, evidence_mapping, evidence_scope)
-    counts = _counts(steps, traces, decision_points=decision_points, evidence_mapping=evidence_mapping,
-                     evidence_scope=evidence_scope)[3]
+    counts = _counts(
+        steps, traces, decision_points=decision_points, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope
+    )[3]
     n_k = counts[["n0", "n1", "n2"]].sum().to_numpy()
     total = n_k.sum()
     return pd.Series(n_k / total if total > 0 else np.full(3, np.nan), index=[0, 1, 2], name="prevalence")
@@ -180,30 +186,49 @@ def _warn(what: str, why: str) -> None:
     warnings.warn(f"{what} is undefined ({why}); returning NaN", UndefinedMetricWarning, stacklevel=3)
 
 
-def _weights(steps: pd.DataFrame, traces: pd.DataFrame, *, aggregate: CEAggregate, prevalence: Prevalence,
-             decision_points: DecisionPoints, evidence_mapping: EvidenceMapping, evidence_scope: EvidenceScope,
-             global_prevalence: Sequence[float] | pd.Series | None) -> np.ndarray | None:
+def _weights(
+    steps: pd.DataFrame,
+    traces: pd.DataFrame,
+    *,
+    aggregate: CEAggregate,
+    prevalence: Prevalence,
+    decision_points: DecisionPoints,
+    evidence_mapping: EvidenceMapping,
+    evidence_scope: EvidenceScope,
+    global_prevalence: Sequence[float] | pd.Series | None,
+) -> np.ndarray | None:
     """The P(E = k) weights of the pooled CE (None: the group's own prevalence or trace CE)."""
     if aggregate != "pooled" or prevalence != "global":
         return None
     if global_prevalence is None:
-        global_prevalence = evidence_prevalence(steps, traces, decision_points=decision_points,
-                                                evidence_mapping=evidence_mapping, evidence_scope=evidence_scope)
+        global_prevalence = evidence_prevalence(
+            steps,
+            traces,
+            decision_points=decision_points,
+            evidence_mapping=evidence_mapping,
+            evidence_scope=evidence_scope,
+        )
     weights = np.asarray(global_prevalence, dtype=float).reshape(-1)
     if weights.shape != (3,):
         raise UserInputError(f"global_prevalence must hold P(E=k) for k = 0, 1, 2, got {weights.size} values")
     return weights
 
 
-def _counts(steps: pd.DataFrame, traces: pd.DataFrame, *, decision_points: DecisionPoints,
-            evidence_mapping: EvidenceMapping,
-            evidence_scope: EvidenceScope) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def _counts(
+    steps: pd.DataFrame,
+    traces: pd.DataFrame,
+    *,
+    decision_points: DecisionPoints,
+    evidence_mapping: EvidenceMapping,
+    evidence_scope: EvidenceScope,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The traces used (none when the group has no evidence label), the evidence coverage
     of ``traces``, the decision points of the used traces and their ``[n0..a2]`` counts."""
     cov = observation_label_counts(steps, traces, evidence_mapping=evidence_mapping)
     tr = traces if evidence_labeled(cov) else traces.iloc[:0]
-    points = decision_point_table(steps, tr, decision_points=decision_points, evidence_mapping=evidence_mapping,
-                                  evidence_scope=evidence_scope)
+    points = decision_point_table(
+        steps, tr, decision_points=decision_points, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope
+    )
     return tr, cov, points, decision_counts(points, pd.Index(tr["trace_id"]))
 
 
@@ -216,12 +241,22 @@ def _point_estimate(c: np.ndarray, aggregate: str, weights: np.ndarray | None) -
     return float(_pooled_ce(c.sum(axis=0, keepdims=True), weights)[0])
 
 
-def answer_calibration(steps: pd.DataFrame, traces: pd.DataFrame, *, aggregate: CEAggregate = "trace",
-                       prevalence: Prevalence = "global", decision_points: DecisionPoints = "turn",
-                       evidence_mapping: EvidenceMapping = "sum", evidence_scope: EvidenceScope = "cumulative",
-                       global_prevalence: Sequence[float] | pd.Series | None = None, horizon: int = 15,
-                       n_boot: int = 2000, seed: int | None = 0, alpha: float = 0.05,
-                       cluster: Cluster = "trace") -> CalibrationResult:
+def answer_calibration(
+    steps: pd.DataFrame,
+    traces: pd.DataFrame,
+    *,
+    aggregate: CEAggregate = "trace",
+    prevalence: Prevalence = "global",
+    decision_points: DecisionPoints = "turn",
+    evidence_mapping: EvidenceMapping = "sum",
+    evidence_scope: EvidenceScope = "cumulative",
+    global_prevalence: Sequence[float] | pd.Series | None = None,
+    horizon: int = 15,
+    n_boot: int = 2000,
+    seed: int | None = 0,
+    alpha: float = 0.05,
+    cluster: Cluster = "trace",
+) -> CalibrationResult:
     """Calibration error of the answer decision with its companions (spec section 5).
 
     At each decision point (see :mod:`seekbench.metrics._decisions`) of trace i record the
@@ -284,11 +319,19 @@ def answer_calibration(steps: pd.DataFrame, traces: pd.DataFrame, *, aggregate: 
     check_bootstrap_options(n_boot, alpha, cluster)
     if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 0:
         raise UserInputError(f"horizon must be a non-negative integer number of turns, got {horizon!r}")
-    weights = _weights(steps, traces, aggregate=aggregate, prevalence=prevalence,
-                       global_prevalence=global_prevalence, decision_points=decision_points,
-                       evidence_mapping=evidence_mapping, evidence_scope=evidence_scope)
-    tr, cov, points, counts = _counts(steps, traces, decision_points=decision_points,
-                                      evidence_mapping=evidence_mapping, evidence_scope=evidence_scope)
+    weights = _weights(
+        steps,
+        traces,
+        aggregate=aggregate,
+        prevalence=prevalence,
+        global_prevalence=global_prevalence,
+        decision_points=decision_points,
+        evidence_mapping=evidence_mapping,
+        evidence_scope=evidence_scope,
+    )
+    tr, cov, points, counts = _counts(
+        steps, traces, decision_points=decision_points, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope
+    )
     c = counts.to_numpy()
     per_trace = pd.Series(_trace_ce(c), index=counts.index, name="ce")
     ce = _point_estimate(c, aggregate, weights)
@@ -296,8 +339,9 @@ def answer_calibration(steps: pd.DataFrame, traces: pd.DataFrame, *, aggregate: 
     if aggregate == "trace":
         ci = bootstrap_ci(per_trace.to_numpy(), n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters)
     elif len(c):
-        ci = bootstrap_statistic_ci(c, lambda s: _pooled_ce(s, weights), n_boot=n_boot, seed=seed, alpha=alpha,
-                                    clusters=clusters)
+        ci = bootstrap_statistic_ci(
+            c, lambda s: _pooled_ce(s, weights), n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters
+        )
     else:
         ci = (np.nan, np.nan)
     why = "no observation has evidence labels" if len(traces) else "no traces"
@@ -308,9 +352,17 @@ def answer_calibration(steps: pd.DataFrame, traces: pd.DataFrame, *, aggregate: 
     with np.errstate(invalid="ignore", divide="ignore"):
         p_answer = np.where(n_k > 0, a_k / np.where(n_k > 0, n_k, 1.0), np.nan)
     w = _state_weights(n_k[None, :], weights)[0]
-    answer_table = pd.DataFrame({"E": [0, 1, 2], "n": n_k.astype(int), "answers": a_k.astype(int),
-                                 "p_answer": p_answer, "ideal": IDEAL_POLICY, "prevalence": w,
-                                 "term": w * np.abs(p_answer - IDEAL_POLICY)})
+    answer_table = pd.DataFrame(
+        {
+            "E": [0, 1, 2],
+            "n": n_k.astype(int),
+            "answers": a_k.astype(int),
+            "p_answer": p_answer,
+            "ideal": IDEAL_POLICY,
+            "prevalence": w,
+            "term": w * np.abs(p_answer - IDEAL_POLICY),
+        }
+    )
 
     if decision_points != "turn":
         points = turn_points(steps, tr, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope)
@@ -327,22 +379,42 @@ def answer_calibration(steps: pd.DataFrame, traces: pd.DataFrame, *, aggregate: 
         _warn("overconfident rate", why if not len(tr) else "no answered trace")
     if not len(comp):
         _warn("overcautious rate", why)
-    acc = (answered.assign(known=answered["correct"].notna())
-           .groupby("e_answer")
-           .agg(n=("known", "size"), n_known=("known", "sum"), accuracy=("correct", "mean"))
-           .reindex(range(3)))
+    acc = (
+        answered.assign(known=answered["correct"].notna())
+        .groupby("e_answer")
+        .agg(n=("known", "size"), n_known=("known", "sum"), accuracy=("correct", "mean"))
+        .reindex(range(3))
+    )
     acc = acc.assign(n=acc["n"].fillna(0).astype(int), n_known=acc["n_known"].fillna(0).astype(int))
     acc = acc.rename_axis("E").reset_index()
     return CalibrationResult(
-        ce=ce, ci=ci, aggregate=aggregate, prevalence=prevalence, decision_points=decision_points,
-        per_trace=per_trace.reindex(pd.Index(traces["trace_id"])), answer_table=answer_table,
-        overconfident_rate=overconfident, overcautious_rate=overcautious, overcautious_given_evidence=given,
-        accuracy_by_evidence=acc, n_traces=len(tr), n_decision_points=int(c[:, :3].sum()),
-        n_answered=n_answered, n_reached_evidence=n_reached, n_traces_all_unlabeled=int(cov["all_unlabeled"].sum()),
-        options={"aggregate": aggregate, "prevalence": prevalence, "horizon": horizon,
-                 "decision_points": decision_points, "evidence_mapping": evidence_mapping,
-                 "evidence_scope": evidence_scope},
-        overconfident_ci=over_ci, overcautious_ci=caut_ci)
+        ce=ce,
+        ci=ci,
+        aggregate=aggregate,
+        prevalence=prevalence,
+        decision_points=decision_points,
+        per_trace=per_trace.reindex(pd.Index(traces["trace_id"])),
+        answer_table=answer_table,
+        overconfident_rate=overconfident,
+        overcautious_rate=overcautious,
+        overcautious_given_evidence=given,
+        accuracy_by_evidence=acc,
+        n_traces=len(tr),
+        n_decision_points=int(c[:, :3].sum()),
+        n_answered=n_answered,
+        n_reached_evidence=n_reached,
+        n_traces_all_unlabeled=int(cov["all_unlabeled"].sum()),
+        options={
+            "aggregate": aggregate,
+            "prevalence": prevalence,
+            "horizon": horizon,
+            "decision_points": decision_points,
+            "evidence_mapping": evidence_mapping,
+            "evidence_scope": evidence_scope,
+        },
+        overconfident_ci=over_ci,
+        overcautious_ci=caut_ci,
+    )
 
 
 def _companions(points: pd.DataFrame, traces: pd.DataFrame, *, horizon: int) -> pd.DataFrame:
@@ -351,8 +423,9 @@ def _companions(points: pd.DataFrame, traces: pd.DataFrame, *, horizon: int) -> 
     first2 = points[points["E"] == 2].groupby("trace_id", sort=False)["t"].min()
     e_answer = points[points["A"] == 1].set_index("trace_id")["E"]
     out = traces[["trace_id", "answered", "answer_turn", "correct"]].set_index("trace_id")
-    out = out.assign(answered=out["answered"].astype(bool), e_answer=e_answer.reindex(out.index),
-                     first_e2=first2.reindex(out.index))
+    out = out.assign(
+        answered=out["answered"].astype(bool), e_answer=e_answer.reindex(out.index), first_e2=first2.reindex(out.index)
+    )
     out["correct"] = pd.to_numeric(out["correct"].map({True: 1.0, False: 0.0}), errors="coerce")
     out["reached"] = out["first_e2"].notna()
     late = out["answer_turn"] - out["first_e2"] > horizon
@@ -360,10 +433,17 @@ def _companions(points: pd.DataFrame, traces: pd.DataFrame, *, horizon: int) -> 
     return out
 
 
-def calibration_error(steps: pd.DataFrame, traces: pd.DataFrame, *, aggregate: CEAggregate = "trace",
-                      prevalence: Prevalence = "global", decision_points: DecisionPoints = "turn",
-                      evidence_mapping: EvidenceMapping = "sum", evidence_scope: EvidenceScope = "cumulative",
-                      global_prevalence: Sequence[float] | pd.Series | None = None) -> float:
+def calibration_error(
+    steps: pd.DataFrame,
+    traces: pd.DataFrame,
+    *,
+    aggregate: CEAggregate = "trace",
+    prevalence: Prevalence = "global",
+    decision_points: DecisionPoints = "turn",
+    evidence_mapping: EvidenceMapping = "sum",
+    evidence_scope: EvidenceScope = "cumulative",
+    global_prevalence: Sequence[float] | pd.Series | None = None,
+) -> float:
     """CE of the answer decision (spec section 5): a float in [0, 1], lower is better.
 
     See :func:`answer_calibration` for the formula and options; this is its ``ce`` without
@@ -380,11 +460,19 @@ def calibration_error(steps: pd.DataFrame, traces: pd.DataFrame, *, aggregate: C
     1.0
     """
     _check(aggregate, prevalence, decision_points, evidence_mapping, evidence_scope)
-    weights = _weights(steps, traces, aggregate=aggregate, prevalence=prevalence,
-                       global_prevalence=global_prevalence, decision_points=decision_points,
-                       evidence_mapping=evidence_mapping, evidence_scope=evidence_scope)
-    counts = _counts(steps, traces, decision_points=decision_points, evidence_mapping=evidence_mapping,
-                     evidence_scope=evidence_scope)[3]
+    weights = _weights(
+        steps,
+        traces,
+        aggregate=aggregate,
+        prevalence=prevalence,
+        global_prevalence=global_prevalence,
+        decision_points=decision_points,
+        evidence_mapping=evidence_mapping,
+        evidence_scope=evidence_scope,
+    )
+    counts = _counts(
+        steps, traces, decision_points=decision_points, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope
+    )[3]
     ce = _point_estimate(counts.to_numpy(), aggregate, weights)
     if np.isnan(ce):
         _warn("CE", "no observation has evidence labels" if len(traces) else "no traces")

@@ -40,8 +40,9 @@ def _compute_obs_evidence(steps: pd.DataFrame, mapping: EvidenceMapping) -> pd.S
     is_obs = (steps["kind"] == "search_result").to_numpy()
     e = np.full(len(steps), np.nan)
     if is_obs.any():
-        e[is_obs] = observation_evidence(steps["clarity"][is_obs], steps["sufficiency"][is_obs],
-                                         mapping=mapping).to_numpy()
+        e[is_obs] = observation_evidence(
+            steps["clarity"][is_obs], steps["sufficiency"][is_obs], mapping=mapping
+        ).to_numpy()
     return pd.Series(e, index=steps.index)
 
 
@@ -57,8 +58,9 @@ def steps_of(steps: pd.DataFrame, traces: pd.DataFrame) -> pd.DataFrame:
     return steps[keep[seg.codes]]
 
 
-def held_evidence(steps: pd.DataFrame, *, evidence_mapping: EvidenceMapping = "sum",
-                  evidence_scope: EvidenceScope = "cumulative") -> pd.Series:
+def held_evidence(
+    steps: pd.DataFrame, *, evidence_mapping: EvidenceMapping = "sum", evidence_scope: EvidenceScope = "cumulative"
+) -> pd.Series:
     """E held at each step: from the observations at or before it in its trace.
 
     ``cumulative``: max E over those observations; ``latest``: E of the last labeled one.
@@ -86,16 +88,21 @@ def held_evidence(steps: pd.DataFrame, *, evidence_mapping: EvidenceMapping = "s
     return pd.Series(held, index=steps.index).astype(int).rename("E")
 
 
-def observation_label_counts(steps: pd.DataFrame, traces: pd.DataFrame, *,
-                      evidence_mapping: EvidenceMapping = "sum") -> pd.DataFrame:
+def observation_label_counts(
+    steps: pd.DataFrame, traces: pd.DataFrame, *, evidence_mapping: EvidenceMapping = "sum"
+) -> pd.DataFrame:
     """Per trace: observations and unlabeled observations (E could not be computed).
 
     Returns a DataFrame indexed by ``trace_id`` (trace table order) with columns
     ``n_obs``, ``n_obs_unlabeled`` and ``all_unlabeled`` (it has observations and none is
     labeled: by spec section 2 its E stays 0 throughout).
     """
-    return memo("observation_label_counts", (steps, traces), (evidence_mapping,),
-                lambda: _label_counts(steps, traces, evidence_mapping)).copy()
+    return memo(
+        "observation_label_counts",
+        (steps, traces),
+        (evidence_mapping,),
+        lambda: _label_counts(steps, traces, evidence_mapping),
+    ).copy()
 
 
 def _label_counts(steps: pd.DataFrame, traces: pd.DataFrame, evidence_mapping: EvidenceMapping) -> pd.DataFrame:
@@ -105,8 +112,9 @@ def _label_counts(steps: pd.DataFrame, traces: pd.DataFrame, evidence_mapping: E
     seg = trace_segments(steps)
     pos = pd.Index(seg.uniques).get_indexer(ids)
     found = pos >= 0
-    n_obs, n_unl = (np.where(found, seg.count(m)[np.maximum(pos, 0)] if seg.n else 0, 0)
-                    for m in (obs, obs & np.isnan(e)))
+    n_obs, n_unl = (
+        np.where(found, seg.count(m)[np.maximum(pos, 0)] if seg.n else 0, 0) for m in (obs, obs & np.isnan(e))
+    )
     out = pd.DataFrame({"n_obs": n_obs.astype(np.int64), "n_obs_unlabeled": n_unl.astype(np.int64)}, index=ids)
     out["all_unlabeled"] = (out["n_obs"] > 0) & (out["n_obs_unlabeled"] == out["n_obs"])
     return out
@@ -124,8 +132,13 @@ def evidence_labeled(counts: pd.DataFrame) -> bool:
     return n_obs == 0 or int(counts["n_obs_unlabeled"].sum()) < n_obs
 
 
-def turn_points(steps: pd.DataFrame, traces: pd.DataFrame, *, evidence_mapping: EvidenceMapping = "sum",
-                evidence_scope: EvidenceScope = "cumulative") -> pd.DataFrame:
+def turn_points(
+    steps: pd.DataFrame,
+    traces: pd.DataFrame,
+    *,
+    evidence_mapping: EvidenceMapping = "sum",
+    evidence_scope: EvidenceScope = "cumulative",
+) -> pd.DataFrame:
     """Turn decision points of every trace of ``traces``: columns ``trace_id, t, E, A``.
 
     Turns 0 .. answer turn, or every turn of a trace without an answer (a trace without
@@ -153,8 +166,13 @@ def turn_points(steps: pd.DataFrame, traces: pd.DataFrame, *, evidence_mapping: 
     return pd.DataFrame({"trace_id": ids[owner][keep].astype(object), "t": t[keep], "E": e[keep], "A": a[keep]})
 
 
-def step_points(steps: pd.DataFrame, traces: pd.DataFrame, *, evidence_mapping: EvidenceMapping = "sum",
-                evidence_scope: EvidenceScope = "cumulative") -> pd.DataFrame:
+def step_points(
+    steps: pd.DataFrame,
+    traces: pd.DataFrame,
+    *,
+    evidence_mapping: EvidenceMapping = "sum",
+    evidence_scope: EvidenceScope = "cumulative",
+) -> pd.DataFrame:
     """Step decision points: every step up to the first answer step; columns ``trace_id, t, E, A``.
 
     ``t`` is the step's position in its trace; E is :func:`held_evidence`.
@@ -164,14 +182,25 @@ def step_points(steps: pd.DataFrame, traces: pd.DataFrame, *, evidence_mapping: 
     is_ans = (sub["kind"] == "answer").to_numpy().astype(np.int64)
     answers_before = Segments(sub["trace_id"]).cumsum(is_ans) - is_ans
     keep = answers_before == 0
-    out = pd.DataFrame({"trace_id": sub["trace_id"].to_numpy(), "t": sub["pos"].to_numpy().astype(int),
-                        "E": held.to_numpy(), "A": is_ans})
+    out = pd.DataFrame(
+        {
+            "trace_id": sub["trace_id"].to_numpy(),
+            "t": sub["pos"].to_numpy().astype(int),
+            "E": held.to_numpy(),
+            "A": is_ans,
+        }
+    )
     return out[keep].reset_index(drop=True)
 
 
-def decision_point_table(steps: pd.DataFrame, traces: pd.DataFrame, *, decision_points: str = "turn",
-                         evidence_mapping: EvidenceMapping = "sum",
-                         evidence_scope: EvidenceScope = "cumulative") -> pd.DataFrame:
+def decision_point_table(
+    steps: pd.DataFrame,
+    traces: pd.DataFrame,
+    *,
+    decision_points: str = "turn",
+    evidence_mapping: EvidenceMapping = "sum",
+    evidence_scope: EvidenceScope = "cumulative",
+) -> pd.DataFrame:
     """The decision points of every trace of ``traces`` (see the module docstring).
 
     Parameters

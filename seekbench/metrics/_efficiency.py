@@ -68,8 +68,7 @@ def pass_at_k_by_agent(traces: pd.DataFrame, *, ks: Sequence[int] = (1,)) -> pd.
     rc = run_counts(traces)
     rows = []
     for agent, g in rc.groupby("agent", sort=True, dropna=False):
-        row = {"agent": agent, "questions": len(g), "runs_min": int(g["runs"].min()),
-               "runs_max": int(g["runs"].max())}
+        row = {"agent": agent, "questions": len(g), "runs_min": int(g["runs"].min()), "runs_max": int(g["runs"].max())}
         for k in ks:
             ok = g[g["runs"] >= k]
             if ok.empty:
@@ -101,10 +100,19 @@ def efficiency_table(steps: pd.DataFrame, traces: pd.DataFrame, *, ks: Sequence[
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         for agent, g in traces.groupby("agent", sort=True, dropna=False):
             r = outcome_metrics(steps, g, n_boot=0)
-            rows.append({"agent": agent, "traces": r.n_traces, "accuracy": r.accuracy, "em": r.em, "f1": r.f1,
-                         "tool_calls": r.tool_calls, "searches_before_answer": r.searches_before_answer,
-                         "duplicate_query_rate": r.duplicate_query_rate,
-                         "duplicate_visit_rate": r.duplicate_visit_rate})
+            rows.append(
+                {
+                    "agent": agent,
+                    "traces": r.n_traces,
+                    "accuracy": r.accuracy,
+                    "em": r.em,
+                    "f1": r.f1,
+                    "tool_calls": r.tool_calls,
+                    "searches_before_answer": r.searches_before_answer,
+                    "duplicate_query_rate": r.duplicate_query_rate,
+                    "duplicate_visit_rate": r.duplicate_visit_rate,
+                }
+            )
     eff = pd.DataFrame(rows)
     if eff.empty:
         return eff

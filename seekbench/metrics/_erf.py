@@ -35,8 +35,9 @@ from ._recovery_events import check_events, recovery_events
 _CODES = {"recovered": 1, "stopped": 2, "cut_off": 0}
 
 
-def incidence_from_counts(recovered: np.ndarray, stopped: np.ndarray,
-                          at_risk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def incidence_from_counts(
+    recovered: np.ndarray, stopped: np.ndarray, at_risk: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """The discrete Aalen-Johansen estimator from counts at sorted distinct times: ERF and survival.
 
     The one implementation of the estimator: :class:`EvidenceRecoveryFitter` evaluates it on
@@ -112,14 +113,31 @@ def _aalen_johansen(durations: np.ndarray, codes: np.ndarray, alpha: float = 0.0
     # E = sum c, G = sum c F_j (third term); algebraically identical to the formula above.
     with np.errstate(divide="ignore", invalid="ignore"):
         a = np.where(n > d, d / (n * (n - d)), 0.0)
-    b = surv_prev ** 2 * d1 * (n - d1) / n ** 3
-    cc = surv_prev * d1 / n ** 2
-    var = (f ** 2 * np.cumsum(a) - 2 * f * np.cumsum(a * f) + np.cumsum(a * f ** 2) + np.cumsum(b)
-           - 2 * (f * np.cumsum(cc) - np.cumsum(cc * f)))
+    b = surv_prev**2 * d1 * (n - d1) / n**3
+    cc = surv_prev * d1 / n**2
+    var = (
+        f**2 * np.cumsum(a)
+        - 2 * f * np.cumsum(a * f)
+        + np.cumsum(a * f**2)
+        + np.cumsum(b)
+        - 2 * (f * np.cumsum(cc) - np.cumsum(cc * f))
+    )
     var = np.maximum(var, 0.0)
     lower, upper = _loglog_bounds(f, var, alpha)
-    return pd.DataFrame({"at_risk": n, "recovered": d1, "stopped": d2, "cut_off": c, "survival": surv,
-                         "erf": f, "variance": var, "lower": lower, "upper": upper}, index=times)
+    return pd.DataFrame(
+        {
+            "at_risk": n,
+            "recovered": d1,
+            "stopped": d2,
+            "cut_off": c,
+            "survival": surv,
+            "erf": f,
+            "variance": var,
+            "lower": lower,
+            "upper": upper,
+        },
+        index=times,
+    )
 
 
 def _loglog_bounds(f: np.ndarray, var: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
@@ -214,9 +232,17 @@ class EvidenceRecoveryFitter:
     (0.5, 2.0)
     """
 
-    def __init__(self, *, method: Method = "aalen_johansen", recovery: Recovery = "evidence_or_correct",
-                 time: TimeScale = "turn", evidence_mapping: EvidenceMapping = "sum",
-                 evidence_scope: EvidenceScope = "cumulative", alpha: float = 0.05, horizon: float = 8) -> None:
+    def __init__(
+        self,
+        *,
+        method: Method = "aalen_johansen",
+        recovery: Recovery = "evidence_or_correct",
+        time: TimeScale = "turn",
+        evidence_mapping: EvidenceMapping = "sum",
+        evidence_scope: EvidenceScope = "cumulative",
+        alpha: float = 0.05,
+        horizon: float = 8,
+    ) -> None:
         check_option("method", method, METHOD_OPTIONS)
         check_option("recovery", recovery, RECOVERY_OPTIONS)
         check_option("time", time, TIME_OPTIONS)
@@ -247,8 +273,14 @@ class EvidenceRecoveryFitter:
         label : str, optional
             Name of the curve; default the agent when ``traces`` holds one, else "all".
         """
-        events = recovery_events(steps, traces, recovery=self.recovery, time=self.time,
-                                 evidence_mapping=self.evidence_mapping, evidence_scope=self.evidence_scope)
+        events = recovery_events(
+            steps,
+            traces,
+            recovery=self.recovery,
+            time=self.time,
+            evidence_mapping=self.evidence_mapping,
+            evidence_scope=self.evidence_scope,
+        )
         return self.fit_events(events, label=label)
 
     def fit_events(self, events: pd.DataFrame, *, label: str | None = None) -> EvidenceRecoveryFitter:
@@ -270,8 +302,7 @@ class EvidenceRecoveryFitter:
         self.event_table_ = pd.DataFrame({"at_risk": at_risk, **counts}, index=index)
 
         if len(durations) == 0:
-            warnings.warn(f"ERF of {label!r}: no traces to fit; the curve is NaN", UndefinedMetricWarning,
-                          stacklevel=2)
+            warnings.warn(f"ERF of {label!r}: no traces to fit; the curve is NaN", UndefinedMetricWarning, stacklevel=2)
             self.curve_ = pd.DataFrame({"erf": [np.nan], "lower": [np.nan], "upper": [np.nan]}, index=index)
             self.raw_curve_ = pd.Series([np.nan], index=index, name="raw_erf")
             self.median_recovery_time_ = np.nan
@@ -294,8 +325,7 @@ class EvidenceRecoveryFitter:
     def _km_curve(self, durations: np.ndarray, observed: np.ndarray, grid: np.ndarray, label: str) -> dict:
         from lifelines import KaplanMeierFitter
 
-        km = KaplanMeierFitter(alpha=self.alpha).fit(durations, event_observed=observed, timeline=grid,
-                                                     label="S")
+        km = KaplanMeierFitter(alpha=self.alpha).fit(durations, event_observed=observed, timeline=grid, label="S")
         s = km.survival_function_["S"].to_numpy()
         ci = km.confidence_interval_
         s_lo = ci.filter(like="_lower_").iloc[:, 0].to_numpy()
@@ -327,11 +357,17 @@ class EvidenceRecoveryFitter:
         self._check_fitted()
         ev = self.events_
         h = float(self.horizon)
-        at_h = _step_lookup(self.curve_.index.to_numpy(dtype=float), self.curve_.to_numpy(), np.array([h]),
-                            0.0)[0] if len(ev) else np.full(3, np.nan)
+        at_h = (
+            _step_lookup(self.curve_.index.to_numpy(dtype=float), self.curve_.to_numpy(), np.array([h]), 0.0)[0]
+            if len(ev)
+            else np.full(3, np.nan)
+        )
         row = {
-            "method": self.method, "recovery": self.recovery, "time": self.time,
-            "evidence_mapping": self.evidence_mapping, "evidence_scope": self.evidence_scope,
+            "method": self.method,
+            "recovery": self.recovery,
+            "time": self.time,
+            "evidence_mapping": self.evidence_mapping,
+            "evidence_scope": self.evidence_scope,
             "n_traces": len(ev),
             "n_recovered": int((ev["event"] == "recovered").sum()),
             "n_recovered_by_evidence": int((ev.get("via") == "evidence").sum()) if "via" in ev else np.nan,
@@ -341,10 +377,14 @@ class EvidenceRecoveryFitter:
             "n_correct_unknown": int(ev["correct_unknown"].sum()) if "correct_unknown" in ev else 0,
             "n_unlabeled_obs": int(ev["unlabeled_obs"].sum()) if "unlabeled_obs" in ev else 0,
             "horizon": h,
-            "erf_at_horizon": float(at_h[0]), "lower_at_horizon": float(at_h[1]),
+            "erf_at_horizon": float(at_h[0]),
+            "lower_at_horizon": float(at_h[1]),
             "upper_at_horizon": float(at_h[2]),
-            "raw_at_horizon": float(_step_lookup(self.raw_curve_.index.to_numpy(dtype=float),
-                                                 self.raw_curve_.to_numpy(), np.array([h]), 0.0)[0]),
+            "raw_at_horizon": float(
+                _step_lookup(
+                    self.raw_curve_.index.to_numpy(dtype=float), self.raw_curve_.to_numpy(), np.array([h]), 0.0
+                )[0]
+            ),
             "erf_final": float(self.curve_["erf"].iloc[-1]),
             "ever_recovered": float((ev["event"] == "recovered").mean()) if len(ev) else np.nan,
             "median_recovery_time": self.median_recovery_time_,

@@ -20,8 +20,9 @@ from ._options import METHOD_OPTIONS, Method, check_option
 from ._recovery_events import check_events
 
 
-def erf_at_columns(events: pd.DataFrame, t: float, *,
-                   method: Method = "aalen_johansen") -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+def erf_at_columns(
+    events: pd.DataFrame, t: float, *, method: Method = "aalen_johansen"
+) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
     """Per-trace columns and the vectorised statistic giving ERF(t) from their sums.
 
     Columns, for the k distinct durations u <= t: recovered at u, stopped at u, ended at u
@@ -54,7 +55,7 @@ def erf_at_columns(events: pd.DataFrame, t: float, *,
     km = method == "km"
 
     def stat(s: np.ndarray) -> np.ndarray:
-        r, st, end, total = s[:, :k], s[:, k:2 * k], s[:, 2 * k:3 * k], s[:, 3 * k]
+        r, st, end, total = s[:, :k], s[:, k : 2 * k], s[:, 2 * k : 3 * k], s[:, 3 * k]
         if k == 0:  # nothing ended by t: ERF(t) = 0 wherever there are traces
             return np.where(total > 0, 0.0, np.nan)
         at_risk = total[:, None] - np.concatenate([np.zeros((len(s), 1)), np.cumsum(end, axis=1)[:, :-1]], axis=1)
@@ -68,9 +69,16 @@ def erf_at_columns(events: pd.DataFrame, t: float, *,
     return cols, stat
 
 
-def recovered_by_ci(events: pd.DataFrame, t: float, *, method: Method = "aalen_johansen", n_boot: int = 2000,
-                    seed: int | None = 0, alpha: float = 0.05,
-                    clusters: Sequence | np.ndarray | None = None) -> tuple[float, float]:
+def recovered_by_ci(
+    events: pd.DataFrame,
+    t: float,
+    *,
+    method: Method = "aalen_johansen",
+    n_boot: int = 2000,
+    seed: int | None = 0,
+    alpha: float = 0.05,
+    clusters: Sequence | np.ndarray | None = None,
+) -> tuple[float, float]:
     """Percentile bootstrap CI of ERF(t) resampling whole traces (or clusters of them).
 
     Parameters

@@ -10,8 +10,9 @@ if TYPE_CHECKING:  # pragma: no cover
 _METHOD_NAMES = {"aalen_johansen": "Aalen-Johansen", "km": "Kaplan-Meier (stops censored)"}
 
 
-def plot_erf(fitter, ax: Axes | None = None, ci: bool = True, *, raw: bool = False,
-             ci_alpha: float = 0.25, **kw: Any) -> Axes:
+def plot_erf(
+    fitter, ax: Axes | None = None, ci: bool = True, *, raw: bool = False, ci_alpha: float = 0.25, **kw: Any
+) -> Axes:
     """Draw a fitted ERF as a right-continuous step curve with its pointwise CI band.
 
     Parameters
@@ -56,11 +57,26 @@ def plot_erf(fitter, ax: Axes | None = None, ci: bool = True, *, raw: bool = Fal
     (line,) = ax.step(t, curve["erf"].to_numpy(), where="post", **kw)
     color = line.get_color()
     if ci:
-        ax.fill_between(t, curve["lower"].to_numpy(), curve["upper"].to_numpy(), step="post", alpha=ci_alpha,
-                        color=color, linewidth=0, label=f"{kw['label']} {100 * (1 - fitter.alpha):g}% CI")
+        ax.fill_between(
+            t,
+            curve["lower"].to_numpy(),
+            curve["upper"].to_numpy(),
+            step="post",
+            alpha=ci_alpha,
+            color=color,
+            linewidth=0,
+            label=f"{kw['label']} {100 * (1 - fitter.alpha):g}% CI",
+        )
     if raw:
-        ax.step(t, fitter.raw_curve_.to_numpy(), where="post", linestyle="--", color=color, alpha=0.8,
-                label=f"{kw['label']} raw (1/N)")
+        ax.step(
+            t,
+            fitter.raw_curve_.to_numpy(),
+            where="post",
+            linestyle="--",
+            color=color,
+            alpha=0.8,
+            label=f"{kw['label']} raw (1/N)",
+        )
     ax.set_ylim(0.0, 1.02)
     ax.set_xlabel("step" if fitter.time == "step" else "turn")
     ax.set_ylabel(f"ERF(t), {_METHOD_NAMES.get(fitter.method, fitter.method)}")

@@ -12,8 +12,7 @@ from ._segments import Segments
 from ._shared import memo
 
 
-def observation_evidence(clarity: pd.Series, sufficiency: pd.Series, *,
-                         mapping: EvidenceMapping = "sum") -> pd.Series:
+def observation_evidence(clarity: pd.Series, sufficiency: pd.Series, *, mapping: EvidenceMapping = "sum") -> pd.Series:
     """E of single observations from their clarity and sufficiency labels.
 
     ``mapping="sum"`` (default, Def. 3.1): E = C + Q with C = 1 if Clear, Q = 1 if Sufficient.
@@ -71,8 +70,9 @@ def trace_segments(steps: pd.DataFrame) -> Segments:
     return memo("segments", (steps,), (), lambda: Segments(steps["trace_id"]))
 
 
-def turn_grid(steps: pd.DataFrame, *, mapping: EvidenceMapping = "sum",
-              scope: EvidenceScope = "cumulative") -> TurnGrid:
+def turn_grid(
+    steps: pd.DataFrame, *, mapping: EvidenceMapping = "sum", scope: EvidenceScope = "cumulative"
+) -> TurnGrid:
     """The arrays behind :func:`evidence_by_turn` (one pass of numpy, no pandas groupby)."""
     check_option("evidence_scope", scope, SCOPE_OPTIONS)
     check_option("evidence_mapping", mapping, MAPPING_OPTIONS)
@@ -88,13 +88,17 @@ def _turn_grid(steps: pd.DataFrame, mapping: EvidenceMapping, scope: EvidenceSco
     n_cells = int(offsets[-1])
     cell_trace = np.repeat(np.arange(seg.n, dtype=np.int64), sizes)
     cell_turn = np.arange(n_cells, dtype=np.int64) - offsets[:-1][cell_trace] if n_cells else np.zeros(0, np.int64)
-    step_cell = np.where(seg.codes >= 0, offsets[:-1][np.maximum(seg.codes, 0)] + turn, -1) \
-        if seg.n else np.full(len(steps), -1, dtype=np.int64)
+    step_cell = (
+        np.where(seg.codes >= 0, offsets[:-1][np.maximum(seg.codes, 0)] + turn, -1)
+        if seg.n
+        else np.full(len(steps), -1, dtype=np.int64)
+    )
 
     is_obs = (steps["kind"] == "search_result").to_numpy() & (seg.codes >= 0)
     rows = np.flatnonzero(is_obs)
-    e = observation_evidence(steps["clarity"].iloc[rows], steps["sufficiency"].iloc[rows],
-                             mapping=mapping).to_numpy(dtype=float)
+    e = observation_evidence(steps["clarity"].iloc[rows], steps["sufficiency"].iloc[rows], mapping=mapping).to_numpy(
+        dtype=float
+    )
     cells = step_cell[rows]
     unlabeled = np.bincount(cells, weights=np.isnan(e), minlength=n_cells).astype(np.int64)
     e_obs = np.full(n_cells, np.nan)
@@ -116,8 +120,9 @@ def _turn_grid(steps: pd.DataFrame, mapping: EvidenceMapping, scope: EvidenceSco
     return TurnGrid(seg, offsets, step_cell, cell_trace, cell_turn, e_obs, unlabeled, held.astype(np.int64))
 
 
-def evidence_by_turn(steps: pd.DataFrame, *, mapping: EvidenceMapping = "sum",
-                     scope: EvidenceScope = "cumulative") -> pd.DataFrame:
+def evidence_by_turn(
+    steps: pd.DataFrame, *, mapping: EvidenceMapping = "sum", scope: EvidenceScope = "cumulative"
+) -> pd.DataFrame:
     """E_{i,t} for every trace i and turn t = 0 .. last turn of the trace.
 
     ``scope="cumulative"`` (default): max of E over observations up to turn t.
@@ -131,12 +136,20 @@ def evidence_by_turn(steps: pd.DataFrame, *, mapping: EvidenceMapping = "sum",
     whose E could not be computed).
     """
     grid = turn_grid(steps, mapping=mapping, scope=scope)
-    return pd.DataFrame({"trace_id": grid.seg.uniques[grid.cell_trace], "turn": grid.cell_turn, "E": grid.E,
-                         "e_obs": grid.e_obs, "unlabeled_obs": grid.unlabeled})
+    return pd.DataFrame(
+        {
+            "trace_id": grid.seg.uniques[grid.cell_trace],
+            "turn": grid.cell_turn,
+            "E": grid.E,
+            "e_obs": grid.e_obs,
+            "unlabeled_obs": grid.unlabeled,
+        }
+    )
 
 
-def step_evidence(steps: pd.DataFrame, *, mapping: EvidenceMapping = "sum",
-                  scope: EvidenceScope = "cumulative") -> pd.Series:
+def step_evidence(
+    steps: pd.DataFrame, *, mapping: EvidenceMapping = "sum", scope: EvidenceScope = "cumulative"
+) -> pd.Series:
     """E held at each step: E_{i,t} at the step's turn t (aligned to ``steps.index``).
 
     For reasoning and answer steps, which follow turn t's observation, this is the state

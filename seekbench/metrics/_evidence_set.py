@@ -84,11 +84,28 @@ def per_question(data: pd.DataFrame | Iterable[dict], *, n: int = 5, b: float = 
         nr = getattr(r, "no_retrieval_correct", None)
         acc = r.correct if isinstance(r.correct, bool) else None
         interference = None if nr is not True or acc is None else (not acc)
-        rows.append({"trace_id": r.trace_id, "correct": acc, **{f"ia_{k}": v for k, v in ia.items()},
-                     "some_correct": some, "ic": ic, "ic_status": status, "interference": interference,
-                     "interference_base": nr is True})
-    cols = ["trace_id", "correct", *(f"ia_{k}" for k in range(1, n + 1)), "some_correct", "ic", "ic_status",
-            "interference", "interference_base"]
+        rows.append(
+            {
+                "trace_id": r.trace_id,
+                "correct": acc,
+                **{f"ia_{k}": v for k, v in ia.items()},
+                "some_correct": some,
+                "ic": ic,
+                "ic_status": status,
+                "interference": interference,
+                "interference_base": nr is True,
+            }
+        )
+    cols = [
+        "trace_id",
+        "correct",
+        *(f"ia_{k}" for k in range(1, n + 1)),
+        "some_correct",
+        "ic",
+        "ic_status",
+        "interference",
+        "interference_base",
+    ]
     out = pd.DataFrame(rows, columns=cols)
     for c in ["correct", "some_correct", "interference", *(f"ia_{k}" for k in range(1, n + 1))]:
         out[c] = out[c].astype(object).where(out[c].notna(), None)
@@ -149,9 +166,16 @@ class EvidenceSetResult:
         return pd.DataFrame.from_dict(rows, orient="index", columns=["estimate", "n", "pending"])
 
     def to_dict(self) -> dict:
-        return {"acc": self.accuracy, **{f"ia@{k}": v for k, v in self.ia.items()}, "eeu": self.eeu,
-                "eeu_k": self.eeu_k, "ic": self.ic, "interference_rate": self.interference_rate,
-                **{k: (dict(v) if isinstance(v, dict) else v) for k, v in self.counts.items()}, "options": self.options}
+        return {
+            "acc": self.accuracy,
+            **{f"ia@{k}": v for k, v in self.ia.items()},
+            "eeu": self.eeu,
+            "eeu_k": self.eeu_k,
+            "ic": self.ic,
+            "interference_rate": self.interference_rate,
+            **{k: (dict(v) if isinstance(v, dict) else v) for k, v in self.counts.items()},
+            "options": self.options,
+        }
 
 
 def evidence_set_metrics(data: pd.DataFrame | Iterable[dict], *, n: int = 5, b: float = 1) -> EvidenceSetResult:
@@ -216,11 +240,20 @@ def evidence_set_metrics(data: pd.DataFrame | Iterable[dict], *, n: int = 5, b: 
     inter, n_int, p_int = _share(base["interference"])
     if n_int == 0 and len(pq):
         _warn("interference rate", "no question was answered correctly without retrieval")
-    counts = {"n_questions": len(pq), "n_acc": n_acc, "pending_acc": p_acc, "n_ia": n_ia, "pending_ia": p_ia,
-              "n_ic": len(ok), "pending_ic": int((pq["ic_status"] == "pending").sum()),
-              "no_sources_ic": int((pq["ic_status"] == "no_sources").sum()), "n_interference": n_int,
-              "pending_interference": p_int, "empty_evidence": int((t["n_evidence"] == 0).sum()) if len(t) else 0,
-              "longer_than_n": int((t["n_evidence"] > n).sum()) if len(t) else 0}
+    counts = {
+        "n_questions": len(pq),
+        "n_acc": n_acc,
+        "pending_acc": p_acc,
+        "n_ia": n_ia,
+        "pending_ia": p_ia,
+        "n_ic": len(ok),
+        "pending_ic": int((pq["ic_status"] == "pending").sum()),
+        "no_sources_ic": int((pq["ic_status"] == "no_sources").sum()),
+        "n_interference": n_int,
+        "pending_interference": p_int,
+        "empty_evidence": int((t["n_evidence"] == 0).sum()) if len(t) else 0,
+        "longer_than_n": int((t["n_evidence"] > n).sum()) if len(t) else 0,
+    }
     return EvidenceSetResult(acc, ia_s, eeu, eeu_k, ic, inter, counts, pq, {"n": n, "b": b})
 
 
@@ -282,13 +315,19 @@ def attribute_groups(table: pd.DataFrame, attribute: str) -> dict[str, pd.Index]
         if not isinstance(attrs, dict) or attrs.get(attribute) is None:
             continue
         v = attrs[attribute]
-        for value in (v if isinstance(v, (list, tuple)) else [v]):
+        for value in v if isinstance(v, (list, tuple)) else [v]:
             groups.setdefault(str(value), []).append(idx)
     return {k: pd.Index(groups[k]) for k in sorted(groups)}
 
 
-def evidence_set_summary(data: pd.DataFrame | Iterable[dict], *, by: Sequence[str] = ("agent",),
-                         attribute: str | None = None, n: int = 5, b: float = 1) -> pd.DataFrame:
+def evidence_set_summary(
+    data: pd.DataFrame | Iterable[dict],
+    *,
+    by: Sequence[str] = ("agent",),
+    attribute: str | None = None,
+    n: int = 5,
+    b: float = 1,
+) -> pd.DataFrame:
     """One row per group (and attribute value): the metrics with their n and pending counts.
 
     Columns: the ``by`` keys, ``attribute`` and ``value`` (with ``attribute``), ``questions``, ``ACC``,
@@ -301,8 +340,11 @@ def evidence_set_summary(data: pd.DataFrame | Iterable[dict], *, by: Sequence[st
     for col in by:
         if col not in t.columns:
             raise UserInputError(f"cannot group by {col!r}; choose from {', '.join(t.columns)}")
-    parts = [((), t)] if not by else [((k,) if not isinstance(k, tuple) else k, g)
-                                      for k, g in t.groupby(by, sort=True, dropna=False)]
+    parts = (
+        [((), t)]
+        if not by
+        else [((k,) if not isinstance(k, tuple) else k, g) for k, g in t.groupby(by, sort=True, dropna=False)]
+    )
     rows = []
     for key, g in parts:
         subsets: list[tuple[object, pd.DataFrame]] = [(None, g)]
@@ -314,11 +356,24 @@ def evidence_set_summary(data: pd.DataFrame | Iterable[dict], *, by: Sequence[st
             row = dict(zip(by, key, strict=True))
             if attribute is not None:
                 row.update(attribute=attribute, value=value)
-            row.update({"questions": c["n_questions"], "ACC": r.accuracy,
-                        **{f"IA@{k}": v for k, v in r.ia.items()}, "EEU": r.eeu, "EEU_k": r.eeu_k, "IC": r.ic,
-                        "interference_rate": r.interference_rate, "n_acc": c["n_acc"], "pending_acc": c["pending_acc"],
-                        "pending_ia": max(c["pending_ia"].values()), "n_ic": c["n_ic"], "pending_ic": c["pending_ic"],
-                        "no_sources_ic": c["no_sources_ic"], "n_interference": c["n_interference"],
-                        "pending_interference": c["pending_interference"]})
+            row.update(
+                {
+                    "questions": c["n_questions"],
+                    "ACC": r.accuracy,
+                    **{f"IA@{k}": v for k, v in r.ia.items()},
+                    "EEU": r.eeu,
+                    "EEU_k": r.eeu_k,
+                    "IC": r.ic,
+                    "interference_rate": r.interference_rate,
+                    "n_acc": c["n_acc"],
+                    "pending_acc": c["pending_acc"],
+                    "pending_ia": max(c["pending_ia"].values()),
+                    "n_ic": c["n_ic"],
+                    "pending_ic": c["pending_ic"],
+                    "no_sources_ic": c["no_sources_ic"],
+                    "n_interference": c["n_interference"],
+                    "pending_interference": c["pending_interference"],
+                }
+            )
             rows.append(row)
     return pd.DataFrame(rows)

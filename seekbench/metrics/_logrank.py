@@ -65,10 +65,15 @@ class RecoveryComparison:
     @property
     def summary(self) -> pd.DataFrame:
         """One row: test, statistic, df, p, and n / recovered per group."""
-        row = {"test": self.test_name, "statistic": self.statistic, "df": self.df, "p_value": self.p_value,
-               "groups": ", ".join(self.groups),
-               "n": ", ".join(f"{g}={k}" for g, k in zip(self.groups, self.n, strict=True)),
-               "n_recovered": ", ".join(f"{g}={k}" for g, k in zip(self.groups, self.n_recovered, strict=True))}
+        row = {
+            "test": self.test_name,
+            "statistic": self.statistic,
+            "df": self.df,
+            "p_value": self.p_value,
+            "groups": ", ".join(self.groups),
+            "n": ", ".join(f"{g}={k}" for g, k in zip(self.groups, self.n, strict=True)),
+            "n_recovered": ", ".join(f"{g}={k}" for g, k in zip(self.groups, self.n_recovered, strict=True)),
+        }
         return pd.DataFrame([row])
 
 
@@ -128,11 +133,17 @@ def compare_recovery(events_by_group: Mapping[str, pd.DataFrame]) -> RecoveryCom
     df = max(len(groups) - 1, 0)
     stat = p = np.nan
     if len(groups) < 2:
-        warnings.warn("compare_recovery: fewer than two non-empty groups; the test is undefined (NaN)",
-                      UndefinedMetricWarning, stacklevel=2)
+        warnings.warn(
+            "compare_recovery: fewer than two non-empty groups; the test is undefined (NaN)",
+            UndefinedMetricWarning,
+            stacklevel=2,
+        )
     elif sum(n_rec) == 0:
-        warnings.warn("compare_recovery: no group has a recovery; the test is undefined (NaN)",
-                      UndefinedMetricWarning, stacklevel=2)
+        warnings.warn(
+            "compare_recovery: no group has a recovery; the test is undefined (NaN)",
+            UndefinedMetricWarning,
+            stacklevel=2,
+        )
     else:
         res = multivariate_logrank_test(np.concatenate(dur), np.asarray(grp), np.concatenate(obs))
         stat, p = float(res.test_statistic), float(res.p_value)

@@ -142,10 +142,18 @@ class OutcomeResult:
             "f1": (self.f1, np.nan, np.nan, self.n_scored),
             "tool_calls": (self.tool_calls, np.nan, np.nan, self.n_traces),
             "searches_before_answer": (self.searches_before_answer, np.nan, np.nan, self.n_answered),
-            "duplicate_query_rate": (self.duplicate_query_rate, np.nan, np.nan,
-                                     int(pt["duplicate_query_norm"].notna().sum())),
-            "duplicate_visit_rate": (self.duplicate_visit_rate, np.nan, np.nan,
-                                     int(pt["duplicate_visit_id"].notna().sum())),
+            "duplicate_query_rate": (
+                self.duplicate_query_rate,
+                np.nan,
+                np.nan,
+                int(pt["duplicate_query_norm"].notna().sum()),
+            ),
+            "duplicate_visit_rate": (
+                self.duplicate_visit_rate,
+                np.nan,
+                np.nan,
+                int(pt["duplicate_visit_id"].notna().sum()),
+            ),
         }
         return pd.DataFrame.from_dict(rows, orient="index", columns=["estimate", "lower", "upper", "n"])
 
@@ -154,8 +162,15 @@ def _mean(values: pd.Series) -> float:
     return float(values.mean()) if values.notna().any() else float("nan")
 
 
-def outcome_metrics(steps: pd.DataFrame, traces: pd.DataFrame, *, n_boot: int = 2000, seed: int | None = 0,
-                    alpha: float = 0.05, cluster: Cluster = "trace") -> OutcomeResult:
+def outcome_metrics(
+    steps: pd.DataFrame,
+    traces: pd.DataFrame,
+    *,
+    n_boot: int = 2000,
+    seed: int | None = 0,
+    alpha: float = 0.05,
+    cluster: Cluster = "trace",
+) -> OutcomeResult:
     """Outcome and efficiency metrics of one group of traces (spec section 6).
 
     accuracy = mean of ``correct`` where known; EM and F1 = means of the trace table's ``em``
@@ -198,9 +213,14 @@ def outcome_metrics(steps: pd.DataFrame, traces: pd.DataFrame, *, n_boot: int = 
     per["em"] = traces["em"].astype(float).to_numpy()
     per["f1"] = traces["f1"].astype(float).to_numpy()
     per["tool_calls"] = search.groupby("trace_id", sort=False).size().reindex(ids, fill_value=0).astype(float)
-    per["searches_before_answer"] = (pd.Series(before, index=search.index).groupby(search["trace_id"], sort=False)
-                                     .sum().reindex(ids, fill_value=0).astype(float)
-                                     .where(traces["answered"].astype(bool).to_numpy()))
+    per["searches_before_answer"] = (
+        pd.Series(before, index=search.index)
+        .groupby(search["trace_id"], sort=False)
+        .sum()
+        .reindex(ids, fill_value=0)
+        .astype(float)
+        .where(traces["answered"].astype(bool).to_numpy())
+    )
     per["duplicate_query_norm"] = _duplicate_share(sub, "query_norm").reindex(ids)
     per["duplicate_visit_id"] = _duplicate_share(sub, "visit_id").reindex(ids)
 
@@ -210,14 +230,28 @@ def outcome_metrics(steps: pd.DataFrame, traces: pd.DataFrame, *, n_boot: int = 
     for col, what in (("duplicate_query_norm", "duplicate-query rate"), ("duplicate_visit_id", "duplicate-visit rate")):
         if per[col].isna().all():
             _warn(what, f"no trace has a {'search query' if col == 'duplicate_query_norm' else 'visited URL'}")
-    ci = bootstrap_ci(per["correct"].to_numpy(), n_boot=n_boot, seed=seed, alpha=alpha,
-                      clusters=cluster_labels(ids, traces.get("question_id"), cluster=cluster))
+    ci = bootstrap_ci(
+        per["correct"].to_numpy(),
+        n_boot=n_boot,
+        seed=seed,
+        alpha=alpha,
+        clusters=cluster_labels(ids, traces.get("question_id"), cluster=cluster),
+    )
     return OutcomeResult(
-        accuracy=_mean(per["correct"]), accuracy_ci=ci, em=_mean(per["em"]), f1=_mean(per["f1"]),
-        tool_calls=_mean(per["tool_calls"]), searches_before_answer=_mean(per["searches_before_answer"]),
-        duplicate_query_rate=_mean(per["duplicate_query_norm"]), duplicate_visit_rate=_mean(per["duplicate_visit_id"]),
-        n_traces=len(ids), n_known=n_known, n_answered=int(traces["answered"].astype(bool).sum()),
-        n_scored=int(per["em"].notna().sum()), per_trace=per)
+        accuracy=_mean(per["correct"]),
+        accuracy_ci=ci,
+        em=_mean(per["em"]),
+        f1=_mean(per["f1"]),
+        tool_calls=_mean(per["tool_calls"]),
+        searches_before_answer=_mean(per["searches_before_answer"]),
+        duplicate_query_rate=_mean(per["duplicate_query_norm"]),
+        duplicate_visit_rate=_mean(per["duplicate_visit_id"]),
+        n_traces=len(ids),
+        n_known=n_known,
+        n_answered=int(traces["answered"].astype(bool).sum()),
+        n_scored=int(per["em"].notna().sum()),
+        per_trace=per,
+    )
 
 
 def _pass_at_k_one(n: int, c: int, k: int) -> float:
@@ -268,11 +302,17 @@ def pass_at_k(n_runs: int | np.ndarray, n_correct: int | np.ndarray, k: int) -> 
         raise UserInputError("pass_at_k: need 0 <= n_correct <= n_runs")
     enough = n >= k
     if not enough.all():
-        warnings.warn(f"Pass@{k} is undefined with fewer than {k} runs; returning NaN", UndefinedMetricWarning,
-                      stacklevel=2)
+        warnings.warn(
+            f"Pass@{k} is undefined with fewer than {k} runs; returning NaN", UndefinedMetricWarning, stacklevel=2
+        )
     flat_n, flat_c, flat_ok = n.reshape(-1), c.reshape(-1), enough.reshape(-1)
-    out = np.array([_pass_at_k_one(int(ni), int(ci), int(k)) if ok else np.nan
-                    for ni, ci, ok in zip(flat_n, flat_c, flat_ok, strict=True)], dtype=float).reshape(n.shape)
+    out = np.array(
+        [
+            _pass_at_k_one(int(ni), int(ci), int(k)) if ok else np.nan
+            for ni, ci, ok in zip(flat_n, flat_c, flat_ok, strict=True)
+        ],
+        dtype=float,
+    ).reshape(n.shape)
     out = np.clip(out, 0.0, 1.0)
     return float(out) if out.ndim == 0 else out
 
@@ -303,8 +343,11 @@ def pass_at_k_score(traces: pd.DataFrame, *, k: int = 1) -> float:
         per = pass_at_k(runs["size"].to_numpy(), runs["sum"].to_numpy(), k)
     per = np.atleast_1d(per)
     if np.isnan(per).any():
-        warnings.warn(f"Pass@{k}: {int(np.isnan(per).sum())} question(s) have fewer than {k} runs and are left out",
-                      UndefinedMetricWarning, stacklevel=2)
+        warnings.warn(
+            f"Pass@{k}: {int(np.isnan(per).sum())} question(s) have fewer than {k} runs and are left out",
+            UndefinedMetricWarning,
+            stacklevel=2,
+        )
     if np.isnan(per).all():
         return float("nan")
     return float(np.nanmean(per))

@@ -39,8 +39,17 @@ from ._options import (
 EVENT_KINDS = ("recovered", "stopped", "cut_off")
 
 #: Columns of the frame :func:`recovery_events` returns (the first four are the contract).
-EVENT_COLUMNS = ["trace_id", "agent", "duration", "event", "via", "answered", "correct",
-                 "correct_unknown", "unlabeled_obs"]
+EVENT_COLUMNS = [
+    "trace_id",
+    "agent",
+    "duration",
+    "event",
+    "via",
+    "answered",
+    "correct",
+    "correct_unknown",
+    "unlabeled_obs",
+]
 
 _STEP_COLUMNS = ("trace_id", "kind", "turn", "pos", "clarity", "sufficiency")
 _TRACE_COLUMNS = ("trace_id", "agent", "answered", "answer_turn", "answer_pos", "last_turn", "n_steps", "correct")
@@ -49,8 +58,10 @@ _TRACE_COLUMNS = ("trace_id", "agent", "answered", "answer_turn", "answer_pos", 
 def _require(frame: pd.DataFrame, columns: tuple[str, ...], what: str) -> None:
     missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise UserInputError(f"the {what} table lacks column(s) {', '.join(missing)}; "
-                             "build it with seekbench.traces._tables.build_tables")
+        raise UserInputError(
+            f"the {what} table lacks column(s) {', '.join(missing)}; "
+            "build it with seekbench.traces._tables.build_tables"
+        )
 
 
 def _is_unknown(value: object) -> bool:
@@ -94,11 +105,15 @@ def _evidence_hits(steps: pd.DataFrame, *, time: str, mapping: str, scope: str) 
     return hit, unlabeled
 
 
-def recovery_events(steps: pd.DataFrame, traces: pd.DataFrame, *,
-                    recovery: Recovery = "evidence_or_correct",
-                    time: TimeScale = "turn",
-                    evidence_mapping: EvidenceMapping = "sum",
-                    evidence_scope: EvidenceScope = "cumulative") -> pd.DataFrame:
+def recovery_events(
+    steps: pd.DataFrame,
+    traces: pd.DataFrame,
+    *,
+    recovery: Recovery = "evidence_or_correct",
+    time: TimeScale = "turn",
+    evidence_mapping: EvidenceMapping = "sum",
+    evidence_scope: EvidenceScope = "cumulative",
+) -> pd.DataFrame:
     """One competing-risks outcome (recovered, stopped or cut off) per trace.
 
     T_i = min(first t with E_{i,t} = 2, t of a correct answer) (spec section 4); a
@@ -165,8 +180,10 @@ def recovery_events(steps: pd.DataFrame, traces: pd.DataFrame, *,
     _require(traces, _TRACE_COLUMNS, "trace")
     dup = traces["trace_id"][traces["trace_id"].duplicated()]
     if len(dup):
-        raise UserInputError(f"trace id {dup.iloc[0]!r} occurs more than once in the trace table; "
-                             "trace ids must be unique", trace_id=str(dup.iloc[0]))
+        raise UserInputError(
+            f"trace id {dup.iloc[0]!r} occurs more than once in the trace table; trace ids must be unique",
+            trace_id=str(dup.iloc[0]),
+        )
 
     hit, unlabeled = _evidence_hits(steps, time=time, mapping=evidence_mapping, scope=evidence_scope)
     tid = traces["trace_id"]
@@ -190,19 +207,26 @@ def recovery_events(steps: pd.DataFrame, traces: pd.DataFrame, *,
     # numpy's stubs take no None as a choice; at run time it makes the object array wanted here.
     via = np.where(by_evidence, "evidence", np.where(by_answer, "correct_answer", None))  # type: ignore[call-overload]
 
-    out = pd.DataFrame({
-        "trace_id": tid.to_numpy(),
-        "agent": traces["agent"].to_numpy(),
-        "duration": duration.astype("int64"),
-        "event": event.astype(object),
-        "via": via.astype(object),
-        "answered": answered,
-        "correct": correct,
-        "correct_unknown": unknown,
-        "unlabeled_obs": tid.map(unlabeled).fillna(0).to_numpy(dtype="int64"),
-    }, columns=EVENT_COLUMNS)
-    out.attrs["options"] = {"recovery": recovery, "time": time, "evidence_mapping": evidence_mapping,
-                            "evidence_scope": evidence_scope}
+    out = pd.DataFrame(
+        {
+            "trace_id": tid.to_numpy(),
+            "agent": traces["agent"].to_numpy(),
+            "duration": duration.astype("int64"),
+            "event": event.astype(object),
+            "via": via.astype(object),
+            "answered": answered,
+            "correct": correct,
+            "correct_unknown": unknown,
+            "unlabeled_obs": tid.map(unlabeled).fillna(0).to_numpy(dtype="int64"),
+        },
+        columns=EVENT_COLUMNS,
+    )
+    out.attrs["options"] = {
+        "recovery": recovery,
+        "time": time,
+        "evidence_mapping": evidence_mapping,
+        "evidence_scope": evidence_scope,
+    }
     return out
 
 
@@ -211,8 +235,9 @@ def check_events(events: pd.DataFrame, what: str = "events") -> None:
     _require(events, ("duration", "event"), what)
     bad = ~events["event"].isin(EVENT_KINDS)
     if bad.any():
-        raise UserInputError(f"{what}: unknown event {events['event'][bad].iloc[0]!r}; "
-                             f"choose one of: {', '.join(EVENT_KINDS)}")
+        raise UserInputError(
+            f"{what}: unknown event {events['event'][bad].iloc[0]!r}; choose one of: {', '.join(EVENT_KINDS)}"
+        )
     d = pd.to_numeric(events["duration"], errors="coerce")
     if d.isna().any() or (d < 0).any() or not np.isfinite(d.to_numpy(dtype=float)).all():
         raise UserInputError(f"{what}: durations must be finite numbers >= 0")

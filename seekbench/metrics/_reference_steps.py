@@ -79,8 +79,9 @@ def _step(obj: object, *, file: str, line: int, pos: int) -> SkeletonStep:
     role = obj.get("role", "intermediate")
     role = {"answer_supporting": "answer", "answer-supporting": "answer", "final": "answer"}.get(role, role)
     if role not in ROLES:
-        raise UserInputError(f"role is {role!r}; use intermediate or answer", file=file, line=line,
-                             path=f"{where}.role")
+        raise UserInputError(
+            f"role is {role!r}; use intermediate or answer", file=file, line=line, path=f"{where}.role"
+        )
     alts: list[str | tuple[str, ...]] = []
     for a in obj.get("evidence") or ():
         if isinstance(a, str) and a.strip():
@@ -88,8 +89,12 @@ def _step(obj: object, *, file: str, line: int, pos: int) -> SkeletonStep:
         elif isinstance(a, list) and a and all(isinstance(x, str) and x.strip() for x in a):
             alts.append(tuple(a))
         else:
-            raise UserInputError("evidence alternatives are strings or non-empty lists of strings", file=file,
-                                 line=line, path=f"{where}.evidence")
+            raise UserInputError(
+                "evidence alternatives are strings or non-empty lists of strings",
+                file=file,
+                line=line,
+                path=f"{where}.evidence",
+            )
     # role is one of ROLES: checked just above.
     return SkeletonStep(str(obj.get("id", f"s{pos + 1}")), obj["statement"], cast(Role, role), tuple(alts))
 
@@ -182,8 +187,9 @@ class RuleMatcher:
         out: dict[str, bool | None] = {}
         for st in steps:
             alts = st.evidence or (st.statement,)
-            out[st.id] = any(_occurs(a, seg, norm) if isinstance(a, str) else all(_occurs(x, seg, norm) for x in a)
-                             for a in alts)
+            out[st.id] = any(
+                _occurs(a, seg, norm) if isinstance(a, str) else all(_occurs(x, seg, norm) for x in a) for a in alts
+            )
         return out
 
     def match(self, pairs: Sequence[tuple[Mapping, Sequence[SkeletonStep]]]) -> dict[str, dict[str, bool | None]]:
@@ -224,12 +230,19 @@ class ReferenceStepCoverageResult:
         groups = pt.groupby(list(by), sort=True, dropna=False) if by else [((), pt)]
         for key, g in groups:
             key = key if isinstance(key, tuple) else (key,)
-            rows.append({**dict(zip(by, key, strict=True)), "traces": len(g), "coverage": _mean(g["coverage"]),
-                         "n_coverage": int(g["coverage"].notna().sum()),
-                         "intermediate_coverage": _mean(g["intermediate_coverage"]),
-                         "process_score": _mean(g["process_score"]), "reward": _mean(g["reward"]),
-                         "undefined_coverage": int(g["coverage"].isna().sum()),
-                         "unscored_statements": int(g["unscored_statements"].sum())})
+            rows.append(
+                {
+                    **dict(zip(by, key, strict=True)),
+                    "traces": len(g),
+                    "coverage": _mean(g["coverage"]),
+                    "n_coverage": int(g["coverage"].notna().sum()),
+                    "intermediate_coverage": _mean(g["intermediate_coverage"]),
+                    "process_score": _mean(g["process_score"]),
+                    "reward": _mean(g["reward"]),
+                    "undefined_coverage": int(g["coverage"].isna().sum()),
+                    "unscored_statements": int(g["unscored_statements"].sum()),
+                }
+            )
         return pd.DataFrame(rows)
 
 
@@ -237,9 +250,15 @@ def _mean(s: pd.Series) -> float:
     return float(s.mean()) if s.notna().any() else math.nan
 
 
-def reference_step_coverage(traces: Iterable[Mapping], skeleton, *, matcher=None,
-                            history: History = "observations", cap: float = 0.5,
-                            step_credit: float | None = None) -> ReferenceStepCoverageResult:
+def reference_step_coverage(
+    traces: Iterable[Mapping],
+    skeleton,
+    *,
+    matcher=None,
+    history: History = "observations",
+    cap: float = 0.5,
+    step_credit: float | None = None,
+) -> ReferenceStepCoverageResult:
     """Reference-step coverage, intermediate coverage and the capped process score per trace.
 
     Parameters
@@ -302,23 +321,56 @@ def reference_step_coverage(traces: Iterable[Mapping], skeleton, *, matcher=None
         n = len(steps)
         w = (1 / n) if step_credit is None else step_credit
         process = min(cap, w * credited) if defined else math.nan
-        rows.append({"trace_id": t["trace_id"], "agent": t.get("agent"), "question_id": t.get("question_id"),
-                     "correct": y, "n_statements": n, "n_intermediate": len(inter), "n_answer": len(ans),
-                     "covered_intermediate": ci, "covered_answer": ca, "unscored_statements": unscored,
-                     "credited": credited, "coverage": credited / n if defined else math.nan,
-                     "intermediate_coverage": ci / len(inter) if inter else math.nan,
-                     "process_score": process,
-                     "reward": (float(y) + process) if y is not None and defined else math.nan})
-    cols = ["trace_id", "agent", "question_id", "correct", "n_statements", "n_intermediate", "n_answer",
-            "covered_intermediate", "covered_answer", "unscored_statements", "credited", "coverage",
-            "intermediate_coverage", "process_score", "reward"]
+        rows.append(
+            {
+                "trace_id": t["trace_id"],
+                "agent": t.get("agent"),
+                "question_id": t.get("question_id"),
+                "correct": y,
+                "n_statements": n,
+                "n_intermediate": len(inter),
+                "n_answer": len(ans),
+                "covered_intermediate": ci,
+                "covered_answer": ca,
+                "unscored_statements": unscored,
+                "credited": credited,
+                "coverage": credited / n if defined else math.nan,
+                "intermediate_coverage": ci / len(inter) if inter else math.nan,
+                "process_score": process,
+                "reward": (float(y) + process) if y is not None and defined else math.nan,
+            }
+        )
+    cols = [
+        "trace_id",
+        "agent",
+        "question_id",
+        "correct",
+        "n_statements",
+        "n_intermediate",
+        "n_answer",
+        "covered_intermediate",
+        "covered_answer",
+        "unscored_statements",
+        "credited",
+        "coverage",
+        "intermediate_coverage",
+        "process_score",
+        "reward",
+    ]
     df = pd.DataFrame(rows, columns=cols)
     for c in ("credited", "coverage", "intermediate_coverage", "process_score", "reward"):
         df[c] = df[c].astype(float)
     df["correct"] = df["correct"].astype(object).where(df["correct"].notna(), None)
-    return ReferenceStepCoverageResult(df, missing, {"matcher": getattr(matcher, "name", type(matcher).__name__),
-                                        "history": getattr(matcher, "history", history), "cap": cap,
-                                                     "step_credit": "1/|D_q|" if step_credit is None else step_credit})
+    return ReferenceStepCoverageResult(
+        df,
+        missing,
+        {
+            "matcher": getattr(matcher, "name", type(matcher).__name__),
+            "history": getattr(matcher, "history", history),
+            "cap": cap,
+            "step_credit": "1/|D_q|" if step_credit is None else step_credit,
+        },
+    )
 
 
 def reference_step_coverage_score(traces: Iterable[Mapping], skeleton, **options) -> float:
@@ -326,6 +378,9 @@ def reference_step_coverage_score(traces: Iterable[Mapping], skeleton, **options
     cov = reference_step_coverage(traces, skeleton, **options).per_trace["coverage"]
     if cov.notna().any():
         return float(np.nanmean(cov))
-    warnings.warn("reference-step coverage is undefined (no trace with a skeleton and a known outcome); "
-                  "returning NaN", UndefinedMetricWarning, stacklevel=2)
+    warnings.warn(
+        "reference-step coverage is undefined (no trace with a skeleton and a known outcome); returning NaN",
+        UndefinedMetricWarning,
+        stacklevel=2,
+    )
     return math.nan

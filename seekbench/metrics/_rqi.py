@@ -32,8 +32,14 @@ def _per_trace(steps: pd.DataFrame) -> pd.DataFrame:
     g = steps["grounding"].map(_G).to_numpy(dtype=float)
     r = (steps["kind"] == "reasoning").to_numpy()
     labeled = r & ~np.isnan(g)
-    out = pd.DataFrame({"g": seg.sum(np.where(labeled, g, 0.0), mask=r), "n": seg.count(labeled).astype(float),
-                        "unlabeled": seg.count(r & np.isnan(g)).astype(float)}, index=pd.Index(seg.uniques))
+    out = pd.DataFrame(
+        {
+            "g": seg.sum(np.where(labeled, g, 0.0), mask=r),
+            "n": seg.count(labeled).astype(float),
+            "unlabeled": seg.count(r & np.isnan(g)).astype(float),
+        },
+        index=pd.Index(seg.uniques),
+    )
     return out.reindex(ids, fill_value=0.0).astype(float)
 
 
@@ -47,8 +53,11 @@ def _value(per: pd.DataFrame, aggregate: str) -> float:
 
 
 def _warn_undefined() -> None:
-    warnings.warn("RQI is undefined (no reasoning step has a grounding label); returning NaN",
-                  UndefinedMetricWarning, stacklevel=3)
+    warnings.warn(
+        "RQI is undefined (no reasoning step has a grounding label); returning NaN",
+        UndefinedMetricWarning,
+        stacklevel=3,
+    )
 
 
 def rqi_score(steps: pd.DataFrame, *, aggregate: RQIAggregate = "trace") -> float:
@@ -131,11 +140,21 @@ class RQIResult:
     @property
     def summary(self) -> pd.DataFrame:
         """One row: estimate, CI bounds, the n used and the unlabeled counts."""
-        return pd.DataFrame([{"estimate": self.value, "lower": self.ci[0], "upper": self.ci[1],
-                              "n_traces": self.n_traces, "n_steps": self.n_steps,
-                              "n_unlabeled_steps": self.n_unlabeled,
-                              "n_traces_unlabeled": self.n_traces_unlabeled, "aggregate": self.aggregate}],
-                            index=pd.Index(["rqi"]))
+        return pd.DataFrame(
+            [
+                {
+                    "estimate": self.value,
+                    "lower": self.ci[0],
+                    "upper": self.ci[1],
+                    "n_traces": self.n_traces,
+                    "n_steps": self.n_steps,
+                    "n_unlabeled_steps": self.n_unlabeled,
+                    "n_traces_unlabeled": self.n_traces_unlabeled,
+                    "aggregate": self.aggregate,
+                }
+            ],
+            index=pd.Index(["rqi"]),
+        )
 
 
 def _decompose(g: pd.Series, key: pd.Series, levels: list, name: str) -> pd.DataFrame:
@@ -145,10 +164,17 @@ def _decompose(g: pd.Series, key: pd.Series, levels: list, name: str) -> pd.Data
     return pd.DataFrame({name: levels, "rqi": stats["mean"].to_numpy(dtype=float), "n": n})
 
 
-def reasoning_quality(steps: pd.DataFrame, *, aggregate: RQIAggregate = "trace",
-                      evidence_mapping: EvidenceMapping = "sum", evidence_scope: EvidenceScope = "cumulative",
-                      n_boot: int = 2000, seed: int | None = 0, alpha: float = 0.05,
-                      cluster: Cluster = "trace") -> RQIResult:
+def reasoning_quality(
+    steps: pd.DataFrame,
+    *,
+    aggregate: RQIAggregate = "trace",
+    evidence_mapping: EvidenceMapping = "sum",
+    evidence_scope: EvidenceScope = "cumulative",
+    n_boot: int = 2000,
+    seed: int | None = 0,
+    alpha: float = 0.05,
+    cluster: Cluster = "trace",
+) -> RQIResult:
     """RQI with its decompositions, counts and bootstrap CI (spec section 3).
 
     RQI as in :func:`rqi_score`. Decompositions (step-pooled, each with n):
@@ -206,14 +232,14 @@ def reasoning_quality(steps: pd.DataFrame, *, aggregate: RQIAggregate = "trace",
     if aggregate == "trace":
         ci = bootstrap_ci(per_trace.to_numpy(), n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters)
     else:
-        ci = bootstrap_ci(per["g"].to_numpy(), per["n"].to_numpy(), n_boot=n_boot, seed=seed, alpha=alpha,
-                          clusters=clusters)
+        ci = bootstrap_ci(
+            per["g"].to_numpy(), per["n"].to_numpy(), n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters
+        )
 
     r = steps[(steps["kind"] == "reasoning")]
     g = r["grounding"].map(_G).astype(float)
     labeled = g.notna()
-    by_type = _decompose(g[labeled], r.loc[labeled, "reasoning_type"], list(LABEL_VALUES["reasoning_type"]),
-                         "type")
+    by_type = _decompose(g[labeled], r.loc[labeled, "reasoning_type"], list(LABEL_VALUES["reasoning_type"]), "type")
     if labeled.any():
         e = step_evidence(steps, mapping=evidence_mapping, scope=evidence_scope)[r.index[labeled]]
     else:
@@ -222,7 +248,15 @@ def reasoning_quality(steps: pd.DataFrame, *, aggregate: RQIAggregate = "trace",
     total = by_evidence["n"].sum()
     by_evidence["share"] = by_evidence["n"] / total if total else np.nan
     return RQIResult(
-        value=value, ci=ci, aggregate=aggregate, n_traces=int(labeled_traces.sum()), n_steps=int(per["n"].sum()),
-        n_unlabeled=int(per["unlabeled"].sum()), n_traces_unlabeled=int((~labeled_traces).sum()),
-        per_trace=per_trace, by_type=by_type, by_evidence=by_evidence,
-        options={"aggregate": aggregate, "evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope})
+        value=value,
+        ci=ci,
+        aggregate=aggregate,
+        n_traces=int(labeled_traces.sum()),
+        n_steps=int(per["n"].sum()),
+        n_unlabeled=int(per["unlabeled"].sum()),
+        n_traces_unlabeled=int((~labeled_traces).sum()),
+        per_trace=per_trace,
+        by_type=by_type,
+        by_evidence=by_evidence,
+        options={"aggregate": aggregate, "evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope},
+    )

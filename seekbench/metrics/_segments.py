@@ -55,8 +55,7 @@ class Segments:
     def sum(self, weights: np.ndarray, *, mask: np.ndarray | None = None) -> np.ndarray:
         """Per-trace sum of ``weights`` (over the rows where ``mask`` holds)."""
         ok = self.codes >= 0 if mask is None else (self.codes >= 0) & mask
-        return np.bincount(self.codes[ok], weights=np.asarray(weights, dtype=float)[ok],
-                           minlength=self.n).astype(float)
+        return np.bincount(self.codes[ok], weights=np.asarray(weights, dtype=float)[ok], minlength=self.n).astype(float)
 
     def count(self, mask: np.ndarray | None = None) -> np.ndarray:
         """Per-trace number of rows (where ``mask`` holds), int64."""

@@ -109,8 +109,9 @@ def _collect(reasons: dict[str, list[str]], label: str) -> Iterator[None]:
 def _fit_erf(steps: pd.DataFrame, traces: pd.DataFrame, labeled: bool, **kw) -> EvidenceRecoveryFitter | None:
     """The group's recovery curve; None when its observations are all unlabeled."""
     if not labeled:
-        warnings.warn("ERF is undefined (no observation has evidence labels); returning NaN",
-                      UndefinedMetricWarning, stacklevel=2)
+        warnings.warn(
+            "ERF is undefined (no observation has evidence labels); returning NaN", UndefinedMetricWarning, stacklevel=2
+        )
         return None
     return EvidenceRecoveryFitter(**kw).fit(steps, traces)
 
@@ -122,9 +123,13 @@ def _erf_entries(fitter: EvidenceRecoveryFitter | None, last: int) -> dict:
     times = range(max(last, RECOVERED_BY) + 1)
     if fitter is None:
         nan = float("nan")
-        return {"erf": {str(t): nan for t in times}, "erf_ci": {str(t): [nan, nan] for t in times},
-                "erf_raw": {str(t): nan for t in times}, "median_recovery_turn": None,
-                f"recovered_by_{RECOVERED_BY}": nan}
+        return {
+            "erf": {str(t): nan for t in times},
+            "erf_ci": {str(t): [nan, nan] for t in times},
+            "erf_raw": {str(t): nan for t in times},
+            "median_recovery_turn": None,
+            f"recovered_by_{RECOVERED_BY}": nan,
+        }
     curve = fitter.curve_.reindex(times).ffill()
     raw = fitter.raw_curve_.reindex(times).ffill()
     median = fitter.median_recovery_time_
@@ -142,12 +147,22 @@ def _erf_ci(fitter: EvidenceRecoveryFitter | None, traces: pd.DataFrame, method:
     if fitter is None:
         return [float("nan"), float("nan")]
     clusters = cluster_labels(traces["trace_id"], traces.get("question_id"), cluster=boot["cluster"])
-    return list(recovered_by_ci(fitter.events_, RECOVERED_BY, method=method, n_boot=boot["n_boot"],
-                                seed=boot["seed"], alpha=boot["alpha"], clusters=clusters))
+    return list(
+        recovered_by_ci(
+            fitter.events_,
+            RECOVERED_BY,
+            method=method,
+            n_boot=boot["n_boot"],
+            seed=boot["seed"],
+            alpha=boot["alpha"],
+            clusters=clusters,
+        )
+    )
 
 
-def _unlabeled(steps: pd.DataFrame, n_traces: int, rqi: _rqi.RQIResult, cov: pd.DataFrame,
-               n_known: int) -> dict[str, int]:
+def _unlabeled(
+    steps: pd.DataFrame, n_traces: int, rqi: _rqi.RQIResult, cov: pd.DataFrame, n_known: int
+) -> dict[str, int]:
     kind = steps["kind"]
     return {
         "reasoning_steps_without_grounding": rqi.n_unlabeled,
@@ -165,13 +180,27 @@ def _by_table(frame: pd.DataFrame, key: str, cols: Sequence[str]) -> dict:
     return {str(row[key]): {c: row[c] for c in cols} for row in frame.to_dict("records")}
 
 
-def summarize(steps: pd.DataFrame, traces: pd.DataFrame, *, by: str | Sequence[str] = ("agent",),
-              options: MetricOptions | None = None, evidence_mapping: EvidenceMapping | None = None,
-              evidence_scope: EvidenceScope | None = None, ce_aggregate: CEAggregate | None = None,
-              ce_prevalence: Prevalence | None = None, decision_points: DecisionPoints | None = None,
-              recovery: Recovery | None = None, erf_method: Method | None = None, time: TimeScale | None = None,
-              rqi_aggregate: RQIAggregate | None = None, horizon: int = 15, cluster: Cluster = "trace",
-              n_boot: int = 2000, seed: int | None = 0, alpha: float = 0.05) -> MetricsSummary:
+def summarize(
+    steps: pd.DataFrame,
+    traces: pd.DataFrame,
+    *,
+    by: str | Sequence[str] = ("agent",),
+    options: MetricOptions | None = None,
+    evidence_mapping: EvidenceMapping | None = None,
+    evidence_scope: EvidenceScope | None = None,
+    ce_aggregate: CEAggregate | None = None,
+    ce_prevalence: Prevalence | None = None,
+    decision_points: DecisionPoints | None = None,
+    recovery: Recovery | None = None,
+    erf_method: Method | None = None,
+    time: TimeScale | None = None,
+    rqi_aggregate: RQIAggregate | None = None,
+    horizon: int = 15,
+    cluster: Cluster = "trace",
+    n_boot: int = 2000,
+    seed: int | None = 0,
+    alpha: float = 0.05,
+) -> MetricsSummary:
     """RQI, CE, ERF and outcome metrics for each group of traces, with CIs and unlabeled counts.
 
     Groups are the distinct values of the ``by`` columns of the trace table (default one
@@ -227,17 +256,34 @@ def summarize(steps: pd.DataFrame, traces: pd.DataFrame, *, by: str | Sequence[s
     ('x', 0.5, 0.0, 0.0, 1.0, 1.0, 1.0)
     """
     by = (by,) if isinstance(by, str) else tuple(by)
-    opts = MetricOptions.resolve(options, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope,
-                                 ce_aggregate=ce_aggregate, ce_prevalence=ce_prevalence,
-                                 decision_points=decision_points, recovery=recovery, erf_method=erf_method,
-                                 time=time, rqi_aggregate=rqi_aggregate)
+    opts = MetricOptions.resolve(
+        options,
+        evidence_mapping=evidence_mapping,
+        evidence_scope=evidence_scope,
+        ce_aggregate=ce_aggregate,
+        ce_prevalence=ce_prevalence,
+        decision_points=decision_points,
+        recovery=recovery,
+        erf_method=erf_method,
+        time=time,
+        rqi_aggregate=rqi_aggregate,
+    )
     check_bootstrap_options(n_boot, alpha, cluster)
     missing = [c for c in by if c not in traces.columns]
     if not by or missing:
-        raise UserInputError(f"cannot group by {', '.join(missing) or '()'}: choose trace-table columns, "
-                             f"e.g. one of: {', '.join(traces.columns)}")
-    recorded = {"by": list(by), **opts.as_dict(), "horizon": horizon, "cluster": cluster, "n_boot": n_boot,
-                "seed": seed, "alpha": alpha}
+        raise UserInputError(
+            f"cannot group by {', '.join(missing) or '()'}: choose trace-table columns, "
+            f"e.g. one of: {', '.join(traces.columns)}"
+        )
+    recorded = {
+        "by": list(by),
+        **opts.as_dict(),
+        "horizon": horizon,
+        "cluster": cluster,
+        "n_boot": n_boot,
+        "seed": seed,
+        "alpha": alpha,
+    }
     boot = {"n_boot": n_boot, "seed": seed, "alpha": alpha, "cluster": cluster}
     reasons: dict[str, list[str]] = {}
     prevalence = None
@@ -257,8 +303,9 @@ def summarize(steps: pd.DataFrame, traces: pd.DataFrame, *, by: str | Sequence[s
             g_steps = step_parts.get(gi, steps.iloc[:0])
             keys = {c: _json_safe(g_tr[c].iloc[0]) for c in by}
             with _collect(reasons, "/".join(str(v) for v in keys.values())), shared_work():
-                group, fitter = _group(g_steps, g_tr, keys, opts=opts, boot=boot, prevalence=prevalence,
-                                       horizon=horizon)
+                group, fitter = _group(
+                    g_steps, g_tr, keys, opts=opts, boot=boot, prevalence=prevalence, horizon=horizon
+                )
             groups.append(group)
             fitters.append(fitter)
     ends = traces["last_turn"] if opts.time == "turn" else traces["n_steps"] - 1
@@ -271,18 +318,42 @@ def summarize(steps: pd.DataFrame, traces: pd.DataFrame, *, by: str | Sequence[s
     return MetricsSummary(options=recorded, groups=groups, warnings=messages)
 
 
-def _group(steps: pd.DataFrame, traces: pd.DataFrame, keys: dict, *, opts: MetricOptions, boot: dict,
-           prevalence: pd.Series | None, horizon: int) -> tuple[dict, EvidenceRecoveryFitter | None]:
+def _group(
+    steps: pd.DataFrame,
+    traces: pd.DataFrame,
+    keys: dict,
+    *,
+    opts: MetricOptions,
+    boot: dict,
+    prevalence: pd.Series | None,
+    horizon: int,
+) -> tuple[dict, EvidenceRecoveryFitter | None]:
     """The summary dict of one group (ERF entries still empty) and its recovery fitter."""
     ev = opts.evidence
     rqi = reasoning_quality(steps, aggregate=opts.rqi_aggregate, **ev, **boot)
-    cal = answer_calibration(steps, traces, aggregate=opts.ce_aggregate, prevalence=opts.ce_prevalence,
-                             decision_points=opts.decision_points, global_prevalence=prevalence, horizon=horizon,
-                             **ev, **boot)
+    cal = answer_calibration(
+        steps,
+        traces,
+        aggregate=opts.ce_aggregate,
+        prevalence=opts.ce_prevalence,
+        decision_points=opts.decision_points,
+        global_prevalence=prevalence,
+        horizon=horizon,
+        **ev,
+        **boot,
+    )
     out = outcome_metrics(steps, traces, **boot)
     cov = observation_label_counts(steps, traces, evidence_mapping=opts.evidence_mapping)
-    fitter = _fit_erf(steps, traces, evidence_labeled(cov), method=opts.erf_method, recovery=opts.recovery,
-                      time=opts.time, alpha=boot["alpha"], **ev)
+    fitter = _fit_erf(
+        steps,
+        traces,
+        evidence_labeled(cov),
+        method=opts.erf_method,
+        recovery=opts.recovery,
+        time=opts.time,
+        alpha=boot["alpha"],
+        **ev,
+    )
     answer_rate = cal.answer_table.rename(columns={"p_answer": "answer_rate"})
     return {
         **keys,

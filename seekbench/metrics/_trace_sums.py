@@ -38,8 +38,9 @@ def _undefined(n: int) -> tuple[np.ndarray, Statistic]:
     return np.zeros((n, 1)), lambda s: np.full(len(s), np.nan)
 
 
-def rqi_columns(steps: pd.DataFrame, trace_ids: pd.Index, *,
-                options: MetricOptions | None = None) -> tuple[np.ndarray, Statistic]:
+def rqi_columns(
+    steps: pd.DataFrame, trace_ids: pd.Index, *, options: MetricOptions | None = None
+) -> tuple[np.ndarray, Statistic]:
     """RQI (spec section 3) of the traces ``trace_ids`` as per-trace columns and a statistic of their sums.
 
     Parameters
@@ -77,8 +78,13 @@ def rqi_columns(steps: pd.DataFrame, trace_ids: pd.Index, *,
     return cols, _ratio
 
 
-def ce_columns(steps: pd.DataFrame, traces: pd.DataFrame, *, options: MetricOptions | None = None,
-               global_prevalence: np.ndarray | None = None) -> tuple[np.ndarray, Statistic]:
+def ce_columns(
+    steps: pd.DataFrame,
+    traces: pd.DataFrame,
+    *,
+    options: MetricOptions | None = None,
+    global_prevalence: np.ndarray | None = None,
+) -> tuple[np.ndarray, Statistic]:
     """CE (spec section 5) of ``traces`` as per-trace columns and a statistic of their sums.
 
     Parameters
@@ -101,8 +107,9 @@ def ce_columns(steps: pd.DataFrame, traces: pd.DataFrame, *, options: MetricOpti
     if not evidence_labeled(observation_label_counts(steps, traces, evidence_mapping=opts.evidence_mapping)):
         return _undefined(len(traces))
     if opts.ce_aggregate == "trace":
-        per = answer_calibration(steps, traces, aggregate="trace", decision_points=opts.decision_points,
-                                 n_boot=0, **opts.evidence).per_trace.to_numpy(dtype=float)
+        per = answer_calibration(
+            steps, traces, aggregate="trace", decision_points=opts.decision_points, n_boot=0, **opts.evidence
+        ).per_trace.to_numpy(dtype=float)
         ok = np.isfinite(per)
         return np.column_stack([np.where(ok, per, 0.0), ok.astype(float)]), _ratio
     points = decision_point_table(steps, traces, decision_points=opts.decision_points, **opts.evidence)
@@ -111,8 +118,9 @@ def ce_columns(steps: pd.DataFrame, traces: pd.DataFrame, *, options: MetricOpti
     return counts, lambda s: _pooled_ce(s, weights)
 
 
-def erf_columns(steps: pd.DataFrame, traces: pd.DataFrame, t: float, *,
-                options: MetricOptions | None = None) -> tuple[np.ndarray, Statistic]:
+def erf_columns(
+    steps: pd.DataFrame, traces: pd.DataFrame, t: float, *, options: MetricOptions | None = None
+) -> tuple[np.ndarray, Statistic]:
     """ERF at time ``t`` (spec section 4) of ``traces`` as per-trace columns and a statistic of their sums.
 
     The recovery events of :func:`~seekbench.metrics.recovery_events` (with ``recovery``,

@@ -19,8 +19,7 @@ def _axes(ax, figsize=(4.2, 3.6)):
     return ax
 
 
-def plot_confusion_matrix(confusion: pd.DataFrame, *, ax=None, title: str | None = None,
-                          normalize: bool = True):
+def plot_confusion_matrix(confusion: pd.DataFrame, *, ax=None, title: str | None = None, normalize: bool = True):
     """Heatmap of one confusion matrix (rows: reference labels, columns: the rater's).
 
     Parameters
@@ -47,8 +46,15 @@ def plot_confusion_matrix(confusion: pd.DataFrame, *, ax=None, title: str | None
     q = len(confusion.index)
     for i in range(q):
         for j in range(len(confusion.columns)):
-            ax.text(j, i, f"{int(counts[i, j])}", ha="center", va="center", fontsize=8,
-                    color="white" if shade[i, j] > 0.6 else "#1b1b1b")
+            ax.text(
+                j,
+                i,
+                f"{int(counts[i, j])}",
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white" if shade[i, j] > 0.6 else "#1b1b1b",
+            )
     ax.set_xticks(range(len(confusion.columns)))
     ax.set_xticklabels([str(c) for c in confusion.columns], rotation=35, ha="right", fontsize=7)
     ax.set_yticks(range(q))
@@ -91,19 +97,32 @@ def plot_kappa_cost(points: pd.DataFrame, *, field: str = "all (pooled)", score:
     x = np.where(known, cost, 0.0)
     front = rows["on_front"].to_numpy(dtype=bool)
     yerr = np.vstack([np.nan_to_num(val - lo), np.nan_to_num(hi - val)])
-    for mask, style in ((known, {"fmt": "o", "color": "#2171b5"}),
-                        (~known, {"fmt": "o", "color": "#2171b5", "mfc": "white"})):
+    for mask, style in (
+        (known, {"fmt": "o", "color": "#2171b5"}),
+        (~known, {"fmt": "o", "color": "#2171b5", "mfc": "white"}),
+    ):
         if mask.any():
             ax.errorbar(x[mask], val[mask], yerr=yerr[:, mask], capsize=3, lw=1, **style)
     if front.any():
         order = np.argsort(cost[front])
-        ax.step(cost[front][order], val[front][order], where="post", color="#cb181d", lw=1.2,
-                label="Pareto front (cheaper and better)")
+        ax.step(
+            cost[front][order],
+            val[front][order],
+            where="post",
+            color="#cb181d",
+            lw=1.2,
+            label="Pareto front (cheaper and better)",
+        )
         ax.legend(fontsize=7, loc="lower right")
     for xi, yi, name, k in zip(x, val, rows["rater"], known, strict=True):
         if math.isfinite(yi):
-            ax.annotate(str(name) + ("" if k else " (cost not recorded)"), (xi, yi), fontsize=7,
-                        xytext=(4, 4), textcoords="offset points")
+            ax.annotate(
+                str(name) + ("" if k else " (cost not recorded)"),
+                (xi, yi),
+                fontsize=7,
+                xytext=(4, 4),
+                textcoords="offset points",
+            )
     ax.set_xlabel("cost per trace (USD)")
     ax.set_ylabel({"kappa": "Cohen's kappa", "ac1": "Gwet's AC1"}.get(score, score) + f" ({field})")
     ax.set_title("Agreement with the reference vs. cost", fontsize=10)

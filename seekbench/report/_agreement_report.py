@@ -35,8 +35,6 @@ class AgreementReportFiles:
     tables: list[Path]
 
 
-
-
 def _stratum_name(field: str, kind: str) -> str:
     return f"{field} ({kind})"
 
@@ -61,8 +59,11 @@ def agreement_figures(agreement: AgreementAnalysis) -> dict[str, bytes]:
         fig, axes = plt.subplots(1, len(raters), figsize=(3.3 * len(raters), 3.9), squeeze=False)
         for ax, r in zip(axes[0], raters, strict=True):
             row = s[(s["rater"] == r) & (s["field"] == f) & (s["step_kind"] == kind)].iloc[0]
-            plot_confusion_matrix(result.confusion[(r, f, kind)], ax=ax,
-                                  title=f"{r}\nkappa {fmt(row['kappa'])}, AC1 {fmt(row['ac1'])}, n {row['n_compared']}")
+            plot_confusion_matrix(
+                result.confusion[(r, f, kind)],
+                ax=ax,
+                title=f"{r}\nkappa {fmt(row['kappa'])}, AC1 {fmt(row['ac1'])}, n {row['n_compared']}",
+            )
         fig.suptitle(f"{_stratum_name(f, kind)}: reference (rows) vs rater (columns)", fontsize=10)
         out[f"agreement_confusion_{f}_{kind}"] = _png(fig)
     if len(result.costs):
@@ -73,15 +74,30 @@ def agreement_figures(agreement: AgreementAnalysis) -> dict[str, bytes]:
 def agreement_tables(agreement: AgreementAnalysis) -> dict[str, pd.DataFrame]:
     """Every table of the result as a flat DataFrame, by CSV name."""
     result = agreement.result
-    conf = [{"rater": r, "field": f, "step_kind": k, "reference_label": m.index[i], "rater_label": m.columns[j],
-             "n": int(m.iat[i, j])}
-            for (r, f, k), m in result.confusion.items() for i in range(m.shape[0]) for j in range(m.shape[1])]
-    pair = [{"field": f, "step_kind": k, "rater_a": a, "rater_b": b, "kappa": m.loc[a, b]}
-            for (f, k), m in result.pairwise.items() for a in m.index for b in m.columns]
+    conf = [
+        {
+            "rater": r,
+            "field": f,
+            "step_kind": k,
+            "reference_label": m.index[i],
+            "rater_label": m.columns[j],
+            "n": int(m.iat[i, j]),
+        }
+        for (r, f, k), m in result.confusion.items()
+        for i in range(m.shape[0])
+        for j in range(m.shape[1])
+    ]
+    pair = [
+        {"field": f, "step_kind": k, "rater_a": a, "rater_b": b, "kappa": m.loc[a, b]}
+        for (f, k), m in result.pairwise.items()
+        for a in m.index
+        for b in m.columns
+    ]
     tables = {
         "agreement": result.summary,
-        "agreement_confusion": pd.DataFrame(conf, columns=["rater", "field", "step_kind", "reference_label",
-                                                           "rater_label", "n"]),
+        "agreement_confusion": pd.DataFrame(
+            conf, columns=["rater", "field", "step_kind", "reference_label", "rater_label", "n"]
+        ),
         "agreement_prevalence": result.prevalence,
         "agreement_exclusions": result.exclusions,
         "agreement_multi_rater": result.multi_rater,
@@ -103,8 +119,10 @@ def _ci(row, name: str) -> str:
 
 def _same_ranking(rankings: pd.DataFrame) -> pd.DataFrame:
     """The rankings table as shown: yes / no, or n/a with the reason (never None)."""
-    same = [("yes" if v else "no") if isinstance(v, (bool, np.bool_)) else (note or "n/a")
-            for v, note in zip(rankings["same_ranking"], rankings["note"], strict=True)]
+    same = [
+        ("yes" if v else "no") if isinstance(v, (bool, np.bool_)) else (note or "n/a")
+        for v, note in zip(rankings["same_ranking"], rankings["note"], strict=True)
+    ]
     return rankings.drop(columns="note").assign(same_ranking=same)
 
 
@@ -112,65 +130,105 @@ def render_agreement_section(agreement: AgreementAnalysis, figures: dict[str, by
     """The agreement section as an HTML fragment (``<section>``), figures embedded as data URIs."""
     result = agreement.result
     s = result.summary
-    shown = pd.DataFrame({
-        "rater": s["rater"], "field": s["field"], "steps": s["step_kind"], "n": s["n_compared"],
-        "excluded": s["n_excluded"], "raw agreement": s["raw_agreement"],
-        "kappa [95% CI]": [_ci(r, "kappa") for _, r in s.iterrows()],
-        "AC1 [95% CI]": [_ci(r, "ac1") for _, r in s.iterrows()], "traces": s["n_traces"], "note": s["note"]})
-    parts = ["<section id='agreement'><h2>Judge agreement with the reference</h2>",
-             (f"<p>Reference: <b>{html.escape(str(result.reference))}</b>; raters: "
-              f"{html.escape(', '.join(map(str, result.raters)))}. Per label field and step kind, on the steps "
-              "both labeled: grounding of reasoning steps and grounding of search steps are different questions "
-              "and get separate rows. 95% percentile bootstrap CIs over whole traces (B = "
-              f"{html.escape(str(result.options.get('n_boot')))}, seed {html.escape(str(result.options.get('seed')))})."
-              " Each rater's last row, <i>all (pooled)</i>, pools its rows, each with its own chance agreement. "
-              "A judge is scored on its own decisions: labels it derived by rule (InitialQuery, RepeatQuery) are "
-              "excluded from its rows and scored apart as the rater <i>rule-derived</i>. A majority panel is scored "
-              "on every step the reference labeled; a tie it left open counts as a miss, \"(unresolved tie)\". "
-              "Kappa is low for a good judge when one label dominates a stratum (chance agreement is then high); "
-              "Gwet's AC1 is robust to that. n/a = undefined, with the reason in the note column.</p>"),
-             _table(shown, left=("rater", "field", "steps", "note"))]
+    shown = pd.DataFrame(
+        {
+            "rater": s["rater"],
+            "field": s["field"],
+            "steps": s["step_kind"],
+            "n": s["n_compared"],
+            "excluded": s["n_excluded"],
+            "raw agreement": s["raw_agreement"],
+            "kappa [95% CI]": [_ci(r, "kappa") for _, r in s.iterrows()],
+            "AC1 [95% CI]": [_ci(r, "ac1") for _, r in s.iterrows()],
+            "traces": s["n_traces"],
+            "note": s["note"],
+        }
+    )
+    parts = [
+        "<section id='agreement'><h2>Judge agreement with the reference</h2>",
+        (
+            f"<p>Reference: <b>{html.escape(str(result.reference))}</b>; raters: "
+            f"{html.escape(', '.join(map(str, result.raters)))}. Per label field and step kind, on the steps "
+            "both labeled: grounding of reasoning steps and grounding of search steps are different questions "
+            "and get separate rows. 95% percentile bootstrap CIs over whole traces (B = "
+            f"{html.escape(str(result.options.get('n_boot')))}, seed {html.escape(str(result.options.get('seed')))})."
+            " Each rater's last row, <i>all (pooled)</i>, pools its rows, each with its own chance agreement. "
+            "A judge is scored on its own decisions: labels it derived by rule (InitialQuery, RepeatQuery) are "
+            "excluded from its rows and scored apart as the rater <i>rule-derived</i>. A majority panel is scored "
+            'on every step the reference labeled; a tie it left open counts as a miss, "(unresolved tie)". '
+            "Kappa is low for a good judge when one label dominates a stratum (chance agreement is then high); "
+            "Gwet's AC1 is robust to that. n/a = undefined, with the reason in the note column.</p>"
+        ),
+        _table(shown, left=("rater", "field", "steps", "note")),
+    ]
     if len(result.exclusions):
-        parts += ["<h3>Steps not compared</h3>",
-                  _table(result.exclusions, left=("rater", "field", "step_kind", "reason"))]
+        parts += [
+            "<h3>Steps not compared</h3>",
+            _table(result.exclusions, left=("rater", "field", "step_kind", "reason")),
+        ]
     conf_figs = [k for k in figures if k.startswith("agreement_confusion_")]
     if conf_figs:
         parts.append("<h3>Confusion matrices</h3>")
         names = {f"agreement_confusion_{f}_{k}": _stratum_name(f, k) for f, k in result.strata}
-        parts += [f"<figure>{_img(figures[k], k)}<figcaption>{html.escape(names.get(k, k))}: "
-                  "counts; colour is the share of the reference's row.</figcaption></figure>" for k in conf_figs]
-    parts += ["<h3>Label prevalence on the compared steps</h3>",
-              _table(result.prevalence, left=("rater", "field", "step_kind", "label"))]
+        parts += [
+            f"<figure>{_img(figures[k], k)}<figcaption>{html.escape(names.get(k, k))}: "
+            "counts; colour is the share of the reference's row.</figcaption></figure>"
+            for k in conf_figs
+        ]
+    parts += [
+        "<h3>Label prevalence on the compared steps</h3>",
+        _table(result.prevalence, left=("rater", "field", "step_kind", "label")),
+    ]
     if len(result.multi_rater):
-        parts += [("<h3>All raters together</h3><p>Krippendorff's alpha (nominal) uses every step two or more "
-                   "raters labeled; Fleiss' kappa the steps every rater labeled (n/a: no such step).</p>"),
-                  _table(result.multi_rater, left=("field", "step_kind"))]
+        parts += [
+            (
+                "<h3>All raters together</h3><p>Krippendorff's alpha (nominal) uses every step two or more "
+                "raters labeled; Fleiss' kappa the steps every rater labeled (n/a: no such step).</p>"
+            ),
+            _table(result.multi_rater, left=("field", "step_kind")),
+        ]
         for (f, k), m in result.pairwise.items():
-            parts += [f"<details><summary>Pairwise Cohen's kappa: {html.escape(_stratum_name(f, k))}</summary>",
-                      _table(m.reset_index(), left=("rater",)), "</details>"]
+            parts += [
+                f"<details><summary>Pairwise Cohen's kappa: {html.escape(_stratum_name(f, k))}</summary>",
+                _table(m.reset_index(), left=("rater",)),
+                "</details>",
+            ]
     if result.panel is not None:
-        parts += [("<h3>Majority panel</h3><p>Ties left open are scored as misses where the reference labeled "
-                   "the step (n_unresolved_ties in the table above).</p>"),
-                  _table(result.panel.summary, left=("members", "tiebreaker"))]
+        parts += [
+            (
+                "<h3>Majority panel</h3><p>Ties left open are scored as misses where the reference labeled "
+                "the step (n_unresolved_ties in the table above).</p>"
+            ),
+            _table(result.panel.summary, left=("members", "tiebreaker")),
+        ]
     if len(result.costs):
-        parts += ["<h3>What each judge cost</h3><p>From label provenance; n/a = not recorded.</p>",
-                  _table(result.costs, left=("rater", "kind", "top_unscored_reason"))]
+        parts += [
+            "<h3>What each judge cost</h3><p>From label provenance; n/a = not recorded.</p>",
+            _table(result.costs, left=("rater", "kind", "top_unscored_reason")),
+        ]
         if "agreement_kappa_cost" in figures:
-            parts.append(f"<figure>{_img(figures['agreement_kappa_cost'], 'kappa vs cost')}<figcaption>Pooled "
-                         "kappa against cost per trace; the red line is the Pareto front.</figcaption></figure>")
+            parts.append(
+                f"<figure>{_img(figures['agreement_kappa_cost'], 'kappa vs cost')}<figcaption>Pooled "
+                "kappa against cost per trace; the red line is the Pareto front.</figcaption></figure>"
+            )
     sens: Any = result.sensitivity
     if sens is not None:
         t = sens.table
-        shown = t.assign(**{"difference [95% CI]": [f"{fmt(r.difference)} [{fmt(r.lower)}, {fmt(r.upper)}]"
-                                                    for r in t.itertuples()]})
+        shown = t.assign(
+            **{"difference [95% CI]": [f"{fmt(r.difference)} [{fmt(r.lower)}, {fmt(r.upper)}]" for r in t.itertuples()]}
+        )
         shown = shown[["rater", "agent", "metric", "reference", "judged", "difference [95% CI]", "n_traces"]]
-        parts += ["<h3>How far the judge's labels move the metrics</h3>",
-                  ("<p>RQI, CE and ERF at turn 8 per agent from the reference labels and from each rater's; "
-                   "difference = judged - reference with a paired bootstrap CI over the agent's traces. Kendall's "
-                   "tau compares the agent rankings (1 = same order). n/a: the label source lacks the labels the "
-                   "metric needs (see the notes below).</p>"),
-                  _table(shown, left=("rater", "agent", "metric")),
-                  _table(_same_ranking(sens.rankings), left=("rater", "metric", "same_ranking"))]
+        parts += [
+            "<h3>How far the judge's labels move the metrics</h3>",
+            (
+                "<p>RQI, CE and ERF at turn 8 per agent from the reference labels and from each rater's; "
+                "difference = judged - reference with a paired bootstrap CI over the agent's traces. Kendall's "
+                "tau compares the agent rankings (1 = same order). n/a: the label source lacks the labels the "
+                "metric needs (see the notes below).</p>"
+            ),
+            _table(shown, left=("rater", "agent", "metric")),
+            _table(_same_ranking(sens.rankings), left=("rater", "metric", "same_ranking")),
+        ]
     notes = [*result.warnings, *(sens.warnings if sens is not None else [])]
     if notes:
         parts.append("<div class='warn'>" + "<br>".join(html.escape(w) for w in dict.fromkeys(notes)) + "</div>")
@@ -207,8 +265,9 @@ def write_agreement_report(agreement: AgreementAnalysis, out_dir: str | os.PathL
         table_paths.append(p)
     when = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     meta = f"seekbench {html.escape(__version__)} &middot; generated {when}"
-    page = html_page("seekbench agreement", "seekbench judge agreement", meta,
-                     [render_agreement_section(agreement, figures)])
+    page = html_page(
+        "seekbench agreement", "seekbench judge agreement", meta, [render_agreement_section(agreement, figures)]
+    )
     html_path = out / "agreement.html"
     write_text(html_path, page)
     return AgreementReportFiles(out, html_path, fig_paths, table_paths)

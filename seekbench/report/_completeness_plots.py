@@ -29,12 +29,20 @@ def _groups(table: pd.DataFrame) -> list[tuple[dict, pd.DataFrame]]:
     keys = [c for c in ("agent", "belief") if c in table.columns]
     if not keys:
         return [({}, table)]
-    return [(dict(zip(keys, k if isinstance(k, tuple) else (k,), strict=True)), g)
-            for k, g in table.groupby(keys, sort=True, dropna=False)]
+    return [
+        (dict(zip(keys, k if isinstance(k, tuple) else (k,), strict=True)), g)
+        for k, g in table.groupby(keys, sort=True, dropna=False)
+    ]
 
 
-def plot_completeness_curves(curves: pd.DataFrame, ax: Axes | None = None, *, band: bool = True,
-                             band_alpha: float = 0.15, title: str | None = None) -> Axes:
+def plot_completeness_curves(
+    curves: pd.DataFrame,
+    ax: Axes | None = None,
+    *,
+    band: bool = True,
+    band_alpha: float = 0.15,
+    title: str | None = None,
+) -> Axes:
     """Completeness ``c_t`` against step per (agent, belief), with the band of :class:`CompletenessCurves`.
 
     One colour per agent, one line style per belief (trajectory dotted, deduplicated solid,
@@ -75,8 +83,7 @@ def plot_completeness_curves(curves: pd.DataFrame, ax: Axes | None = None, *, ba
         ax.plot(g["step"], g["mean"], linestyle=style, color=colour, marker="o", markersize=2.5, label=label)
         if band and {"lower", "upper"} <= set(g.columns):
             ok = g["lower"].notna() & g["upper"].notna()
-            ax.fill_between(g["step"][ok], g["lower"][ok], g["upper"][ok], color=colour, alpha=band_alpha,
-                            linewidth=0)
+            ax.fill_between(g["step"][ok], g["lower"][ok], g["upper"][ok], color=colour, alpha=band_alpha, linewidth=0)
     ax.set_xlabel("step")
     ax.set_ylabel("completeness (share of goal passages retrieved)")
     ax.set_ylim(0.0, 1.0)
@@ -106,8 +113,15 @@ def plot_topic_agent_heatmap(table: pd.DataFrame, ax: Axes | None = None, *, tit
         for i in range(values.shape[0]):
             for j in range(values.shape[1]):
                 v = values[i, j]
-                ax.text(j, i, "n/a" if np.isnan(v) else f"{v:.2f}", ha="center", va="center", fontsize=7,
-                        color="white" if not np.isnan(v) and v < 0.6 else "black")
+                ax.text(
+                    j,
+                    i,
+                    "n/a" if np.isnan(v) else f"{v:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white" if not np.isnan(v) and v < 0.6 else "black",
+                )
     ax.set_xticks(range(len(table.columns)), [str(c) for c in table.columns], rotation=30, ha="right", fontsize=8)
     ax.set_yticks(range(len(table.index)), [str(i) for i in table.index], fontsize=8)
     ax.set_title(title or "Final completeness by topic and agent", fontsize=10)
@@ -123,8 +137,15 @@ def plot_query_diversity(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
         agent = str(key.get("agent", ""))
         colour = colours.setdefault(agent, next(cycle))
         g = g.sort_values("step")
-        ax.plot(g["step"], g["diversity"], linestyle=_BELIEF_STYLE.get(str(key.get("belief")), "-"), color=colour,
-                marker="o", markersize=2.5, label=" / ".join(str(v) for v in key.values()))
+        ax.plot(
+            g["step"],
+            g["diversity"],
+            linestyle=_BELIEF_STYLE.get(str(key.get("belief")), "-"),
+            color=colour,
+            marker="o",
+            markersize=2.5,
+            label=" / ".join(str(v) for v in key.values()),
+        )
     ax.set_xlabel("step")
     ax.set_ylabel("query diversity (1 - max cosine to earlier queries)")
     ax.set_ylim(bottom=0)

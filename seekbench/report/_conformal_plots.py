@@ -23,8 +23,9 @@ def _axes(ax, figsize=(5.2, 4.6)):
     return ax
 
 
-def plot_conformal_scatter(data: pd.DataFrame, q_hat: float, ax: Axes | None = None, *,
-                           title: str | None = None) -> Axes:
+def plot_conformal_scatter(
+    data: pd.DataFrame, q_hat: float, ax: Axes | None = None, *, title: str | None = None
+) -> Axes:
     """Predicted against true completeness, with the conformal band.
 
     A state is covered when its true c lies in [c_hat - q_hat, c_hat + q_hat],
@@ -44,16 +45,23 @@ def plot_conformal_scatter(data: pd.DataFrame, q_hat: float, ax: Axes | None = N
     ax = _axes(ax)
     x = data["true_completeness"].to_numpy(dtype=float)
     y = data["c_hat"].to_numpy(dtype=float)
-    covered = (data["covered"].to_numpy(dtype=bool) if "covered" in data
-               else np.abs(x - y) <= q_hat + 1e-12)
+    covered = data["covered"].to_numpy(dtype=bool) if "covered" in data else np.abs(x - y) <= q_hat + 1e-12
     grid = np.linspace(0, 1, 101)
-    ax.fill_between(grid, np.clip(grid - q_hat, 0, 1), np.clip(grid + q_hat, 0, 1), color="#9ecae1", alpha=0.35,
-                    linewidth=0, label=f"band |c - c_hat| <= q_hat = {q_hat:.3f}")
+    ax.fill_between(
+        grid,
+        np.clip(grid - q_hat, 0, 1),
+        np.clip(grid + q_hat, 0, 1),
+        color="#9ecae1",
+        alpha=0.35,
+        linewidth=0,
+        label=f"band |c - c_hat| <= q_hat = {q_hat:.3f}",
+    )
     ax.plot([0, 1], [0, 1], color="black", linestyle="--", linewidth=1, label="c_hat = c")
     ax.scatter(x[covered], y[covered], s=16, color="#2171b5", alpha=0.75, label=f"covered ({int(covered.sum())})")
     if (~covered).any():
-        ax.scatter(x[~covered], y[~covered], s=18, color="#cb181d", marker="x",
-                   label=f"not covered ({int((~covered).sum())})")
+        ax.scatter(
+            x[~covered], y[~covered], s=18, color="#cb181d", marker="x", label=f"not covered ({int((~covered).sum())})"
+        )
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.02, 1.02)
     ax.set_aspect("equal")
@@ -64,8 +72,15 @@ def plot_conformal_scatter(data: pd.DataFrame, q_hat: float, ax: Axes | None = N
     return ax
 
 
-def plot_nonconformity_hist(scores, q_hat: float, ax: Axes | None = None, *, alpha: float | None = None,
-                            title: str | None = None, bins: int = 20) -> Axes:
+def plot_nonconformity_hist(
+    scores,
+    q_hat: float,
+    ax: Axes | None = None,
+    *,
+    alpha: float | None = None,
+    title: str | None = None,
+    bins: int = 20,
+) -> Axes:
     """Histogram of calibration nonconformity scores e = |c - c_hat| with a line at q_hat.
 
     Parameters
@@ -107,8 +122,15 @@ def plot_coverage_by_bin(bins: pd.DataFrame, target: float, ax: Axes | None = No
     for j, name in enumerate(names):
         sub = bins[bins["estimator"] == name].set_index("bin").reindex(labels)
         err = sub["coverage_std"].to_numpy(dtype=float) if "coverage_std" in sub else None
-        ax.bar(pos - 0.4 + width * (j + 0.5), np.nan_to_num(sub["coverage"].to_numpy(dtype=float)), width=width,
-               yerr=None if err is None else np.nan_to_num(err), capsize=2, label=str(name), alpha=0.85)
+        ax.bar(
+            pos - 0.4 + width * (j + 0.5),
+            np.nan_to_num(sub["coverage"].to_numpy(dtype=float)),
+            width=width,
+            yerr=None if err is None else np.nan_to_num(err),
+            capsize=2,
+            label=str(name),
+            alpha=0.85,
+        )
     ax.axhline(target, color="black", linestyle="--", linewidth=1, label=f"target {target:g}")
     ax.set_xticks(pos, labels, fontsize=8)
     ax.set_ylim(0, 1.05)

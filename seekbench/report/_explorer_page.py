@@ -46,16 +46,23 @@ def _js_call(kind: str, key: int, data) -> str:
 
 def render_explorer_page(title: str = "seekbench trace explorer") -> str:
     """The page shell with the explorer's CSS and JS inline (the data comes from the sidecar scripts)."""
-    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-            f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
-            f"<title>{html.escape(title)}</title><style>{_asset('explorer.css')}</style></head>"
-            f"<body data-dir='{DATA_DIR}'><noscript>The trace explorer needs JavaScript.</noscript>"
-            f"<div id='app'><p>Loading {DATA_DIR}/index.js ...</p></div>"
-            f"<script>{_asset('explorer.js')}</script></body></html>\n")
+    return (
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>{html.escape(title)}</title><style>{_asset('explorer.css')}</style></head>"
+        f"<body data-dir='{DATA_DIR}'><noscript>The trace explorer needs JavaScript.</noscript>"
+        f"<div id='app'><p>Loading {DATA_DIR}/index.js ...</p></div>"
+        f"<script>{_asset('explorer.js')}</script></body></html>\n"
+    )
 
 
-def write_explorer(data: ExplorerData, out_dir: str | os.PathLike, *, chunk_size: int = DEFAULT_CHUNK_SIZE,
-                   title: str = "seekbench trace explorer") -> ExplorerFiles:
+def write_explorer(
+    data: ExplorerData,
+    out_dir: str | os.PathLike,
+    *,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    title: str = "seekbench trace explorer",
+) -> ExplorerFiles:
     """Write ``out_dir/explorer.html`` and ``out_dir/explorer-data/{index,chunk-NNNNN}.js`` (each atomically).
 
     Chunk files left from an earlier, larger explorer in the same folder are removed, so the

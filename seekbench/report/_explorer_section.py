@@ -23,8 +23,7 @@ def _pct(x: float) -> str:
 
 def audit_tables(audit: AuditAnalysis) -> dict[str, pd.DataFrame]:
     """``audit_rates`` (per agent: share of traces with each flag) and ``worst_traces`` (per agent, by score)."""
-    return {"audit_rates": audit.rates,
-            "worst_traces": audit.worst[["agent", "trace_id", "score", "flags", "correct"]]}
+    return {"audit_rates": audit.rates, "worst_traces": audit.worst[["agent", "trace_id", "score", "flags", "correct"]]}
 
 
 def audit_section(audit: AuditAnalysis, *, explorer: bool = True) -> tuple[str, str]:
@@ -36,25 +35,35 @@ def audit_section(audit: AuditAnalysis, *, explorer: bool = True) -> tuple[str, 
     n = len(audit.table)
     flagged = audit.n_flagged
     multi = audit.n_multi_flagged
-    lead = (f"{flagged} of {n} traces raise at least one flag, {multi} raise two or more. Each agent's "
-            f"{worst_n} worst traces by severity score are listed"
-            + (" and open in the trace explorer" if explorer else "") + ".")
+    lead = (
+        f"{flagged} of {n} traces raise at least one flag, {multi} raise two or more. Each agent's "
+        f"{worst_n} worst traces by severity score are listed"
+        + (" and open in the trace explorer" if explorer else "")
+        + "."
+    )
     definitions = audit.flag_definitions
     flags = audit.flags
     defs = "".join(f"<li><b>{f}</b>: {html.escape(definitions[f])}</li>" for f in flags)
     thresholds = ", ".join(f"{k} = {v}" for k, v in opts.items())
-    score = ("score = sum over the raised flags of: the ungrounded share; (2 - E at answer) / 2; 1 for "
-             "not recovered; repeated queries / queries (0 = no flag, at most 4; "
-             "<code>seekbench.metrics.trace_audit</code>).")
+    score = (
+        "score = sum over the raised flags of: the ungrounded share; (2 - E at answer) / 2; 1 for "
+        "not recovered; repeated queries / queries (0 = no flag, at most 4; "
+        "<code>seekbench.metrics.trace_audit</code>)."
+    )
     parts = ["<h2 id='audit'>Per-trace audit</h2>"]
     if explorer:
-        parts.append(f"<p><a href='{PAGE}'><b>Open the trace explorer</b></a>: every trace, step by step, with "
-                     "filters (agent, flag, correctness, E at answer, judge disagreement), text search and "
-                     "sorting.</p>")
-    parts += [f"<p>{html.escape(lead)}</p>", f"<ul>{defs}</ul>",
-              f"<p class='muted'>Thresholds: {html.escape(thresholds)}. {score} The full table is "
-              "<code>tables/audit.csv</code>; rates and worst traces are <code>tables/audit_rates.csv</code> and "
-              "<code>tables/worst_traces.csv</code>.</p>"]
+        parts.append(
+            f"<p><a href='{PAGE}'><b>Open the trace explorer</b></a>: every trace, step by step, with "
+            "filters (agent, flag, correctness, E at answer, judge disagreement), text search and "
+            "sorting.</p>"
+        )
+    parts += [
+        f"<p>{html.escape(lead)}</p>",
+        f"<ul>{defs}</ul>",
+        f"<p class='muted'>Thresholds: {html.escape(thresholds)}. {score} The full table is "
+        "<code>tables/audit.csv</code>; rates and worst traces are <code>tables/audit_rates.csv</code> and "
+        "<code>tables/worst_traces.csv</code>.</p>",
+    ]
     head = "".join(f"<th>{h}</th>" for h in ("traces", "flagged", *flags, "mean score"))
     rows = []
     for r in rates.to_dict("records"):
@@ -64,25 +73,46 @@ def audit_section(audit: AuditAnalysis, *, explorer: bool = True) -> tuple[str, 
             params = {"agent": agent, "flag": "any", "sort": "score"} if r["flagged"] > 0 else {"agent": agent}
             name = f"<a href='{html.escape(explorer_link(**params))}'>{name}</a>"
         ids = worst.loc[worst["agent"] == r["agent"], ["trace_id", "score"]].to_numpy().tolist()
-        links = ", ".join(
-            (f"<a href='{html.escape(explorer_link(trace=t))}'>{html.escape(str(t))}</a>" if explorer
-             else html.escape(str(t))) + f" ({s:.2f})" for t, s in ids) or "none flagged"
+        links = (
+            ", ".join(
+                (
+                    f"<a href='{html.escape(explorer_link(trace=t))}'>{html.escape(str(t))}</a>"
+                    if explorer
+                    else html.escape(str(t))
+                )
+                + f" ({s:.2f})"
+                for t, s in ids
+            )
+            or "none flagged"
+        )
         cells = "".join(f"<td>{_pct(r[c])}</td>" for c in ("flagged", *flags))
-        rows.append(f"<tr><td class='l'>{name}</td><td>{r['n_traces']}</td>{cells}<td>{r['mean_score']:.2f}</td>"
-                    f"<td class='l'>{links}</td></tr>")
-    parts.append("<div style='overflow-x:auto'><table><thead><tr><th class='l'>agent</th>" + head +
-                 "<th class='l'>worst traces (score)</th></tr></thead><tbody>" + "".join(rows) +
-                 "</tbody></table></div>")
+        rows.append(
+            f"<tr><td class='l'>{name}</td><td>{r['n_traces']}</td>{cells}<td>{r['mean_score']:.2f}</td>"
+            f"<td class='l'>{links}</td></tr>"
+        )
+    parts.append(
+        "<div style='overflow-x:auto'><table><thead><tr><th class='l'>agent</th>"
+        + head
+        + "<th class='l'>worst traces (score)</th></tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table></div>"
+    )
 
-    md = ["## Per-trace audit\n", lead + (f" Trace explorer: [{PAGE}]({PAGE})." if explorer else "") + "\n",
-          "\n".join(f"- **{f}**: {definitions[f]}" for f in flags) + "\n",
-          f"Thresholds: {thresholds}. " + score.replace("<code>", "`").replace("</code>", "`") + "\n",
-          "| agent | traces | flagged | " + " | ".join(flags) + " | mean score | worst traces |",
-          "|---" * (5 + len(flags)) + "|"]
+    md = [
+        "## Per-trace audit\n",
+        lead + (f" Trace explorer: [{PAGE}]({PAGE})." if explorer else "") + "\n",
+        "\n".join(f"- **{f}**: {definitions[f]}" for f in flags) + "\n",
+        f"Thresholds: {thresholds}. " + score.replace("<code>", "`").replace("</code>", "`") + "\n",
+        "| agent | traces | flagged | " + " | ".join(flags) + " | mean score | worst traces |",
+        "|---" * (5 + len(flags)) + "|",
+    ]
     for r in rates.to_dict("records"):
         ids = worst.loc[worst["agent"] == r["agent"], "trace_id"].tolist()
         links = ", ".join(f"[{t}]({explorer_link(trace=t)})" if explorer else str(t) for t in ids) or "none"
         agent = str(r["agent"]).replace("|", "\\|")
-        md.append(f"| {agent} | {r['n_traces']} | " + " | ".join(_pct(r[c]) for c in ("flagged", *flags))
-                  + f" | {r['mean_score']:.2f} | {links} |")
+        md.append(
+            f"| {agent} | {r['n_traces']} | "
+            + " | ".join(_pct(r[c]) for c in ("flagged", *flags))
+            + f" | {r['mean_score']:.2f} | {links} |"
+        )
     return "\n".join(parts), "\n".join(md) + "\n"

@@ -44,8 +44,15 @@ def plot_rqi_heatmap(table: pd.DataFrame, counts: pd.DataFrame | None = None, ax
         for j in range(values.shape[1]):
             v = values[i, j]
             n = "" if counts is None else f"\nn={int(counts.iloc[i, j])}"
-            ax.text(j, i, ("n/a" if np.isnan(v) else f"{v:.2f}") + n, ha="center", va="center", fontsize=7,
-                    color="white" if not np.isnan(v) and v < 0.6 else "black")
+            ax.text(
+                j,
+                i,
+                ("n/a" if np.isnan(v) else f"{v:.2f}") + n,
+                ha="center",
+                va="center",
+                fontsize=7,
+                color="white" if not np.isnan(v) and v < 0.6 else "black",
+            )
     ax.figure.colorbar(im, ax=ax, label="RQI (share of grounded reasoning)")
     ax.set_title("RQI by reasoning type and agent")
     return ax
@@ -57,8 +64,9 @@ def plot_calibration(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
     ks = np.arange(3)
     width = 0.8 / max(len(table.columns), 1)
     # The ideal policy answers iff E = 2: one black bar-wide marker per state.
-    ax.hlines([0, 0, 1], ks - 0.45, ks + 0.45, colors="black", linestyles="--", linewidth=1.5,
-              label="ideal policy", zorder=3)
+    ax.hlines(
+        [0, 0, 1], ks - 0.45, ks + 0.45, colors="black", linestyles="--", linewidth=1.5, label="ideal policy", zorder=3
+    )
     for j, agent in enumerate(table.columns):
         vals = table[agent].reindex(ks).to_numpy(dtype=float)
         ax.bar(ks - 0.4 + width * (j + 0.5), np.nan_to_num(vals), width=width, label=_short(agent), alpha=0.85)

@@ -26,12 +26,15 @@ def _table(df: pd.DataFrame, left: tuple[str, ...] = ()) -> str:
     for _, r in df.iterrows():
         cells = "".join(f'<td class="{"l" if c in left else ""}">{html.escape(fmt(r[c]))}</td>' for c in df.columns)
         rows.append(f"<tr>{cells}</tr>")
-    return (f"<div style='overflow-x:auto'><table><thead><tr>{head}</tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table></div>")
+    return (
+        f"<div style='overflow-x:auto'><table><thead><tr>{head}</tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
 
 
-def render_html(analysis: Analysis, figures: dict[str, bytes], *, explorer: bool = True,
-                sections: Sequence[str] = ()) -> str:
+def render_html(
+    analysis: Analysis, figures: dict[str, bytes], *, explorer: bool = True, sections: Sequence[str] = ()
+) -> str:
     """The whole report page as a string; ``sections`` are extra HTML sections placed before the options.
 
     With ``explorer`` (explorer.html written beside the page) each agent's audit row and worst traces link into it.
@@ -39,45 +42,69 @@ def render_html(analysis: Analysis, figures: dict[str, bytes], *, explorer: bool
     a = analysis
     c = a.process
     prov = a.provenance
-    meta = (f"seekbench {html.escape(prov.seekbench_version)} &middot; generated {html.escape(prov.generated)}"
-            f" &middot; {a.n_traces} traces, {a.n_steps} steps &middot; labels: "
-            f"{html.escape(str(prov.inputs.get('labels', 'inline')))}"
-            + (f" ({html.escape(str(prov.inputs['labeled_steps']))})" if "labeled_steps" in prov.inputs else ""))
+    meta = (
+        f"seekbench {html.escape(prov.seekbench_version)} &middot; generated {html.escape(prov.generated)}"
+        f" &middot; {a.n_traces} traces, {a.n_steps} steps &middot; labels: "
+        f"{html.escape(str(prov.inputs.get('labels', 'inline')))}"
+        + (f" ({html.escape(str(prov.inputs['labeled_steps']))})" if "labeled_steps" in prov.inputs else "")
+    )
     parts = []
     mt = display_table(c.summary.groups, c.by)
-    parts += ["<h2>Per-group metrics</h2>",
-              "<p class='muted'>95% bootstrap confidence intervals over whole traces; n/a = undefined "
-              "(not enough labels), never zero.</p>", _table(mt, left=c.by)]
+    parts += [
+        "<h2>Per-group metrics</h2>",
+        "<p class='muted'>95% bootstrap confidence intervals over whole traces; n/a = undefined "
+        "(not enough labels), never zero.</p>",
+        _table(mt, left=c.by),
+    ]
     parts.append("<h2>Evidence recovery</h2><div class='grid'>")
-    parts.append(f"<figure>{_img(figures['erf'], 'ERF curves per group')}<figcaption>Cumulative incidence of "
-                 "recovery; answering without recovering is a competing event, ending without an answer is "
-                 "censoring.</figcaption></figure>")
-    parts.append(f"<figure>{_img(figures['erf_km'], 'ERF Kaplan-Meier')}<figcaption class='warn'>For comparison "
-                 "only: 1 - Kaplan-Meier treats traces that stopped as censored, which overstates recovery "
-                 "when agents answer early.</figcaption></figure></div>")
+    parts.append(
+        f"<figure>{_img(figures['erf'], 'ERF curves per group')}<figcaption>Cumulative incidence of "
+        "recovery; answering without recovering is a competing event, ending without an answer is "
+        "censoring.</figcaption></figure>"
+    )
+    parts.append(
+        f"<figure>{_img(figures['erf_km'], 'ERF Kaplan-Meier')}<figcaption class='warn'>For comparison "
+        "only: 1 - Kaplan-Meier treats traces that stopped as censored, which overstates recovery "
+        "when agents answer early.</figcaption></figure></div>"
+    )
     if c.recovery_test is not None:
         rt = c.recovery_test
-        parts.append(f"<p>Do the groups' recovery curves differ? {html.escape(str(getattr(rt, 'test', '')))}: "
-                     f"statistic {fmt(getattr(rt, 'statistic', math.nan))}, df {fmt(getattr(rt, 'df', math.nan))}, "
-                     f"p {fmt_p(getattr(rt, 'p_value', math.nan))}.</p>")
+        parts.append(
+            f"<p>Do the groups' recovery curves differ? {html.escape(str(getattr(rt, 'test', '')))}: "
+            f"statistic {fmt(getattr(rt, 'statistic', math.nan))}, df {fmt(getattr(rt, 'df', math.nan))}, "
+            f"p {fmt_p(getattr(rt, 'p_value', math.nan))}.</p>"
+        )
     parts.append("<h2>Groundedness and calibration</h2><div class='grid'>")
-    parts.append(f"<figure>{_img(figures['rqi_heatmap'], 'RQI heatmap')}<figcaption>Share of grounded reasoning "
-                 "steps by reasoning type.</figcaption></figure>")
-    parts.append(f"<figure>{_img(figures['calibration'], 'calibration chart')}<figcaption>Probability of answering "
-                 "at each evidence state; the ideal policy answers exactly when E = 2.</figcaption></figure>")
-    parts.append(f"<figure>{_img(figures['prevalence'], 'evidence prevalence')}<figcaption>Share of decision "
-                 "points spent at each evidence state.</figcaption></figure></div>")
+    parts.append(
+        f"<figure>{_img(figures['rqi_heatmap'], 'RQI heatmap')}<figcaption>Share of grounded reasoning "
+        "steps by reasoning type.</figcaption></figure>"
+    )
+    parts.append(
+        f"<figure>{_img(figures['calibration'], 'calibration chart')}<figcaption>Probability of answering "
+        "at each evidence state; the ideal policy answers exactly when E = 2.</figcaption></figure>"
+    )
+    parts.append(
+        f"<figure>{_img(figures['prevalence'], 'evidence prevalence')}<figcaption>Share of decision "
+        "points spent at each evidence state.</figcaption></figure></div>"
+    )
     parts.append(audit_section(a.audit, explorer=explorer)[0])
     parts.extend(sections)
     parts += ["<h2>Options and what could not be used</h2>", "<table><tbody>"]
-    parts += [f"<tr><th class='l'>{html.escape(k)}</th><td class='l'>{html.escape(str(v))}</td></tr>"
-              for k, v in prov.options.items()]
-    parts += [f"<tr><th class='l'>input {html.escape(k)}</th><td class='l'>{html.escape(str(v))}</td></tr>"
-              for k, v in prov.inputs.items()]
+    parts += [
+        f"<tr><th class='l'>{html.escape(k)}</th><td class='l'>{html.escape(str(v))}</td></tr>"
+        for k, v in prov.options.items()
+    ]
+    parts += [
+        f"<tr><th class='l'>input {html.escape(k)}</th><td class='l'>{html.escape(str(v))}</td></tr>"
+        for k, v in prov.inputs.items()
+    ]
     parts.append("</tbody></table>")
     if any(c.unusable.values()):
-        parts.append("<ul>" + "".join(f"<li>{v} {html.escape(k.replace('_', ' '))}</li>"
-                                      for k, v in c.unusable.items() if v) + "</ul>")
+        parts.append(
+            "<ul>"
+            + "".join(f"<li>{v} {html.escape(k.replace('_', ' '))}</li>" for k, v in c.unusable.items() if v)
+            + "</ul>"
+        )
     else:
         parts.append("<p>Every step the metrics need was labeled.</p>")
     return html_page("seekbench report", "seekbench process audit", meta, parts, sep="\n")

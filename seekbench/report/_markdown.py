@@ -20,29 +20,43 @@ def _md_table(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def render_markdown(analysis: Analysis, figure_files: dict[str, str], *, explorer: bool = True,
-                    sections: Sequence[str] = ()) -> str:
+def render_markdown(
+    analysis: Analysis, figure_files: dict[str, str], *, explorer: bool = True, sections: Sequence[str] = ()
+) -> str:
     """The report page as Markdown; ``sections`` are extra Markdown sections appended at the end."""
     a = analysis
     c = a.process
     prov = a.provenance
     mt = display_table(c.summary.groups, c.by)
-    meta = f"seekbench {prov.seekbench_version}, generated {prov.generated}; {a.n_traces} traces; " \
-           f"labels: {prov.inputs.get('labels', 'inline')}" \
-           + (f" ({prov.inputs['labeled_steps']})" if "labeled_steps" in prov.inputs else "") + "."
-    out = ["## Per-group metrics\n", "95% bootstrap CIs over whole traces; n/a = undefined.\n", _md_table(mt),
-           "\n## Evidence recovery\n", f"![ERF]({figure_files['erf']})\n",
-           f"![ERF, Kaplan-Meier (overstates recovery; comparison only)]({figure_files['erf_km']})\n"]
+    meta = (
+        f"seekbench {prov.seekbench_version}, generated {prov.generated}; {a.n_traces} traces; "
+        f"labels: {prov.inputs.get('labels', 'inline')}"
+        + (f" ({prov.inputs['labeled_steps']})" if "labeled_steps" in prov.inputs else "")
+        + "."
+    )
+    out = [
+        "## Per-group metrics\n",
+        "95% bootstrap CIs over whole traces; n/a = undefined.\n",
+        _md_table(mt),
+        "\n## Evidence recovery\n",
+        f"![ERF]({figure_files['erf']})\n",
+        f"![ERF, Kaplan-Meier (overstates recovery; comparison only)]({figure_files['erf_km']})\n",
+    ]
     if c.recovery_test is not None:
         rt = c.recovery_test
-        out.append(f"{getattr(rt, 'test', 'test')}: statistic {fmt(getattr(rt, 'statistic', None))}, "
-                   f"p {fmt_p(getattr(rt, 'p_value', None))}\n")
-    out += ["## Groundedness and calibration\n", f"![RQI by type]({figure_files['rqi_heatmap']})\n",
-            f"![Calibration]({figure_files['calibration']})\n",
-            f"![Evidence prevalence]({figure_files['prevalence']})\n",
-            audit_section(a.audit, explorer=explorer)[1],
-            "\n## Options\n",
-            "\n".join(f"- {k}: {v}" for k, v in prov.options.items())]
+        out.append(
+            f"{getattr(rt, 'test', 'test')}: statistic {fmt(getattr(rt, 'statistic', None))}, "
+            f"p {fmt_p(getattr(rt, 'p_value', None))}\n"
+        )
+    out += [
+        "## Groundedness and calibration\n",
+        f"![RQI by type]({figure_files['rqi_heatmap']})\n",
+        f"![Calibration]({figure_files['calibration']})\n",
+        f"![Evidence prevalence]({figure_files['prevalence']})\n",
+        audit_section(a.audit, explorer=explorer)[1],
+        "\n## Options\n",
+        "\n".join(f"- {k}: {v}" for k, v in prov.options.items()),
+    ]
     if any(c.unusable.values()):
         out.append("\nNot usable: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in c.unusable.items() if v))
     return markdown_page("seekbench process audit", meta, "\n".join(out) + "\n" + "".join(sections))

@@ -24,9 +24,16 @@ border-left:3px solid #bbb;font-size:.85rem;white-space:pre-wrap}.k-reasoning{bo
 def html_page(title: str, heading: str, meta_html: str, body: list[str], *, sep: str = "") -> str:
     """A self-contained page: ``<title>``, the inline stylesheet, ``<h1>``, a muted line of provenance
     (``meta_html``, already escaped), then ``body``; parts joined by ``sep``."""
-    return sep.join([f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}"
-                     f"</title><style>{CSS}</style></head><body>", f"<h1>{html.escape(heading)}</h1>",
-                     f"<p class='muted'>{meta_html}</p>", *body, "</body></html>"])
+    return sep.join(
+        [
+            f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}"
+            f"</title><style>{CSS}</style></head><body>",
+            f"<h1>{html.escape(heading)}</h1>",
+            f"<p class='muted'>{meta_html}</p>",
+            *body,
+            "</body></html>",
+        ]
+    )
 
 
 def markdown_page(heading: str, meta: str, body: str) -> str:

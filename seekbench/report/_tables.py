@@ -6,15 +6,33 @@ import math
 
 import pandas as pd
 
-AUDIT_SHOWN = ["trace_id", "agent", "n_steps", "ungrounded_share", "evidence_at_answer", "recovery",
-               "repeated_queries", "correct", "flags"]
+AUDIT_SHOWN = [
+    "trace_id",
+    "agent",
+    "n_steps",
+    "ungrounded_share",
+    "evidence_at_answer",
+    "recovery",
+    "repeated_queries",
+    "correct",
+    "flags",
+]
 
 #: (column header, value key, CI key or None)
-_DISPLAY = [("traces", "n_traces", None), ("RQI", "rqi", "rqi_ci"), ("CE", "ce", "ce_ci"),
-            ("overconfident", "overconfident", "overconfident_ci"), ("overcautious", "overcautious", "overcautious_ci"),
-            ("ERF(8)", "recovered_by_8", "recovered_by_8_ci"), ("median recovery turn", "median_recovery_turn", None),
-            ("accuracy", "accuracy", "accuracy_ci"), ("EM", "em", None), ("F1", "f1", None),
-            ("tool calls", "tool_calls", None), ("dup. queries", "duplicate_query_rate", None)]
+_DISPLAY = [
+    ("traces", "n_traces", None),
+    ("RQI", "rqi", "rqi_ci"),
+    ("CE", "ce", "ce_ci"),
+    ("overconfident", "overconfident", "overconfident_ci"),
+    ("overcautious", "overcautious", "overcautious_ci"),
+    ("ERF(8)", "recovered_by_8", "recovered_by_8_ci"),
+    ("median recovery turn", "median_recovery_turn", None),
+    ("accuracy", "accuracy", "accuracy_ci"),
+    ("EM", "em", None),
+    ("F1", "f1", None),
+    ("tool calls", "tool_calls", None),
+    ("dup. queries", "duplicate_query_rate", None),
+]
 
 
 def display_table(groups: list[dict], by: tuple[str, ...]) -> pd.DataFrame:

@@ -46,8 +46,9 @@ def _figures(content: ProcessAnalysis) -> dict[str, bytes]:
     png = figure_png
 
     made["erf"] = png(plot_erf_curves(content.erf_fitters))
-    made["erf_km"] = png(plot_erf_curves(content.erf_km_fitters,
-                                         title="1 - Kaplan-Meier, stopped traces censored (overstates)"))
+    made["erf_km"] = png(
+        plot_erf_curves(content.erf_km_fitters, title="1 - Kaplan-Meier, stopped traces censored (overstates)")
+    )
     made["rqi_heatmap"] = png(plot_rqi_heatmap(content.rqi_by_type, content.rqi_by_type_n))
     made["calibration"] = png(plot_calibration(content.calibration))
     made["prevalence"] = png(plot_evidence_prevalence(content.prevalence))
@@ -67,7 +68,7 @@ def _add_seeking_sections(analysis: Analysis, figures, html_parts, md_parts, tab
         tables.update(tabs)
 
     section = completeness_section(analysis.completeness)
-    for part in ([section] if section is not None else []):
+    for part in [section] if section is not None else []:
         html, md, figs, tabs = part
         html_parts.append(html)
         md_parts.append("\n" + md)
@@ -165,25 +166,34 @@ def write_report(analysis: Analysis, out_dir: str | os.PathLike) -> ReportFiles:
         p = out / "figures" / f"{name}.png"
         write_bytes(p, data)
         fig_paths.append(p)
-    tables = {"metrics": content.metrics_table, "audit": analysis.audit.table, "erf": content.erf_table,
-              "rqi_by_type": content.rqi_by_type.rename_axis("reasoning_type").reset_index(),
-              "calibration": content.calibration.rename_axis("E").reset_index(),
-              "evidence_prevalence": content.prevalence.rename_axis("group").reset_index(),
-              **audit_tables(analysis.audit), **extra_tables}
+    tables = {
+        "metrics": content.metrics_table,
+        "audit": analysis.audit.table,
+        "erf": content.erf_table,
+        "rqi_by_type": content.rqi_by_type.rename_axis("reasoning_type").reset_index(),
+        "calibration": content.calibration.rename_axis("E").reset_index(),
+        "evidence_prevalence": content.prevalence.rename_axis("group").reset_index(),
+        **audit_tables(analysis.audit),
+        **extra_tables,
+    }
     table_paths = []
     for name, df in tables.items():
         p = out / "tables" / f"{name}.csv"
         write_text(p, _csv(df))
         table_paths.append(p)
     md = out / "report.md"
-    write_text(md, render_markdown(analysis, {k: f"figures/{k}.png" for k in figures}, explorer=explorer,
-                                   sections=extra_md))
+    write_text(
+        md, render_markdown(analysis, {k: f"figures/{k}.png" for k in figures}, explorer=explorer, sections=extra_md)
+    )
     explorer_page, explorer_paths = None, []
     if analysis.explorer is not None:
         written = write_explorer(analysis.explorer, out)
         explorer_page = written.html
-        explorer_paths = [written.html, written.data_dir / "index.js",
-                          *(written.data_dir / f"chunk-{k:05d}.js" for k in range(written.n_chunks))]
+        explorer_paths = [
+            written.html,
+            written.data_dir / "index.js",
+            *(written.data_dir / f"chunk-{k:05d}.js" for k in range(written.n_chunks)),
+        ]
     html_path = out / "report.html"
     write_text(html_path, render_html(analysis, figures, explorer=explorer, sections=extra_html))
     record_written(out, "report", [*fig_paths, *table_paths, md, html_path, *explorer_paths])

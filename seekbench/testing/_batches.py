@@ -274,7 +274,9 @@ class Storage:
             record = {
                 "id": self.new_id("batch_req_"),
                 "custom_id": custom_id,
-                "response": None if response_body is None else {
+                "response": None
+                if response_body is None
+                else {
                     "status_code": status,
                     "request_id": self.new_id("req_"),
                     "body": response_body,

@@ -173,8 +173,9 @@ class Engine:
     def _check_auth(self, headers: Mapping[str, str]) -> None:
         scheme, _, token = headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
-            raise ApiError(401, "You didn't provide an API key; send 'Authorization: Bearer <key>'.",
-                           code="missing_api_key")
+            raise ApiError(
+                401, "You didn't provide an API key; send 'Authorization: Bearer <key>'.", code="missing_api_key"
+            )
         if self._api_key is not None and not hmac.compare_digest(token.strip().encode(), self._api_key.encode()):
             raise ApiError(401, "Incorrect API key provided.", code="invalid_api_key")
 
@@ -258,9 +259,7 @@ class Engine:
             reply.action = "hold"
         return reply
 
-    def _chat(
-        self, request: Any, forced: str | None, entry: dict[str, Any]
-    ) -> tuple[int, dict[str, Any], str | None]:
+    def _chat(self, request: Any, forced: str | None, entry: dict[str, Any]) -> tuple[int, dict[str, Any], str | None]:
         """Run one chat completion; return (status, payload, fault); payload is {} for transport faults."""
         if not isinstance(request, dict):
             raise ApiError(400, "the request body must be a JSON object")
@@ -299,12 +298,14 @@ class Engine:
             "created": int(_dt.datetime.now(_dt.UTC).timestamp()),
             "model": request["model"],
             "system_fingerprint": "seekbench-mock",
-            "choices": [{
-                "index": 0,
-                "message": {"role": "assistant", "content": content, "refusal": None},
-                "logprobs": None,
-                "finish_reason": finish_reason,
-            }],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content, "refusal": None},
+                    "logprobs": None,
+                    "finish_reason": finish_reason,
+                }
+            ],
             "usage": {
                 "prompt_tokens": n_prompt,
                 "completion_tokens": completion_tokens,

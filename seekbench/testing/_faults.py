@@ -121,9 +121,7 @@ def _labels_of(content: str) -> tuple[dict[str, Any], list[Any]]:
     return {"labels": []}, []
 
 
-def apply_content_fault(
-    kind: str, content: str, steps: Sequence[Mapping[str, Any]]
-) -> tuple[str, str]:
+def apply_content_fault(kind: str, content: str, steps: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
     """Mutate ``content`` by content fault ``kind``; return ``(content, finish_reason)``.
 
     - ``truncated``: the first half of the content, finish_reason ``length``.

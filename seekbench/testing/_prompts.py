@@ -46,7 +46,7 @@ def fenced_json(text: str, begin: str) -> Any:
     except StopIteration:
         raise PolicyError(f"seekbench mock server: no {begin} ... {end} block in the last user message") from None
     try:
-        return json.loads("\n".join(lines[i + 1:j]))
+        return json.loads("\n".join(lines[i + 1 : j]))
     except json.JSONDecodeError as e:
         raise PolicyError(f"seekbench mock server: the {begin} block is not valid JSON: {e}") from e
 
@@ -69,8 +69,11 @@ def mark_coverage(text: str) -> str:
     """``{"covered": {id: bool}}``: a statement is covered when an observation holds all its content words."""
     statements = fenced_json(text, STATEMENTS_BEGIN)
     history = fenced_json(text, HISTORY_BEGIN)
-    seen = [set(_WORD.findall(str(h.get("text", "")).lower())) for h in history
-            if isinstance(h, Mapping) and h.get("kind") == "observation"]
+    seen = [
+        set(_WORD.findall(str(h.get("text", "")).lower()))
+        for h in history
+        if isinstance(h, Mapping) and h.get("kind") == "observation"
+    ]
     covered = {}
     for s in statements:
         words = set(_WORD.findall(str(s.get("statement", "")).lower()))
@@ -86,17 +89,26 @@ def seek(text: str) -> str:
     if found is None:
         raise ValueError("a seek prompt names its step as 'Step N'")
     step = int(found.group(1))
-    picks = words[(step - 1) * 6:(step - 1) * 6 + 6] or words[:6] or ["overview"]
+    picks = words[(step - 1) * 6 : (step - 1) * 6 + 6] or words[:6] or ["overview"]
     queries = [" ".join(picks[:3]), " ".join(picks[3:]) or picks[0]]
-    return json.dumps({"reasoning": "scripted by the seekbench mock server", "queries": queries,
-                       "self_estimate": _fraction(belief, "seek")})
+    return json.dumps(
+        {
+            "reasoning": "scripted by the seekbench mock server",
+            "queries": queries,
+            "self_estimate": _fraction(belief, "seek"),
+        }
+    )
 
 
 def estimate_completeness(text: str) -> str:
     """``{"completeness": x, "reasoning": ...}`` with x from a hash of the belief."""
     belief = fenced_json(text, BELIEF_BEGIN)
-    return json.dumps({"completeness": _fraction(json.dumps(belief), "completeness"),
-                       "reasoning": "scripted by the seekbench mock server"})
+    return json.dumps(
+        {
+            "completeness": _fraction(json.dumps(belief), "completeness"),
+            "reasoning": "scripted by the seekbench mock server",
+        }
+    )
 
 
 class ShippedPrompts:
@@ -127,8 +139,10 @@ class ShippedPrompts:
             return mark_coverage(text)
         if BELIEF_BEGIN in fences:
             return seek(text) if _STEP_LINE.search(text) else estimate_completeness(text)
-        raise PolicyError("seekbench mock server: the last user message carries none of the fences of seekbench's "
-                          f"prompts ({', '.join(KNOWN_FENCES)}); pass a policy for other prompts")
+        raise PolicyError(
+            "seekbench mock server: the last user message carries none of the fences of seekbench's "
+            f"prompts ({', '.join(KNOWN_FENCES)}); pass a policy for other prompts"
+        )
 
 
 default_policy = ShippedPrompts()

@@ -83,9 +83,7 @@ def message_text(message: Mapping[str, Any]) -> str:
         return content
     if isinstance(content, list):
         return "\n".join(
-            part.get("text", "")
-            for part in content
-            if isinstance(part, Mapping) and isinstance(part.get("text"), str)
+            part.get("text", "") for part in content if isinstance(part, Mapping) and isinstance(part.get("text"), str)
         )
     return ""
 
@@ -122,8 +120,7 @@ def extract_trace_id(request: Mapping[str, Any]) -> str | None:
 def render_steps_block(steps: Sequence[Mapping[str, Any]]) -> str:
     """Render steps as the fenced block the default policy reads (one JSON array, one step per line)."""
     rows = ",\n".join(
-        json.dumps({"step": s["step"], "kind": s["kind"], "text": s["text"]}, ensure_ascii=False)
-        for s in steps
+        json.dumps({"step": s["step"], "kind": s["kind"], "text": s["text"]}, ensure_ascii=False) for s in steps
     )
     return f"{STEPS_BEGIN}\n[{rows}]\n{STEPS_END}"
 
@@ -233,4 +230,3 @@ class StepLabeler:
             raise PolicyError("seekbench mock server: the request has no user message")
         labels = label_steps(extract_steps(text), salt=self.salt)
         return json.dumps({"labels": labels}, ensure_ascii=False)
-

@@ -63,8 +63,11 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.action == "hold" and owner.stopping.wait(owner.timeout_s):
             reply.action = "drop"
         if owner.verbose:
-            print(f"{method} {self.path} -> {reply.status if reply.action != 'drop' else 'dropped'}",
-                  file=sys.stderr, flush=True)
+            print(
+                f"{method} {self.path} -> {reply.status if reply.action != 'drop' else 'dropped'}",
+                file=sys.stderr,
+                flush=True,
+            )
         if reply.action == "drop":
             self.close_connection = True
             try:
@@ -210,8 +213,13 @@ class OpenAIServer:
         self.timeout_s = timeout_s
         self.verbose = verbose
         self.engine = Engine(
-            policy=policy, faults=faults, seed=seed, api_key=api_key,
-            request_log=request_log, retry_after_s=retry_after_s, models=models,
+            policy=policy,
+            faults=faults,
+            seed=seed,
+            api_key=api_key,
+            request_log=request_log,
+            retry_after_s=retry_after_s,
+            models=models,
         )
         self.stopping = threading.Event()
         self._httpd: _HTTPServer | None = None
@@ -230,8 +238,10 @@ class OpenAIServer:
         self.stopping.clear()
         self._httpd = _HTTPServer(self, self._port)
         self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-            name=f"seekbench-openai-server-{self.port}", daemon=True,
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name=f"seekbench-openai-server-{self.port}",
+            daemon=True,
         )
         self._thread.start()
         return self

@@ -66,13 +66,20 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0 = any free port; default 8765)")
-    parser.add_argument("--faults", default=None, metavar="SPEC",
-                        help='fault spec, e.g. "429:0.2,drop:0.1" (default: none)')
+    parser.add_argument(
+        "--faults", default=None, metavar="SPEC", help='fault spec, e.g. "429:0.2,drop:0.1" (default: none)'
+    )
     parser.add_argument("--latency-ms", type=int, default=0, metavar="N", help="delay every response by N ms")
-    parser.add_argument("--timeout-s", type=float, default=5.0, metavar="S",
-                        help="how long the timeout fault holds a request (default 5)")
-    parser.add_argument("--retry-after", type=int, default=0, metavar="S",
-                        help="Retry-After seconds on 429 (default 0)")
+    parser.add_argument(
+        "--timeout-s",
+        type=float,
+        default=5.0,
+        metavar="S",
+        help="how long the timeout fault holds a request (default 5)",
+    )
+    parser.add_argument(
+        "--retry-after", type=int, default=0, metavar="S", help="Retry-After seconds on 429 (default 0)"
+    )
     parser.add_argument("--request-log", default=None, metavar="FILE", help="append one JSON line per request to FILE")
     parser.add_argument("--seed", type=int, default=0, help="seed of the fault draws and ids (default 0)")
     parser.add_argument("--quiet", action="store_true", help="do not print one line per request to stderr")
@@ -93,9 +100,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.latency_ms < 0 or args.timeout_s < 0 or args.retry_after < 0:
         parser.error("--latency-ms, --timeout-s and --retry-after must be >= 0")
     server = OpenAIServer(
-        port=args.port, faults=faults, latency_ms=args.latency_ms, seed=args.seed,
-        request_log=args.request_log, api_key=os.environ.get(API_KEY_ENV) or None,
-        timeout_s=args.timeout_s, retry_after_s=args.retry_after, verbose=not args.quiet,
+        port=args.port,
+        faults=faults,
+        latency_ms=args.latency_ms,
+        seed=args.seed,
+        request_log=args.request_log,
+        api_key=os.environ.get(API_KEY_ENV) or None,
+        timeout_s=args.timeout_s,
+        retry_after_s=args.retry_after,
+        verbose=not args.quiet,
     )
     signal.signal(signal.SIGTERM, _interrupt)
     try:

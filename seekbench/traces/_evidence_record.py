@@ -31,8 +31,18 @@ from .._errors import UserInputError
 #: The metadata key of a trace's evidence set.
 EVIDENCE_SET_KEY = "evidence_set"
 #: Columns of :func:`evidence_set_table`.
-EVIDENCE_COLUMNS = ["trace_id", "agent", "question_id", "correct", "n_evidence", "n_sources", "judgments",
-                    "no_retrieval_correct", "has_no_retrieval_answer", "attributes"]
+EVIDENCE_COLUMNS = [
+    "trace_id",
+    "agent",
+    "question_id",
+    "correct",
+    "n_evidence",
+    "n_sources",
+    "judgments",
+    "no_retrieval_correct",
+    "has_no_retrieval_answer",
+    "attributes",
+]
 
 
 def slot_key(k: object) -> int:
@@ -72,16 +82,26 @@ def evidence_set_of(trace: Mapping) -> dict | None:
     evidence = list(es.get("evidence") or [])
     n_evidence = es.get("n_evidence", len(evidence))
     if isinstance(n_evidence, bool) or not isinstance(n_evidence, int) or n_evidence < 0:
-        raise UserInputError(f"n_evidence must be an integer >= 0, got {n_evidence!r}", trace_id=tid,
-                             path="$.metadata.evidence_set.n_evidence")
+        raise UserInputError(
+            f"n_evidence must be an integer >= 0, got {n_evidence!r}",
+            trace_id=tid,
+            path="$.metadata.evidence_set.n_evidence",
+        )
     sources = es.get("sources")
     n_sources = es.get("n_sources", len(sources) if isinstance(sources, list) else None)
     attributes = es.get("attributes") or {}
     if not isinstance(attributes, Mapping):
         raise UserInputError("attributes must be an object", trace_id=tid, path="$.metadata.evidence_set.attributes")
-    return {"evidence": evidence, "n_evidence": n_evidence, "n_sources": n_sources, "judgments": judgments,
-            "answers": answers, "no_retrieval_answer": es.get("no_retrieval_answer"),
-            "no_retrieval_correct": no_ret, "attributes": dict(attributes)}
+    return {
+        "evidence": evidence,
+        "n_evidence": n_evidence,
+        "n_sources": n_sources,
+        "judgments": judgments,
+        "answers": answers,
+        "no_retrieval_answer": es.get("no_retrieval_answer"),
+        "no_retrieval_correct": no_ret,
+        "attributes": dict(attributes),
+    }
 
 
 def is_false_premise(trace: Mapping) -> bool:
@@ -123,10 +143,20 @@ def evidence_set_table(traces: Iterable[Mapping]) -> pd.DataFrame:
             continue
         correct = (tr.get("correct") or {}).get("value")
         has_nr = es["no_retrieval_answer"] is not None or es["no_retrieval_correct"] is not None
-        rows.append({"trace_id": tr.get("trace_id"), "agent": tr.get("agent"), "question_id": tr.get("question_id"),
-                     "correct": correct, "n_evidence": es["n_evidence"], "n_sources": es["n_sources"],
-                     "judgments": es["judgments"], "no_retrieval_correct": es["no_retrieval_correct"],
-                     "has_no_retrieval_answer": has_nr, "attributes": es["attributes"]})
+        rows.append(
+            {
+                "trace_id": tr.get("trace_id"),
+                "agent": tr.get("agent"),
+                "question_id": tr.get("question_id"),
+                "correct": correct,
+                "n_evidence": es["n_evidence"],
+                "n_sources": es["n_sources"],
+                "judgments": es["judgments"],
+                "no_retrieval_correct": es["no_retrieval_correct"],
+                "has_no_retrieval_answer": has_nr,
+                "attributes": es["attributes"],
+            }
+        )
     df = pd.DataFrame(rows, columns=EVIDENCE_COLUMNS)
     for col in ("correct", "no_retrieval_correct", "n_sources"):
         df[col] = df[col].astype(object).where(df[col].notna(), None)

@@ -92,9 +92,13 @@ class _Num:
 def _is_numeric_field(schema: dict) -> bool:
     names = schema.get("type")
     names = [names] if isinstance(names, str) else names
-    return (isinstance(names, list) and set(schema) - _ANNOTATIONS <= {"type", "minimum", "maximum"}
-            and bool({"integer", "number"} & set(names)) and set(names) <= {"integer", "number", "null"}
-            and all(_is_number(schema.get(k, 0)) for k in ("minimum", "maximum")))
+    return (
+        isinstance(names, list)
+        and set(schema) - _ANNOTATIONS <= {"type", "minimum", "maximum"}
+        and bool({"integer", "number"} & set(names))
+        and set(names) <= {"integer", "number", "null"}
+        and all(_is_number(schema.get(k, 0)) for k in ("minimum", "maximum"))
+    )
 
 
 class _Compiler:
@@ -103,20 +107,32 @@ class _Compiler:
         self.refs: dict[str, Predicate] = {}
 
     def ref(self, ref: str) -> Predicate:
-        if not ref.startswith("#/$defs/") or "/" in ref[len("#/$defs/"):]:
+        if not ref.startswith("#/$defs/") or "/" in ref[len("#/$defs/") :]:
             raise _Unsupported(f"$ref {ref!r}")
         if ref not in self.refs:
             slot: list[Predicate] = []
             self.refs[ref] = lambda v: slot[0](v)  # resolves recursive references
-            slot.append(self.compile(self.root["$defs"][ref[len("#/$defs/"):]]))
+            slot.append(self.compile(self.root["$defs"][ref[len("#/$defs/") :]]))
             self.refs[ref] = slot[0]
         return self.refs[ref]
 
     def compile(self, schema: dict) -> Predicate:
         """An exact predicate: True iff ``jsonschema`` finds no error against ``schema``."""
         keys = set(schema) - _ANNOTATIONS
-        unknown = keys - {"type", "enum", "const", "properties", "required", "additionalProperties", "items",
-                          "$ref", "oneOf", "minimum", "maximum", "minLength"}
+        unknown = keys - {
+            "type",
+            "enum",
+            "const",
+            "properties",
+            "required",
+            "additionalProperties",
+            "items",
+            "$ref",
+            "oneOf",
+            "minimum",
+            "maximum",
+            "minLength",
+        }
         if unknown:
             raise _Unsupported(", ".join(sorted(unknown)))
         if schema.get("type") == "object" and keys <= {"type", "properties", "required", "additionalProperties"}:

@@ -44,8 +44,9 @@ def importer_options(fmt: str, options: dict) -> tuple[dict, list[str]]:
     return ({k: v for k, v in given.items() if k in accepted}, sorted(k for k in given if k not in accepted))
 
 
-def iter_traces(path: str | os.PathLike, *, format: str | None = None, skip_invalid: bool = False,
-                **options) -> Iterator[tuple[int | None, dict | UserInputError]]:
+def iter_traces(
+    path: str | os.PathLike, *, format: str | None = None, skip_invalid: bool = False, **options
+) -> Iterator[tuple[int | None, dict | UserInputError]]:
     """Stream ``(line, trace_or_error)`` from one file, each trace validated against the schema.
 
     ``options`` go to the importer (``agent``, ``tags``, ``field``, ...); those the file's format
@@ -54,20 +55,23 @@ def iter_traces(path: str | os.PathLike, *, format: str | None = None, skip_inva
     yield from _iter_traces(path, format=format, skip_invalid=skip_invalid, out=None, **options)
 
 
-def _iter_traces(path: str | os.PathLike, *, format: str | None, skip_invalid: bool, out: ReadResult | None,
-                 **options) -> Iterator[tuple[int | None, dict | UserInputError]]:
+def _iter_traces(
+    path: str | os.PathLike, *, format: str | None, skip_invalid: bool, out: ReadResult | None, **options
+) -> Iterator[tuple[int | None, dict | UserInputError]]:
     file = str(path)
     fmt = format or detect_format(path, skip_invalid=skip_invalid)
     accepted, ignored = importer_options(fmt, options)
     if ignored and out is not None:
-        out.notes.append(f"note: {file} is {fmt}, which does not take "
-                         f"{', '.join('--' + k.replace('_', '-') for k in ignored)}; ignored for this file")
+        out.notes.append(
+            f"note: {file} is {fmt}, which does not take "
+            f"{', '.join('--' + k.replace('_', '-') for k in ignored)}; ignored for this file"
+        )
     seen: dict[str, int | None] = {}
     for rec in importer_for(fmt).iter_records(path, **accepted):
         if out is not None:
             out.notes.extend(n for n in rec.notes if n not in out.notes)
             out.n_warnings += len(rec.warnings)  # kept up to a bound: streaming memory stays flat
-            out.warnings.extend(rec.warnings[:max(0, MAX_WARNINGS - len(out.warnings))])
+            out.warnings.extend(rec.warnings[: max(0, MAX_WARNINGS - len(out.warnings))])
         if rec.error is not None:
             yield rec.line, rec.error
             continue
@@ -76,8 +80,13 @@ def _iter_traces(path: str | os.PathLike, *, format: str | None, skip_invalid: b
             tid = rec.trace["trace_id"]
             if tid in seen:
                 where = f"line {seen[tid]}" if seen[tid] is not None else "an earlier record"
-                raise UserInputError(f"duplicate trace_id (first seen at {where}); trace ids must be unique",
-                                     file=file, line=rec.line, trace_id=tid, path="$.trace_id")
+                raise UserInputError(
+                    f"duplicate trace_id (first seen at {where}); trace ids must be unique",
+                    file=file,
+                    line=rec.line,
+                    trace_id=tid,
+                    path="$.trace_id",
+                )
             seen[tid] = rec.line
         except UserInputError as e:
             yield rec.line, e
@@ -85,8 +94,7 @@ def _iter_traces(path: str | os.PathLike, *, format: str | None, skip_invalid: b
         yield rec.line, rec.trace
 
 
-def valid_traces(paths: list, out: ReadResult, *, format: str | None, skip_invalid: bool,
-                  **options) -> Iterator[dict]:
+def valid_traces(paths: list, out: ReadResult, *, format: str | None, skip_invalid: bool, **options) -> Iterator[dict]:
     """Stream the valid traces of ``paths``, noting formats and skipped records in ``out``."""
     seen: set[str] = set()
     for path in paths:
@@ -97,8 +105,13 @@ def valid_traces(paths: list, out: ReadResult, *, format: str | None, skip_inval
         for line, item in _iter_traces(path, format=fmt, skip_invalid=skip_invalid, out=out, **options):
             records += 1
             if isinstance(item, dict) and item["trace_id"] in seen:
-                item = UserInputError("duplicate trace_id across input files; trace ids must be unique",
-                                      file=file, line=line, trace_id=item["trace_id"], path="$.trace_id")
+                item = UserInputError(
+                    "duplicate trace_id across input files; trace ids must be unique",
+                    file=file,
+                    line=line,
+                    trace_id=item["trace_id"],
+                    path="$.trace_id",
+                )
             if isinstance(item, UserInputError):
                 if not skip_invalid:
                     raise item
@@ -107,8 +120,11 @@ def valid_traces(paths: list, out: ReadResult, *, format: str | None, skip_inval
             seen.add(item["trace_id"])
             if out.summary is not None:  # None only when the Parquet path read whole columns, never here
                 out.summary.add(item)
-            found = found or fmt != "search_r1" or any(st["kind"] in ("search", "search_result", "answer")
-                                                        for st in item["steps"])
+            found = (
+                found
+                or fmt != "search_r1"
+                or any(st["kind"] in ("search", "search_result", "answer") for st in item["steps"])
+            )
             yield item
         if format is not None and records and not found:
             _nothing_found(file, format, out)
@@ -119,8 +135,11 @@ def _nothing_found(file: str, fmt: str, out: ReadResult) -> None:
     (tagged text, where any text imports) no tool call, result or answer."""
     first = next((e for e in out.skipped if e.file == file), None)
     why = f"; first problem: {first.one_line()}" if first is not None else ""
-    raise UserInputError(f"--format {fmt} found nothing of its format here (no record with a tool call, result "
-                         f"or answer){why}; drop --format to detect the format, or pick the right one", file=file)
+    raise UserInputError(
+        f"--format {fmt} found nothing of its format here (no record with a tool call, result "
+        f"or answer){why}; drop --format to detect the format, or pick the right one",
+        file=file,
+    )
 
 
 def _paths(paths) -> list:
@@ -132,8 +151,13 @@ def _check_found(out: ReadResult, n_traces: int, paths: list) -> None:
         raise UserInputError("no traces found; the file holds no records", file=", ".join(map(str, paths)))
 
 
-def read_traces(paths: str | os.PathLike | Iterable[str | os.PathLike], *, format: str | None = None,
-                skip_invalid: bool = False, **options) -> ReadResult:
+def read_traces(
+    paths: str | os.PathLike | Iterable[str | os.PathLike],
+    *,
+    format: str | None = None,
+    skip_invalid: bool = False,
+    **options,
+) -> ReadResult:
     """Read and validate traces from one or more files.
 
     Parameters
@@ -163,8 +187,13 @@ def read_traces(paths: str | os.PathLike | Iterable[str | os.PathLike], *, forma
     return out
 
 
-def read_tables(paths: str | os.PathLike | Iterable[str | os.PathLike], *, format: str | None = None,
-                skip_invalid: bool = False, **options) -> tuple[ReadResult, pd.DataFrame, pd.DataFrame]:
+def read_tables(
+    paths: str | os.PathLike | Iterable[str | os.PathLike],
+    *,
+    format: str | None = None,
+    skip_invalid: bool = False,
+    **options,
+) -> tuple[ReadResult, pd.DataFrame, pd.DataFrame]:
     """Read, validate and tabulate traces in one streaming pass, without keeping the traces.
 
     The same checks and errors as :func:`read_traces` followed by ``build_tables``, but
@@ -187,8 +216,11 @@ def read_tables(paths: str | os.PathLike | Iterable[str | os.PathLike], *, forma
     paths = _paths(paths)
     out = ReadResult()
     tables = None
-    if paths and not any(v is not None for v in options.values()) and all(
-            (format or detect_format(p, skip_invalid=skip_invalid)) == "parquet" for p in paths):
+    if (
+        paths
+        and not any(v is not None for v in options.values())
+        and all((format or detect_format(p, skip_invalid=skip_invalid)) == "parquet" for p in paths)
+    ):
         from .importers._parquet_tables import read_tables as parquet_tables
 
         tables = parquet_tables(paths, out.formats)

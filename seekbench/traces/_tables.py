@@ -30,11 +30,39 @@ from ._answers import em_f1
 from ._normalize import normalize_query
 from ._ontology import LABEL_FIELDS
 
-STEP_COLUMNS = ["trace_id", "agent", "dataset", "question_id", "step", "pos", "kind", "turn", "query",
-                "query_norm", "visit_id", "n_documents", *LABEL_FIELDS]
-TRACE_COLUMNS = ["trace_id", "agent", "dataset", "question_id", "question", "gold_answers", "final_answer",
-                 "answered", "answer_pos", "answer_turn", "last_turn", "correct", "correct_source", "n_steps",
-                 "em", "f1"]
+STEP_COLUMNS = [
+    "trace_id",
+    "agent",
+    "dataset",
+    "question_id",
+    "step",
+    "pos",
+    "kind",
+    "turn",
+    "query",
+    "query_norm",
+    "visit_id",
+    "n_documents",
+    *LABEL_FIELDS,
+]
+TRACE_COLUMNS = [
+    "trace_id",
+    "agent",
+    "dataset",
+    "question_id",
+    "question",
+    "gold_answers",
+    "final_answer",
+    "answered",
+    "answer_pos",
+    "answer_turn",
+    "last_turn",
+    "correct",
+    "correct_source",
+    "n_steps",
+    "em",
+    "f1",
+]
 
 _VISIT_TOOLS = ("visit", "open", "browse", "fetch", "read", "click")
 
@@ -94,18 +122,29 @@ class _Columns:
         correct = [tr.get("correct") or {} for tr in chunk]
         labels = [st.get("labels") or {} for st in flat] if self.use_inline else [{}] * len(flat)
         self.add_columns(
-            {"trace_id": [tr["trace_id"] for tr in chunk], "agent": [tr["agent"] for tr in chunk],
-             **{k: [tr.get(k) for tr in chunk] for k in ("dataset", "question_id", "question", "gold_answers",
-                                                          "final_answer")},
-             "correct_value": [c.get("value") for c in correct], "correct_source": [c.get("source") for c in correct]},
-            {"index": [st["index"] for st in flat], "kind": [st["kind"] for st in flat],
-             **{k: [st.get(k) for st in flat] for k in ("query", "url", "tool")},
-             "n_documents": [len(st.get("documents") or ()) for st in flat],
-             **{f: [lab.get(f) for lab in labels] for f in LABEL_FIELDS}},
-            np.fromiter((len(st) for st in per_trace), dtype=np.int64, count=len(chunk)))
+            {
+                "trace_id": [tr["trace_id"] for tr in chunk],
+                "agent": [tr["agent"] for tr in chunk],
+                **{
+                    k: [tr.get(k) for tr in chunk]
+                    for k in ("dataset", "question_id", "question", "gold_answers", "final_answer")
+                },
+                "correct_value": [c.get("value") for c in correct],
+                "correct_source": [c.get("source") for c in correct],
+            },
+            {
+                "index": [st["index"] for st in flat],
+                "kind": [st["kind"] for st in flat],
+                **{k: [st.get(k) for st in flat] for k in ("query", "url", "tool")},
+                "n_documents": [len(st.get("documents") or ()) for st in flat],
+                **{f: [lab.get(f) for lab in labels] for f in LABEL_FIELDS},
+            },
+            np.fromiter((len(st) for st in per_trace), dtype=np.int64, count=len(chunk)),
+        )
 
-    def add_columns(self, tcols: Mapping[str, list | np.ndarray], scols: Mapping[str, list | np.ndarray],
-                    counts: np.ndarray) -> None:
+    def add_columns(
+        self, tcols: Mapping[str, list | np.ndarray], scols: Mapping[str, list | np.ndarray], counts: np.ndarray
+    ) -> None:
         """Add traces given as columns: per trace ``trace_id, agent, dataset, question_id, question,
         gold_answers, final_answer, correct_value, correct_source``; per step (``counts[i]`` steps
         of trace i, in order) ``index, kind, query, url, tool, n_documents`` and the label fields."""
@@ -123,18 +162,36 @@ class _Columns:
         col["turn"].append(turn)
         col["query"].append(_objects(queries))
         # kinds, queries, url and tool are per-step columns of this batch: equal lengths.
-        col["query_norm"].append(_objects([normalize_query(q) if k == "search" and isinstance(q, str) else None
-                                           for k, q in zip(kinds, queries, strict=True)]))
-        col["visit_id"].append(_objects([_visit_id(u, t, q) if k == "search" else None
-                                         for k, u, t, q in zip(kinds, scols["url"], scols["tool"], queries,
-                                                               strict=True)]))
+        col["query_norm"].append(
+            _objects(
+                [
+                    normalize_query(q) if k == "search" and isinstance(q, str) else None
+                    for k, q in zip(kinds, queries, strict=True)
+                ]
+            )
+        )
+        col["visit_id"].append(
+            _objects(
+                [
+                    _visit_id(u, t, q) if k == "search" else None
+                    for k, u, t, q in zip(kinds, scols["url"], scols["tool"], queries, strict=True)
+                ]
+            )
+        )
         col["n_documents"].append(np.asarray(scols["n_documents"], dtype=np.int64))
         for f in LABEL_FIELDS:
             col[f].append(_objects(scols[f]))
         self._traces(tcols, counts, first, turn, kinds == "answer", owner)
 
-    def _traces(self, tcols: Mapping[str, list | np.ndarray], counts: np.ndarray, first: np.ndarray, turn: np.ndarray,
-                is_answer: np.ndarray, owner: np.ndarray) -> None:
+    def _traces(
+        self,
+        tcols: Mapping[str, list | np.ndarray],
+        counts: np.ndarray,
+        first: np.ndarray,
+        turn: np.ndarray,
+        is_answer: np.ndarray,
+        owner: np.ndarray,
+    ) -> None:
         """The trace-table rows: the first answer step, last turn, EM/F1 and correctness."""
         n = len(counts)
         rows = np.flatnonzero(is_answer)
@@ -259,9 +316,11 @@ def attach_labels(steps: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
     """
     out = steps.drop(columns=[f for f in LABEL_FIELDS if f in steps.columns])
     if len(labels):
-        wide = (labels[labels["field"].isin(LABEL_FIELDS)]
-                .drop_duplicates(["trace_id", "step", "field"], keep="last")
-                .pivot(index=["trace_id", "step"], columns="field", values="value"))
+        wide = (
+            labels[labels["field"].isin(LABEL_FIELDS)]
+            .drop_duplicates(["trace_id", "step", "field"], keep="last")
+            .pivot(index=["trace_id", "step"], columns="field", values="value")
+        )
         wide = wide.reindex(columns=list(LABEL_FIELDS)).reset_index()
         out = out.merge(wide, on=["trace_id", "step"], how="left")
     else:

@@ -50,8 +50,7 @@ def validate_trace(trace: object, *, file: str | None = None, line: int | None =
 
         err = best_match(validator("trace").iter_errors(trace))
         if err is not None:
-            raise UserInputError(_describe(err), file=file, line=line, trace_id=tid,
-                                 path=json_path(err.absolute_path))
+            raise UserInputError(_describe(err), file=file, line=line, trace_id=tid, path=json_path(err.absolute_path))
     # The schema check above passed, and the schema requires an object with a steps array.
     trace = cast(dict[str, Any], trace)
     seen: set[int] = set()
@@ -59,12 +58,21 @@ def validate_trace(trace: object, *, file: str | None = None, line: int | None =
     for pos, step in enumerate(trace["steps"]):
         idx = step["index"]
         if idx <= previous:
-            raise UserInputError(f"step index {idx} is not greater than the previous one ({previous}); "
-                                 "steps must be in order", file=file, line=line, trace_id=tid,
-                                 path=f"$.steps[{pos}].index")
+            raise UserInputError(
+                f"step index {idx} is not greater than the previous one ({previous}); steps must be in order",
+                file=file,
+                line=line,
+                trace_id=tid,
+                path=f"$.steps[{pos}].index",
+            )
         for j, dep in enumerate(step.get("depends_on") or ()):
             if dep not in seen:
-                raise UserInputError(f"depends_on names step {dep}, which is not an earlier step of this trace",
-                                     file=file, line=line, trace_id=tid, path=f"$.steps[{pos}].depends_on[{j}]")
+                raise UserInputError(
+                    f"depends_on names step {dep}, which is not an earlier step of this trace",
+                    file=file,
+                    line=line,
+                    trace_id=tid,
+                    path=f"$.steps[{pos}].depends_on[{j}]",
+                )
         seen.add(idx)
         previous = idx

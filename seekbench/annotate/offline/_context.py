@@ -136,11 +136,22 @@ def iter_step_views(trace: dict) -> Iterator[StepView]:
     for pos, st in enumerate(steps):
         kind = st["kind"]
         own = _own_text(st)
-        view = StepView(trace_id=trace["trace_id"], step=st["index"], pos=pos, kind=kind, n_steps=len(steps),
-                        turn=max(n_obs, n_search), text=own, question=question, final_answer=final,
-                        seen_obs_words=set(seen_obs), last_obs_words=set(last_obs),
-                        prior_reasoning_words=set(reasoning_words), n_prior_obs=n_obs,
-                        n_prior_searches=n_search)
+        view = StepView(
+            trace_id=trace["trace_id"],
+            step=st["index"],
+            pos=pos,
+            kind=kind,
+            n_steps=len(steps),
+            turn=max(n_obs, n_search),
+            text=own,
+            question=question,
+            final_answer=final,
+            seen_obs_words=set(seen_obs),
+            last_obs_words=set(last_obs),
+            prior_reasoning_words=set(reasoning_words),
+            n_prior_obs=n_obs,
+            n_prior_searches=n_search,
+        )
         if kind == "search":
             q = st.get("query") or st.get("url")
             view.query, view.prev_query = q, prev_query

@@ -45,8 +45,9 @@ def human_labels(traces: list[dict], labels: pd.DataFrame | None = None, *, rate
         recs = recs[recs["rater"] == rater]
     elif labels is not None and recs["rater"].nunique() > 1:
         raters = sorted(recs["rater"].dropna().unique().tolist())
-        raise UserInputError(f"the label set holds {len(raters)} raters ({', '.join(raters[:5])}); "
-                             "choose one with --rater")
+        raise UserInputError(
+            f"the label set holds {len(raters)} raters ({', '.join(raters[:5])}); choose one with --rater"
+        )
     ids = {tr["trace_id"] for tr in traces}
     out: LabelMap = {}
     for row in recs.itertuples(index=False):
@@ -55,8 +56,11 @@ def human_labels(traces: list[dict], labels: pd.DataFrame | None = None, *, rate
             if canon is not None:
                 out[(row.trace_id, int(row.step), row.field)] = canon
     if not out:
-        where = "the traces carry no inline labels (pass --labels SET)" if labels is None else \
-            "no labels in the label set match the traces' ids"
+        where = (
+            "the traces carry no inline labels (pass --labels SET)"
+            if labels is None
+            else "no labels in the label set match the traces' ids"
+        )
         raise UserInputError(where + (f" for rater {rater!r}" if rater else ""))
     return out
 
@@ -112,8 +116,9 @@ def training_data_sha256(traces: list[dict], labels: LabelMap) -> str:
     h = hashlib.sha256()
     for tr in sorted(traces, key=lambda t: t["trace_id"]):
         body = {k: v for k, v in tr.items() if k not in ("source", "inline_labels")}
-        body["steps"] = [{k: v for k, v in st.items() if k not in ("source_ref", "labels")}
-                         for st in tr.get("steps") or ()]
+        body["steps"] = [
+            {k: v for k, v in st.items() if k not in ("source_ref", "labels")} for st in tr.get("steps") or ()
+        ]
         h.update(json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8"))
         h.update(b"\n")
     for key in sorted(labels):

@@ -144,19 +144,27 @@ class OfflineJudge(abc.ABC):
                 raise RuntimeError(f"{self!r} returned {len(got)} decisions for {len(idx)} {kind} steps ({f})")
             for i, d in zip(idx, got, strict=True):
                 decided[i] = (d, "judge")
-        return [self._record(view, f, *decided[i], rater=rater, time=time, model=model)
-                for i, (view, f) in enumerate(slots)]
+        return [
+            self._record(view, f, *decided[i], rater=rater, time=time, model=model) for i, (view, f) in enumerate(slots)
+        ]
 
-    def _record(self, view: StepView, field: str, decision: Decision, source: str, *, rater: str,
-                time: str, model: str) -> dict:
+    def _record(
+        self, view: StepView, field: str, decision: Decision, source: str, *, rater: str, time: str, model: str
+    ) -> dict:
         prov: dict[str, object]
         if source == "rule":
             prov = {"kind": "rule", "judge": self.name, "model": None, "rule": decision.basis, "time": time}
             if view.rule_label is not None and view.rule_label.repeat_of is not None:
                 prov["repeat_of"] = view.rule_label.repeat_of
         else:
-            prov = {"kind": "judge", "judge": self.name, "model": model, "time": time,
-                    "heuristic": decision.basis}
-        return {"schema_version": SCHEMA_VERSION, "trace_id": view.trace_id, "step": view.step, "field": field,
-                "value": decision.value, "unscored_reason": None if decision.value is not None else decision.reason,
-                "rater": rater, "provenance": prov}
+            prov = {"kind": "judge", "judge": self.name, "model": model, "time": time, "heuristic": decision.basis}
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "trace_id": view.trace_id,
+            "step": view.step,
+            "field": field,
+            "value": decision.value,
+            "unscored_reason": None if decision.value is not None else decision.reason,
+            "rater": rater,
+            "provenance": prov,
+        }

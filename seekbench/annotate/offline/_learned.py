@@ -41,6 +41,7 @@ from ._scores import SCORE_NAMES, step_scores
 FORMAT = "seekbench.offline.learned"
 FORMAT_VERSION = 1
 
+
 class _Params(TypedDict):
     ngram_max: int
     min_df: int
@@ -77,8 +78,11 @@ class FieldModel:
 
         n = len(texts)
         if self.vocabulary:
-            vec = CountVectorizer(vocabulary={t: i for i, t in enumerate(self.vocabulary)},
-                                  ngram_range=(1, self.ngram_max), lowercase=True)
+            vec = CountVectorizer(
+                vocabulary={t: i for i, t in enumerate(self.vocabulary)},
+                ngram_range=(1, self.ngram_max),
+                lowercase=True,
+            )
             tf = vec.transform(texts).astype(np.float64).tocsr()
             tf.data = 1.0 + np.log(tf.data)
             tf = tf @ sp.diags(np.asarray(self.idf))
@@ -107,8 +111,9 @@ def _view_inputs(views: Sequence[StepView], names: Sequence[str]) -> tuple[list[
     return texts, np.asarray(rows, dtype=np.float64).reshape(len(views), len(names))
 
 
-def fit_field_model(kind: str, field_name: str, views: Sequence[StepView], y: Sequence[str], *,
-                    seed: int = 0) -> FieldModel:
+def fit_field_model(
+    kind: str, field_name: str, views: Sequence[StepView], y: Sequence[str], *, seed: int = 0
+) -> FieldModel:
     """Fit one classifier (see the module docstring). ``y`` must hold at least two classes."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
@@ -117,8 +122,13 @@ def fit_field_model(kind: str, field_name: str, views: Sequence[StepView], y: Se
     names = list(SCORE_NAMES[kind])
     texts, scores = _view_inputs(views, names)
     min_df = PARAMS["min_df"] if len(texts) >= 20 else 1
-    vec = TfidfVectorizer(ngram_range=(1, PARAMS["ngram_max"]), min_df=min_df, max_features=PARAMS["max_features"],
-                          sublinear_tf=True, lowercase=True)
+    vec = TfidfVectorizer(
+        ngram_range=(1, PARAMS["ngram_max"]),
+        min_df=min_df,
+        max_features=PARAMS["max_features"],
+        sublinear_tf=True,
+        lowercase=True,
+    )
     try:
         tfidf = vec.fit_transform(texts)
         vocab = sorted(vec.vocabulary_, key=vec.vocabulary_.get)
@@ -131,17 +141,30 @@ def fit_field_model(kind: str, field_name: str, views: Sequence[StepView], y: Se
 
     # Small problems: one BLAS thread is faster than many competing ones, and the result is the same.
     with threadpool_limits(limits=1):
-        clf = LogisticRegression(C=PARAMS["C"], class_weight="balanced", max_iter=PARAMS["max_iter"],
-                                 random_state=seed).fit(x, list(y))
+        clf = LogisticRegression(
+            C=PARAMS["C"], class_weight="balanced", max_iter=PARAMS["max_iter"], random_state=seed
+        ).fit(x, list(y))
     counts = {c: int(sum(1 for v in y if v == c)) for c in clf.classes_}
-    return FieldModel(kind=kind, field=field_name, classes=[str(c) for c in clf.classes_], vocabulary=vocab,
-                      idf=idf, ngram_max=PARAMS["ngram_max"], score_names=names, mean=scaler.mean_.tolist(),
-                      scale=scaler.scale_.tolist(), coef=clf.coef_.tolist(), intercept=clf.intercept_.tolist(),
-                      n_train=len(y), class_counts=counts)
+    return FieldModel(
+        kind=kind,
+        field=field_name,
+        classes=[str(c) for c in clf.classes_],
+        vocabulary=vocab,
+        idf=idf,
+        ngram_max=PARAMS["ngram_max"],
+        score_names=names,
+        mean=scaler.mean_.tolist(),
+        scale=scaler.scale_.tolist(),
+        coef=clf.coef_.tolist(),
+        intercept=clf.intercept_.tolist(),
+        n_train=len(y),
+        class_counts=counts,
+    )
 
 
-def training_examples(views_per_trace: list[list[StepView]],
-                      labels: LabelMap) -> dict[tuple[str, str], tuple[list, list]]:
+def training_examples(
+    views_per_trace: list[list[StepView]], labels: LabelMap
+) -> dict[tuple[str, str], tuple[list, list]]:
     """Labeled steps per (kind, field): ``(views, values)``; rule-decided searches left out of search_type."""
     out: dict[tuple[str, str], tuple[list, list]] = {}
     for views in views_per_trace:
@@ -171,8 +194,13 @@ class LearnedModel:
         return f"{kind}.{field_name}"
 
     def to_dict(self) -> dict:
-        return {"format": FORMAT, "format_version": FORMAT_VERSION, "card": self.card,
-                "unsupported": self.unsupported, "fields": {k: asdict(m) for k, m in sorted(self.fields.items())}}
+        return {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "card": self.card,
+            "unsupported": self.unsupported,
+            "fields": {k: asdict(m) for k, m in sorted(self.fields.items())},
+        }
 
     @property
     def sha256(self) -> str:
@@ -195,18 +223,24 @@ class LearnedModel:
         try:
             obj = json.loads(read_text(path))
         except json.JSONDecodeError as e:
-            raise UserInputError(f"not a learned-judge model (invalid JSON: {e.msg}); train one with "
-                                 "`seekbench judge train`", file=file) from e
+            raise UserInputError(
+                f"not a learned-judge model (invalid JSON: {e.msg}); train one with `seekbench judge train`", file=file
+            ) from e
         return cls.from_dict(obj, file=file)
 
     @classmethod
     def from_dict(cls, obj: object, *, file: str | None = None) -> LearnedModel:
         if not isinstance(obj, dict) or obj.get("format") != FORMAT:
-            raise UserInputError(f"not a learned-judge model (expected format {FORMAT!r}); "
-                                 "train one with `seekbench judge train`", file=file)
+            raise UserInputError(
+                f"not a learned-judge model (expected format {FORMAT!r}); train one with `seekbench judge train`",
+                file=file,
+            )
         if obj.get("format_version") != FORMAT_VERSION:
-            raise UserInputError(f"model format version {obj.get('format_version')!r} is not supported "
-                                 f"(expected {FORMAT_VERSION}); retrain with `seekbench judge train`", file=file)
+            raise UserInputError(
+                f"model format version {obj.get('format_version')!r} is not supported "
+                f"(expected {FORMAT_VERSION}); retrain with `seekbench judge train`",
+                file=file,
+            )
         fields = {}
         for key, raw in (obj.get("fields") or {}).items():
             try:
@@ -226,8 +260,14 @@ def _check_shapes(m: FieldModel) -> None:
         raise ValueError("score names differ from this version's features")
     width = len(m.vocabulary) + len(m.score_names)
     rows = 1 if len(m.classes) == 2 else len(m.classes)
-    if (len(m.idf) != len(m.vocabulary) or len(m.mean) != len(m.score_names) or len(m.scale) != len(m.score_names)
-            or len(m.coef) != rows or any(len(r) != width for r in m.coef) or len(m.intercept) != rows):
+    if (
+        len(m.idf) != len(m.vocabulary)
+        or len(m.mean) != len(m.score_names)
+        or len(m.scale) != len(m.score_names)
+        or len(m.coef) != rows
+        or any(len(r) != width for r in m.coef)
+        or len(m.intercept) != rows
+    ):
         raise ValueError("array shapes do not match")
     for name in ("coef", "intercept", "idf", "mean", "scale"):
         if not np.isfinite(np.asarray(getattr(m, name), dtype=float)).all():
@@ -236,8 +276,9 @@ def _check_shapes(m: FieldModel) -> None:
         raise ValueError("scale must be positive")
 
 
-def fit_learned_model(traces: list[dict], labels: LabelMap, *, seed: int = 0,
-                      views: list[list[StepView]] | None = None) -> LearnedModel:
+def fit_learned_model(
+    traces: list[dict], labels: LabelMap, *, seed: int = 0, views: list[list[StepView]] | None = None
+) -> LearnedModel:
     """Fit a classifier per (kind, field) with at least two classes among the labeled steps.
 
     Parameters
@@ -266,8 +307,10 @@ def fit_learned_model(traces: list[dict], labels: LabelMap, *, seed: int = 0,
             classes = sorted(set(ys))
             if len(classes) < 2:
                 seen = f"only {classes[0]!r}" if classes else "none"
-                unsupported[key] = (f"no learned classifier for {f} on {kind} steps: the training labels "
-                                    f"have fewer than two classes ({len(ys)} labeled, {seen})")
+                unsupported[key] = (
+                    f"no learned classifier for {f} on {kind} steps: the training labels "
+                    f"have fewer than two classes ({len(ys)} labeled, {seen})"
+                )
                 continue
             fields[key] = fit_field_model(kind, f, field_views, ys, seed=seed)
     return LearnedModel(fields=fields, unsupported=unsupported)
@@ -305,5 +348,9 @@ class LearnedJudge(OfflineJudge):
         if todo:
             texts, scores = _view_inputs([views[i] for i in todo], m.score_names)
             predicted = dict(zip(todo, m.predict(texts, scores), strict=True))
-        return [Decision(None, reason=f"{kind} step has no text to judge") if v.is_empty
-                else Decision(predicted[i], basis=f"logistic-regression:{key}") for i, v in enumerate(views)]
+        return [
+            Decision(None, reason=f"{kind} step has no text to judge")
+            if v.is_empty
+            else Decision(predicted[i], basis=f"logistic-regression:{key}")
+            for i, v in enumerate(views)
+        ]

@@ -12,8 +12,9 @@ from ._learned import LearnedJudge, LearnedModel
 from ._rules import RulesJudge
 
 #: Keys an offline judge table may hold (``path`` is added by the judge-file loader).
-ALLOWED_KEYS = frozenset({"name", "kind", "version", "description", "path", "model", "model_path", "if_missing",
-                          "seed", "published"})
+ALLOWED_KEYS = frozenset(
+    {"name", "kind", "version", "description", "path", "model", "model_path", "if_missing", "seed", "published"}
+)
 IF_MISSING = ("train-on-sample", "error")
 
 
@@ -47,8 +48,11 @@ def load_offline_judge(config: dict) -> OfflineJudge:
     file = str(config["path"]) if config.get("path") else None
     unknown = sorted(set(config) - ALLOWED_KEYS)
     if unknown:
-        raise UserInputError(f"unknown key {unknown[0]!r} for an offline judge; allowed: "
-                             f"{', '.join(sorted(ALLOWED_KEYS - {'path'}))}", file=file, path=unknown[0])
+        raise UserInputError(
+            f"unknown key {unknown[0]!r} for an offline judge; allowed: {', '.join(sorted(ALLOWED_KEYS - {'path'}))}",
+            file=file,
+            path=unknown[0],
+        )
     kind = config.get("kind")
     name = str(config.get("name") or kind)
     version = str(config.get("version", "1"))
@@ -62,8 +66,9 @@ def load_offline_judge(config: dict) -> OfflineJudge:
 def _learned_model(config: dict, file: str | None) -> LearnedModel:
     if_missing = config.get("if_missing", "train-on-sample")
     if if_missing not in IF_MISSING:
-        raise UserInputError(f"if_missing is {if_missing!r}; use one of {', '.join(IF_MISSING)}", file=file,
-                             path="if_missing")
+        raise UserInputError(
+            f"if_missing is {if_missing!r}; use one of {', '.join(IF_MISSING)}", file=file, path="if_missing"
+        )
     raw = config.get("model_path")
     if raw is not None:
         path = Path(raw).expanduser()
@@ -75,13 +80,18 @@ def _learned_model(config: dict, file: str | None) -> LearnedModel:
     else:
         where = "no model_path given"
     if if_missing == "error":
-        raise UserInputError(f"{where}; train one with `seekbench judge train --human FILE -o MODEL`", file=file,
-                             path="model_path")
+        raise UserInputError(
+            f"{where}; train one with `seekbench judge train --human FILE -o MODEL`", file=file, path="model_path"
+        )
     seed = config.get("seed", 0)
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise UserInputError(f"seed must be an integer, got {seed!r}", file=file, path="seed")
-    warnings.warn(f"learned judge: {where}; training on the embedded sample traces in memory "
-                  "(run `seekbench judge train` to save a model)", SeekbenchWarning, stacklevel=3)
+    warnings.warn(
+        f"learned judge: {where}; training on the embedded sample traces in memory "
+        "(run `seekbench judge train` to save a model)",
+        SeekbenchWarning,
+        stacklevel=3,
+    )
     return sample_model(seed)
 
 
@@ -95,7 +105,10 @@ def sample_model(seed: int = 0) -> LearnedModel:
 
     path = sample_traces_path()
     if not Path(path).exists():
-        raise UserInputError("the embedded sample traces are missing, so no learned model can be trained on "
-                             "the fly; train one with `seekbench judge train`", file=str(path))
+        raise UserInputError(
+            "the embedded sample traces are missing, so no learned model can be trained on "
+            "the fly; train one with `seekbench judge train`",
+            file=str(path),
+        )
     traces = read_traces(path).traces
     return fit_with_card(traces, human_labels(traces), seed=seed, source=str(path))

@@ -59,8 +59,7 @@ THRESHOLDS: dict[str, float] = {
 
 #: Tie-break order among reasoning types with the same number of cues.
 _TYPE_PRECEDENCE = ("StateAssessment", "PlanFormation", "InformationSynthesis")
-_CUE_SCORE = {"PlanFormation": "cue_plan", "InformationSynthesis": "cue_synthesis",
-              "StateAssessment": "cue_assessment"}
+_CUE_SCORE = {"PlanFormation": "cue_plan", "InformationSynthesis": "cue_synthesis", "StateAssessment": "cue_assessment"}
 
 _EMPTY_REASON = {
     "reasoning": "reasoning step has no text",
@@ -85,8 +84,10 @@ def reasoning_grounding_rule(scores: dict[str, float]) -> Decision:
     """Grounded when the step's new words are mostly found in earlier observations."""
     if not scores["has_prior_obs"]:
         return Decision("NotGrounded", basis="no-evidence-yet")
-    ok = (scores["support"] >= THRESHOLDS["reasoning_grounding_support"]
-          and scores["n_supported"] >= THRESHOLDS["reasoning_grounding_min_words"])
+    ok = (
+        scores["support"] >= THRESHOLDS["reasoning_grounding_support"]
+        and scores["n_supported"] >= THRESHOLDS["reasoning_grounding_min_words"]
+    )
     return Decision("Grounded" if ok else "NotGrounded", basis="evidence-overlap")
 
 
@@ -112,8 +113,7 @@ def sufficiency_rule(scores: dict[str, float]) -> Decision:
     """Sufficient when the final answer is in the documents or one document covers the whole query."""
     if scores["answer_in_docs"]:
         return Decision("Sufficient", basis="answer-in-documents")
-    full = (scores["top_doc_query"] >= THRESHOLDS["sufficient_top_doc_query"]
-            and scores["query_entities"] >= 1.0)
+    full = scores["top_doc_query"] >= THRESHOLDS["sufficient_top_doc_query"] and scores["query_entities"] >= 1.0
     return Decision("Sufficient" if full else "Insufficient", basis="query-coverage")
 
 

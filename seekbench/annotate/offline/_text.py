@@ -15,7 +15,8 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 #: Function words and the vocabulary agents use to talk *about* searching
 #: ("information", "search", "need"), which says nothing about the evidence.
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a about above after again against all also am an and any are as at be been before being below between both
 but by can could did do does doing down during each few for from further had has have having he her here
 hers him his how i if in into is it its itself just let lets me more most my no nor not now of off on once
@@ -28,7 +29,8 @@ provide provides question questions answer answers result results mention mentio
 based according specific specifically seems seem appears appear likely clear unclear determine identify
 look looking try trying get got think thought further additional directly step steps now
 query queries data context given text document documents source sources available detail details
-""".split())
+""".split()
+)
 
 
 def tokens(text: str | None) -> list[str]:

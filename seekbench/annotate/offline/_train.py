@@ -9,13 +9,16 @@ from ...llm import utc_now
 from ._human import LabelMap, question_groups, training_data_sha256
 from ._learned import FORMAT, PARAMS, LearnedModel, fit_learned_model
 
-CARD_NOTE = ("Quality is whatever grouped cross-validation measured (train and test folds never share a "
-             "question or a trace); hyperparameters are fixed in advance and nothing was tuned on a test "
-             "split. A model only knows the agents, datasets and annotators of its training data.")
+CARD_NOTE = (
+    "Quality is whatever grouped cross-validation measured (train and test folds never share a "
+    "question or a trace); hyperparameters are fixed in advance and nothing was tuned on a test "
+    "split. A model only knows the agents, datasets and annotators of its training data."
+)
 
 
-def fit_with_card(traces: list[dict], labels: LabelMap, *, seed: int = 0, source: str | None = None,
-                  cv: dict | None = None) -> LearnedModel:
+def fit_with_card(
+    traces: list[dict], labels: LabelMap, *, seed: int = 0, source: str | None = None, cv: dict | None = None
+) -> LearnedModel:
     """Fit the learned judge on all labeled traces and describe it in a model card (``cv``: its CV section).
 
     Parameters
@@ -53,8 +56,12 @@ def fit_with_card(traces: list[dict], labels: LabelMap, *, seed: int = 0, source
             "n_train_steps": n_labels,
             "class_counts": {k: m.class_counts for k, m in sorted(model.fields.items())},
         },
-        "hyperparameters": dict(PARAMS, class_weight="balanced", classifier="LogisticRegression",
-                                text="TF-IDF word 1-2-grams, sublinear tf, l2"),
+        "hyperparameters": dict(
+            PARAMS,
+            class_weight="balanced",
+            classifier="LogisticRegression",
+            text="TF-IDF word 1-2-grams, sublinear tf, l2",
+        ),
         "unsupported": dict(model.unsupported),
         "cv": cv,
         "note": CARD_NOTE,

@@ -124,7 +124,10 @@ def __getattr__(name: str):
     # seekbench.env.goal_passages returns the raw passage dicts; this package's typed one was
     # also called goal_passages until the two were told apart.
     if name == "goal_passages":
-        _warnings.warn("seekbench.env.conformal.goal_passages is renamed document_goal_passages; the old name "
-                       "will be removed", FutureWarning, stacklevel=2)
+        _warnings.warn(
+            "seekbench.env.conformal.goal_passages is renamed document_goal_passages; the old name will be removed",
+            FutureWarning,
+            stacklevel=2,
+        )
         return document_goal_passages
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

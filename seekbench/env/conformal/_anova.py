@@ -42,16 +42,32 @@ def episodes_frame(traces: Iterable[dict]) -> pd.DataFrame:
         if final is None or not env.get("document_id"):
             skipped += 1
             continue
-        rows.append({"trace_id": tr.get("trace_id"), "model": tr.get("agent"), "belief": env.get("belief"),
-                     "document": env.get("document_id"), "completeness": float(final)})
+        rows.append(
+            {
+                "trace_id": tr.get("trace_id"),
+                "model": tr.get("agent"),
+                "belief": env.get("belief"),
+                "document": env.get("document_id"),
+                "completeness": float(final),
+            }
+        )
     if skipped:
-        warnings.warn(f"{skipped} trace(s) without seeking-environment completeness were left out of the "
-                      "variance decomposition", SeekbenchWarning, stacklevel=2)
+        warnings.warn(
+            f"{skipped} trace(s) without seeking-environment completeness were left out of the variance decomposition",
+            SeekbenchWarning,
+            stacklevel=2,
+        )
     return pd.DataFrame(rows, columns=EPISODE_COLUMNS)
 
 
-def variance_decomposition(data: pd.DataFrame, *, response: str = "completeness", belief: str = "belief",
-                           model: str = "model", document: str = "document") -> pd.DataFrame:
+def variance_decomposition(
+    data: pd.DataFrame,
+    *,
+    response: str = "completeness",
+    belief: str = "belief",
+    model: str = "model",
+    document: str = "document",
+) -> pd.DataFrame:
     """Type III ANOVA of ``response ~ belief * model + document`` with sum-to-zero contrasts.
 
     Parameters
@@ -85,15 +101,22 @@ def variance_decomposition(data: pd.DataFrame, *, response: str = "completeness"
     for col in (response, belief, model, document):
         if col not in data.columns:
             raise UserInputError(f"the data have no column {col!r}")
-    df = pd.DataFrame({"y": pd.to_numeric(data[response], errors="coerce"), "b": data[belief].astype(str),
-                       "m": data[model].astype(str), "d": data[document].astype(str)}).dropna()
+    df = pd.DataFrame(
+        {
+            "y": pd.to_numeric(data[response], errors="coerce"),
+            "b": data[belief].astype(str),
+            "m": data[model].astype(str),
+            "d": data[document].astype(str),
+        }
+    ).dropna()
     if len(df) < 3:
         raise UserInputError(f"the variance decomposition needs at least 3 episodes, got {len(df)}")
     present = {k: df[k].nunique() >= 2 for k in ("b", "m", "d")}
     dropped = [name for k, name in (("b", "belief"), ("m", "model"), ("d", "document")) if not present[k]]
     if dropped:
-        warnings.warn(f"factor(s) with a single level left out of the ANOVA: {', '.join(dropped)}",
-                      SeekbenchWarning, stacklevel=2)
+        warnings.warn(
+            f"factor(s) with a single level left out of the ANOVA: {', '.join(dropped)}", SeekbenchWarning, stacklevel=2
+        )
     terms, labels = [], {}
     if present["b"]:
         terms.append("C(b, Sum)")
@@ -111,8 +134,11 @@ def variance_decomposition(data: pd.DataFrame, *, response: str = "completeness"
         raise UserInputError("no factor has two or more levels; nothing to decompose")
     fit = smf.ols("y ~ " + " + ".join(terms), data=df).fit()
     if fit.df_resid <= 0:
-        warnings.warn("the ANOVA has no residual degrees of freedom (one episode per cell); F and p are "
-                      "undefined", SeekbenchWarning, stacklevel=2)
+        warnings.warn(
+            "the ANOVA has no residual degrees of freedom (one episode per cell); F and p are undefined",
+            SeekbenchWarning,
+            stacklevel=2,
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         table = anova_lm(fit, typ=3)
@@ -121,13 +147,28 @@ def variance_decomposition(data: pd.DataFrame, *, response: str = "completeness"
     rows = []
     for term, label in labels.items():
         ss = float(table.loc[term, "sum_sq"])
-        rows.append({"factor": label, "df": float(table.loc[term, "df"]), "sum_sq": ss,
-                     "F": float(table.loc[term, "F"]), "p_value": float(table.loc[term, "PR(>F)"]),
-                     "eta_sq": ss / ss_total if ss_total > 0 else math.nan,
-                     "partial_eta_sq": ss / (ss + ss_res) if ss + ss_res > 0 else math.nan})
-    rows.append({"factor": "residual", "df": float(table.loc["Residual", "df"]), "sum_sq": ss_res, "F": math.nan,
-                 "p_value": math.nan, "eta_sq": ss_res / ss_total if ss_total > 0 else math.nan,
-                 "partial_eta_sq": math.nan})
+        rows.append(
+            {
+                "factor": label,
+                "df": float(table.loc[term, "df"]),
+                "sum_sq": ss,
+                "F": float(table.loc[term, "F"]),
+                "p_value": float(table.loc[term, "PR(>F)"]),
+                "eta_sq": ss / ss_total if ss_total > 0 else math.nan,
+                "partial_eta_sq": ss / (ss + ss_res) if ss + ss_res > 0 else math.nan,
+            }
+        )
+    rows.append(
+        {
+            "factor": "residual",
+            "df": float(table.loc["Residual", "df"]),
+            "sum_sq": ss_res,
+            "F": math.nan,
+            "p_value": math.nan,
+            "eta_sq": ss_res / ss_total if ss_total > 0 else math.nan,
+            "partial_eta_sq": math.nan,
+        }
+    )
     order = {"belief": 0, "model": 1, "belief x model": 2, "document": 3, "residual": 4}
     out = pd.DataFrame(rows, columns=ANOVA_COLUMNS)
     return out.sort_values("factor", key=lambda s: s.map(order)).reset_index(drop=True)

@@ -31,18 +31,36 @@ Example:
 
 def register_env_cli(env_subparsers) -> None:
     """Add ``synth-beliefs`` to the ``seekbench env`` subcommands."""
-    p = env_subparsers.add_parser("synth-beliefs", help="synthetic belief states (and completeness estimates)",
-                                  description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = env_subparsers.add_parser(
+        "synth-beliefs",
+        help="synthetic belief states (and completeness estimates)",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("corpus", metavar="CORPUS", help="corpus JSONL (seekbench env build-corpus)")
     p.add_argument("-o", "--output", required=True, metavar="BELIEFS", help="belief-state JSONL to write")
     p.add_argument("--delta", type=int, default=10, help="interval width Delta (default 10)")
     p.add_argument("--seed", type=int, default=0, help="seed of the draws (default 0)")
-    p.add_argument("--estimator", action="append", choices=["mean", "regression", "llm"], default=None,
-                   dest="estimators", help="also estimate completeness (repeatable)")
-    p.add_argument("--judge", default=None, metavar="NAME",
-                   help="with --estimator llm: the judge whose endpoint and model estimate (seekbench judge list)")
-    p.add_argument("--estimates", default=None, metavar="FILE",
-                   help="estimates JSONL to write (default: BELIEFS with .estimates.jsonl)")
+    p.add_argument(
+        "--estimator",
+        action="append",
+        choices=["mean", "regression", "llm"],
+        default=None,
+        dest="estimators",
+        help="also estimate completeness (repeatable)",
+    )
+    p.add_argument(
+        "--judge",
+        default=None,
+        metavar="NAME",
+        help="with --estimator llm: the judge whose endpoint and model estimate (seekbench judge list)",
+    )
+    p.add_argument(
+        "--estimates",
+        default=None,
+        metavar="FILE",
+        help="estimates JSONL to write (default: BELIEFS with .estimates.jsonl)",
+    )
     p.add_argument("--base-url", default=None, metavar="URL", help="override the judge's endpoint")
     p.add_argument("--cache", default=None, metavar="PATH", help="judge cache (default $SEEKBENCH_CACHE or ~/.cache)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the judge cache")
@@ -75,8 +93,15 @@ def run_synth_beliefs(args: argparse.Namespace) -> int:
     if not states:
         raise UserInputError("no belief states: no document of the corpus has passages", file=args.corpus)
     write_belief_states(args.output, states)
-    out = {"beliefs": str(args.output), "n_states": len(states), "n_documents": len({s.doc_id for s in states}),
-           "delta": args.delta, "seed": args.seed, "estimates": None, "estimators": []}
+    out = {
+        "beliefs": str(args.output),
+        "n_states": len(states),
+        "n_documents": len({s.doc_id for s in states}),
+        "delta": args.delta,
+        "seed": args.seed,
+        "estimates": None,
+        "estimators": [],
+    }
     if estimators:
         views = render_beliefs(states, corpus)
         frames = []
@@ -87,9 +112,14 @@ def run_synth_beliefs(args: argparse.Namespace) -> int:
                 frame = baseline_estimates(states, views, name, n_folds=args.folds, seed=args.seed)
                 info = {}
             frames.append(frame)
-            out["estimators"].append({"estimator": frame["estimator"].iloc[0],
-                                      "scored": int(frame["c_hat"].notna().sum()),
-                                      "unscored": int(frame["c_hat"].isna().sum()), **info})
+            out["estimators"].append(
+                {
+                    "estimator": frame["estimator"].iloc[0],
+                    "scored": int(frame["c_hat"].notna().sum()),
+                    "unscored": int(frame["c_hat"].isna().sum()),
+                    **info,
+                }
+            )
         path = Path(args.estimates) if args.estimates else default_estimates_path(args.output)
         if path.resolve() == Path(args.output).resolve():
             raise UserInputError("--estimates must differ from the belief-state file", file=str(path))
@@ -100,16 +130,21 @@ def run_synth_beliefs(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(dumps(out) + "\n")
         return code
-    print(f"wrote {out['n_states']} belief states of {out['n_documents']} documents to {out['beliefs']} "
-          f"(delta {args.delta}, seed {args.seed})")
+    print(
+        f"wrote {out['n_states']} belief states of {out['n_documents']} documents to {out['beliefs']} "
+        f"(delta {args.delta}, seed {args.seed})"
+    )
     for e in out["estimators"]:
         cost = f", ${e['cost_usd']:.4f}" if "cost_usd" in e else ""
         print(f"  {e['estimator']}: {e['scored']} scored, {e['unscored']} unscored{cost}")
     if out["estimates"]:
         print(f"wrote estimates to {out['estimates']}; next: seekbench conformal {out['estimates']} -o DIR")
     for e in failed:
-        print(f"seekbench: {e['failed']} of {out['n_states']} estimates of {e['estimator']} failed (left unscored; "
-              f"re-run to retry); first error: {e['first_error']}", file=sys.stderr)
+        print(
+            f"seekbench: {e['failed']} of {out['n_states']} estimates of {e['estimator']} failed (left unscored; "
+            f"re-run to retry); first error: {e['first_error']}",
+            file=sys.stderr,
+        )
     return code
 
 
@@ -121,6 +156,10 @@ def _llm_estimates(args, states, views):
     est = LLMCompletenessEstimator(args.judge, base_url=args.base_url, cache=cache, concurrency=args.concurrency)
     results = est.estimate(views)
     frame = estimates_frame(states, est.name, [r.c_hat for r in results], [r.error for r in results])
-    info = {"cost_usd": float(sum(r.cost_usd for r in results)), "cached": int(sum(r.cached for r in results)),
-            "failed": est.failed, "first_error": est.first_error}
+    info = {
+        "cost_usd": float(sum(r.cost_usd for r in results)),
+        "cached": int(sum(r.cached for r in results)),
+        "failed": est.failed,
+        "first_error": est.first_error,
+    }
     return frame, info

@@ -47,10 +47,16 @@ def belief_features(views: Sequence[BeliefView]) -> pd.DataFrame:
     rows = []
     for v in views:
         lengths = [len(p.text) for p in v.passages]
-        rows.append({"state_id": v.state_id, "doc_id": v.doc_id, "n_visible": float(len(lengths)),
-                     "log_chars": math.log1p(sum(lengths)),
-                     "n_sections_visible": float(len({p.section_index for p in v.passages})),
-                     "mean_kchars": (sum(lengths) / len(lengths) / 1000.0) if lengths else 0.0})
+        rows.append(
+            {
+                "state_id": v.state_id,
+                "doc_id": v.doc_id,
+                "n_visible": float(len(lengths)),
+                "log_chars": math.log1p(sum(lengths)),
+                "n_sections_visible": float(len({p.section_index for p in v.passages})),
+                "mean_kchars": (sum(lengths) / len(lengths) / 1000.0) if lengths else 0.0,
+            }
+        )
     return pd.DataFrame(rows, columns=["state_id", "doc_id", *FEATURES]).set_index("state_id")
 
 
@@ -108,8 +114,11 @@ class FeatureRegressionEstimator:
         self.features = tuple(features)
 
     def _design(self, features) -> np.ndarray:
-        x = np.asarray(features[list(self.features)], dtype=float) if isinstance(features, pd.DataFrame) \
+        x = (
+            np.asarray(features[list(self.features)], dtype=float)
+            if isinstance(features, pd.DataFrame)
             else np.asarray(features, dtype=float)
+        )
         return np.column_stack([np.ones(len(x)), x])
 
     def fit(self, features, c) -> FeatureRegressionEstimator:
@@ -142,8 +151,9 @@ def document_folds(groups, n_folds: int, rng: np.random.Generator) -> np.ndarray
     return np.array([fold_of[g] for g in groups], dtype=int)
 
 
-def cross_fit_predict(estimator, features: pd.DataFrame, c, groups, *, n_folds: int = 5,
-                      seed: int | np.random.Generator = 0) -> np.ndarray:
+def cross_fit_predict(
+    estimator, features: pd.DataFrame, c, groups, *, n_folds: int = 5, seed: int | np.random.Generator = 0
+) -> np.ndarray:
     """Out-of-fold c_hat: each state is estimated by a model fitted on the other folds' documents.
 
     With fewer documents than ``n_folds``, one fold per document. With one
@@ -180,8 +190,9 @@ def cross_fit_predict(estimator, features: pd.DataFrame, c, groups, *, n_folds: 
     return out
 
 
-def baseline_estimates(states: Sequence[BeliefState], views: Sequence[BeliefView], name: str, *,
-                       n_folds: int = 5, seed: int = 0) -> pd.DataFrame:
+def baseline_estimates(
+    states: Sequence[BeliefState], views: Sequence[BeliefView], name: str, *, n_folds: int = 5, seed: int = 0
+) -> pd.DataFrame:
     """Cross-fitted estimates of a baseline for a pool of states, as estimates-file rows.
 
     Every state's c_hat comes from a model fitted on other documents only
@@ -192,20 +203,38 @@ def baseline_estimates(states: Sequence[BeliefState], views: Sequence[BeliefView
     c = np.array([s.true_completeness for s in states])
     groups = [s.doc_id for s in states]
     c_hat = cross_fit_predict(make_baseline(name), feats, c, groups, n_folds=n_folds, seed=seed)
-    return pd.DataFrame({
-        "doc_id": groups, "state_id": [s.state_id for s in states], "true_completeness": c, "estimator": name,
-        "c_hat": c_hat, "reason": [None if np.isfinite(v) else "a single document: cannot be fitted out of fold"
-                                   for v in c_hat]}, columns=ESTIMATE_COLUMNS)
+    return pd.DataFrame(
+        {
+            "doc_id": groups,
+            "state_id": [s.state_id for s in states],
+            "true_completeness": c,
+            "estimator": name,
+            "c_hat": c_hat,
+            "reason": [None if np.isfinite(v) else "a single document: cannot be fitted out of fold" for v in c_hat],
+        },
+        columns=ESTIMATE_COLUMNS,
+    )
 
 
-def estimates_frame(states: Sequence[BeliefState], estimator: str, c_hat: Sequence[float | None],
-                    reasons: Sequence[str | None] | None = None) -> pd.DataFrame:
+def estimates_frame(
+    states: Sequence[BeliefState],
+    estimator: str,
+    c_hat: Sequence[float | None],
+    reasons: Sequence[str | None] | None = None,
+) -> pd.DataFrame:
     """Estimates-file rows for one estimator (``None`` or NaN c_hat = unscored)."""
     vals = np.array([np.nan if v is None else float(v) for v in c_hat], dtype=float)
-    return pd.DataFrame({"doc_id": [s.doc_id for s in states], "state_id": [s.state_id for s in states],
-                         "true_completeness": [s.true_completeness for s in states], "estimator": estimator,
-                         "c_hat": vals, "reason": list(reasons) if reasons is not None else [None] * len(states)},
-                        columns=ESTIMATE_COLUMNS)
+    return pd.DataFrame(
+        {
+            "doc_id": [s.doc_id for s in states],
+            "state_id": [s.state_id for s in states],
+            "true_completeness": [s.true_completeness for s in states],
+            "estimator": estimator,
+            "c_hat": vals,
+            "reason": list(reasons) if reasons is not None else [None] * len(states),
+        },
+        columns=ESTIMATE_COLUMNS,
+    )
 
 
 def write_estimates(path: str | os.PathLike, frames: pd.DataFrame | Iterable[pd.DataFrame]) -> int:
@@ -215,8 +244,13 @@ def write_estimates(path: str | os.PathLike, frames: pd.DataFrame | Iterable[pd.
     df = frames if isinstance(frames, pd.DataFrame) else pd.concat(list(frames), ignore_index=True)
     recs = []
     for r in df.itertuples(index=False):
-        rec = {"doc_id": r.doc_id, "state_id": r.state_id, "true_completeness": float(r.true_completeness),
-               "estimator": r.estimator, "c_hat": None if not np.isfinite(r.c_hat) else float(r.c_hat)}
+        rec = {
+            "doc_id": r.doc_id,
+            "state_id": r.state_id,
+            "true_completeness": float(r.true_completeness),
+            "estimator": r.estimator,
+            "c_hat": None if not np.isfinite(r.c_hat) else float(r.c_hat),
+        }
         reason = getattr(r, "reason", None)
         if isinstance(reason, str) and reason:
             rec["reason"] = reason
@@ -255,8 +289,13 @@ def read_estimates(path: str | os.PathLike) -> pd.DataFrame:
             raise UserInputError("an estimate record must be a JSON object", file=file, line=line)
         for key in ("doc_id", "state_id", "estimator"):
             if not isinstance(rec.get(key), str) or not rec[key]:
-                raise UserInputError(f"missing or empty string field {key!r} (a line needs doc_id, state_id, "
-                                     "true_completeness, estimator, c_hat)", file=file, line=line, path=key)
+                raise UserInputError(
+                    f"missing or empty string field {key!r} (a line needs doc_id, state_id, "
+                    "true_completeness, estimator, c_hat)",
+                    file=file,
+                    line=line,
+                    path=key,
+                )
         c = _number(rec, "true_completeness", file=file, line=line, nullable=False)
         c_hat = _number(rec, "c_hat", file=file, line=line, nullable=True)
         pair = (rec["state_id"], rec["estimator"])
@@ -264,11 +303,23 @@ def read_estimates(path: str | os.PathLike) -> pd.DataFrame:
             raise UserInputError(f"state {pair[0]!r} has two estimates from {pair[1]!r}", file=file, line=line)
         seen.add(pair)
         if truth.setdefault(rec["state_id"], (rec["doc_id"], c)) != (rec["doc_id"], c):
-            raise UserInputError(f"state {rec['state_id']!r} appears with a different doc_id or "
-                                 "true_completeness than on an earlier line", file=file, line=line)
+            raise UserInputError(
+                f"state {rec['state_id']!r} appears with a different doc_id or "
+                "true_completeness than on an earlier line",
+                file=file,
+                line=line,
+            )
         reason = rec.get("reason")
-        rows.append((rec["doc_id"], rec["state_id"], c, rec["estimator"], c_hat,
-                     reason if isinstance(reason, str) else ("unscored" if math.isnan(c_hat) else None)))
+        rows.append(
+            (
+                rec["doc_id"],
+                rec["state_id"],
+                c,
+                rec["estimator"],
+                c_hat,
+                reason if isinstance(reason, str) else ("unscored" if math.isnan(c_hat) else None),
+            )
+        )
     if not rows:
         raise UserInputError("the estimates file holds no records", file=file)
     return pd.DataFrame(rows, columns=ESTIMATE_COLUMNS)

@@ -52,18 +52,19 @@ def clopper_pearson(k: int, n: int, *, confidence: float = 0.95) -> tuple[float,
     return lo, hi
 
 
-def calibration_mask(doc_ids, *, split: Literal["document", "state"], rng: np.random.Generator,
-                     cal_fraction: float = 0.5) -> np.ndarray:
+def calibration_mask(
+    doc_ids, *, split: Literal["document", "state"], rng: np.random.Generator, cal_fraction: float = 0.5
+) -> np.ndarray:
     """True for calibration rows: floor(cal_fraction * units) random units (documents or states)."""
     doc_ids = np.asarray(doc_ids)
     if split == "state":
         n = len(doc_ids)
         mask = np.zeros(n, dtype=bool)
-        mask[rng.permutation(n)[:max(1, int(np.floor(cal_fraction * n)))]] = True
+        mask[rng.permutation(n)[: max(1, int(np.floor(cal_fraction * n)))]] = True
         return mask
     if split == "document":
         docs = np.unique(doc_ids)
-        chosen = docs[rng.permutation(len(docs))[:max(1, int(np.floor(cal_fraction * len(docs))))]]
+        chosen = docs[rng.permutation(len(docs))[: max(1, int(np.floor(cal_fraction * len(docs))))]]
         return np.isin(doc_ids, chosen)
     raise UserInputError(f"split must be 'document' or 'state', got {split!r}")
 
@@ -128,18 +129,30 @@ class ConformalResult:
         rows = []
         for a in agents:
             name = next((n for n in (a, f"llm:{a}") if n in s.index), None)
-            rows.append({"agent": a, "estimator": name,
-                         **{c: (float(s.loc[name, c]) if name is not None else float("nan")) for c in cols}})
+            rows.append(
+                {
+                    "agent": a,
+                    "estimator": name,
+                    **{c: (float(s.loc[name, c]) if name is not None else float("nan")) for c in cols},
+                }
+            )
         return pd.DataFrame(rows, columns=["agent", "estimator", *cols])
 
     def to_dict(self) -> dict:
         """JSON-ready: options, summary, bins, unscored, stopping summary, ANOVA, warnings."""
+
         def recs(df):
             return None if df is None else df.astype(object).where(df.notna(), None).to_dict(orient="records")
 
-        return {"options": self.options, "summary": recs(self.summary), "bins": recs(self.bins),
-                "unscored": recs(self.unscored), "stopping": recs(self.stopping_summary),
-                "anova": recs(self.anova), "warnings": list(self.warnings)}
+        return {
+            "options": self.options,
+            "summary": recs(self.summary),
+            "bins": recs(self.bins),
+            "unscored": recs(self.unscored),
+            "stopping": recs(self.stopping_summary),
+            "anova": recs(self.anova),
+            "warnings": list(self.warnings),
+        }
 
 
 def _state_table(estimates: pd.DataFrame | None, features: pd.DataFrame | None) -> pd.DataFrame:
@@ -172,11 +185,21 @@ def _split_means(rows: pd.DataFrame, keys: list[str], metrics: Iterable[str]) ->
     return out.reset_index()
 
 
-def evaluate_conformal(estimates: pd.DataFrame | None = None, *, alpha: float = 0.1,
-                       split: Literal["document", "state"] = "document", n_splits: int = 3, n_seeds: int = 10,
-                       seed: int = 0, n_bins: int = 5, confidence: float = 0.95,
-                       baselines: Mapping[str, object] | None = None, features: pd.DataFrame | None = None,
-                       cal_fraction: float = 0.5, n_folds: int = 5) -> ConformalResult:
+def evaluate_conformal(
+    estimates: pd.DataFrame | None = None,
+    *,
+    alpha: float = 0.1,
+    split: Literal["document", "state"] = "document",
+    n_splits: int = 3,
+    n_seeds: int = 10,
+    seed: int = 0,
+    n_bins: int = 5,
+    confidence: float = 0.95,
+    baselines: Mapping[str, object] | None = None,
+    features: pd.DataFrame | None = None,
+    cal_fraction: float = 0.5,
+    n_folds: int = 5,
+) -> ConformalResult:
     """Split conformal evaluation of completeness estimators over S splits x R seeds (spec section 8).
 
     Parameters
@@ -257,32 +280,78 @@ def evaluate_conformal(estimates: pd.DataFrame | None = None, *, alpha: float = 
                 lo, hi = conformal_interval(c_hat[test_i], q)
                 n_test = int(test_i.sum())
                 ci = clopper_pearson(int(covered.sum()), n_test, confidence=confidence)
-                rows.append({"estimator": name, "split": s, "seed": r, "n_cal": int(cal_i.sum()), "n_test": n_test,
-                             "q_hat": q, "coverage": covered.mean() if n_test else np.nan,
-                             "coverage_ci_lower": ci[0], "coverage_ci_upper": ci[1],
-                             "width": float(np.mean(hi - lo)) if n_test else np.nan,
-                             "r2": _r2(c[test_i], c_hat[test_i])})
+                rows.append(
+                    {
+                        "estimator": name,
+                        "split": s,
+                        "seed": r,
+                        "n_cal": int(cal_i.sum()),
+                        "n_test": n_test,
+                        "q_hat": q,
+                        "coverage": covered.mean() if n_test else np.nan,
+                        "coverage_ci_lower": ci[0],
+                        "coverage_ci_upper": ci[1],
+                        "width": float(np.mean(hi - lo)) if n_test else np.nan,
+                        "r2": _r2(c[test_i], c_hat[test_i]),
+                    }
+                )
                 b = bin_idx[test_i]
                 for i in range(n_bins):
                     m = b == i
-                    bin_rows.append({"estimator": name, "split": s, "seed": r, "bin": bin_labels[i],
-                                     "n": int(m.sum()), "coverage": covered[m].mean() if m.any() else np.nan})
+                    bin_rows.append(
+                        {
+                            "estimator": name,
+                            "split": s,
+                            "seed": r,
+                            "bin": bin_labels[i],
+                            "n": int(m.sum()),
+                            "coverage": covered[m].mean() if m.any() else np.nan,
+                        }
+                    )
                 if s == 0 and r == 0:
                     ref_scores[name] = scores
-                    ref_rows.append(pd.DataFrame({
-                        "estimator": name, "state_id": sid[test_i], "doc_id": docs[test_i], "true_completeness":
-                        c[test_i], "c_hat": c_hat[test_i], "lower": lo, "upper": hi, "covered": covered, "q_hat": q}))
+                    ref_rows.append(
+                        pd.DataFrame(
+                            {
+                                "estimator": name,
+                                "state_id": sid[test_i],
+                                "doc_id": docs[test_i],
+                                "true_completeness": c[test_i],
+                                "c_hat": c_hat[test_i],
+                                "lower": lo,
+                                "upper": hi,
+                                "covered": covered,
+                                "q_hat": q,
+                            }
+                        )
+                    )
     splits_df = pd.DataFrame(rows)
     warn = _warnings(splits_df, unscored_rows, alpha)
     summary = _summary(splits_df, names, c, docs, fixed, baselines, feats, alpha, n_folds, seed, unscored_rows)
     bins_df = _split_means(pd.DataFrame(bin_rows), ["estimator", "bin"], ["n", "coverage"])
     unscored = pd.DataFrame(unscored_rows, columns=["estimator", "reason", "n"])
-    options = {"alpha": alpha, "split": split, "n_splits": n_splits, "n_seeds": n_seeds, "seed": seed,
-               "n_bins": n_bins, "confidence": confidence, "cal_fraction": cal_fraction}
+    options = {
+        "alpha": alpha,
+        "split": split,
+        "n_splits": n_splits,
+        "n_seeds": n_seeds,
+        "seed": seed,
+        "n_bins": n_bins,
+        "confidence": confidence,
+        "cal_fraction": cal_fraction,
+    }
     for w in warn:
         warnings.warn(w, UndefinedMetricWarning if "R^2" in w else SeekbenchWarning, stacklevel=2)
-    return ConformalResult(options, summary, splits_df, bins_df, pd.concat(ref_rows, ignore_index=True),
-                           ref_scores, unscored, warnings=warn)
+    return ConformalResult(
+        options,
+        summary,
+        splits_df,
+        bins_df,
+        pd.concat(ref_rows, ignore_index=True),
+        ref_scores,
+        unscored,
+        warnings=warn,
+    )
 
 
 def _refit(estimator, feats: pd.DataFrame, c, docs, cal, rng, n_folds) -> np.ndarray:
@@ -323,9 +392,26 @@ def _summary(splits_df, names, c, docs, fixed, baselines, feats, alpha, n_folds,
     agg["ref_coverage_ci_lower"] = [ref.loc[e, "coverage_ci_lower"] for e in agg["estimator"]]
     agg["ref_coverage_ci_upper"] = [ref.loc[e, "coverage_ci_upper"] for e in agg["estimator"]]
     agg["q_hat_full"] = [full[e][0] for e in agg["estimator"]]
-    cols = ["estimator", "n_states", "n_unscored", "n_cal", "n_test", "target_coverage", "q_hat", "q_hat_std",
-            "coverage", "coverage_std", "ref_coverage", "ref_coverage_ci_lower", "ref_coverage_ci_upper",
-            "width", "width_std", "r2", "r2_std", "q_hat_full"]
+    cols = [
+        "estimator",
+        "n_states",
+        "n_unscored",
+        "n_cal",
+        "n_test",
+        "target_coverage",
+        "q_hat",
+        "q_hat_std",
+        "coverage",
+        "coverage_std",
+        "ref_coverage",
+        "ref_coverage_ci_lower",
+        "ref_coverage_ci_upper",
+        "width",
+        "width_std",
+        "r2",
+        "r2_std",
+        "q_hat_full",
+    ]
     return agg[cols]
 
 
@@ -340,10 +426,14 @@ def _warnings(splits_df: pd.DataFrame, unscored_rows, alpha: float) -> list[str]
         out.append(f"estimator {name!r}: {n} state(s) unscored and left out (most often: {top})")
     trivial = splits_df[splits_df["n_cal"] < np.ceil((splits_df["n_cal"] + 1) * (1 - alpha) - 1e-9)]
     for name in trivial["estimator"].unique():
-        out.append(f"estimator {name!r}: a calibration half is too small for alpha = {alpha:g} "
-                   f"(k > n), so q_hat = 1 (the trivial interval) there")
+        out.append(
+            f"estimator {name!r}: a calibration half is too small for alpha = {alpha:g} "
+            f"(k > n), so q_hat = 1 (the trivial interval) there"
+        )
     nan_r2 = splits_df[splits_df["r2"].isna()]
     for name in nan_r2["estimator"].unique():
-        out.append(f"estimator {name!r}: R^2 undefined (NaN) on some test halves: fewer than 2 states or "
-                   "constant true completeness")
+        out.append(
+            f"estimator {name!r}: R^2 undefined (NaN) on some test halves: fewer than 2 states or "
+            "constant true completeness"
+        )
     return out

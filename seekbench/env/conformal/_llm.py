@@ -50,17 +50,26 @@ DEFAULT_PROMPT = prompt_path("completeness_estimate_v1")
 DEFAULT_PROMPT_VERSION = "completeness_estimate_v1"
 PLACEHOLDERS = ("{{STATE_ID}}", "{{BELIEF_BLOCK}}")
 BELIEF_BEGIN, BELIEF_END = "<<<BELIEF_JSON", "BELIEF_JSON>>>"
-OUTPUT_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["completeness", "reasoning"],
-                 "properties": {"completeness": {"type": "number", "minimum": 0, "maximum": 1},
-                                "reasoning": {"type": "string"}}}
+OUTPUT_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["completeness", "reasoning"],
+    "properties": {"completeness": {"type": "number", "minimum": 0, "maximum": 1}, "reasoning": {"type": "string"}},
+}
 
 
 class EstimatePrompt(PromptTemplate):
     """The estimator prompt file: system and user parts, version, SHA-256 of its bytes."""
 
     @classmethod
-    def load(cls, path: str | Path = DEFAULT_PROMPT, *, version: str = DEFAULT_PROMPT_VERSION,
-             placeholders: Sequence[str] | None = PLACEHOLDERS, what: str = "the estimator prompt") -> Self:
+    def load(
+        cls,
+        path: str | Path = DEFAULT_PROMPT,
+        *,
+        version: str = DEFAULT_PROMPT_VERSION,
+        placeholders: Sequence[str] | None = PLACEHOLDERS,
+        what: str = "the estimator prompt",
+    ) -> Self:
         return super().load(path, version=version, placeholders=placeholders, what=what)
 
 
@@ -71,9 +80,14 @@ def _neutralise(text: str) -> str:
 def render_messages(view: BeliefView, prompt: PromptTemplate) -> list[dict]:
     """The chat messages for one belief state (the belief between the ``BELIEF_JSON`` fence lines)."""
     data = view.to_prompt_data()
-    data = {"title": _neutralise(data["title"]), "abstract": _neutralise(data["abstract"]),
-            "retrieved_passages": [{**p, "section": _neutralise(p["section"]), "text": _neutralise(p["text"])}
-                                   for p in data["retrieved_passages"]]}
+    data = {
+        "title": _neutralise(data["title"]),
+        "abstract": _neutralise(data["abstract"]),
+        "retrieved_passages": [
+            {**p, "section": _neutralise(p["section"]), "text": _neutralise(p["text"])}
+            for p in data["retrieved_passages"]
+        ],
+    }
     block = f"{BELIEF_BEGIN}\n{json_data(data, indent=1)}\n{BELIEF_END}"
     return prompt.messages({"{{STATE_ID}}": _neutralise(view.state_id), "{{BELIEF_BLOCK}}": block})
 
@@ -116,8 +130,12 @@ def parse_completeness_answer(content: str | None, finish_reason: str | None = "
     if extra:
         return ParsedEstimate(False, error=f"unexpected field(s) {', '.join(map(repr, extra))}")
     value = obj.get("completeness")
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-            or not 0 <= value <= 1:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or not 0 <= value <= 1
+    ):
         return ParsedEstimate(False, error=f"completeness must be a number in [0, 1], got {value!r}"[:160])
     reasoning = obj.get("reasoning")
     if not isinstance(reasoning, str):
@@ -166,12 +184,23 @@ class LLMCompletenessEstimator:
     [0.4, None, 0.9]
     """
 
-    def __init__(self, judge, *, prompt: str | Path = DEFAULT_PROMPT, prompt_version: str = DEFAULT_PROMPT_VERSION,
-                 base_url: str | None = None, api_key: str | None = None, cache=None, concurrency: int = 8) -> None:
+    def __init__(
+        self,
+        judge,
+        *,
+        prompt: str | Path = DEFAULT_PROMPT,
+        prompt_version: str = DEFAULT_PROMPT_VERSION,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        cache=None,
+        concurrency: int = 8,
+    ) -> None:
         config = judge if isinstance(judge, JudgeConfig) else load_judge_config(judge)
         if not isinstance(config, JudgeConfig):
-            raise UserInputError(f"judge {config.get('name')!r} is offline ({config.get('kind')}); the LLM "
-                                 "estimator needs an openai judge (see `seekbench judge list`)")
+            raise UserInputError(
+                f"judge {config.get('name')!r} is offline ({config.get('kind')}); the LLM "
+                "estimator needs an openai judge (see `seekbench judge list`)"
+            )
         if base_url is not None:
             config = config.with_overrides(base_url=base_url)
         if concurrency < 1:
@@ -189,8 +218,10 @@ class LLMCompletenessEstimator:
     def request_body(self, messages: list[dict]) -> dict:
         """What is sent (and hashed): model, messages, the judge's decoding, the response format."""
         if self.config.response_format == "json_schema":
-            fmt = {"type": "json_schema",
-                   "json_schema": {"name": "seekbench_completeness", "strict": True, "schema": OUTPUT_SCHEMA}}
+            fmt = {
+                "type": "json_schema",
+                "json_schema": {"name": "seekbench_completeness", "strict": True, "schema": OUTPUT_SCHEMA},
+            }
         else:
             fmt = {"type": "json_object"}
         return {"model": self.config.model, "messages": messages, **self.config.decoding(), "response_format": fmt}
@@ -216,8 +247,12 @@ class LLMCompletenessEstimator:
             finally:
                 await client.aclose()
 
-        with call_context(None if self.cache is False else self.cache, concurrency=self.concurrency,
-                          needs_cache=self.cache is not False, thread_name="seekbench-estimator-io") as ctx:
+        with call_context(
+            None if self.cache is False else self.cache,
+            concurrency=self.concurrency,
+            needs_cache=self.cache is not False,
+            thread_name="seekbench-estimator-io",
+        ) as ctx:
             out = asyncio.run(main(ctx))
         if ctx.fatal is not None:  # the endpoint refused the key or does not serve the model
             raise ctx.fatal
@@ -231,13 +266,31 @@ class LLMCompletenessEstimator:
             p = parse_completeness_answer(reply.content, reply.finish_reason)
             return Parsed(p.ok, p, p.error, None if not p.ok else {"completeness": p.completeness})
 
-        got = await ask(client, self.prompt, render_messages(view, self.prompt), ctx, trace_id=view.state_id,
-                        parse=parse, repair_note=lambda n, reason: "", max_repairs=0, tally=tally,
-                        body=self.request_body)
+        got = await ask(
+            client,
+            self.prompt,
+            render_messages(view, self.prompt),
+            ctx,
+            trace_id=view.state_id,
+            parse=parse,
+            repair_note=lambda n, reason: "",
+            max_repairs=0,
+            tally=tally,
+            body=self.request_body,
+        )
         if got.no_reply is not None:
             self.failed += 1
             verb = "not sent" if got.no_reply.kind == "unreachable" else "failed"
             return LLMEstimate(view.state_id, None, None, f"request {verb}: {got.no_reply.reason}", None, False)
         parsed = got.checked.value
-        return LLMEstimate(view.state_id, parsed.completeness, parsed.reasoning, parsed.error, tally.raw,
-                           tally.from_cache, tally.input_tokens, tally.output_tokens, tally.paid_usd)
+        return LLMEstimate(
+            view.state_id,
+            parsed.completeness,
+            parsed.reasoning,
+            parsed.error,
+            tally.raw,
+            tally.from_cache,
+            tally.input_tokens,
+            tally.output_tokens,
+            tally.paid_usd,
+        )

@@ -145,9 +145,22 @@ class SplitConformal:
 
 # -- the stopping rule on episodes ---------------------------------------------------------------------------
 
-STOP_COLUMNS = ["trace_id", "agent", "belief", "document", "q_hat", "delta", "n_steps", "stopped", "stop_step",
-                "completeness_at_stop", "final_completeness", "steps_saved", "completeness_lost",
-                "n_decisions"]
+STOP_COLUMNS = [
+    "trace_id",
+    "agent",
+    "belief",
+    "document",
+    "q_hat",
+    "delta",
+    "n_steps",
+    "stopped",
+    "stop_step",
+    "completeness_at_stop",
+    "final_completeness",
+    "steps_saved",
+    "completeness_lost",
+    "n_decisions",
+]
 
 
 def _episode_decisions(trace: dict) -> tuple[int, list[tuple[int, float, float]], float] | None:
@@ -183,8 +196,9 @@ def _episode_decisions(trace: dict) -> tuple[int, list[tuple[int, float, float]]
     return n_steps, decisions, float(final if final is not None else latest)
 
 
-def evaluate_stopping(traces: Iterable[dict], q_hat: float | Mapping[str, float], *,
-                      delta: float = 0.5) -> pd.DataFrame:
+def evaluate_stopping(
+    traces: Iterable[dict], q_hat: float | Mapping[str, float], *, delta: float = 0.5
+) -> pd.DataFrame:
     """Apply the stopping rule c_hat - q_hat >= delta to episodes with per-step self-estimates.
 
     At the start of env step t the agent holds a belief of true completeness
@@ -231,18 +245,38 @@ def evaluate_stopping(traces: Iterable[dict], q_hat: float | Mapping[str, float]
         env = tr.get("env") or {}
         stop = next(((t, c) for t, c, e in decisions if e - q >= delta), None)
         t_stop, c_stop = (n_steps + 1, final) if stop is None else stop
-        rows.append({"trace_id": tr.get("trace_id"), "agent": agent, "belief": env.get("belief"),
-                     "document": env.get("document_id"), "q_hat": q, "delta": float(delta), "n_steps": n_steps,
-                     "stopped": stop is not None, "stop_step": t_stop, "completeness_at_stop": c_stop,
-                     "final_completeness": final, "steps_saved": n_steps - t_stop + 1,
-                     "completeness_lost": final - c_stop, "n_decisions": len(decisions)})
+        rows.append(
+            {
+                "trace_id": tr.get("trace_id"),
+                "agent": agent,
+                "belief": env.get("belief"),
+                "document": env.get("document_id"),
+                "q_hat": q,
+                "delta": float(delta),
+                "n_steps": n_steps,
+                "stopped": stop is not None,
+                "stop_step": t_stop,
+                "completeness_at_stop": c_stop,
+                "final_completeness": final,
+                "steps_saved": n_steps - t_stop + 1,
+                "completeness_lost": final - c_stop,
+                "n_decisions": len(decisions),
+            }
+        )
     if no_path:
-        warnings.warn(f"{no_path} trace(s) carry no per-step completeness and were left out of the stopping "
-                      "rule (run them in the seeking environment: `seekbench env run`)", SeekbenchWarning,
-                      stacklevel=2)
+        warnings.warn(
+            f"{no_path} trace(s) carry no per-step completeness and were left out of the stopping "
+            "rule (run them in the seeking environment: `seekbench env run`)",
+            SeekbenchWarning,
+            stacklevel=2,
+        )
     if no_q:
-        warnings.warn(f"no q_hat for agent(s) {', '.join(sorted(map(str, no_q)))}; their episodes were left "
-                      "out of the stopping rule", SeekbenchWarning, stacklevel=2)
+        warnings.warn(
+            f"no q_hat for agent(s) {', '.join(sorted(map(str, no_q)))}; their episodes were left "
+            "out of the stopping rule",
+            SeekbenchWarning,
+            stacklevel=2,
+        )
     return pd.DataFrame(rows, columns=STOP_COLUMNS)
 
 
@@ -253,17 +287,33 @@ def summarize_stopping(episodes: pd.DataFrame) -> pd.DataFrame:
     the stop was >= delta (what the rule promises with probability about
     1 - alpha per decision when the estimator is calibrated on the agent's states).
     """
-    cols = ["agent", "belief", "n_episodes", "stopped_share", "completeness_at_stop", "final_completeness",
-            "steps_saved", "completeness_lost", "stop_valid"]
+    cols = [
+        "agent",
+        "belief",
+        "n_episodes",
+        "stopped_share",
+        "completeness_at_stop",
+        "final_completeness",
+        "steps_saved",
+        "completeness_lost",
+        "stop_valid",
+    ]
     if episodes.empty:
         return pd.DataFrame(columns=cols)
-    ep = episodes.assign(belief=episodes["belief"].fillna("n/a"),
-                         valid=np.where(episodes["stopped"], episodes["completeness_at_stop"] >= episodes["delta"],
-                                        np.nan))
+    ep = episodes.assign(
+        belief=episodes["belief"].fillna("n/a"),
+        valid=np.where(episodes["stopped"], episodes["completeness_at_stop"] >= episodes["delta"], np.nan),
+    )
     g = ep.groupby(["agent", "belief"], sort=True, dropna=False)
-    out = pd.DataFrame({
-        "n_episodes": g.size(), "stopped_share": g["stopped"].mean(),
-        "completeness_at_stop": g["completeness_at_stop"].mean(), "final_completeness": g["final_completeness"].mean(),
-        "steps_saved": g["steps_saved"].mean(), "completeness_lost": g["completeness_lost"].mean(),
-        "stop_valid": g["valid"].mean()}).reset_index()
+    out = pd.DataFrame(
+        {
+            "n_episodes": g.size(),
+            "stopped_share": g["stopped"].mean(),
+            "completeness_at_stop": g["completeness_at_stop"].mean(),
+            "final_completeness": g["final_completeness"].mean(),
+            "steps_saved": g["steps_saved"].mean(),
+            "completeness_lost": g["completeness_lost"].mean(),
+            "stop_valid": g["valid"].mean(),
+        }
+    ).reset_index()
     return out[cols]

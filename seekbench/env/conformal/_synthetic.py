@@ -78,10 +78,18 @@ class BeliefState:
 
     def to_record(self) -> dict:
         """The JSONL record (``visible_passage_ids`` as a list)."""
-        return {"doc_id": self.doc_id, "state_id": self.state_id, "k": self.k, "n_missing": self.n_missing,
-                "n_goal_passages": self.n_goal_passages, "n_visible": len(self.visible_passage_ids),
-                "visible_passage_ids": list(self.visible_passage_ids),
-                "true_completeness": self.true_completeness, "delta": self.delta, "seed": self.seed}
+        return {
+            "doc_id": self.doc_id,
+            "state_id": self.state_id,
+            "k": self.k,
+            "n_missing": self.n_missing,
+            "n_goal_passages": self.n_goal_passages,
+            "n_visible": len(self.visible_passage_ids),
+            "visible_passage_ids": list(self.visible_passage_ids),
+            "true_completeness": self.true_completeness,
+            "delta": self.delta,
+            "seed": self.seed,
+        }
 
     @classmethod
     def from_record(cls, rec: object, *, file: str | None = None, line: int | None = None) -> BeliefState:
@@ -90,24 +98,41 @@ class BeliefState:
             raise UserInputError("a belief-state record must be a JSON object", file=file, line=line)
         for key in ("doc_id", "state_id", "visible_passage_ids", "true_completeness", "n_goal_passages"):
             if key not in rec:
-                raise UserInputError(f"missing field {key!r}; write belief states with "
-                                     "`seekbench env synth-beliefs`", file=file, line=line, path=key)
+                raise UserInputError(
+                    f"missing field {key!r}; write belief states with `seekbench env synth-beliefs`",
+                    file=file,
+                    line=line,
+                    path=key,
+                )
         ids = rec["visible_passage_ids"]
         if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-            raise UserInputError("visible_passage_ids must be a list of strings", file=file, line=line,
-                                 path="visible_passage_ids")
+            raise UserInputError(
+                "visible_passage_ids must be a list of strings", file=file, line=line, path="visible_passage_ids"
+            )
         c = rec["true_completeness"]
         if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 <= c <= 1:
-            raise UserInputError("true_completeness must be a number in [0, 1]", file=file, line=line,
-                                 path="true_completeness")
+            raise UserInputError(
+                "true_completeness must be a number in [0, 1]", file=file, line=line, path="true_completeness"
+            )
         n = rec.get("n_goal_passages")
         if isinstance(n, bool) or not isinstance(n, int) or n < len(ids):
-            raise UserInputError("n_goal_passages must be an integer >= the number of visible passages",
-                                 file=file, line=line, path="n_goal_passages")
-        return cls(state_id=str(rec["state_id"]), doc_id=str(rec["doc_id"]), k=int(rec.get("k", 0)),
-                   n_missing=int(rec.get("n_missing", n - len(ids))), n_goal_passages=n,
-                   visible_passage_ids=tuple(ids), true_completeness=float(c),
-                   delta=int(rec.get("delta", DEFAULT_DELTA)), seed=int(rec.get("seed", 0)))
+            raise UserInputError(
+                "n_goal_passages must be an integer >= the number of visible passages",
+                file=file,
+                line=line,
+                path="n_goal_passages",
+            )
+        return cls(
+            state_id=str(rec["state_id"]),
+            doc_id=str(rec["doc_id"]),
+            k=int(rec.get("k", 0)),
+            n_missing=int(rec.get("n_missing", n - len(ids))),
+            n_goal_passages=n,
+            visible_passage_ids=tuple(ids),
+            true_completeness=float(c),
+            delta=int(rec.get("delta", DEFAULT_DELTA)),
+            seed=int(rec.get("seed", 0)),
+        )
 
 
 @dataclass(frozen=True)
@@ -122,9 +147,13 @@ class BeliefView:
 
     def to_prompt_data(self) -> dict:
         """JSON-ready belief: title, abstract and the passages numbered 1..n in document order (no ids)."""
-        return {"title": self.title, "abstract": self.abstract,
-                "retrieved_passages": [{"n": i, "section": p.section, "text": p.text}
-                                       for i, p in enumerate(self.passages, start=1)]}
+        return {
+            "title": self.title,
+            "abstract": self.abstract,
+            "retrieved_passages": [
+                {"n": i, "section": p.section, "text": p.text} for i, p in enumerate(self.passages, start=1)
+            ],
+        }
 
 
 def document_goal_passages(document: dict) -> list[GoalPassage]:
@@ -145,8 +174,10 @@ def document_goal_passages(document: dict) -> list[GoalPassage]:
         for p in section.get("passages") or []:
             pid = str(p["id"])
             if pid in seen:
-                raise UserInputError(f"passage id {pid!r} occurs twice in document {document.get('doc_id')!r}; "
-                                     "passage ids must be unique within a document")
+                raise UserInputError(
+                    f"passage id {pid!r} occurs twice in document {document.get('doc_id')!r}; "
+                    "passage ids must be unique within a document"
+                )
             seen.add(pid)
             out.append(GoalPassage(pid, str(p.get("text") or ""), str(section.get("title") or ""), s_idx))
     return out
@@ -201,15 +232,23 @@ def document_belief_states(document: dict, *, delta: int = DEFAULT_DELTA, seed: 
         lo, hi = missing_range(k, n, delta)
         r = int(rng.integers(lo, hi + 1))
         keep = np.sort(rng.choice(n, size=n - r, replace=False))
-        states.append(BeliefState(
-            state_id=f"{doc_id}#{k}", doc_id=doc_id, k=k, n_missing=r, n_goal_passages=n,
-            visible_passage_ids=tuple(goal[i].id for i in keep), true_completeness=(n - r) / n,
-            delta=delta, seed=seed))
+        states.append(
+            BeliefState(
+                state_id=f"{doc_id}#{k}",
+                doc_id=doc_id,
+                k=k,
+                n_missing=r,
+                n_goal_passages=n,
+                visible_passage_ids=tuple(goal[i].id for i in keep),
+                true_completeness=(n - r) / n,
+                delta=delta,
+                seed=seed,
+            )
+        )
     return states
 
 
-def synthesize_belief_states(corpus: Iterable[dict], *, delta: int = DEFAULT_DELTA,
-                             seed: int = 0) -> list[BeliefState]:
+def synthesize_belief_states(corpus: Iterable[dict], *, delta: int = DEFAULT_DELTA, seed: int = 0) -> list[BeliefState]:
     """Synthetic belief states for every document of a corpus.
 
     Documents without passages are skipped with a :class:`SeekbenchWarning`
@@ -239,8 +278,11 @@ def synthesize_belief_states(corpus: Iterable[dict], *, delta: int = DEFAULT_DEL
             empty.append(doc_id)
         out.extend(states)
     if empty:
-        warnings.warn(f"{len(empty)} document(s) without passages got no belief states "
-                      f"(first: {empty[0]!r})", SeekbenchWarning, stacklevel=2)
+        warnings.warn(
+            f"{len(empty)} document(s) without passages got no belief states (first: {empty[0]!r})",
+            SeekbenchWarning,
+            stacklevel=2,
+        )
     return out
 
 
@@ -255,12 +297,15 @@ def render_belief(state: BeliefState, document: dict) -> BeliefView:
     by_id = {p.id: p for p in document_goal_passages(document)}
     missing = [pid for pid in state.visible_passage_ids if pid not in by_id]
     if missing:
-        raise UserInputError(f"belief state {state.state_id!r} names passage {missing[0]!r}, which document "
-                             f"{state.doc_id!r} does not have; use the corpus the states were drawn from")
+        raise UserInputError(
+            f"belief state {state.state_id!r} names passage {missing[0]!r}, which document "
+            f"{state.doc_id!r} does not have; use the corpus the states were drawn from"
+        )
     order = {pid: i for i, pid in enumerate(by_id)}
     passages = tuple(by_id[pid] for pid in sorted(set(state.visible_passage_ids), key=order.__getitem__))
-    return BeliefView(state.state_id, state.doc_id, str(document.get("title") or ""),
-                      str(document.get("abstract") or ""), passages)
+    return BeliefView(
+        state.state_id, state.doc_id, str(document.get("title") or ""), str(document.get("abstract") or ""), passages
+    )
 
 
 def render_beliefs(states: Sequence[BeliefState], corpus: Iterable[dict]) -> list[BeliefView]:
@@ -269,8 +314,10 @@ def render_beliefs(states: Sequence[BeliefState], corpus: Iterable[dict]) -> lis
     out = []
     for s in states:
         if s.doc_id not in docs:
-            raise UserInputError(f"belief state {s.state_id!r} is about document {s.doc_id!r}, which the "
-                                 "corpus does not have; use the corpus the states were drawn from")
+            raise UserInputError(
+                f"belief state {s.state_id!r} is about document {s.doc_id!r}, which the "
+                "corpus does not have; use the corpus the states were drawn from"
+            )
         out.append(render_belief(s, docs[s.doc_id]))
     return out
 
@@ -303,20 +350,23 @@ def load_corpus_records(path: str | os.PathLike) -> list[dict]:
 
 def _check_document(rec: object, *, file: str, line: int) -> None:
     if not isinstance(rec, dict) or not isinstance(rec.get("doc_id"), str) or not rec["doc_id"]:
-        raise UserInputError("a corpus record must be an object with a non-empty string doc_id",
-                             file=file, line=line, path="doc_id")
+        raise UserInputError(
+            "a corpus record must be an object with a non-empty string doc_id", file=file, line=line, path="doc_id"
+        )
     sections = rec.get("sections")
     if not isinstance(sections, list):
         raise UserInputError("sections must be a list", file=file, line=line, path="sections")
     for i, sec in enumerate(sections):
         passages = sec.get("passages") if isinstance(sec, dict) else None
         if not isinstance(passages, list):
-            raise UserInputError("each section needs a passages list", file=file, line=line,
-                                 path=f"sections[{i}].passages")
+            raise UserInputError(
+                "each section needs a passages list", file=file, line=line, path=f"sections[{i}].passages"
+            )
         for j, p in enumerate(passages):
             if not isinstance(p, dict) or not isinstance(p.get("id"), str) or not isinstance(p.get("text"), str):
-                raise UserInputError("a passage needs a string id and text", file=file, line=line,
-                                     path=f"sections[{i}].passages[{j}]")
+                raise UserInputError(
+                    "a passage needs a string id and text", file=file, line=line, path=f"sections[{i}].passages[{j}]"
+                )
 
 
 def write_belief_states(path: str | os.PathLike, states: Iterable[BeliefState]) -> int:

@@ -52,12 +52,17 @@ def sniff(path: str, head: str, first: object) -> bool:
 
 def is_atif(obj: object) -> bool:
     """True when ``obj`` declares an ATIF schema version and has a steps list."""
-    return (isinstance(obj, dict) and isinstance(obj.get("schema_version"), str)
-            and obj["schema_version"].upper().startswith("ATIF") and isinstance(obj.get("steps"), list))
+    return (
+        isinstance(obj, dict)
+        and isinstance(obj.get("schema_version"), str)
+        and obj["schema_version"].upper().startswith("ATIF")
+        and isinstance(obj.get("steps"), list)
+    )
 
 
-def iter_records(path: str | os.PathLike, *, agent: str | None = None, question: str | None = None,
-                 answer_tag: str | None = "answer") -> Iterator[ImportedRecord]:
+def iter_records(
+    path: str | os.PathLike, *, agent: str | None = None, question: str | None = None, answer_tag: str | None = "answer"
+) -> Iterator[ImportedRecord]:
     """Convert each ATIF trajectory in ``path`` to a canonical trace.
 
     Parameters
@@ -75,8 +80,7 @@ def iter_records(path: str | os.PathLike, *, agent: str | None = None, question:
     ------
     ImportedRecord
     """
-    yield from import_documents(path, lambda _: False, _convert, agent=agent, question=question,
-                                answer_tag=answer_tag)
+    yield from import_documents(path, lambda _: False, _convert, agent=agent, question=question, answer_tag=answer_tag)
 
 
 def _agent_name(doc: dict, ctx: RecordContext, prefix: str, fallback: str | None) -> str:
@@ -86,8 +90,9 @@ def _agent_name(doc: dict, ctx: RecordContext, prefix: str, fallback: str | None
     info = expect_type(info, dict, what="agent", path=f"{prefix}.agent", **ctx)
     name, model = info.get("name"), info.get("model_name")
     if name is None and fallback is None:
-        raise UserInputError("missing agent.name: add it to the file, or name the agent with --agent",
-                              path=f"{prefix}.agent.name", **ctx)
+        raise UserInputError(
+            "missing agent.name: add it to the file, or name the agent with --agent", path=f"{prefix}.agent.name", **ctx
+        )
     if name is not None:
         name = expect_type(name, str, what="agent.name", path=f"{prefix}.agent.name", **ctx)
     if model is not None:
@@ -98,8 +103,9 @@ def _agent_name(doc: dict, ctx: RecordContext, prefix: str, fallback: str | None
     return f"{base}/{model}" if model and name else base
 
 
-def _convert(doc: object, *, file: str, line: int, prefix: str, agent: str | None, question: str | None,
-             answer_tag: str | None) -> dict:
+def _convert(
+    doc: object, *, file: str, line: int, prefix: str, agent: str | None, question: str | None, answer_tag: str | None
+) -> dict:
     ctx: RecordContext = {"file": file, "line": line, "trace_id": None}
     doc = expect_type(doc, dict, what="trajectory", path=prefix, **ctx)
     rid = None
@@ -112,16 +118,26 @@ def _convert(doc: object, *, file: str, line: int, prefix: str, agent: str | Non
     version = doc.get("schema_version")
     version = expect_type(version, str, what="schema_version", path=f"{prefix}.schema_version", **ctx)
     if not version.upper().startswith("ATIF"):
-        raise UserInputError(f"schema_version {version!r} is not an ATIF version (ATIF-v1.x); "
-                             "pick the importer that fits this file", path=f"{prefix}.schema_version", **ctx)
+        raise UserInputError(
+            f"schema_version {version!r} is not an ATIF version (ATIF-v1.x); pick the importer that fits this file",
+            path=f"{prefix}.schema_version",
+            **ctx,
+        )
     steps = doc.get("steps")
     steps = expect_type(steps, list, what="steps", path=f"{prefix}.steps", **ctx)
     extra = doc.get("extra")
     if extra is not None:
         extra = expect_type(extra, dict, what="extra", path=f"{prefix}.extra", **ctx)
     fields = record_fields({k: v for k, v in (extra or {}).items() if k in EXTRA_FIELDS}, ctx, f"{prefix}.extra")
-    trace = new_trace(trace_id=trace_id, agent=_agent_name(doc, ctx, prefix, agent),
-                      question="", fmt=FORMAT, file=file, line=line, record_id=rid)
+    trace = new_trace(
+        trace_id=trace_id,
+        agent=_agent_name(doc, ctx, prefix, agent),
+        question="",
+        fmt=FORMAT,
+        file=file,
+        line=line,
+        record_id=rid,
+    )
     if prefix != "$":
         trace["source"]["path"] = prefix
     meta: dict = {"schema_version": version}
@@ -163,8 +179,17 @@ def _convert(doc: object, *, file: str, line: int, prefix: str, agent: str | Non
     return trace
 
 
-def _agent_step(b: StepBuilder, st: dict, message: str | None, p: str, ctx: RecordContext, *, final: bool,
-                answer_tag: str | None, trace: dict) -> None:
+def _agent_step(
+    b: StepBuilder,
+    st: dict,
+    message: str | None,
+    p: str,
+    ctx: RecordContext,
+    *,
+    final: bool,
+    answer_tag: str | None,
+    trace: dict,
+) -> None:
     reasoning = st.get("reasoning_content")
     if reasoning is not None:
         reasoning = expect_type(reasoning, str, what="reasoning_content", path=f"{p}.reasoning_content", **ctx)
@@ -177,8 +202,7 @@ def _agent_step(b: StepBuilder, st: dict, message: str | None, p: str, ctx: Reco
         tc = expect_type(tc, dict, what="tool call", path=tp, **ctx)
         cid = tc.get("tool_call_id")
         expect_type(cid, (str, type(None)), what="tool_call_id", path=f"{tp}.tool_call_id", **ctx)
-        step = search_step(tc.get("function_name"), tc.get("arguments"), ctx, f"{tp}.function_name",
-                           f"{tp}.arguments")
+        step = search_step(tc.get("function_name"), tc.get("arguments"), ctx, f"{tp}.function_name", f"{tp}.arguments")
         calls.append(({**step, "original_kind": "tool_call"}, tp, cid))
     answer = b.model_turn(reasoning, message, ("message", f"{p}.message"), calls, final=final, answer_tag=answer_tag)
     if answer is not None:

@@ -40,8 +40,16 @@ class ImportedRecord:
     sources: dict[str, str] = field(default_factory=dict)
 
 
-def new_trace(*, trace_id: str, agent: str, question: str, fmt: str, file: str | None,
-              line: int | None, record_id: str | None = None) -> dict[str, Any]:
+def new_trace(
+    *,
+    trace_id: str,
+    agent: str,
+    question: str,
+    fmt: str,
+    file: str | None,
+    line: int | None,
+    record_id: str | None = None,
+) -> dict[str, Any]:
     """A canonical trace skeleton with the fields every importer fills."""
     return {
         "schema_version": SCHEMA_VERSION,
@@ -59,16 +67,41 @@ def new_trace(*, trace_id: str, agent: str, question: str, fmt: str, file: str |
 
 
 @overload
-def expect_type(value: object, types: type[_T], *, what: str, file: str, line: int | None,
-                trace_id: str | None, path: str) -> _T: ...
+def expect_type(
+    value: object, types: type[_T], *, what: str, file: str, line: int | None, trace_id: str | None, path: str
+) -> _T: ...
 @overload
-def expect_type(value: object, types: tuple[type[_T], type[_U]], *, what: str, file: str, line: int | None,
-                trace_id: str | None, path: str) -> _T | _U: ...
+def expect_type(
+    value: object,
+    types: tuple[type[_T], type[_U]],
+    *,
+    what: str,
+    file: str,
+    line: int | None,
+    trace_id: str | None,
+    path: str,
+) -> _T | _U: ...
 @overload
-def expect_type(value: object, types: tuple[type[_T], type[_U], type[_V]], *, what: str, file: str,
-                line: int | None, trace_id: str | None, path: str) -> _T | _U | _V: ...
-def expect_type(value: Any, types: type | tuple[type, ...], *, what: str, file: str, line: int | None,
-                trace_id: str | None, path: str) -> Any:
+def expect_type(
+    value: object,
+    types: tuple[type[_T], type[_U], type[_V]],
+    *,
+    what: str,
+    file: str,
+    line: int | None,
+    trace_id: str | None,
+    path: str,
+) -> _T | _U | _V: ...
+def expect_type(
+    value: Any,
+    types: type | tuple[type, ...],
+    *,
+    what: str,
+    file: str,
+    line: int | None,
+    trace_id: str | None,
+    path: str,
+) -> Any:
     """Raise the one user error wording for a field of the wrong JSON type; else return ``value``.
 
     The return is ``value`` itself, typed as the checked type, so callers narrow by assigning it back
@@ -79,8 +112,15 @@ def expect_type(value: Any, types: type | tuple[type, ...], *, what: str, file: 
     else:
         ok = isinstance(value, types)
     if not ok:
-        names = {str: "string", int: "integer", float: "number", list: "array", dict: "object", bool: "boolean",
-                 type(None): "null"}
+        names = {
+            str: "string",
+            int: "integer",
+            float: "number",
+            list: "array",
+            dict: "object",
+            bool: "boolean",
+            type(None): "null",
+        }
         want = " or ".join(names.get(t, t.__name__) for t in (types if isinstance(types, tuple) else (types,)))
         got = names.get(type(value), type(value).__name__)
         raise UserInputError(f"{what} must be {want}, got {got}", file=file, line=line, trace_id=trace_id, path=path)
@@ -94,5 +134,4 @@ def default_agent(file: str) -> str:
 
 def agent_note(file: str) -> str:
     """The one note line saying the agent came from the file name."""
-    return (f"note: {file} names no agent; using its file name {default_agent(file)!r} "
-            "(pass --agent NAME to set one)")
+    return f"note: {file} names no agent; using its file name {default_agent(file)!r} (pass --agent NAME to set one)"

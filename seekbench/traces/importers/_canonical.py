@@ -23,8 +23,9 @@ def iter_records(path: str | os.PathLike) -> Iterator[ImportedRecord]:
         if isinstance(obj, UserInputError):
             yield ImportedRecord(line, error=obj)
         elif not isinstance(obj, dict):
-            yield ImportedRecord(line, error=UserInputError("record must be a JSON object", file=file, line=line,
-                                                            path="$"))
+            yield ImportedRecord(
+                line, error=UserInputError("record must be a JSON object", file=file, line=line, path="$")
+            )
         else:
             src = obj.get("source")
             if isinstance(src, dict) and src.get("line") is None and src.get("file") is None:

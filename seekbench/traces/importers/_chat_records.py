@@ -16,14 +16,27 @@ import json
 #: Keys holding a message list, in the order tried.
 MESSAGE_KEYS = ("messages", "traj", "message_history", "conversation", "history")
 #: Responses item types read as steps.
-RESPONSE_TYPES = frozenset({"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
-                            "custom_tool_call_output", "web_search_call"})
+RESPONSE_TYPES = frozenset(
+    {
+        "message",
+        "reasoning",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "web_search_call",
+    }
+)
 
 
 def is_messages(obj: object) -> bool:
     """True for a list whose first item is a chat message (``role``) or a Responses item (``type``)."""
-    return isinstance(obj, list) and bool(obj) and isinstance(obj[0], dict) and ("role" in obj[0]
-                                                                              or _type(obj[0]) in RESPONSE_TYPES)
+    return (
+        isinstance(obj, list)
+        and bool(obj)
+        and isinstance(obj[0], dict)
+        and ("role" in obj[0] or _type(obj[0]) in RESPONSE_TYPES)
+    )
 
 
 def _type(item: dict) -> str | None:
@@ -96,20 +109,56 @@ def as_messages(items: list, base: str) -> list[tuple[object, str]]:
             args = item.get("arguments", item.get("input"))
             if kind == "custom_tool_call" and isinstance(args, str):
                 args = {"input": args}
-            out.append(({"role": "assistant", "content": None, "_item": True, "tool_calls": [
-                {"id": item.get("call_id"), "type": "function",
-                 "function": {"name": item.get("name"), "arguments": args}}]}, path))
+            out.append(
+                (
+                    {
+                        "role": "assistant",
+                        "content": None,
+                        "_item": True,
+                        "tool_calls": [
+                            {
+                                "id": item.get("call_id"),
+                                "type": "function",
+                                "function": {"name": item.get("name"), "arguments": args},
+                            }
+                        ],
+                    },
+                    path,
+                )
+            )
         elif kind == "web_search_call":
             action = item.get("action")
             action = action if isinstance(action, dict) else {}
             args = {"query": action["query"]} if isinstance(action.get("query"), str) else {}
-            out.append(({"role": "assistant", "content": None, "_item": True, "tool_calls": [
-                {"id": item.get("id"), "type": "function", "function": {"name": "web_search", "arguments": args}}]},
-                path))
+            out.append(
+                (
+                    {
+                        "role": "assistant",
+                        "content": None,
+                        "_item": True,
+                        "tool_calls": [
+                            {
+                                "id": item.get("id"),
+                                "type": "function",
+                                "function": {"name": "web_search", "arguments": args},
+                            }
+                        ],
+                    },
+                    path,
+                )
+            )
         else:  # function_call_output, custom_tool_call_output
             output = item.get("output")
-            out.append(({"role": "tool", "tool_call_id": item.get("call_id"),
-                         "content": output if isinstance(output, str) else _text(output)}, path))
+            out.append(
+                (
+                    {
+                        "role": "tool",
+                        "tool_call_id": item.get("call_id"),
+                        "content": output if isinstance(output, str) else _text(output),
+                    },
+                    path,
+                )
+            )
     return out
 
 

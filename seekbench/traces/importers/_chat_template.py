@@ -18,13 +18,26 @@ _MARKER = re.compile(
     r"|<\|start_header_id\|>[ \t]*(?P<llama>[A-Za-z_]+)[ \t]*<\|end_header_id\|>[ \t]*\n{0,2}"
     r"|<\|(?P<phi>system|user|assistant)\|>[ \t]*\n?"
     r"|<｜(?P<deepseek>User|Assistant)｜>"
-    r"|(?P<bot><\|begin_of_text\|>)")
-_ROLES = {"system": "system", "developer": "system", "user": "user", "human": "user", "assistant": "assistant",
-          "gpt": "assistant", "model": "assistant", "tool": "tool", "ipython": "tool", "function": "tool",
-          "observation": "tool"}
+    r"|(?P<bot><\|begin_of_text\|>)"
+)
+_ROLES = {
+    "system": "system",
+    "developer": "system",
+    "user": "user",
+    "human": "user",
+    "assistant": "assistant",
+    "gpt": "assistant",
+    "model": "assistant",
+    "tool": "tool",
+    "ipython": "tool",
+    "function": "tool",
+    "observation": "tool",
+}
 #: End-of-turn and padding tokens: dropped from turn text.
-END_TOKENS = re.compile(r"<\|im_end\|>|<\|eot_id\|>|<\|end\|>|<\|endoftext\|>|<\|end_of_text\|>"
-                        r"|<｜end▁of▁sentence｜>|<\|begin_of_text\|>")
+END_TOKENS = re.compile(
+    r"<\|im_end\|>|<\|eot_id\|>|<\|end\|>|<\|endoftext\|>|<\|end_of_text\|>"
+    r"|<｜end▁of▁sentence｜>|<\|begin_of_text\|>"
+)
 
 
 class Turn(NamedTuple):

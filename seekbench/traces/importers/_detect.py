@@ -75,7 +75,9 @@ def detect_format(path: str | os.PathLike, *, skip_invalid: bool = False) -> str
             return name
     raise UserInputError(
         f"cannot tell the trace format; pass --format with one of: {', '.join(available_formats())}",
-        file=str(path), line=line)
+        file=str(path),
+        line=line,
+    )
 
 
 def _first_record(path: Path, head: str, *, skip_invalid: bool) -> tuple[object, int]:

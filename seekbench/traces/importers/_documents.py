@@ -24,11 +24,30 @@ _NUMBERED = re.compile(r"(?m)^[ \t]*\((\d+)\)[ \t]*")
 _TITLE_TEXT = re.compile(r"\s*Title\s*:\s*(.*?)\s+Text\s*:\s*", re.DOTALL)
 _TITLE_LINE = re.compile(r"(?m)^[ \t]*Title[ \t]*:[ \t]*(\S[^\n]*)$")
 _QUOTED_LINE = re.compile(r'(?m)(?:\A|\n[ \t]*\n)[ \t]*"([^"\n]+)"[ \t]*$')
-_DOC_LIST_KEYS = ("results", "documents", "docs", "organic", "items", "data", "web_page_info_list", "value",
-                  "search_results", "hits")
+_DOC_LIST_KEYS = (
+    "results",
+    "documents",
+    "docs",
+    "organic",
+    "items",
+    "data",
+    "web_page_info_list",
+    "value",
+    "search_results",
+    "hits",
+)
 _NESTED_KEYS = ("webPages", "web")
-_TEXT_KEYS = ("text", "content", "snippet", "description", "quick_summary", "summary", "page_summary", "contents",
-              "body")
+_TEXT_KEYS = (
+    "text",
+    "content",
+    "snippet",
+    "description",
+    "quick_summary",
+    "summary",
+    "page_summary",
+    "contents",
+    "body",
+)
 _TITLE_KEYS = ("title", "name")
 _LITERAL_LIMIT = 1 << 20  # Python-literal fallback only for texts up to 1 MiB: ast parsing is costly
 
@@ -48,7 +67,7 @@ def parse_passages(text: str | None) -> list[dict]:
     docs = []
     for j, m in enumerate(starts):
         end = starts[j + 1].start() if j + 1 < len(starts) else len(text)
-        title, body = _split_title(text[m.end():end])
+        title, body = _split_title(text[m.end() : end])
         number = int(m.group(1))
         docs.append({"id": None, "title": title, "text": body.strip(), "rank": number if number >= 1 else j + 1})
     return docs
@@ -58,16 +77,16 @@ def _other_passages(text: str) -> list[dict] | None:
     """``(i)Title: t Text: x`` / ``(i)t   x`` entries, ``Title: t`` lines, or ``"t"`` lines; None for none."""
     for pattern, split in ((_NUMBERED, _numbered_entry), (_TITLE_LINE, None), (_QUOTED_LINE, None)):
         starts = list(pattern.finditer(text))
-        if not starts or (pattern is not _QUOTED_LINE and text[:starts[0].start()].strip()):
+        if not starts or (pattern is not _QUOTED_LINE and text[: starts[0].start()].strip()):
             continue
         docs = []
         for j, m in enumerate(starts):
             end = starts[j + 1].start() if j + 1 < len(starts) else len(text)
             if split is not None:
-                title, body = split(text[m.end():end])
+                title, body = split(text[m.end() : end])
                 rank = int(m.group(1)) or j + 1
             else:
-                title, body, rank = m.group(1).strip(), text[m.end():end], j + 1
+                title, body, rank = m.group(1).strip(), text[m.end() : end], j + 1
             docs.append({"id": None, "title": title, "text": body.strip(), "rank": rank})
         if pattern is _QUOTED_LINE and not all(d["text"] for d in docs):
             continue  # a quoted line alone (a JSON string, a quotation) is not a titled passage
@@ -79,11 +98,11 @@ def _numbered_entry(s: str) -> tuple[str | None, str]:
     """R1-Searcher's entries: ``Title: t Text: x``, else a title set off by a run of spaces, else no title."""
     m = _TITLE_TEXT.match(s)
     if m is not None:
-        return m.group(1).strip(), s[m.end():]
+        return m.group(1).strip(), s[m.end() :]
     line = s.split("\n", 1)[0]
     gap = re.search(r"[ \t]{2,}", line)
     if gap is not None and gap.start() > 0:
-        return line[:gap.start()].strip(), s[gap.end():]
+        return line[: gap.start()].strip(), s[gap.end() :]
     return None, s
 
 
@@ -100,8 +119,8 @@ def _split_title(s: str) -> tuple[str, str]:
                 cut = k
                 break
     if cut == -1:
-        return line.strip().strip('"'), s[len(line):]
-    return line[:cut].strip().strip('"'), s[cut + 1:]
+        return line.strip().strip('"'), s[len(line) :]
+    return line[:cut].strip().strip('"'), s[cut + 1 :]
 
 
 def parse_tool_output(text: str | None) -> list[dict]:
@@ -153,8 +172,13 @@ def _flatten(items: list) -> list:
 def _item_text(d: dict) -> object:
     text = next((d[k] for k in _TEXT_KEYS if d.get(k) is not None), None)
     if text is None:  # e.g. {url, information: [{page_number, page_summary}]}: the parts' texts joined
-        parts = [next((p[k] for k in _TEXT_KEYS if isinstance(p.get(k), str)), None)
-                 for v in d.values() if isinstance(v, list) for p in v if isinstance(p, dict)]
+        parts = [
+            next((p[k] for k in _TEXT_KEYS if isinstance(p.get(k), str)), None)
+            for v in d.values()
+            if isinstance(v, list)
+            for p in v
+            if isinstance(p, dict)
+        ]
         text = "\n".join(p for p in parts if p) or None
     return text
 
@@ -169,8 +193,12 @@ def _json_documents(value: object) -> list[dict] | None:
     for rank, d in enumerate(value, start=1):
         d = {"text": d} if isinstance(d, str) else d
         title = next((d[k] for k in _TITLE_KEYS if d.get(k) is not None), None)
-        doc: dict[str, Any] = {"id": _as_str(d.get("id")), "title": _as_str(title), "text": _as_str(_item_text(d)),
-                               "rank": rank}
+        doc: dict[str, Any] = {
+            "id": _as_str(d.get("id")),
+            "title": _as_str(title),
+            "text": _as_str(_item_text(d)),
+            "rank": rank,
+        }
         url = d.get("url", d.get("link"))
         if isinstance(url, str):
             doc["url"] = url

@@ -80,8 +80,15 @@ def verdict(value: object) -> bool | None:
     return None
 
 
-def record_fields(rec: dict, ctx: RecordContext, prefix: str = "$", *, common: bool = False,
-                  question_field: str | None = None, answer_field: str | None = None) -> dict:
+def record_fields(
+    rec: dict,
+    ctx: RecordContext,
+    prefix: str = "$",
+    *,
+    common: bool = False,
+    question_field: str | None = None,
+    answer_field: str | None = None,
+) -> dict:
     """Type-checked record fields: ``agent``, ``question``, ``dataset``, ``question_id`` (None when absent),
     ``gold_answers`` (list of str), ``correct`` (schema object or None), and ``sources``: the field path
     each came from. ``question_field`` / ``answer_field`` name the question and gold fields (dotted paths)."""
@@ -96,8 +103,11 @@ def record_fields(rec: dict, ctx: RecordContext, prefix: str = "$", *, common: b
     if question_field is not None:
         value = get_path(rec, question_field)
         if value is None:
-            raise UserInputError(f"no field {question_field!r} (from --question-field) in this record",
-                                 path=f"{prefix}.{question_field}", **ctx)
+            raise UserInputError(
+                f"no field {question_field!r} (from --question-field) in this record",
+                path=f"{prefix}.{question_field}",
+                **ctx,
+            )
         value = expect_type(value, str, what=question_field, path=f"{prefix}.{question_field}", **ctx)
         out["question"], out["sources"]["question"] = value, f"{prefix}.{question_field}"
     out["question_id"] = record_id(rec, ctx, prefix, "question_id")
@@ -111,8 +121,11 @@ def record_fields(rec: dict, ctx: RecordContext, prefix: str = "$", *, common: b
             break
     else:
         if answer_field:
-            raise UserInputError(f"no field {answer_field!r} (from --answer-field) in this record",
-                                 path=f"{prefix}.{answer_field}", **ctx)
+            raise UserInputError(
+                f"no field {answer_field!r} (from --answer-field) in this record",
+                path=f"{prefix}.{answer_field}",
+                **ctx,
+            )
     out["correct"] = None
     if rec.get("is_correct") is not None:
         expect_type(rec["is_correct"], bool, what="is_correct", path=f"{prefix}.is_correct", **ctx)

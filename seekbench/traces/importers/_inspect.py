@@ -41,8 +41,9 @@ def sniff(path: str, head: str, first: object) -> bool:
     return is_log_document(first)
 
 
-def iter_records(path: str | os.PathLike, *, reader: Reader = "auto",
-                 answer_tag: str | None = "answer") -> Iterator[ImportedRecord]:
+def iter_records(
+    path: str | os.PathLike, *, reader: Reader = "auto", answer_tag: str | None = "answer"
+) -> Iterator[ImportedRecord]:
     """Convert each sample and epoch of an Inspect log to a canonical trace.
 
     Parameters
@@ -65,14 +66,19 @@ def iter_records(path: str | os.PathLike, *, reader: Reader = "auto",
     spec = header["eval"]
     for n, (where, sample) in enumerate(samples, start=1):
         try:
-            yield ImportedRecord(n, trace=convert_sample(sample, spec, file=file, line=n, where=where,
-                                                         answer_tag=answer_tag))
+            yield ImportedRecord(
+                n, trace=convert_sample(sample, spec, file=file, line=n, where=where, answer_tag=answer_tag)
+            )
         except UserInputError as e:
             yield ImportedRecord(n, error=e)
         except (TypeError, ValueError, AttributeError, KeyError) as e:  # a field of an unexpected JSON type
             detail = str(e).splitlines()[0][:160] if str(e).strip() else type(e).__name__
-            yield ImportedRecord(n, error=UserInputError(
-                f"malformed sample: a field has the wrong type ({detail})", file=file, line=n, path=where))
+            yield ImportedRecord(
+                n,
+                error=UserInputError(
+                    f"malformed sample: a field has the wrong type ({detail})", file=file, line=n, path=where
+                ),
+            )
 
 
 def _text(content: object, ctx: RecordContext, path: str) -> tuple[str | None, str | None]:
@@ -98,8 +104,10 @@ def _correct(scores: object, spec: dict, ctx: RecordContext) -> tuple[dict | Non
     if scores is None:
         return None, {}
     scores = expect_type(scores, dict, what="scores", path="scores", **ctx)
-    kept = {name: {k: s.get(k) for k in ("value", "answer", "explanation") if k in s} if isinstance(s, dict) else s
-            for name, s in scores.items()}
+    kept = {
+        name: {k: s.get(k) for k in ("value", "answer", "explanation") if k in s} if isinstance(s, dict) else s
+        for name, s in scores.items()
+    }
     order = [s.get("name") for s in spec.get("scorers") or [] if isinstance(s, dict)]
     names = [n for n in order if n in scores] + [n for n in scores if n not in order]
     if not names:
@@ -115,12 +123,12 @@ def _correct(scores: object, spec: dict, ctx: RecordContext) -> tuple[dict | Non
         value = bool(raw)
     else:
         value = None
-    return {"value": value, "source": "source_data",
-            "detail": {"scorer": name, "value": raw, "scorers": names}}, kept
+    return {"value": value, "source": "source_data", "detail": {"scorer": name, "value": raw, "scorers": names}}, kept
 
 
-def convert_sample(sample: object, spec: dict, *, file: str, line: int, where: str,
-                   answer_tag: str | None = "answer") -> dict:
+def convert_sample(
+    sample: object, spec: dict, *, file: str, line: int, where: str, answer_tag: str | None = "answer"
+) -> dict:
     """One Inspect sample (plain JSON, as in the log file) to a canonical trace."""
     ctx: RecordContext = {"file": file, "line": line, "trace_id": None}
     sample = expect_type(sample, dict, what="sample", path=where, **ctx)
@@ -132,16 +140,30 @@ def convert_sample(sample: object, spec: dict, *, file: str, line: int, where: s
     ctx["trace_id"] = trace_id
     model, task = spec.get("model"), spec.get("task")
     model = expect_type(model, str, what="eval.model", path="eval.model", **ctx)
-    trace = new_trace(trace_id=trace_id, agent=model, question="", fmt=FORMAT, file=file, line=line,
-                      record_id=sample.get("uuid") if isinstance(sample.get("uuid"), str) else None)
+    trace = new_trace(
+        trace_id=trace_id,
+        agent=model,
+        question="",
+        fmt=FORMAT,
+        file=file,
+        line=line,
+        record_id=sample.get("uuid") if isinstance(sample.get("uuid"), str) else None,
+    )
     trace["source"]["path"] = where
     trace["dataset"] = task if isinstance(task, str) else None
     trace["question_id"] = str(sid)
     target = sample.get("target")
     trace["gold_answers"] = [] if target in (None, "") else gold_list(target, ctx, f"{where}.target")
     trace["correct"], scores = _correct(sample.get("scores"), spec, ctx)
-    meta: dict = {"inspect": {"task": task, "eval_id": spec.get("eval_id"), "run_id": spec.get("run_id"),
-                              "epoch": epoch, "scores": scores}}
+    meta: dict = {
+        "inspect": {
+            "task": task,
+            "eval_id": spec.get("eval_id"),
+            "run_id": spec.get("run_id"),
+            "epoch": epoch,
+            "scores": scores,
+        }
+    }
     if isinstance(sample.get("metadata"), dict) and sample["metadata"]:
         meta["sample_metadata"] = sample["metadata"]
     if isinstance(sample.get("error"), dict):
@@ -149,8 +171,14 @@ def convert_sample(sample: object, spec: dict, *, file: str, line: int, where: s
     question = sample.get("input")
     if not isinstance(question, str):
         question = expect_type(question, list, what="input", path=f"{where}.input", **ctx)
-        question = next((_text(m.get("content"), ctx, f"{where}.input")[0] for m in question
-                         if isinstance(m, dict) and m.get("role") == "user"), "")
+        question = next(
+            (
+                _text(m.get("content"), ctx, f"{where}.input")[0]
+                for m in question
+                if isinstance(m, dict) and m.get("role") == "user"
+            ),
+            "",
+        )
     trace["question"] = question or ""
     messages = sample.get("messages") or []
     messages = expect_type(messages, list, what="messages", path=f"{where}.messages", **ctx)
@@ -159,8 +187,9 @@ def convert_sample(sample: object, spec: dict, *, file: str, line: int, where: s
     return trace
 
 
-def _steps(messages: list, trace: dict, meta: dict, ctx: RecordContext, mpath: str,
-           answer_tag: str | None) -> list[dict]:
+def _steps(
+    messages: list, trace: dict, meta: dict, ctx: RecordContext, mpath: str, answer_tag: str | None
+) -> list[dict]:
     b = StepBuilder(FORMAT, ctx)
     roles = [m.get("role") if isinstance(m, dict) else None for m in messages]
     last = max((i for i, r in enumerate(roles) if r == "assistant"), default=-1)
@@ -184,8 +213,7 @@ def _steps(messages: list, trace: dict, meta: dict, ctx: RecordContext, mpath: s
                 step = search_step(tc.get("function"), tc.get("arguments"), ctx, f"{tp}.function", f"{tp}.arguments")
                 calls.append(({**step, "original_kind": "tool_call"}, tp, tc.get("id")))
             r = None if reasoning is None else (reasoning, "reasoning", f"{p}.content")
-            answer = b.model_turn(r, text, ("content", f"{p}.content"), calls, final=k == last,
-                                  answer_tag=answer_tag)
+            answer = b.model_turn(r, text, ("content", f"{p}.content"), calls, final=k == last, answer_tag=answer_tag)
             if answer is not None:
                 trace["final_answer"] = answer
         elif role == "tool":

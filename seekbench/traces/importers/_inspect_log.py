@@ -61,8 +61,13 @@ def is_eval_zip(path: str | os.PathLike) -> bool:
 
 def is_log_document(obj: object) -> bool:
     """True for a parsed ``.json`` Inspect log (an ``EvalLog`` with its ``eval`` spec)."""
-    return (isinstance(obj, dict) and isinstance(obj.get("eval"), dict) and "task" in obj["eval"]
-            and "model" in obj["eval"] and ("samples" in obj or "status" in obj))
+    return (
+        isinstance(obj, dict)
+        and isinstance(obj.get("eval"), dict)
+        and "task" in obj["eval"]
+        and "model" in obj["eval"]
+        and ("samples" in obj or "status" in obj)
+    )
 
 
 def read_log(path: str | os.PathLike, *, reader: Reader = "auto") -> tuple[dict, Iterator[tuple[str, object]]]:
@@ -74,8 +79,9 @@ def read_log(path: str | os.PathLike, *, reader: Reader = "auto") -> tuple[dict,
         raise UserInputError(f"unknown Inspect log reader {reader!r}; choose auto, inspect or builtin")
     if reader == "inspect" or (reader == "auto" and has_inspect()):
         if not has_inspect():
-            raise UserInputError("reading with inspect_ai needs the inspect_ai package: "
-                                 "pip install 'seekbench[inspect]'", file=str(path))
+            raise UserInputError(
+                "reading with inspect_ai needs the inspect_ai package: pip install 'seekbench[inspect]'", file=str(path)
+            )
         try:
             return _with_inspect(path)
         except UserInputError:
@@ -97,15 +103,17 @@ def _with_inspect(path: str | os.PathLike) -> tuple[dict, Iterator[tuple[str, ob
     zipped = is_zip(path)
 
     def samples() -> Iterator[tuple[str, dict]]:
-        it = read_eval_log_samples(str(path), all_samples_required=False, resolve_attachments=True,
-                                   exclude_fields=_SKIP_FIELDS)
+        it = read_eval_log_samples(
+            str(path), all_samples_required=False, resolve_attachments=True, exclude_fields=_SKIP_FIELDS
+        )
         i = 0
         while True:
             try:
                 s = next(it, None)
             except Exception as e:  # pydantic validation, zip and JSON errors from inside inspect_ai
-                raise UserInputError(f"inspect_ai cannot read sample {i + 1} of this log ({_first_line(e)})",
-                                     file=str(path)) from e
+                raise UserInputError(
+                    f"inspect_ai cannot read sample {i + 1} of this log ({_first_line(e)})", file=str(path)
+                ) from e
             if s is None:
                 return
             where = f"samples/{s.id}_epoch_{s.epoch}.json" if zipped else f"$.samples[{i}]"
@@ -132,8 +140,7 @@ def _builtin(path: str | os.PathLike) -> tuple[dict, Iterator[tuple[str, object]
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as e:
-        raise UserInputError(f"unreadable zip archive ({_first_line(e)}); is the .eval log complete?",
-                             file=file) from e
+        raise UserInputError(f"unreadable zip archive ({_first_line(e)}); is the .eval log complete?", file=file) from e
     names = zf.namelist()
     head_name = "header.json" if "header.json" in names else "_journal/start.json"
     if head_name not in names:
@@ -142,8 +149,7 @@ def _builtin(path: str | os.PathLike) -> tuple[dict, Iterator[tuple[str, object]
     header = _member(zf, head_name, file)
     if not is_log_document({**header, "status": header.get("status", "started")}):
         zf.close()
-        raise UserInputError(f"{head_name} has no 'eval' object with task and model: not an Inspect AI log",
-                             file=file)
+        raise UserInputError(f"{head_name} has no 'eval' object with task and model: not an Inspect AI log", file=file)
 
     def zip_samples() -> Iterator[tuple[str, object]]:
         with zf:
@@ -178,9 +184,11 @@ def _zstd(zf: zipfile.ZipFile, info: zipfile.ZipInfo, file: str) -> bytes:
     try:
         import zstandard
     except ImportError as e:
-        raise UserInputError("this .eval log is a zip archive compressed with Zstandard, which this Python "
-                             "cannot read; install the Inspect reader: pip install 'seekbench[inspect]'",
-                             file=file) from e
+        raise UserInputError(
+            "this .eval log is a zip archive compressed with Zstandard, which this Python "
+            "cannot read; install the Inspect reader: pip install 'seekbench[inspect]'",
+            file=file,
+        ) from e
     # read_log opens every archive from a path (zipfile.ZipFile(path)), so its filename is set
     with open(cast(str, zf.filename), "rb") as fh:
         fh.seek(info.header_offset)
@@ -208,7 +216,7 @@ def _resolved(sample: object) -> object:
 
     def walk(v: object) -> object:
         if isinstance(v, str) and v.startswith(_ATTACHMENT):
-            return store.get(v[len(_ATTACHMENT):], v)
+            return store.get(v[len(_ATTACHMENT) :], v)
         if isinstance(v, list):
             return [walk(x) for x in v]
         if isinstance(v, dict):

@@ -17,9 +17,12 @@ from ..._io import iter_jsonl, read_text
 from ._base import ImportedRecord
 
 
-def import_documents(path: str | os.PathLike, single: Callable[[list], bool],
-                     convert: Callable[..., dict[str, Any] | ImportedRecord],
-                     **options: object) -> Iterator[ImportedRecord]:
+def import_documents(
+    path: str | os.PathLike,
+    single: Callable[[list], bool],
+    convert: Callable[..., dict[str, Any] | ImportedRecord],
+    **options: object,
+) -> Iterator[ImportedRecord]:
     """Run ``convert(doc, file=, line=, prefix=, **options)`` (a trace or an ImportedRecord) on each
     document of :func:`iter_documents`."""
     for line, doc, prefix in iter_documents(path, single=single):
@@ -36,8 +39,9 @@ def _no_constant(name: str) -> float:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def iter_documents(path: str | os.PathLike, *, single: Callable[[list], bool]
-                   ) -> Iterator[tuple[int | None, object, str]]:
+def iter_documents(
+    path: str | os.PathLike, *, single: Callable[[list], bool]
+) -> Iterator[tuple[int | None, object, str]]:
     """Yield ``(line, document_or_error, json_path_prefix)`` from JSONL or one whole-file JSON document.
 
     A list (a JSONL line, or the whole file) is split into its items, with prefix

@@ -79,10 +79,16 @@ def is_conversation(obj: object) -> bool:
     return is_messages(obj)
 
 
-def iter_records(path: str | os.PathLike, *, agent: str | None = None, question: str | None = None,
-                 answer_tag: str | None = "answer", question_field: str | None = None,
-                 answer_field: str | None = None,
-                 search_tools: str | Iterable[str] | None = None) -> Iterator[ImportedRecord]:
+def iter_records(
+    path: str | os.PathLike,
+    *,
+    agent: str | None = None,
+    question: str | None = None,
+    answer_tag: str | None = "answer",
+    question_field: str | None = None,
+    answer_field: str | None = None,
+    search_tools: str | Iterable[str] | None = None,
+) -> Iterator[ImportedRecord]:
     """Convert each chat record in ``path`` to a canonical trace.
 
     Parameters
@@ -105,9 +111,17 @@ def iter_records(path: str | os.PathLike, *, agent: str | None = None, question:
     ------
     ImportedRecord
     """
-    yield from import_documents(path, is_conversation, _convert, agent=agent, question=question,
-                                answer_tag=answer_tag, question_field=question_field, answer_field=answer_field,
-                                search_tools=resolve_search_tools(search_tools))
+    yield from import_documents(
+        path,
+        is_conversation,
+        _convert,
+        agent=agent,
+        question=question,
+        answer_tag=answer_tag,
+        question_field=question_field,
+        answer_field=answer_field,
+        search_tools=resolve_search_tools(search_tools),
+    )
 
 
 def content_text(value: object, ctx: RecordContext, path: str) -> str | None:
@@ -117,8 +131,10 @@ def content_text(value: object, ctx: RecordContext, path: str) -> str | None:
     value = expect_type(value, list, what="content", path=path, **ctx)
     for i, part in enumerate(value):
         expect_type(part, (str, dict), what="content part", path=f"{path}[{i}]", **ctx)
-    return "\n".join(p if isinstance(p, str) else p["text"] if isinstance(p.get("text"), str)
-                     else f"[{p.get('type', 'part')}]" for p in value)
+    return "\n".join(
+        p if isinstance(p, str) else p["text"] if isinstance(p.get("text"), str) else f"[{p.get('type', 'part')}]"
+        for p in value
+    )
 
 
 def parse_arguments(raw: object, ctx: RecordContext, path: str) -> dict:
@@ -131,10 +147,18 @@ def parse_arguments(raw: object, ctx: RecordContext, path: str) -> dict:
     try:
         value = json.loads(raw, parse_constant=_no_constant)
     except (ValueError, RecursionError) as e:
-        detail = (f" (column {e.colno}): {e.msg}" if isinstance(e, json.JSONDecodeError)
-                  else ": nested too deeply to read" if isinstance(e, RecursionError) else f": {e}")
-        raise UserInputError(f"invalid JSON in tool-call arguments{detail}; arguments must be a JSON object "
-                             "encoded as a string", path=path, **ctx) from e
+        detail = (
+            f" (column {e.colno}): {e.msg}"
+            if isinstance(e, json.JSONDecodeError)
+            else ": nested too deeply to read"
+            if isinstance(e, RecursionError)
+            else f": {e}"
+        )
+        raise UserInputError(
+            f"invalid JSON in tool-call arguments{detail}; arguments must be a JSON object encoded as a string",
+            path=path,
+            **ctx,
+        ) from e
     value = expect_type(value, dict, what="tool-call arguments (decoded)", path=path, **ctx)
     return value
 
@@ -153,8 +177,16 @@ def _text_arg(args: dict, keys: tuple[str, ...], ctx: RecordContext, path: str) 
     return None
 
 
-def search_step(name: object, raw_args: object, ctx: RecordContext, path: str, args_path: str, *,
-                classify: bool = False, search_tools: frozenset[str] | None = None) -> dict:
+def search_step(
+    name: object,
+    raw_args: object,
+    ctx: RecordContext,
+    path: str,
+    args_path: str,
+    *,
+    classify: bool = False,
+    search_tools: frozenset[str] | None = None,
+) -> dict:
     """A search step from a tool name and its arguments (query, url and raw text filled). With ``classify``
     a tool that does not retrieve (:mod:`._tools`) gives an ``other`` step keeping its name and arguments."""
     name = expect_type(name, str, what="function name", path=path, **ctx)
@@ -162,8 +194,7 @@ def search_step(name: object, raw_args: object, ctx: RecordContext, path: str, a
     text = raw_args if isinstance(raw_args, str) or raw_args is None else json.dumps(raw_args, ensure_ascii=False)
     if classify and not is_search_tool(name, search_tools):
         return {"kind": "other", "tool": name, "text": text}
-    step = {"kind": "search", "tool": name, "text": text,
-            "query": _text_arg(args, QUERY_KEYS, ctx, args_path)}
+    step = {"kind": "search", "tool": name, "text": text, "query": _text_arg(args, QUERY_KEYS, ctx, args_path)}
     url = _text_arg(args, URL_KEYS, ctx, args_path)
     if url is not None:
         step["url"] = url
@@ -175,8 +206,8 @@ def extract_answer(content: str, tag: str | None) -> str:
     if tag:
         closed = re.findall(rf"<{re.escape(tag)}>(.*?)</{re.escape(tag)}>", content, re.DOTALL | re.IGNORECASE)
         opened = [m.end() for m in re.finditer(rf"<{re.escape(tag)}>", content, re.IGNORECASE)]
-        if opened and f"</{tag.lower()}>" not in content[opened[-1]:].lower():
-            return content[opened[-1]:].strip()
+        if opened and f"</{tag.lower()}>" not in content[opened[-1] :].lower():
+            return content[opened[-1] :].strip()
         if closed:
             return closed[-1].strip()
     return content.strip()
@@ -195,8 +226,13 @@ class StepBuilder:
         self.batch = len(self.steps)
 
     def _ref(self, path: str) -> dict:
-        return {"format": self.fmt, "file": self.ctx["file"], "line": self.ctx["line"],
-                "record_id": self.ctx["trace_id"], "path": path}
+        return {
+            "format": self.fmt,
+            "file": self.ctx["file"],
+            "line": self.ctx["line"],
+            "record_id": self.ctx["trace_id"],
+            "path": path,
+        }
 
     def add(self, step: dict, path: str, call_id: str | None = None, *, is_call: bool = False) -> None:
         """Append ``step``; a call (``is_call``) then waits for its result under ``call_id``."""
@@ -205,8 +241,16 @@ class StepBuilder:
         if is_call:
             self.pending.append((call_id, step))
 
-    def model_turn(self, reasoning: tuple[str, str, str] | None, message: str | None, message_ref: tuple[str, str],
-                   calls: list[tuple[dict, str, str | None]], *, final: bool, answer_tag: str | None) -> str | None:
+    def model_turn(
+        self,
+        reasoning: tuple[str, str, str] | None,
+        message: str | None,
+        message_ref: tuple[str, str],
+        calls: list[tuple[dict, str, str | None]],
+        *,
+        final: bool,
+        answer_tag: str | None,
+    ) -> str | None:
         """One model turn: its reasoning, its message (reasoning beside calls; the answer when it is the
         final turn and makes no call), then its calls ``(step, path, call id)``. Returns the final answer or None."""
         self.new_turn()
@@ -214,8 +258,10 @@ class StepBuilder:
             self.add({"kind": "reasoning", "text": reasoning[0], "original_kind": reasoning[1]}, reasoning[2])
         answers = final and not calls and bool(message and message.strip())
         if message and message.strip():
-            self.add({"kind": "answer" if answers else "reasoning", "text": message,
-                      "original_kind": message_ref[0]}, message_ref[1])
+            self.add(
+                {"kind": "answer" if answers else "reasoning", "text": message, "original_kind": message_ref[0]},
+                message_ref[1],
+            )
         for step, path, call_id in calls:
             self.add(step, path, call_id, is_call=True)
         return extract_answer(message, answer_tag) if answers and message is not None else None
@@ -224,21 +270,35 @@ class StepBuilder:
         """Add a search_result for ``call_id``; False when it is None and no single call of this turn waits."""
         match: int | None
         if call_id is None:  # only unambiguous: one call waiting, made in the current model turn
-            if len(self.pending) != 1 or not any(s is self.pending[0][1] for s in reversed(self.steps[self.batch:])):
+            if len(self.pending) != 1 or not any(s is self.pending[0][1] for s in reversed(self.steps[self.batch :])):
                 return False
             match = 0
         else:
             call_id = expect_type(call_id, str, what="tool call id", path=id_path, **self.ctx)
             match = next((i for i, (cid, _) in enumerate(self.pending) if cid == call_id), None)
             if match is None:
-                raise UserInputError(f"tool call id {call_id!r} matches no earlier tool call without a result; "
-                                     "fix the id or remove this result", path=id_path, **self.ctx)
+                raise UserInputError(
+                    f"tool call id {call_id!r} matches no earlier tool call without a result; "
+                    "fix the id or remove this result",
+                    path=id_path,
+                    **self.ctx,
+                )
         _, call = self.pending.pop(match)
-        step = {"kind": "search_result", "text": text or "", "documents": parse_tool_output(text), "_call": call,
-                "source_ref": self._ref(path)}
+        step = {
+            "kind": "search_result",
+            "text": text or "",
+            "documents": parse_tool_output(text),
+            "_call": call,
+            "source_ref": self._ref(path),
+        }
         if call["kind"] == "other":  # an action's result is no search result
-            step = {"kind": "other", "text": text or "", "original_kind": "tool_result", "_call": call,
-                    "source_ref": step["source_ref"]}
+            step = {
+                "kind": "other",
+                "text": text or "",
+                "original_kind": "tool_result",
+                "_call": call,
+                "source_ref": step["source_ref"],
+            }
         # Searched from the end: a call is almost always recent, so a 10,000-step trace stays linear.
         at = next(i for i in range(len(self.steps) - 1, -1, -1) if self.steps[i] is call)
         self.steps.insert(at + 1 if at >= self.batch else len(self.steps), step)
@@ -254,9 +314,19 @@ class StepBuilder:
         return self.steps
 
 
-def _convert(doc: object, *, file: str, line: int, prefix: str, agent: str | None, question: str | None,
-             answer_tag: str | None, question_field: str | None = None, answer_field: str | None = None,
-             search_tools: frozenset[str] | None = None) -> ImportedRecord:
+def _convert(
+    doc: object,
+    *,
+    file: str,
+    line: int,
+    prefix: str,
+    agent: str | None,
+    question: str | None,
+    answer_tag: str | None,
+    question_field: str | None = None,
+    answer_field: str | None = None,
+    search_tools: frozenset[str] | None = None,
+) -> ImportedRecord:
     ctx: RecordContext = {"file": file, "line": line, "trace_id": None}
     messages: object
     if isinstance(doc, list):
@@ -275,15 +345,23 @@ def _convert(doc: object, *, file: str, line: int, prefix: str, agent: str | Non
     messages = expect_type(messages, list, what="messages", path=mpath, **ctx)
     fields = record_fields(rec, ctx, prefix, common=True, question_field=question_field, answer_field=answer_field)
     who = fields["agent"] or run_state_agent(rec) or agent
-    trace = new_trace(trace_id=trace_id, agent=who or default_agent(file), question="", fmt=FORMAT,
-                      file=file, line=line, record_id=rid if rid is not None else key)
+    trace = new_trace(
+        trace_id=trace_id,
+        agent=who or default_agent(file),
+        question="",
+        fmt=FORMAT,
+        file=file,
+        line=line,
+        record_id=rid if rid is not None else key,
+    )
     if prefix != "$":
         trace["source"]["path"] = prefix
     given = fields["question"] if fields["question"] is not None else question
     sources = dict(fields["sources"])
     # the keys holding the steps (an Agents SDK run state's items, or the message list) are not metadata
-    steps_keys = ({"original_input", "generated_items"} if mpath == prefix and rec
-                  else {mpath[len(prefix) + 1:].split(".")[0]})
+    steps_keys = (
+        {"original_input", "generated_items"} if mpath == prefix and rec else {mpath[len(prefix) + 1 :].split(".")[0]}
+    )
     skip = HEADER_FIELDS | consumed_fields(fields) | steps_keys
     meta: dict = {k: v for k, v in rec.items() if k not in skip}
     b = StepBuilder(FORMAT, ctx)
@@ -307,12 +385,25 @@ def _convert(doc: object, *, file: str, line: int, prefix: str, agent: str | Non
             else:
                 meta["prompt"] = content
         elif role == "assistant":
-            _assistant(b, msg, content, p, ctx, final=k == last_assistant, answer_tag=answer_tag, trace=trace,
-                       kinds=kinds, search_tools=search_tools)
+            _assistant(
+                b,
+                msg,
+                content,
+                p,
+                ctx,
+                final=k == last_assistant,
+                answer_tag=answer_tag,
+                trace=trace,
+                kinds=kinds,
+                search_tools=search_tools,
+            )
         elif role in ("tool", "function"):
             if not b.add_result(content, msg.get("tool_call_id"), p, f"{p}.tool_call_id"):
-                raise UserInputError("tool message has no tool_call_id and no single call is waiting for a "
-                                     "result; add tool_call_id", path=f"{p}.tool_call_id", **ctx)
+                raise UserInputError(
+                    "tool message has no tool_call_id and no single call is waiting for a result; add tool_call_id",
+                    path=f"{p}.tool_call_id",
+                    **ctx,
+                )
         else:
             b.add({"kind": "other", "text": content, "original_kind": role}, p)
     trace["question"] = given or ""
@@ -328,17 +419,36 @@ def _convert(doc: object, *, file: str, line: int, prefix: str, agent: str | Non
     record_tool_kinds(trace, kinds)
     warnings = []
     # roles was built from pairs, one role per message (a role only for a dict), so the lengths are equal
-    if not kinds and any(r == "assistant" and isinstance(m, dict) and isinstance(m.get("content"), str)
-                         and _CALL_TAGS.search(m["content"]) for (m, _), r in zip(pairs, roles, strict=True)):
-        warnings.append(f"{file}:{line}: trace {ctx['trace_id']}: assistant messages hold tool-call tags but no "
-                        "tool_calls; if the calls are in the text, convert the transcript with --format search_r1 "
-                        "--field FIELD (the field holding it)")
-    return ImportedRecord(line, trace=trace, sources=sources, warnings=warnings,
-                          notes=[] if who else [agent_note(file)])
+    if not kinds and any(
+        r == "assistant"
+        and isinstance(m, dict)
+        and isinstance(m.get("content"), str)
+        and _CALL_TAGS.search(m["content"])
+        for (m, _), r in zip(pairs, roles, strict=True)
+    ):
+        warnings.append(
+            f"{file}:{line}: trace {ctx['trace_id']}: assistant messages hold tool-call tags but no "
+            "tool_calls; if the calls are in the text, convert the transcript with --format search_r1 "
+            "--field FIELD (the field holding it)"
+        )
+    return ImportedRecord(
+        line, trace=trace, sources=sources, warnings=warnings, notes=[] if who else [agent_note(file)]
+    )
 
 
-def _assistant(b: StepBuilder, msg: dict, content: str | None, p: str, ctx: RecordContext, *, final: bool,
-               answer_tag: str | None, trace: dict, kinds: dict, search_tools: frozenset[str] | None) -> None:
+def _assistant(
+    b: StepBuilder,
+    msg: dict,
+    content: str | None,
+    p: str,
+    ctx: RecordContext,
+    *,
+    final: bool,
+    answer_tag: str | None,
+    trace: dict,
+    kinds: dict,
+    search_tools: frozenset[str] | None,
+) -> None:
     reasoning = None
     for key in ("reasoning_content", "reasoning"):
         if msg.get(key) is not None:
@@ -355,16 +465,30 @@ def _assistant(b: StepBuilder, msg: dict, content: str | None, p: str, ctx: Reco
         fn = tc.get("function")
         fn = expect_type(fn, dict, what="tool call function", path=fp, **ctx)
         expect_type(tc.get("id"), (str, type(None)), what="tool call id", path=f"{tp}.id", **ctx)
-        step = search_step(fn.get("name"), fn.get("arguments"), ctx, f"{fp}.name", f"{fp}.arguments",
-                           classify=True, search_tools=search_tools)
+        step = search_step(
+            fn.get("name"),
+            fn.get("arguments"),
+            ctx,
+            f"{fp}.name",
+            f"{fp}.arguments",
+            classify=True,
+            search_tools=search_tools,
+        )
         kinds[step["tool"]] = step["kind"]
         calls.append(({**step, "original_kind": "tool_call"}, tp, tc.get("id")))
     legacy = msg.get("function_call")
     if legacy is not None:
         lp = f"{p}.function_call"
         legacy = expect_type(legacy, dict, what="function_call", path=lp, **ctx)
-        step = search_step(legacy.get("name"), legacy.get("arguments"), ctx, f"{lp}.name", f"{lp}.arguments",
-                           classify=True, search_tools=search_tools)
+        step = search_step(
+            legacy.get("name"),
+            legacy.get("arguments"),
+            ctx,
+            f"{lp}.name",
+            f"{lp}.arguments",
+            classify=True,
+            search_tools=search_tools,
+        )
         kinds[step["tool"]] = step["kind"]
         calls.append(({**step, "original_kind": "function_call"}, lp, None))
     answer = b.model_turn(reasoning, content, ("content", f"{p}.content"), calls, final=final, answer_tag=answer_tag)

@@ -42,8 +42,15 @@ from ._otel_spans import Span, first_is_spans, malformed, read_spans, span_table
 from ._search_r1 import apply_fields, record_fields
 
 FORMAT = "otel"
-_GENAI_KIND = {"chat": "LLM", "text_completion": "LLM", "generate_content": "LLM", "execute_tool": "TOOL",
-               "invoke_agent": "AGENT", "retrieval": "RETRIEVER", "embeddings": "EMBEDDING"}
+_GENAI_KIND = {
+    "chat": "LLM",
+    "text_completion": "LLM",
+    "generate_content": "LLM",
+    "execute_tool": "TOOL",
+    "invoke_agent": "AGENT",
+    "retrieval": "RETRIEVER",
+    "embeddings": "EMBEDDING",
+}
 _QUESTION_KEYS = ("question", "query", "input")
 
 
@@ -72,8 +79,9 @@ def span_kind(span: Span) -> str:
     return "CHAIN"
 
 
-def iter_records(path: str | os.PathLike, *, agent: str | None = None,
-                 answer_tag: str | None = "answer") -> Iterator[ImportedRecord]:
+def iter_records(
+    path: str | os.PathLike, *, agent: str | None = None, answer_tag: str | None = "answer"
+) -> Iterator[ImportedRecord]:
     """Rebuild the traces of an OpenTelemetry file (see the module docstring for the mapping).
 
     Parameters
@@ -106,8 +114,9 @@ def iter_records(path: str | os.PathLike, *, agent: str | None = None,
             line = (root or tree.roots[0]).line
             trace_id = tid if root is None or len(roots) <= 1 else f"{tid}:{root.span_id}"
             try:
-                yield ImportedRecord(line, trace=_build(tree, root, trace_id=trace_id, file=file, agent=agent,
-                                                        answer_tag=answer_tag))
+                yield ImportedRecord(
+                    line, trace=_build(tree, root, trace_id=trace_id, file=file, agent=agent, answer_tag=answer_tag)
+                )
             except UserInputError as e:
                 yield ImportedRecord(line, error=e)
             except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:  # attribute of odd type
@@ -152,12 +161,18 @@ class _SpanSteps(StepBuilder):
     span: Span
 
     def _ref(self, path: str) -> dict:
-        return {"format": FORMAT, "file": self.ctx["file"], "line": self.span.line, "record_id": self.span.span_id,
-                "path": path}
+        return {
+            "format": FORMAT,
+            "file": self.ctx["file"],
+            "line": self.span.line,
+            "record_id": self.span.span_id,
+            "path": path,
+        }
 
 
-def _build(tree: _Tree, root: Span | None, *, trace_id: str, file: str, agent: str | None,
-           answer_tag: str | None) -> dict:
+def _build(
+    tree: _Tree, root: Span | None, *, trace_id: str, file: str, agent: str | None, answer_tag: str | None
+) -> dict:
     top = [root] if root is not None else tree.roots
     spans = [s for s in tree.walk(top) if s is not root]
     kinds = {s.span_id: span_kind(s) for s in spans}
@@ -167,8 +182,15 @@ def _build(tree: _Tree, root: Span | None, *, trace_id: str, file: str, agent: s
     final = next((s for s in reversed(llms) if _answers(s)), None)
     meta = _metadata(root)
     fields = record_fields(meta, ctx, "metadata")
-    trace = new_trace(trace_id=trace_id, agent=_agent(root, llms, fields, agent, top[0], ctx), question="", fmt=FORMAT,
-                      file=file, line=ctx["line"], record_id=top[0].trace_id)
+    trace = new_trace(
+        trace_id=trace_id,
+        agent=_agent(root, llms, fields, agent, top[0], ctx),
+        question="",
+        fmt=FORMAT,
+        file=file,
+        line=ctx["line"],
+        record_id=top[0].trace_id,
+    )
     b = _SpanSteps(FORMAT, ctx)
     under_tool: set[str] = set()
     for s in spans:
@@ -197,8 +219,14 @@ def _build(tree: _Tree, root: Span | None, *, trace_id: str, file: str, agent: s
     trace["question"] = fields["question"] or _question(root, llms) or ""
     apply_fields(trace, fields)
     trace["steps"] = b.finish()
-    trace["metadata"] = {"otel": {"trace_id": top[0].trace_id, "root_span_id": None if root is None else root.span_id,
-                                  "root_name": (root or top[0]).name, "spans": len(spans) + (root is not None)}}
+    trace["metadata"] = {
+        "otel": {
+            "trace_id": top[0].trace_id,
+            "root_span_id": None if root is None else root.span_id,
+            "root_name": (root or top[0]).name,
+            "spans": len(spans) + (root is not None),
+        }
+    }
     if meta:
         trace["metadata"]["span_metadata"] = meta
     return trace
@@ -224,8 +252,9 @@ def _llm(b: _SpanSteps, s: Span, *, final: bool, tool_calls: bool, answer_tag: s
             step = search_step(tc["name"], _arguments(tc["arguments"]), b.ctx, p, p)
             calls.append(({**step, "original_kind": "tool_call"}, p, tc["id"] or f"{s.span_id}:{j}"))
         r = None if not m["reasoning"] else (m["reasoning"], "reasoning", m["path"])
-        got = b.model_turn(r, m["text"], ("content", m["path"]), calls, final=final and not m["tool_calls"],
-                           answer_tag=answer_tag)
+        got = b.model_turn(
+            r, m["text"], ("content", m["path"]), calls, final=final and not m["tool_calls"], answer_tag=answer_tag
+        )
         answer = got if got is not None else answer
     return answer
 
@@ -267,8 +296,12 @@ def _retriever(b: _SpanSteps, s: Span) -> None:
     query = _as_text(json_value(a.get(q_key)))
     b.new_turn()
     key = f"span:{s.span_id}"
-    b.add({"kind": "search", "tool": s.name or "retriever", "query": query, "text": query,
-           "original_kind": "RETRIEVER"}, q_key, key, is_call=True)
+    b.add(
+        {"kind": "search", "tool": s.name or "retriever", "query": query, "text": query, "original_kind": "RETRIEVER"},
+        q_key,
+        key,
+        is_call=True,
+    )
     docs = _documents(s)
     text = _as_text(json_value(a.get("output.value"))) or "\n\n".join(d["text"] or "" for d in docs)
     d_key = "gen_ai.retrieval.documents" if "gen_ai.retrieval.documents" in a else "retrieval.documents"
@@ -281,8 +314,11 @@ def _documents(s: Span) -> list[dict]:
     docs = []
     for _i, d in indexed(s.attrs, "retrieval.documents"):
         meta = json_value(d.get("document.metadata"))
-        meta = meta if isinstance(meta, dict) else {k[len("document.metadata."):]: v for k, v in d.items()
-                                                    if k.startswith("document.metadata.")}
+        meta = (
+            meta
+            if isinstance(meta, dict)
+            else {k[len("document.metadata.") :]: v for k, v in d.items() if k.startswith("document.metadata.")}
+        )
         docs.append(_document(d.get("document.id"), d.get("document.content"), d.get("document.score"), meta))
     if not docs:
         raw = json_value(s.attrs.get("gen_ai.retrieval.documents"))
@@ -295,8 +331,11 @@ def _documents(s: Span) -> list[dict]:
 
 
 def _document(did: object, content: object, score: object, meta: dict) -> dict:
-    doc: dict[str, Any] = {"id": None if did is None else str(did), "title": _as_text(meta.get("title")),
-                           "text": _as_text(content)}
+    doc: dict[str, Any] = {
+        "id": None if did is None else str(did),
+        "title": _as_text(meta.get("title")),
+        "text": _as_text(content),
+    }
     url = meta.get("url", meta.get("source"))
     if isinstance(url, str):
         doc["url"] = url
@@ -317,7 +356,7 @@ def _metadata(root: Span | None) -> dict:
     raw = json_value(root.attrs.get("metadata"))
     if isinstance(raw, dict):
         return raw
-    return {k[len("metadata."):]: v for k, v in root.attrs.items() if k.startswith("metadata.")}
+    return {k[len("metadata.") :]: v for k, v in root.attrs.items() if k.startswith("metadata.")}
 
 
 def _question(root: Span | None, llms: list[Span]) -> str | None:
@@ -334,15 +373,26 @@ def _question(root: Span | None, llms: list[Span]) -> str | None:
     return None
 
 
-def _agent(root: Span | None, llms: list[Span], fields: dict, fallback: str | None, first: Span,
-           ctx: RecordContext) -> str:
+def _agent(
+    root: Span | None, llms: list[Span], fields: dict, fallback: str | None, first: Span, ctx: RecordContext
+) -> str:
     name = fields["agent"] or (None if root is None else _first(root.attrs, "agent.name", "gen_ai.agent.name"))
-    model = next((m for s in llms for m in [_first(s.attrs, "llm.model_name", "gen_ai.response.model",
-                                                   "gen_ai.request.model")] if m), None)
+    model = next(
+        (
+            m
+            for s in llms
+            for m in [_first(s.attrs, "llm.model_name", "gen_ai.response.model", "gen_ai.request.model")]
+            if m
+        ),
+        None,
+    )
     if name and model:
         return f"{name}/{model}"
     who = name or model or fallback or first.resource.get("service.name")
     if not who:
-        raise UserInputError("no agent name: the spans carry no agent.name, gen_ai.agent.name, model name or "
-                             "service.name; add agent.name to the agent span", **ctx)
+        raise UserInputError(
+            "no agent name: the spans carry no agent.name, gen_ai.agent.name, model name or "
+            "service.name; add agent.name to the agent span",
+            **ctx,
+        )
     return str(who)

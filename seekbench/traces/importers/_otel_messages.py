@@ -24,8 +24,12 @@ import re
 from ._otel_spans import Span
 
 _INDEX = re.compile(r"^(\d+)\.(.+)$")
-_INPUT_EVENTS = {"gen_ai.system.message": "system", "gen_ai.user.message": "user",
-                 "gen_ai.assistant.message": "assistant", "gen_ai.tool.message": "tool"}
+_INPUT_EVENTS = {
+    "gen_ai.system.message": "system",
+    "gen_ai.user.message": "user",
+    "gen_ai.assistant.message": "assistant",
+    "gen_ai.tool.message": "tool",
+}
 
 
 def indexed(attrs: dict, prefix: str) -> list[tuple[int, dict]]:
@@ -59,18 +63,37 @@ def _text(value: object) -> str | None:
 def _openinference(attrs: dict, prefix: str) -> list[dict]:
     out = []
     for i, m in indexed(attrs, prefix):
-        texts = [v for _, c in indexed(m, "message.contents") if c.get("message_content.type", "text") == "text"
-                 for v in [c.get("message_content.text")] if isinstance(v, str)]
-        reasoning = [c.get("message_content.text") for _, c in indexed(m, "message.contents")
-                     if c.get("message_content.type") == "reasoning"]
-        calls = [{"id": c.get("tool_call.id"), "name": c.get("tool_call.function.name"),
-                  "arguments": json_value(c.get("tool_call.function.arguments"))}
-                 for _, c in indexed(m, "message.tool_calls")]
+        texts = [
+            v
+            for _, c in indexed(m, "message.contents")
+            if c.get("message_content.type", "text") == "text"
+            for v in [c.get("message_content.text")]
+            if isinstance(v, str)
+        ]
+        reasoning = [
+            c.get("message_content.text")
+            for _, c in indexed(m, "message.contents")
+            if c.get("message_content.type") == "reasoning"
+        ]
+        calls = [
+            {
+                "id": c.get("tool_call.id"),
+                "name": c.get("tool_call.function.name"),
+                "arguments": json_value(c.get("tool_call.function.arguments")),
+            }
+            for _, c in indexed(m, "message.tool_calls")
+        ]
         text = m.get("message.content")
-        out.append({"role": m.get("message.role"), "text": _text(text) if text is not None else
-                    ("\n".join(texts) if texts else None),
-                    "reasoning": "\n".join(r for r in reasoning if isinstance(r, str)) or None,
-                    "tool_calls": calls, "tool_call_id": m.get("message.tool_call_id"), "path": f"{prefix}.{i}"})
+        out.append(
+            {
+                "role": m.get("message.role"),
+                "text": _text(text) if text is not None else ("\n".join(texts) if texts else None),
+                "reasoning": "\n".join(r for r in reasoning if isinstance(r, str)) or None,
+                "tool_calls": calls,
+                "tool_call_id": m.get("message.tool_call_id"),
+                "path": f"{prefix}.{i}",
+            }
+        )
     return out
 
 
@@ -99,9 +122,16 @@ def _genai(value: object, key: str) -> list[dict]:
             elif kind == "tool_call_response":
                 result_id = p.get("id")
                 texts.append(_text(p.get("response", p.get("result"))))
-        out.append({"role": m.get("role"), "text": "\n".join(t for t in texts if t) or None,
-                    "reasoning": "\n".join(r for r in reasoning if r) or None, "tool_calls": calls,
-                    "tool_call_id": result_id, "path": f"{key}[{i}]"})
+        out.append(
+            {
+                "role": m.get("role"),
+                "text": "\n".join(t for t in texts if t) or None,
+                "reasoning": "\n".join(r for r in reasoning if r) or None,
+                "tool_calls": calls,
+                "tool_call_id": result_id,
+                "path": f"{key}[{i}]",
+            }
+        )
     return out
 
 
@@ -112,13 +142,24 @@ def _openai(m: dict, path: str) -> dict:
         if isinstance(tc, dict):
             fn = tc.get("function")
             fn = fn if isinstance(fn, dict) else {}
-            calls.append({"id": tc.get("id"), "name": fn.get("name", tc.get("name")),
-                          "arguments": json_value(fn.get("arguments", tc.get("arguments")))})
+            calls.append(
+                {
+                    "id": tc.get("id"),
+                    "name": fn.get("name", tc.get("name")),
+                    "arguments": json_value(fn.get("arguments", tc.get("arguments"))),
+                }
+            )
     content = m.get("content")
     if isinstance(content, list):
         content = "\n".join(c.get("text", "") if isinstance(c, dict) else str(c) for c in content)
-    return {"role": m.get("role"), "text": _text(content), "reasoning": m.get("reasoning_content"),
-            "tool_calls": calls, "tool_call_id": m.get("tool_call_id", m.get("id")), "path": path}
+    return {
+        "role": m.get("role"),
+        "text": _text(content),
+        "reasoning": m.get("reasoning_content"),
+        "tool_calls": calls,
+        "tool_call_id": m.get("tool_call_id", m.get("id")),
+        "path": path,
+    }
 
 
 def _event_fields(attrs: dict) -> dict:
@@ -193,6 +234,14 @@ def messages(span: Span, *, output: bool) -> list[dict]:
     if not found:
         found = _events(span, output=output)
     if not found and not output and a.get("gen_ai.system_instructions") is not None:
-        found = [{"role": "system", "text": _text(json_value(a["gen_ai.system_instructions"])), "reasoning": None,
-                  "tool_calls": [], "tool_call_id": None, "path": "gen_ai.system_instructions"}]
+        found = [
+            {
+                "role": "system",
+                "text": _text(json_value(a["gen_ai.system_instructions"])),
+                "reasoning": None,
+                "tool_calls": [],
+                "tool_call_id": None,
+                "path": "gen_ai.system_instructions",
+            }
+        ]
     return found

@@ -56,7 +56,8 @@ def is_span_row(obj: object) -> TypeGuard[dict[str, Any]]:
         return False
     ctx = obj.get("context")
     return (isinstance(ctx, dict) and "span_id" in ctx and "trace_id" in ctx) or (
-        "context.span_id" in obj and "context.trace_id" in obj)
+        "context.span_id" in obj and "context.trace_id" in obj
+    )
 
 
 def span_table_columns(names: list[str]) -> bool:
@@ -77,8 +78,12 @@ def span_id(value: object, *, size: int, what: str, file: str, line: int | None)
             return raw.hex()
         if _HEX.match(value):  # a shorter hex id (some exporters drop leading zeros)
             return value.lower().rjust(2 * size, "0")
-    raise UserInputError(f"{what} must be {2 * size} hex digits (or base64 of {size} bytes), got {value!r}"[:200],
-                         file=file, line=line, path=what)
+    raise UserInputError(
+        f"{what} must be {2 * size} hex digits (or base64 of {size} bytes), got {value!r}"[:200],
+        file=file,
+        line=line,
+        path=what,
+    )
 
 
 def otlp_value(v: object) -> object:
@@ -155,16 +160,30 @@ def spans_from_otlp(doc: dict, *, file: str, line: int | None) -> list[Span]:
                 if not isinstance(sp, dict):
                     raise UserInputError("spans must be objects", file=file, line=line, path="$..spans")
                 parent = sp.get("parentSpanId") or None
-                events = [{"name": e.get("name"), "time": _nanos(e.get("timeUnixNano")),
-                           "attrs": otlp_attributes(e.get("attributes"))} for e in sp.get("events") or []
-                          if isinstance(e, dict)]
-                out.append(Span(
-                    trace_id=span_id(sp.get("traceId"), size=16, what="traceId", file=file, line=line),
-                    span_id=span_id(sp.get("spanId"), size=8, what="spanId", file=file, line=line),
-                    parent_id=None if parent is None else span_id(parent, size=8, what="parentSpanId", file=file,
-                                                                   line=line),
-                    name=str(sp.get("name") or ""), start=_nanos(sp.get("startTimeUnixNano")),
-                    attrs=otlp_attributes(sp.get("attributes")), events=events, resource=resource, line=line))
+                events = [
+                    {
+                        "name": e.get("name"),
+                        "time": _nanos(e.get("timeUnixNano")),
+                        "attrs": otlp_attributes(e.get("attributes")),
+                    }
+                    for e in sp.get("events") or []
+                    if isinstance(e, dict)
+                ]
+                out.append(
+                    Span(
+                        trace_id=span_id(sp.get("traceId"), size=16, what="traceId", file=file, line=line),
+                        span_id=span_id(sp.get("spanId"), size=8, what="spanId", file=file, line=line),
+                        parent_id=None
+                        if parent is None
+                        else span_id(parent, size=8, what="parentSpanId", file=file, line=line),
+                        name=str(sp.get("name") or ""),
+                        start=_nanos(sp.get("startTimeUnixNano")),
+                        attrs=otlp_attributes(sp.get("attributes")),
+                        events=events,
+                        resource=resource,
+                        line=line,
+                    )
+                )
     return out
 
 
@@ -183,7 +202,7 @@ def span_from_row(row: dict, *, file: str, line: int | None) -> Span:
         flatten("", nested, attrs)
     for key, value in row.items():
         if key.startswith("attributes.") and value is not None and not _is_nan(value):
-            flatten(key[len("attributes."):], value, attrs)
+            flatten(key[len("attributes.") :], value, attrs)
     kind = row.get("span_kind")
     if isinstance(kind, str) and "openinference.span.kind" not in attrs and kind.upper() != "UNKNOWN":
         attrs["openinference.span.kind"] = kind.upper()
@@ -199,13 +218,19 @@ def span_from_row(row: dict, *, file: str, line: int | None) -> Span:
             flatten("", e.get("attributes") or {}, ea)
             events.append({"name": e.get("name"), "time": _nanos(e.get("timestamp")), "attrs": ea})
     return Span(
-        trace_id=span_id(ctx.get("trace_id", row.get("context.trace_id")), size=16, what="context.trace_id",
-                         file=file, line=line),
-        span_id=span_id(ctx.get("span_id", row.get("context.span_id")), size=8, what="context.span_id",
-                        file=file, line=line),
+        trace_id=span_id(
+            ctx.get("trace_id", row.get("context.trace_id")), size=16, what="context.trace_id", file=file, line=line
+        ),
+        span_id=span_id(
+            ctx.get("span_id", row.get("context.span_id")), size=8, what="context.span_id", file=file, line=line
+        ),
         parent_id=None if parent is None else span_id(parent, size=8, what="parent_id", file=file, line=line),
-        name=str(row.get("name") or ""), start=_nanos(row.get("start_time")), attrs=attrs, events=events,
-        line=line)
+        name=str(row.get("name") or ""),
+        start=_nanos(row.get("start_time")),
+        attrs=attrs,
+        events=events,
+        line=line,
+    )
 
 
 def _is_nan(value: object) -> bool:
@@ -232,8 +257,12 @@ def read_spans(path: str | os.PathLike) -> Iterator[tuple[int | None, list[Span]
             elif is_span_row(doc):
                 yield line, [span_from_row(doc, file=file, line=line)]
             else:
-                raise UserInputError("neither OTLP JSON (resourceSpans) nor a span row (context.span_id)",
-                                     file=file, line=line, path=prefix)
+                raise UserInputError(
+                    "neither OTLP JSON (resourceSpans) nor a span row (context.span_id)",
+                    file=file,
+                    line=line,
+                    path=prefix,
+                )
         except UserInputError as e:
             yield line, e
         except (TypeError, ValueError, AttributeError, OverflowError) as e:  # a field of the wrong JSON type
@@ -265,11 +294,18 @@ def _parquet_rows(path: str | os.PathLike) -> Iterator[tuple[int, list[Span] | U
 def malformed(e: Exception, *, file: str, line: int | None, trace_id: str | None = None) -> UserInputError:
     """The user error for a span record whose fields have the wrong JSON types."""
     detail = str(e).splitlines()[0][:160] if str(e).strip() else type(e).__name__
-    return UserInputError(f"malformed span record: a field has the wrong type ({detail}); fix or remove it, "
-                          "or pass --skip-invalid", file=file, line=line, trace_id=trace_id)
+    return UserInputError(
+        f"malformed span record: a field has the wrong type ({detail}); fix or remove it, or pass --skip-invalid",
+        file=file,
+        line=line,
+        trace_id=trace_id,
+    )
 
 
 def first_is_spans(first: object) -> bool:
     """Detection: a first record that is OTLP JSON or a span-table row."""
-    return is_otlp(first) or is_span_row(first) or (isinstance(first, list) and bool(first)
-                                                    and all(is_otlp(x) or is_span_row(x) for x in first[:3]))
+    return (
+        is_otlp(first)
+        or is_span_row(first)
+        or (isinstance(first, list) and bool(first) and all(is_otlp(x) or is_span_row(x) for x in first[:3]))
+    )

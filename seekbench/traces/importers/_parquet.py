@@ -47,13 +47,18 @@ def open_file(path: str | os.PathLike):
     try:
         pf = pq.ParquetFile(path)
     except Exception as e:  # pyarrow raises ArrowInvalid / OSError on a corrupt or truncated file
-        raise UserInputError(f"unreadable Parquet file ({_first_line(e)}); rewrite it with "
-                             "`seekbench convert FILE --to parquet`", file=str(path)) from e
+        raise UserInputError(
+            f"unreadable Parquet file ({_first_line(e)}); rewrite it with `seekbench convert FILE --to parquet`",
+            file=str(path),
+        ) from e
     missing = [n for n in SCHEMA.names if n not in pf.schema_arrow.names]
     if missing:
-        raise UserInputError(f"not a seekbench trace table: missing column(s) {', '.join(missing[:5])}"
-                             + (" ..." if len(missing) > 5 else "")
-                             + "; write one with `seekbench convert FILE --to parquet`", file=str(path))
+        raise UserInputError(
+            f"not a seekbench trace table: missing column(s) {', '.join(missing[:5])}"
+            + (" ..." if len(missing) > 5 else "")
+            + "; write one with `seekbench convert FILE --to parquet`",
+            file=str(path),
+        )
     return pf
 
 
@@ -128,9 +133,15 @@ def iter_records(path: str | os.PathLike) -> Iterator[ImportedRecord]:
         try:
             trace = decode_trace(rows)
         except (TypeError, ValueError, RecursionError) as e:  # JSON text that is not JSON, a null list
-            yield ImportedRecord(line, error=UserInputError(
-                f"cannot rebuild the trace from its Parquet rows ({_first_line(e)})", file=file, line=line,
-                trace_id=rows[0].get("trace_id") if isinstance(rows[0].get("trace_id"), str) else None))
+            yield ImportedRecord(
+                line,
+                error=UserInputError(
+                    f"cannot rebuild the trace from its Parquet rows ({_first_line(e)})",
+                    file=file,
+                    line=line,
+                    trace_id=rows[0].get("trace_id") if isinstance(rows[0].get("trace_id"), str) else None,
+                ),
+            )
             continue
         yield ImportedRecord(line, trace=trace)
 
@@ -142,8 +153,11 @@ def _first_line(e: BaseException) -> str:
 
 def damaged(path: str | os.PathLike, e: BaseException) -> UserInputError:
     """The user error for a Parquet file whose data pages cannot be read."""
-    return UserInputError(f"unreadable Parquet file ({_first_line(e)}): a data page is damaged; rewrite it with "
-                          "`seekbench convert FILE --to parquet`", file=str(path))
+    return UserInputError(
+        f"unreadable Parquet file ({_first_line(e)}): a data page is damaged; rewrite it with "
+        "`seekbench convert FILE --to parquet`",
+        file=str(path),
+    )
 
 
 class ParquetTraceWriter:
@@ -216,13 +230,15 @@ def rows_table(traces: list[dict]):
     try:
         step_rows = [step_row(s) for t in traces for s in t["steps"]]
         trace_rows = [trace_row(t) for t in traces]
-        table = pa.Table.from_pandas(steps, preserve_index=False,
-                                     schema=pa.schema([SCHEMA.field(c) for c in steps.columns]))
+        table = pa.Table.from_pandas(
+            steps, preserve_index=False, schema=pa.schema([SCHEMA.field(c) for c in steps.columns])
+        )
         extra = pa.Table.from_pylist(step_rows, schema=pa.schema([SCHEMA.field(c) for c in STEP_ONLY]))
         per_trace = pa.Table.from_pylist(trace_rows, schema=pa.schema([SCHEMA.field(c) for c in TRACE_ONLY]))
     except (pa.ArrowException, OverflowError) as e:
-        raise UserInputError(f"cannot store these traces as Parquet ({e}); is an integer beyond 64 bits?",
-                             trace_id=traces[0]["trace_id"]) from e
+        raise UserInputError(
+            f"cannot store these traces as Parquet ({e}); is an integer beyond 64 bits?", trace_id=traces[0]["trace_id"]
+        ) from e
     # One row per step; a trace without steps gets one row of nulls as its step.
     rows_per_trace = np.maximum(counts, 1)
     owner = np.repeat(np.arange(len(traces)), rows_per_trace)
@@ -231,8 +247,12 @@ def rows_table(traces: list[dict]):
     is_step[first[counts == 0]] = False
     step_index = np.full(len(owner), -1, dtype=np.int64)
     step_index[is_step] = np.arange(int(counts.sum()))
-    trace_cols = {"trace_id": [t["trace_id"] for t in traces], "agent": [t["agent"] for t in traces],
-                  "dataset": [t.get("dataset") for t in traces], "question_id": [t.get("question_id") for t in traces]}
+    trace_cols = {
+        "trace_id": [t["trace_id"] for t in traces],
+        "agent": [t["agent"] for t in traces],
+        "dataset": [t.get("dataset") for t in traces],
+        "question_id": [t.get("question_id") for t in traces],
+    }
     take = pa.array(np.where(is_step, step_index, 0)) if len(owner) else pa.array([], pa.int64())
     mask = pa.array(~is_step)
     columns = []
@@ -244,7 +264,7 @@ def rows_table(traces: list[dict]):
         else:
             source = table if field.name in steps.columns else extra
             col = source.column(field.name).combine_chunks()
-            col = (col.take(take) if len(col) else pa.nulls(len(owner), field.type))
+            col = col.take(take) if len(col) else pa.nulls(len(owner), field.type)
             if (~is_step).any():
                 col = pc.if_else(mask, pa.nulls(len(owner), field.type), col)
         columns.append(col)

@@ -45,20 +45,54 @@ from .._tables import STEP_COLUMNS
 
 #: Optional keys of a trace, in bit order (``a.b`` is key ``b`` of object ``a``).
 TRACE_KEYS = (
-    "dataset", "question_id", "gold_answers", "final_answer",
-    "correct", "correct.value", "correct.source", "correct.detail",
-    "source", "source.format", "source.file", "source.line", "source.record_id", "source.path",
-    "env", "env.document_id", "env.n_goal_passages", "env.belief", "env.max_steps", "env.theta", "env.embedder",
-    "env.final_completeness", "env.seed",
-    "metadata", "inline_labels", "inline_labels.rater", "inline_labels.kind",
+    "dataset",
+    "question_id",
+    "gold_answers",
+    "final_answer",
+    "correct",
+    "correct.value",
+    "correct.source",
+    "correct.detail",
+    "source",
+    "source.format",
+    "source.file",
+    "source.line",
+    "source.record_id",
+    "source.path",
+    "env",
+    "env.document_id",
+    "env.n_goal_passages",
+    "env.belief",
+    "env.max_steps",
+    "env.theta",
+    "env.embedder",
+    "env.final_completeness",
+    "env.seed",
+    "metadata",
+    "inline_labels",
+    "inline_labels.rater",
+    "inline_labels.kind",
 )
 #: Optional keys of a step, in bit order.
 STEP_KEYS = (
-    "text", "tool", "query", "url", "documents", "depends_on",
-    "source_ref", "source_ref.format", "source_ref.file", "source_ref.line", "source_ref.record_id",
-    "source_ref.path", "original_kind",
-    "labels", *(f"labels.{f}" for f in LABEL_FIELDS),
-    "passage_ids", "completeness", "self_estimate",
+    "text",
+    "tool",
+    "query",
+    "url",
+    "documents",
+    "depends_on",
+    "source_ref",
+    "source_ref.format",
+    "source_ref.file",
+    "source_ref.line",
+    "source_ref.record_id",
+    "source_ref.path",
+    "original_kind",
+    "labels",
+    *(f"labels.{f}" for f in LABEL_FIELDS),
+    "passage_ids",
+    "completeness",
+    "self_estimate",
 )
 #: Keys of a document, in bit order (all optional).
 DOC_KEYS = ("id", "title", "text", "url", "score", "rank")
@@ -66,22 +100,56 @@ DOC_KEYS = ("id", "title", "text", "url", "score", "rank")
 JSON_KEYS = ("metadata", "correct.detail")
 
 _TYPES = {
-    "dataset": pa.string(), "question_id": pa.string(), "gold_answers": pa.list_(pa.string()),
-    "final_answer": pa.string(), "correct.value": pa.bool_(), "correct.source": pa.string(),
-    "correct.detail": pa.string(), "source.format": pa.string(), "source.file": pa.string(),
-    "source.line": pa.int64(), "source.record_id": pa.string(), "source.path": pa.string(),
-    "env.document_id": pa.string(), "env.n_goal_passages": pa.int64(), "env.belief": pa.string(),
-    "env.max_steps": pa.int64(), "env.theta": pa.float64(), "env.embedder": pa.string(),
-    "env.final_completeness": pa.float64(), "env.seed": pa.int64(), "metadata": pa.string(),
-    "inline_labels.rater": pa.string(), "inline_labels.kind": pa.string(),
-    "text": pa.string(), "tool": pa.string(), "query": pa.string(), "url": pa.string(),
-    "depends_on": pa.list_(pa.int64()), "source_ref.format": pa.string(), "source_ref.file": pa.string(),
-    "source_ref.line": pa.int64(), "source_ref.record_id": pa.string(), "source_ref.path": pa.string(),
-    "original_kind": pa.string(), "passage_ids": pa.list_(pa.string()), "completeness": pa.float64(),
-    "self_estimate": pa.float64(), **{f"labels.{f}": pa.string() for f in LABEL_FIELDS},
+    "dataset": pa.string(),
+    "question_id": pa.string(),
+    "gold_answers": pa.list_(pa.string()),
+    "final_answer": pa.string(),
+    "correct.value": pa.bool_(),
+    "correct.source": pa.string(),
+    "correct.detail": pa.string(),
+    "source.format": pa.string(),
+    "source.file": pa.string(),
+    "source.line": pa.int64(),
+    "source.record_id": pa.string(),
+    "source.path": pa.string(),
+    "env.document_id": pa.string(),
+    "env.n_goal_passages": pa.int64(),
+    "env.belief": pa.string(),
+    "env.max_steps": pa.int64(),
+    "env.theta": pa.float64(),
+    "env.embedder": pa.string(),
+    "env.final_completeness": pa.float64(),
+    "env.seed": pa.int64(),
+    "metadata": pa.string(),
+    "inline_labels.rater": pa.string(),
+    "inline_labels.kind": pa.string(),
+    "text": pa.string(),
+    "tool": pa.string(),
+    "query": pa.string(),
+    "url": pa.string(),
+    "depends_on": pa.list_(pa.int64()),
+    "source_ref.format": pa.string(),
+    "source_ref.file": pa.string(),
+    "source_ref.line": pa.int64(),
+    "source_ref.record_id": pa.string(),
+    "source_ref.path": pa.string(),
+    "original_kind": pa.string(),
+    "passage_ids": pa.list_(pa.string()),
+    "completeness": pa.float64(),
+    "self_estimate": pa.float64(),
+    **{f"labels.{f}": pa.string() for f in LABEL_FIELDS},
 }
-DOC_TYPE = pa.struct([("id", pa.string()), ("title", pa.string()), ("text", pa.string()), ("url", pa.string()),
-                      ("score", pa.float64()), ("rank", pa.int64()), ("keys_present", pa.int64())])
+DOC_TYPE = pa.struct(
+    [
+        ("id", pa.string()),
+        ("title", pa.string()),
+        ("text", pa.string()),
+        ("url", pa.string()),
+        ("score", pa.float64()),
+        ("rank", pa.int64()),
+        ("keys_present", pa.int64()),
+    ]
+)
 _TYPES["documents"] = pa.list_(DOC_TYPE)
 
 
@@ -99,23 +167,50 @@ def _key(col: str, keys: tuple[str, ...]) -> str:
 _TRACE_VALUES = [k for k in TRACE_KEYS if k in _TYPES]
 _STEP_VALUES = [k for k in STEP_KEYS if k in _TYPES and not k.startswith("labels.")]
 
-_TABLE_TYPES = {"trace_id": pa.string(), "agent": pa.string(), "dataset": pa.string(), "question_id": pa.string(),
-                "step": pa.int64(), "pos": pa.int64(), "kind": pa.string(), "turn": pa.int64(),
-                "query": pa.string(), "query_norm": pa.string(), "visit_id": pa.string(),
-                "n_documents": pa.int64(), **{f: pa.string() for f in LABEL_FIELDS}}
+_TABLE_TYPES = {
+    "trace_id": pa.string(),
+    "agent": pa.string(),
+    "dataset": pa.string(),
+    "question_id": pa.string(),
+    "step": pa.int64(),
+    "pos": pa.int64(),
+    "kind": pa.string(),
+    "turn": pa.int64(),
+    "query": pa.string(),
+    "query_norm": pa.string(),
+    "visit_id": pa.string(),
+    "n_documents": pa.int64(),
+    **{f: pa.string() for f in LABEL_FIELDS},
+}
 #: Columns holding a trace's own fields (the same on every row of the trace).
-TRACE_ONLY = (["schema_version", "question"] + [column(k) for k in _TRACE_VALUES if column(k) not in STEP_COLUMNS]
-              + ["n_steps", "trace_keys_present"])
+TRACE_ONLY = (
+    ["schema_version", "question"]
+    + [column(k) for k in _TRACE_VALUES if column(k) not in STEP_COLUMNS]
+    + ["n_steps", "trace_keys_present"]
+)
 #: Columns holding a step's fields beyond the step table.
 STEP_ONLY = [column(k) for k in _STEP_VALUES if column(k) not in STEP_COLUMNS] + ["step_keys_present"]
 SCHEMA = pa.schema(
     [(c, _TABLE_TYPES[c]) for c in STEP_COLUMNS]
     + [(c, pa.int64() if c == "step_keys_present" else _TYPES[_key(c, STEP_KEYS)]) for c in STEP_ONLY]
-    + [(c, pa.int64() if c in ("n_steps", "trace_keys_present") else
-        pa.string() if c in ("schema_version", "question") else _TYPES[_key(c, TRACE_KEYS)]) for c in TRACE_ONLY],
-    metadata={b"seekbench.layout": b"steps+traces/1", b"seekbench.trace_keys": json.dumps(TRACE_KEYS).encode(),
-              b"seekbench.step_keys": json.dumps(STEP_KEYS).encode(),
-              b"seekbench.document_keys": json.dumps(DOC_KEYS).encode()})
+    + [
+        (
+            c,
+            pa.int64()
+            if c in ("n_steps", "trace_keys_present")
+            else pa.string()
+            if c in ("schema_version", "question")
+            else _TYPES[_key(c, TRACE_KEYS)],
+        )
+        for c in TRACE_ONLY
+    ],
+    metadata={
+        b"seekbench.layout": b"steps+traces/1",
+        b"seekbench.trace_keys": json.dumps(TRACE_KEYS).encode(),
+        b"seekbench.step_keys": json.dumps(STEP_KEYS).encode(),
+        b"seekbench.document_keys": json.dumps(DOC_KEYS).encode(),
+    },
+)
 
 _MISSING = object()
 
@@ -138,8 +233,7 @@ class _Plan:
                 self.sub.setdefault(head, {})[rest] = 1 << i
             else:
                 self.top[head] = 1 << i
-        convert = {"documents": lambda v: [_encode_doc(d) for d in v],
-                   "depends_on": lambda v: [_int(x) for x in v]}
+        convert = {"documents": lambda v: [_encode_doc(d) for d in v], "depends_on": lambda v: [_int(x) for x in v]}
         self.values = []
         for key in values:
             head, _, rest = key.partition(".")
@@ -202,8 +296,9 @@ def step_row(step: dict) -> dict:
     return _STEP_PLAN.encode(step, {})
 
 
-def _decode(row: dict, keys: tuple[str, ...], bits: int | None, out: dict,
-            nullable_objects: tuple[str, ...] = ()) -> dict:
+def _decode(
+    row: dict, keys: tuple[str, ...], bits: int | None, out: dict, nullable_objects: tuple[str, ...] = ()
+) -> dict:
     """Set the present keys of ``row`` in ``out`` (objects rebuilt from their present sub-keys)."""
     bits = bits or 0
     for i, key in enumerate(keys):
@@ -242,8 +337,12 @@ def decode_trace(rows: list[dict]) -> dict:
     The trace's fields are read from its first row.
     """
     first = rows[0]
-    out = {"schema_version": first["schema_version"], "trace_id": first["trace_id"], "agent": first["agent"],
-           "question": first["question"]}
+    out = {
+        "schema_version": first["schema_version"],
+        "trace_id": first["trace_id"],
+        "agent": first["agent"],
+        "question": first["question"],
+    }
     _decode(first, TRACE_KEYS, first["trace_keys_present"], out, nullable_objects=("correct",))
     out["steps"] = [decode_step(r) for r in rows if r["pos"] is not None]
     return out

@@ -24,18 +24,69 @@ from ._parquet import open_file
 from ._parquet_layout import SCHEMA, STEP_KEYS, TRACE_KEYS, column
 
 #: Columns read as dictionaries: few distinct values, so the Python strings are shared.
-_DICTIONARY = ["trace_id", "agent", "dataset", "question_id", "kind", "tool", *LABEL_FIELDS, "correct_source",
-               "source_ref_format", "source_format", "env_belief", "inline_labels_kind", "schema_version"]
-_STEP_READ = ["trace_id", "pos", "step", "kind", "query", "url", "tool", *LABEL_FIELDS, "depends_on",
-              "source_ref_format", "source_ref_line", "passage_ids", "completeness", "self_estimate",
-              "step_keys_present"]
-_TRACE_READ = ["agent", "dataset", "question_id", "schema_version", "question", "gold_answers", "final_answer",
-               "correct_value", "correct_source", "correct_detail", "source_format", "source_line",
-               "env_document_id", "env_n_goal_passages", "env_belief", "env_max_steps", "env_theta",
-               "env_embedder", "env_final_completeness", "env_seed", "metadata", "inline_labels_rater",
-               "inline_labels_kind", "trace_keys_present"]
-_ENUMS = {"correct.source": ("em", "judge", "panel", "human", "source_data"),
-          "env.belief": ("trajectory", "deduplicated", "oracle"), "inline_labels.kind": ("human", "judge", "rule")}
+_DICTIONARY = [
+    "trace_id",
+    "agent",
+    "dataset",
+    "question_id",
+    "kind",
+    "tool",
+    *LABEL_FIELDS,
+    "correct_source",
+    "source_ref_format",
+    "source_format",
+    "env_belief",
+    "inline_labels_kind",
+    "schema_version",
+]
+_STEP_READ = [
+    "trace_id",
+    "pos",
+    "step",
+    "kind",
+    "query",
+    "url",
+    "tool",
+    *LABEL_FIELDS,
+    "depends_on",
+    "source_ref_format",
+    "source_ref_line",
+    "passage_ids",
+    "completeness",
+    "self_estimate",
+    "step_keys_present",
+]
+_TRACE_READ = [
+    "agent",
+    "dataset",
+    "question_id",
+    "schema_version",
+    "question",
+    "gold_answers",
+    "final_answer",
+    "correct_value",
+    "correct_source",
+    "correct_detail",
+    "source_format",
+    "source_line",
+    "env_document_id",
+    "env_n_goal_passages",
+    "env_belief",
+    "env_max_steps",
+    "env_theta",
+    "env_embedder",
+    "env_final_completeness",
+    "env_seed",
+    "metadata",
+    "inline_labels_rater",
+    "inline_labels_kind",
+    "trace_keys_present",
+]
+_ENUMS = {
+    "correct.source": ("em", "judge", "panel", "human", "source_data"),
+    "env.belief": ("trajectory", "deduplicated", "oracle"),
+    "inline_labels.kind": ("human", "judge", "rule"),
+}
 
 
 class _Invalid(Exception):
@@ -131,11 +182,17 @@ def _check_traces(t: pa.Table, bits: np.ndarray) -> np.ndarray:
     _json_objects(t["metadata"], _present(bits, TRACE_KEYS, "metadata", t["metadata"]))
     _present(bits, TRACE_KEYS, "source.format", t["source_format"])
     _range(t["source_line"], _present(bits, TRACE_KEYS, "source.line", None, nullable=True), lo=1)
-    for key in ("env.document_id", "env.n_goal_passages", "env.max_steps", "env.theta", "env.embedder",
-                "env.final_completeness", "env.seed"):
+    for key in (
+        "env.document_id",
+        "env.n_goal_passages",
+        "env.max_steps",
+        "env.theta",
+        "env.embedder",
+        "env.final_completeness",
+        "env.seed",
+    ):
         _present(bits, TRACE_KEYS, key, t[column(key)])
-    for key, lo, hi in (("env.n_goal_passages", 1, None), ("env.max_steps", 1, None),
-                        ("env.final_completeness", 0, 1)):
+    for key, lo, hi in (("env.n_goal_passages", 1, None), ("env.max_steps", 1, None), ("env.final_completeness", 0, 1)):
         _range(t[column(key)], _present(bits, TRACE_KEYS, key, None, nullable=True), lo, hi)
     labels = _bit(bits, TRACE_KEYS, "inline_labels")
     rater = _present(bits, TRACE_KEYS, "inline_labels.rater", t["inline_labels_rater"])
@@ -165,8 +222,7 @@ def _check_steps(s: pa.Table, bits: np.ndarray, index: np.ndarray, owner: np.nda
     if len(values):  # each entry names an earlier step of the same trace
         rows = np.repeat(np.flatnonzero(deps), _np(pc.list_value_length(lists)).astype(np.int64))
         _check(values >= 0)
-        target = pd.MultiIndex.from_arrays([owner, index]).get_indexer(
-            pd.MultiIndex.from_arrays([owner[rows], values]))
+        target = pd.MultiIndex.from_arrays([owner, index]).get_indexer(pd.MultiIndex.from_arrays([owner[rows], values]))
         _check((target >= 0) & (target < rows))
 
 
@@ -197,8 +253,11 @@ class _Reader:
         have = pf.schema_arrow
         if not all(f.name in have.names and have.field(f.name).type.equals(f.type) for f in SCHEMA):
             raise _Invalid
-        rank = next(p for p in (pf.schema.column(i).path for i in range(len(pf.schema)))
-                    if p.startswith("documents.") and p.endswith(".rank"))
+        rank = next(
+            p
+            for p in (pf.schema.column(i).path for i in range(len(pf.schema)))
+            if p.startswith("documents.") and p.endswith(".rank")
+        )
         names = [*_STEP_READ, *_TRACE_READ, rank]
         pf = pq.ParquetFile(path, read_dictionary=_DICTIONARY)
         carry = None
@@ -243,19 +302,29 @@ class _Reader:
         n_docs = _documents(s["documents"], sbits)
 
         def trace_col(key: str, present: np.ndarray | bool = True) -> np.ndarray:
-            return _masked(_objects(tr[column(key)]), _present(bits=tbits, keys=TRACE_KEYS, key=key, arr=None,
-                                                                  nullable=True) & present)
+            return _masked(
+                _objects(tr[column(key)]),
+                _present(bits=tbits, keys=TRACE_KEYS, key=key, arr=None, nullable=True) & present,
+            )
 
         def step_col(key: str) -> np.ndarray:
             return _masked(_objects(s[column(key)]), _present(sbits, STEP_KEYS, key, None, nullable=True))
 
-        tcols = {"trace_id": ids, "agent": _objects(tr["agent"]), "question": _objects(tr["question"]),
-                 **{k: trace_col(k) for k in ("dataset", "question_id", "gold_answers", "final_answer")},
-                 "correct_value": trace_col("correct.value", is_object),
-                 "correct_source": trace_col("correct.source", is_object)}
-        scols = {"index": index.tolist(), "kind": _objects(s["kind"]), "n_documents": n_docs.tolist(),
-                 **{k: step_col(k) for k in ("query", "url", "tool")},
-                 **{f: step_col(f"labels.{f}") for f in LABEL_FIELDS}}
+        tcols = {
+            "trace_id": ids,
+            "agent": _objects(tr["agent"]),
+            "question": _objects(tr["question"]),
+            **{k: trace_col(k) for k in ("dataset", "question_id", "gold_answers", "final_answer")},
+            "correct_value": trace_col("correct.value", is_object),
+            "correct_source": trace_col("correct.source", is_object),
+        }
+        scols = {
+            "index": index.tolist(),
+            "kind": _objects(s["kind"]),
+            "n_documents": n_docs.tolist(),
+            **{k: step_col(k) for k in ("query", "url", "tool")},
+            **{f: step_col(f"labels.{f}") for f in LABEL_FIELDS},
+        }
         self.cols.add_columns(tcols, scols, np.bincount(s_owner, minlength=len(starts)).astype(np.int64))
 
 

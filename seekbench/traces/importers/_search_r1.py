@@ -56,8 +56,19 @@ from ._tools import record_tool_kinds, resolve_search_tools
 
 FORMAT = "search_r1"
 #: Fields holding the model's text, first present wins (``output`` may be an object holding ``final_response``).
-TEXT_FIELDS = ("output", "response", "responses", "text", "generation", "trajectory", "sequences_str",
-               "gen_text_store", "message_str", "completion", "final_response")
+TEXT_FIELDS = (
+    "output",
+    "response",
+    "responses",
+    "text",
+    "generation",
+    "trajectory",
+    "sequences_str",
+    "gen_text_store",
+    "message_str",
+    "completion",
+    "final_response",
+)
 #: Fields holding the prompt when it is kept apart from the response.
 PROMPT_FIELDS = ("prompt", "input", "prompts")
 _NESTED_TEXT = ("final_response", "response", "text", "output", "generation")
@@ -101,10 +112,17 @@ def _text_candidates(rec: dict) -> list[object]:
     return out
 
 
-def iter_records(path: str | os.PathLike, *, agent: str | None = None, question: str | None = None,
-                 tags: Mapping[str, object] | None = None, field: str | None = None,
-                 question_field: str | None = None, answer_field: str | None = None,
-                 search_tools: str | Iterable[str] | None = None) -> Iterator[ImportedRecord]:
+def iter_records(
+    path: str | os.PathLike,
+    *,
+    agent: str | None = None,
+    question: str | None = None,
+    tags: Mapping[str, object] | None = None,
+    field: str | None = None,
+    question_field: str | None = None,
+    answer_field: str | None = None,
+    search_tools: str | Iterable[str] | None = None,
+) -> Iterator[ImportedRecord]:
     """Convert each transcript or record in ``path`` to a canonical trace.
 
     Parameters
@@ -128,8 +146,12 @@ def iter_records(path: str | os.PathLike, *, agent: str | None = None, question:
         A trace, or the :class:`UserInputError` of one bad record.
     """
     spec = resolve_tags(tags)
-    opts: dict[str, Any] = {"spec": spec, "agent": agent, "question": question,
-                            "search_tools": resolve_search_tools(search_tools)}
+    opts: dict[str, Any] = {
+        "spec": spec,
+        "agent": agent,
+        "question": question,
+        "search_tools": resolve_search_tools(search_tools),
+    }
     file = str(path)
     if _first_char(file) not in ("{", "["):
         yield from _text_file(file, **opts)
@@ -138,8 +160,16 @@ def iter_records(path: str | os.PathLike, *, agent: str | None = None, question:
         try:
             if isinstance(doc, UserInputError):
                 raise doc
-            yield _convert(doc, file=file, line=line, prefix=prefix, field=field, question_field=question_field,
-                           answer_field=answer_field, **opts)
+            yield _convert(
+                doc,
+                file=file,
+                line=line,
+                prefix=prefix,
+                field=field,
+                question_field=question_field,
+                answer_field=answer_field,
+                **opts,
+            )
         except UserInputError as e:
             yield ImportedRecord(line, error=e)
 
@@ -158,8 +188,9 @@ def _first_char(file: str) -> str:
     return head.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")[:1]
 
 
-def _text_file(file: str, *, spec: list, agent: str | None, question: str | None,
-               search_tools: frozenset[str] | None) -> Iterator[ImportedRecord]:
+def _text_file(
+    file: str, *, spec: list, agent: str | None, question: str | None, search_tools: frozenset[str] | None
+) -> Iterator[ImportedRecord]:
     try:
         text = read_text(file)
     except UserInputError as e:
@@ -174,14 +205,22 @@ def _text_file(file: str, *, spec: list, agent: str | None, question: str | None
         line = text.count("\n", 0, start) + 1
         tid = name if len(groups) == 1 else f"{name}#{k + 1}"
         ctx: RecordContext = {"file": file, "line": line, "trace_id": tid}
-        trace = new_trace(trace_id=tid, agent=agent or default_agent(file), question=question or "", fmt=FORMAT,
-                          file=file, line=line, record_id=None)
+        trace = new_trace(
+            trace_id=tid,
+            agent=agent or default_agent(file),
+            question=question or "",
+            fmt=FORMAT,
+            file=file,
+            line=line,
+            record_id=None,
+        )
         trace["question_id"] = question_key(question, None)
         steps = TaggedSteps(text, spec, ctx, "$", fmt=FORMAT, search_tools=search_tools, by_line=True)
         sources: dict = {}
         _fill(trace, steps, text, group, sources, have_question=bool(question))
-        yield ImportedRecord(line, trace=trace, warnings=steps.warnings, notes=[] if agent else [agent_note(file)],
-                             sources=sources)
+        yield ImportedRecord(
+            line, trace=trace, warnings=steps.warnings, notes=[] if agent else [agent_note(file)], sources=sources
+        )
 
 
 def _first_role(text: str) -> str:
@@ -209,8 +248,11 @@ def _text_field(rec: dict, field: str | None, ctx: RecordContext, prefix: str) -
                 return f"{key}.{inner}"
         expect_type(value, str, what=key, path=f"{prefix}.{key}", **ctx)
         return key
-    raise UserInputError(f"no tagged text: add a {' / '.join(TEXT_FIELDS[:4])} field, or name it with --field",
-                         path=f"{prefix}.output", **ctx)
+    raise UserInputError(
+        f"no tagged text: add a {' / '.join(TEXT_FIELDS[:4])} field, or name it with --field",
+        path=f"{prefix}.output",
+        **ctx,
+    )
 
 
 def _prompt_text(rec: dict, text_field: str) -> tuple[str, str] | None:
@@ -228,22 +270,39 @@ def _prompt_text(rec: dict, text_field: str) -> tuple[str, str] | None:
     return None
 
 
-def _convert(rec: object, *, file: str, line: int | None, prefix: str, spec: list, agent: str | None,
-             question: str | None, field: str | None, question_field: str | None, answer_field: str | None,
-             search_tools: frozenset[str] | None) -> ImportedRecord:
+def _convert(
+    rec: object,
+    *,
+    file: str,
+    line: int | None,
+    prefix: str,
+    spec: list,
+    agent: str | None,
+    question: str | None,
+    field: str | None,
+    question_field: str | None,
+    answer_field: str | None,
+    search_tools: frozenset[str] | None,
+) -> ImportedRecord:
     ctx: RecordContext = {"file": file, "line": line, "trace_id": None}
     rec = expect_type(rec, dict, what="record", path=prefix, **ctx)
     rid = record_id(rec, ctx, prefix)
     rid = rid if rid is not None else record_key(rec)
-    trace_id = rid if rid is not None else f"{os.path.basename(file)}:{line}" + (
-        "" if prefix == "$" else prefix[1:])
+    trace_id = rid if rid is not None else f"{os.path.basename(file)}:{line}" + ("" if prefix == "$" else prefix[1:])
     ctx["trace_id"] = trace_id
     fields = record_fields(rec, ctx, prefix, common=True, question_field=question_field, answer_field=answer_field)
     name = _text_field(rec, field, ctx, prefix)
     text = cast(str, get_path(rec, name))  # _text_field returns only a path that holds a string
     q = fields["question"] if fields["question"] is not None else question
-    trace = new_trace(trace_id=trace_id, agent=fields["agent"] or agent or default_agent(file),
-                      question=q or "", fmt=FORMAT, file=file, line=line, record_id=rid)
+    trace = new_trace(
+        trace_id=trace_id,
+        agent=fields["agent"] or agent or default_agent(file),
+        question=q or "",
+        fmt=FORMAT,
+        file=file,
+        line=line,
+        record_id=rid,
+    )
     if prefix != "$":
         trace["source"]["path"] = prefix
     apply_fields(trace, fields)
@@ -266,10 +325,17 @@ def _convert(rec: object, *, file: str, line: int | None, prefix: str, spec: lis
         trace.setdefault("metadata", {}).update(extra)
     warnings = steps.warnings
     if hint and not any(s.get("tool") for s in trace["steps"]):
-        warnings.append(f"{file}:{line}: trace {ctx['trace_id']}: the text holds tool tags but no tool call was "
-                        f"found; set --tags (or --field if {prefix}.{name} is not the model's text)")
-    return ImportedRecord(line, trace=trace, warnings=warnings, sources=sources,
-                          notes=[] if fields["agent"] or agent else [agent_note(file)])
+        warnings.append(
+            f"{file}:{line}: trace {ctx['trace_id']}: the text holds tool tags but no tool call was "
+            f"found; set --tags (or --field if {prefix}.{name} is not the model's text)"
+        )
+    return ImportedRecord(
+        line,
+        trace=trace,
+        warnings=warnings,
+        sources=sources,
+        notes=[] if fields["agent"] or agent else [agent_note(file)],
+    )
 
 
 def _question_from(trace: dict, text: str, turns: list[Turn], sources: dict, base: str) -> None:
@@ -278,7 +344,7 @@ def _question_from(trace: dict, text: str, turns: list[Turn], sources: dict, bas
     if not users:
         return
     t = users[-1]
-    body = text[t.start:t.end]
+    body = text[t.start : t.end]
     found = list(_QUESTION_LINE.finditer(body))
     if found:
         m = found[-1]
@@ -292,8 +358,16 @@ def _question_from(trace: dict, text: str, turns: list[Turn], sources: dict, bas
         sources["question"] = f"{base}[{span[0]}:{span[1]}]"
 
 
-def _fill(trace: dict, steps: TaggedSteps, text: str, group: list[Turn] | None, sources: dict, *,
-          have_question: bool, base: str = "$") -> bool:
+def _fill(
+    trace: dict,
+    steps: TaggedSteps,
+    text: str,
+    group: list[Turn] | None,
+    sources: dict,
+    *,
+    have_question: bool,
+    base: str = "$",
+) -> bool:
     """Queue the model's turns (the prompt's turns are not steps), build the steps, fill the trace.
     Returns whether the model's text holds tool tags (to warn when no tool call was found)."""
     meta: dict = {}
@@ -309,13 +383,13 @@ def _fill(trace: dict, steps: TaggedSteps, text: str, group: list[Turn] | None, 
         first = next((i for i, t in enumerate(group) if t.role == "assistant"), len(group))
         prompt, model = group[:first], group[first:]
     if plain is not None:
-        meta["prompt_preamble"] = text[:plain[2]].strip()
+        meta["prompt_preamble"] = text[: plain[2]].strip()
         if not trace["question"]:
-            q = text[plain[0]:plain[1]].strip().rstrip(".").strip()
+            q = text[plain[0] : plain[1]].strip().rstrip(".").strip()
             trace["question"], trace["question_id"] = q, question_key(q, trace["dataset"])
             sources["question"] = f"{base}[{plain[0]}:{plain[1]}]"
     elif prompt:
-        meta["prompt_preamble"] = text[prompt[0].start:prompt[-1].end].strip()
+        meta["prompt_preamble"] = text[prompt[0].start : prompt[-1].end].strip()
         if not trace["question"]:
             _question_from(trace, text, [p._replace(role="user") for p in prompt[-1:]], sources, base)
     for t in model:
@@ -341,7 +415,7 @@ def _plain_turns(text: str) -> tuple[int, int, int] | None:
     assistant = _PLAIN_ASSISTANT.search(text, user.end())  # one forward scan each: linear in the text
     if assistant is None:
         return None
-    return user.end(), user.end() + len(text[user.end():assistant.start()].rstrip()), assistant.end()
+    return user.end(), user.end() + len(text[user.end() : assistant.start()].rstrip()), assistant.end()
 
 
 def _preamble_end(text: str, spec: list, question: str | None, have_question: bool) -> int:
@@ -354,7 +428,7 @@ def _preamble_end(text: str, spec: list, question: str | None, have_question: bo
     qm: re.Match[str] | _Span
     for qm in _QUESTION_MARK.finditer(text):
         if known is not None:  # compared, not compiled into the pattern: a question may be megabytes long
-            if text[qm.end():qm.end() + len(known)].lower() != known:
+            if text[qm.end() : qm.end() + len(known)].lower() != known:
                 continue
             qm = _Span(qm.start(), qm.end() + len(known))
         k = bisect.bisect_right(starts, qm.start()) - 1  # the last tagged block starting at or before qm
@@ -362,6 +436,6 @@ def _preamble_end(text: str, spec: list, question: str | None, have_question: bo
             continue
         if not have_question and (k < 0 or k + 1 >= len(tagged)):
             continue  # unknown question: only instructions that show example tags, with the model's tags after
-        rest = text[qm.end():].split("\n", 1)[0]  # the rest of the question line, unless a tag starts there
+        rest = text[qm.end() :].split("\n", 1)[0]  # the rest of the question line, unless a tag starts there
         return qm.end() + (0 if any(o.lower() in rest.lower() for _, o, _ in spec) else len(rest))
     return 0

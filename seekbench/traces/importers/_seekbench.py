@@ -26,8 +26,12 @@ _TYPE_FIELD_BY_KIND = {"reasoning": "reasoning_type", "search": "search_type"}
 def sniff(path: str, head: str, first: object) -> bool:
     """True when the parsed first record looks like SeekBench JSONL."""
     record = first
-    return (isinstance(record, dict) and "schema_version" not in record and isinstance(record.get("trace"), list)
-            and "question" in record)
+    return (
+        isinstance(record, dict)
+        and "schema_version" not in record
+        and isinstance(record.get("trace"), list)
+        and "question" in record
+    )
 
 
 def iter_records(path: str | os.PathLike, *, rater: str | None = None) -> Iterator[ImportedRecord]:
@@ -56,8 +60,15 @@ def convert(rec: object, *, file: str, line: int | None, rater: str) -> dict[str
     if agent is None:
         raise UserInputError("missing agent (the 'model' field); add the agent name", path="$.model", **ctx)
     agent = expect_type(agent, str, what="model", path="$.model", **ctx)
-    trace = new_trace(trace_id=trace_id, agent=agent, question=question, fmt=FORMAT, file=file, line=line,
-                      record_id=None if rid is None else str(rid))
+    trace = new_trace(
+        trace_id=trace_id,
+        agent=agent,
+        question=question,
+        fmt=FORMAT,
+        file=file,
+        line=line,
+        record_id=None if rid is None else str(rid),
+    )
     dataset = rec.get("dataset")
     if dataset is not None:
         dataset = expect_type(dataset, str, what="dataset", path="$.dataset", **ctx)
@@ -77,14 +88,27 @@ def convert(rec: object, *, file: str, line: int | None, rater: str) -> dict[str
     is_correct = rec.get("is_correct")
     if is_correct is not None:
         is_correct = expect_type(is_correct, bool, what="is_correct", path="$.is_correct", **ctx)
-        trace["correct"] = {"value": is_correct, "source": "source_data",
-                            "detail": {"field": "is_correct", "reward": rec.get("reward")}}
+        trace["correct"] = {
+            "value": is_correct,
+            "source": "source_data",
+            "detail": {"field": "is_correct", "reward": rec.get("reward")},
+        }
     steps = rec.get("trace")
     steps = expect_type(steps, list, what="trace", path="$.trace", **ctx)
     trace["inline_labels"] = {"rater": rater, "kind": "human"}
     trace["steps"] = [_convert_step(s, pos, ctx) for pos, s in enumerate(steps)]
-    kept = {"question", "ground_truth", "gold_answers", "is_correct", "final_answer", "model", "agent",
-            "dataset", "id", "trace"}
+    kept = {
+        "question",
+        "ground_truth",
+        "gold_answers",
+        "is_correct",
+        "final_answer",
+        "model",
+        "agent",
+        "dataset",
+        "id",
+        "trace",
+    }
     extra = {k: v for k, v in rec.items() if k not in kept}
     if extra:
         trace["metadata"] = extra
@@ -111,9 +135,18 @@ def _convert_step(s: object, pos: int, ctx: RecordContext) -> dict[str, Any]:
         kind = "other"
     index = s.get("step_index", pos)
     index = expect_type(index, int, what="step_index", path=f"{path}.step_index", **ctx)
-    step: dict[str, Any] = {"index": index, "kind": kind, "original_kind": raw_type,
-                  "source_ref": {"format": FORMAT, "file": ctx["file"], "line": ctx["line"],
-                                 "record_id": ctx["trace_id"], "path": path}}
+    step: dict[str, Any] = {
+        "index": index,
+        "kind": kind,
+        "original_kind": raw_type,
+        "source_ref": {
+            "format": FORMAT,
+            "file": ctx["file"],
+            "line": ctx["line"],
+            "record_id": ctx["trace_id"],
+            "path": path,
+        },
+    }
     text = s.get("content")
     if text is not None:
         text = expect_type(text, str, what="content", path=f"{path}.content", **ctx)
@@ -143,8 +176,12 @@ def _documents(docs: object, path: str, ctx: RecordContext) -> list[dict[str, An
             out.append({"id": None, "title": None, "text": d, "rank": r})
             continue
         d = expect_type(d, dict, what="document", path=f"{path}[{r - 1}]", **ctx)
-        doc: dict[str, Any] = {"id": None if d.get("id") is None else str(d["id"]), "title": d.get("title"),
-               "text": d.get("content", d.get("text")), "rank": r}
+        doc: dict[str, Any] = {
+            "id": None if d.get("id") is None else str(d["id"]),
+            "title": d.get("title"),
+            "text": d.get("content", d.get("text")),
+            "rank": r,
+        }
         if isinstance(d.get("score"), (int, float)) and not isinstance(d.get("score"), bool):
             doc["score"] = float(d["score"])
         if isinstance(d.get("url"), str):
@@ -168,7 +205,10 @@ def _labels(ann: object, kind: str, path: str, ctx: RecordContext) -> dict[str, 
         if value is None:
             raise UserInputError(
                 f"label {ann_type!r} is outside the ontology for {type_field}; "
-                f"allowed: {', '.join(LABEL_VALUES[type_field])}", path=f"{path}.annotation.type", **ctx)
+                f"allowed: {', '.join(LABEL_VALUES[type_field])}",
+                path=f"{path}.annotation.type",
+                **ctx,
+            )
         labels[type_field] = value
     attrs = ann.get("attributes") or {}
     attrs = expect_type(attrs, dict, what="annotation attributes", path=f"{path}.annotation.attributes", **ctx)
@@ -181,7 +221,10 @@ def _labels(ann: object, kind: str, path: str, ctx: RecordContext) -> dict[str, 
             continue
         value = canonical_value(field, raw)
         if value is None:
-            raise UserInputError(f"label {raw!r} is outside the ontology for {field}; "
-                                 f"allowed: {', '.join(LABEL_VALUES[field])}", path=apath, **ctx)
+            raise UserInputError(
+                f"label {raw!r} is outside the ontology for {field}; allowed: {', '.join(LABEL_VALUES[field])}",
+                path=apath,
+                **ctx,
+            )
         labels[field] = value
     return labels

@@ -54,13 +54,17 @@ class ImportSummary:
         imported 1 trace: 3 steps (search 1, search_result 1, answer 1), 1 tool call, 0 action calls,
         2 documents; 0 with an empty question, 0 without an answer, 0 without a tool call
         """
-        kinds = ", ".join(f"{k} {self.steps[k]}" for k in (*STEP_KINDS, *sorted(set(self.steps) - set(STEP_KINDS)))
-                          if self.steps[k])
+        kinds = ", ".join(
+            f"{k} {self.steps[k]}" for k in (*STEP_KINDS, *sorted(set(self.steps) - set(STEP_KINDS))) if self.steps[k]
+        )
         n_steps = sum(self.steps.values())
-        return (f"imported {_n(self.traces, 'trace')}: {_n(n_steps, 'step')}" + (f" ({kinds})" if kinds else "")
-                + f", {_n(self.tool_calls, 'tool call')}, {_n(self.action_calls, 'action call')}, "
-                f"{_n(self.documents, 'document')}; {self.empty_question} with an empty question, "
-                f"{self.no_answer} without an answer, {self.no_tool_call} without a tool call")
+        return (
+            f"imported {_n(self.traces, 'trace')}: {_n(n_steps, 'step')}"
+            + (f" ({kinds})" if kinds else "")
+            + f", {_n(self.tool_calls, 'tool call')}, {_n(self.action_calls, 'action call')}, "
+            f"{_n(self.documents, 'document')}; {self.empty_question} with an empty question, "
+            f"{self.no_answer} without an answer, {self.no_tool_call} without a tool call"
+        )
 
     def advice(self) -> list[str]:
         """Warning lines for imports that look mapped wrong, each naming the option that fixes it."""

@@ -37,10 +37,11 @@ DEFAULT_TAGS: dict[str, tuple] = {
     "tool_call": ("tool_call",),
 }
 #: Tags whose presence in a text means it records tool use (checked when the import finds no tool call).
-TOOL_TAG_HINT = re.compile(r"<search>|<tool_call>|<\|begin_of_query\|>|<information>|<tool_response>",
-                           re.IGNORECASE)
-_SPECIAL = re.compile(r"<\|im_start\|>\s*(?:system|user|assistant|tool)?|<\|start_header_id\|>\w*<\|end_header_id\|>"
-                      r"|<\|[A-Za-z0-9_]+\|>")  # chat-template tokens and the role names they introduce
+TOOL_TAG_HINT = re.compile(r"<search>|<tool_call>|<\|begin_of_query\|>|<information>|<tool_response>", re.IGNORECASE)
+_SPECIAL = re.compile(
+    r"<\|im_start\|>\s*(?:system|user|assistant|tool)?|<\|start_header_id\|>\w*<\|end_header_id\|>"
+    r"|<\|[A-Za-z0-9_]+\|>"
+)  # chat-template tokens and the role names they introduce
 _BOXED = re.compile(r"\\boxed\s*\{")
 _TAG_NAME = re.compile(r"[A-Za-z_][\w\-.:]*")
 #: A piece of a generation: ``kind`` None for text outside tags; ``start``/``end`` span the tags too.
@@ -65,8 +66,9 @@ def resolve_tags(tags: Mapping[str, object] | None) -> list[tuple[str, str, str]
             elif isinstance(name, (list, tuple)) and len(name) == 2 and all(isinstance(x, str) and x for x in name):
                 out.append((kind, name[0], name[1]))
             else:
-                raise UserInputError(f"option tags: {kind} must be a tag name like 'result' or an [open, close] "
-                                     f"pair, got {name!r}")
+                raise UserInputError(
+                    f"option tags: {kind} must be a tag name like 'result' or an [open, close] pair, got {name!r}"
+                )
     return out
 
 
@@ -82,8 +84,10 @@ def _patterns(spec: tuple) -> tuple[re.Pattern, list[re.Pattern], list[re.Patter
 @functools.lru_cache(maxsize=64)
 def _any_tag(spec: tuple) -> tuple[re.Pattern, re.Pattern]:
     """Any closing tag, any opening tag of a spec (to drop stray or nested ones from a step's text)."""
-    return (re.compile("|".join(re.escape(c) for _, _, c in spec), re.IGNORECASE),
-            re.compile("|".join(re.escape(o) for _, o, _ in spec), re.IGNORECASE))
+    return (
+        re.compile("|".join(re.escape(c) for _, _, c in spec), re.IGNORECASE),
+        re.compile("|".join(re.escape(o) for _, o, _ in spec), re.IGNORECASE),
+    )
 
 
 def split_tagged(text: str, spec: list[tuple[str, str, str]]) -> list[Block]:
@@ -109,18 +113,18 @@ def split_tagged(text: str, spec: list[tuple[str, str, str]]) -> list[Block]:
             blocks.append(Block(None, pos, len(text), text[pos:]))
             break
         if m.start() > pos:
-            blocks.append(Block(None, pos, m.start(), text[pos:m.start()]))
+            blocks.append(Block(None, pos, m.start(), text[pos : m.start()]))
         i = int(cast(str, m.lastgroup)[1:])  # every alternative of opener is a named group t<i>
         kind, open_tag, _ = spec[i]
         close = next_match(closers[i], (i, 0), m.end())
         again = next_match(same[i], (i, 1), m.end())
         if close is not None and (again is None or close.start() < again.start()):
-            blocks.append(Block(kind, m.start(), close.end(), text[m.end():close.start()], open_tag))
+            blocks.append(Block(kind, m.start(), close.end(), text[m.end() : close.start()], open_tag))
             pos = close.end()
         else:
             nxt = opener.search(text, m.end())
             end = nxt.start() if nxt else len(text)
-            blocks.append(Block(kind, m.start(), end, text[m.end():end], open_tag, closed=False))
+            blocks.append(Block(kind, m.start(), end, text[m.end() : end], open_tag, closed=False))
             pos = end
     return blocks
 
@@ -150,8 +154,17 @@ class TaggedSteps:
     and paths are ``base[start:end]`` character slices of it. ``text`` is the whole field.
     """
 
-    def __init__(self, text: str, spec: list, ctx: RecordContext, base: str, *, fmt: str,
-                 search_tools: frozenset[str] | None = None, by_line: bool = False) -> None:
+    def __init__(
+        self,
+        text: str,
+        spec: list,
+        ctx: RecordContext,
+        base: str,
+        *,
+        fmt: str,
+        search_tools: frozenset[str] | None = None,
+        by_line: bool = False,
+    ) -> None:
         self.text, self.spec, self.ctx, self.base, self.fmt = text, spec, ctx, base, fmt
         self.search_tools, self.by_line = search_tools, by_line
         self.closers, self.openers = _any_tag(tuple(spec))
@@ -187,16 +200,28 @@ class TaggedSteps:
             if not b.closed:
                 path += f" (unclosed {b.tag})"
                 self.meta.setdefault("unclosed_tags", []).append({"step": len(self.steps), "tag": b.tag})
-                self.warnings.append(f"{self.ctx['file']}:{self.ctx['line']}: trace {self.ctx['trace_id']}: unclosed "
-                                     f"{b.tag} at {self.base}[{b.start}:{b.end}]; took the text up to the next tag "
-                                     "or the end (truncated generation?)")
+                self.warnings.append(
+                    f"{self.ctx['file']}:{self.ctx['line']}: trace {self.ctx['trace_id']}: unclosed "
+                    f"{b.tag} at {self.base}[{b.start}:{b.end}]; took the text up to the next tag "
+                    "or the end (truncated generation?)"
+                )
             if self.by_line and line is not None:  # by_line text files always give a line
                 line += self.text.count("\n", counted, b.start)
                 counted = b.start
-            step: dict = {"index": len(self.steps), "kind": kind, "text": body.strip(), "original_kind": original,
-                          "depends_on": [len(self.steps) - 1] if self.steps else [],
-                          "source_ref": {"format": self.fmt, "file": self.ctx["file"], "line": line,
-                                         "record_id": self.ctx["trace_id"], "path": path}}
+            step: dict = {
+                "index": len(self.steps),
+                "kind": kind,
+                "text": body.strip(),
+                "original_kind": original,
+                "depends_on": [len(self.steps) - 1] if self.steps else [],
+                "source_ref": {
+                    "format": self.fmt,
+                    "file": self.ctx["file"],
+                    "line": line,
+                    "record_id": self.ctx["trace_id"],
+                    "path": path,
+                },
+            }
             if kind == "search":
                 step["tool"], step["query"] = "search", body.strip()
                 pending.append(step)
@@ -224,8 +249,10 @@ class TaggedSteps:
             call = None
         if not isinstance(call, dict) or not isinstance(call.get("name"), str):
             step["kind"] = "other"
-            self.warnings.append(f"{self.ctx['file']}:{self.ctx['line']}: trace {self.ctx['trace_id']}: tool call at "
-                                 f"{path} is not JSON with a name; kept as an 'other' step")
+            self.warnings.append(
+                f"{self.ctx['file']}:{self.ctx['line']}: trace {self.ctx['trace_id']}: tool call at "
+                f"{path} is not JSON with a name; kept as an 'other' step"
+            )
             return
         name, args = call["name"], call.get("arguments", call.get("parameters"))
         if isinstance(args, str):

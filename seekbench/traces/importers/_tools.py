@@ -19,8 +19,23 @@ from ..._errors import UserInputError
 SEARCH_WORD_PREFIXES = ("search", "scholar", "visit", "scrap", "brows", "fetch", "retriev", "crawl")
 #: Whole words that mark a retrieving tool (``open_url``, ``open``: a prefix would also match ``openai``),
 #: and search engines named as tools (``google``, ``tavily``, ``wikipedia``).
-SEARCH_WORDS = frozenset({"open", "lookup", "google", "bing", "tavily", "serper", "serp", "duckduckgo", "wiki",
-                          "wikipedia", "arxiv", "pubmed", "exa"})
+SEARCH_WORDS = frozenset(
+    {
+        "open",
+        "lookup",
+        "google",
+        "bing",
+        "tavily",
+        "serper",
+        "serp",
+        "duckduckgo",
+        "wiki",
+        "wikipedia",
+        "arxiv",
+        "pubmed",
+        "exa",
+    }
+)
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
