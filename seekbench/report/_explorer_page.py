@@ -34,6 +34,16 @@ class ExplorerFiles:
     n_traces: int
     n_chunks: int
 
+    @property
+    def paths(self) -> list[Path]:
+        """Every file written: the page, the index script and each chunk script."""
+        return [self.html, self.data_dir / "index.js", *(chunk_path(self.data_dir, k) for k in range(self.n_chunks))]
+
+
+def chunk_path(data_dir: Path, k: int) -> Path:
+    """The sidecar script of chunk ``k``."""
+    return data_dir / f"chunk-{k:05d}.js"
+
 
 def _asset(name: str) -> str:
     return resources.files("seekbench.report").joinpath("assets", name).read_text(encoding="utf-8")
@@ -81,10 +91,10 @@ def write_explorer(
     for detail in data.details():
         chunk.append(detail)
         if len(chunk) == chunk_size:
-            write_text(ddir / f"chunk-{k:05d}.js", _js_call("chunk", k, chunk))
+            write_text(chunk_path(ddir, k), _js_call("chunk", k, chunk))
             chunk, k = [], k + 1
     if chunk:
-        write_text(ddir / f"chunk-{k:05d}.js", _js_call("chunk", k, chunk))
+        write_text(chunk_path(ddir, k), _js_call("chunk", k, chunk))
         k += 1
     for stale in ddir.glob("chunk-*.js"):
         if stale.stem[6:].isdigit() and int(stale.stem[6:]) >= k:

@@ -189,11 +189,7 @@ def write_report(analysis: Analysis, out_dir: str | os.PathLike) -> ReportFiles:
     if analysis.explorer is not None:
         written = write_explorer(analysis.explorer, out)
         explorer_page = written.html
-        explorer_paths = [
-            written.html,
-            written.data_dir / "index.js",
-            *(written.data_dir / f"chunk-{k:05d}.js" for k in range(written.n_chunks)),
-        ]
+        explorer_paths = written.paths
     html_path = out / "report.html"
     write_text(html_path, render_html(analysis, figures, explorer=explorer, sections=extra_html))
     record_written(out, "report", [*fig_paths, *table_paths, md, html_path, *explorer_paths])
