@@ -80,7 +80,7 @@ def register(sub) -> None:
         metavar="DIR",
         help="also write DIR/agreement.html (self-contained), figures and tables/*.csv",
     )
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, output_is_directory=True)  # -o names a folder
 
 
 def _restrict(labels, trace_ids: set, what: str):

@@ -78,7 +78,7 @@ def register(sub) -> None:
         "named like each trace's agent)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, output_is_directory=True)  # -o names a folder
 
 
 def run(args: argparse.Namespace) -> int:

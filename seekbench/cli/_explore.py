@@ -129,7 +129,7 @@ def register(sub) -> None:
         help="traces per data script (default 200; each loads when one of its traces is opened)",
     )
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="explorer directory")
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, output_is_directory=True)  # -o names a folder
 
 
 def run(args: argparse.Namespace) -> int:

@@ -93,8 +93,6 @@ def _command_modules():
     return mods
 
 
-#: Commands whose -o names a folder (every other -o names a file).
-DIRECTORY_OUTPUTS = ("report", "conformal", "agree", "explore")
 #: Other options that name a file to write: (dest, as the user typed it).
 FILE_OUTPUTS = (
     ("decisions", "--decisions"),
@@ -109,7 +107,7 @@ def check_outputs(args: argparse.Namespace) -> None:
     from .._io import check_output
 
     if getattr(args, "output", None):
-        check_output(args.output, directory=args.command in DIRECTORY_OUTPUTS)
+        check_output(args.output, directory=getattr(args, "output_is_directory", False))
     for dest, option in FILE_OUTPUTS:
         if getattr(args, dest, None):
             check_output(getattr(args, dest), option=option)

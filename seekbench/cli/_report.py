@@ -67,7 +67,7 @@ def register(sub) -> None:
     )
     c.add_argument("--alpha", type=float, default=0.1, help="conformal miscoverage level (default 0.1)")
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="report directory")
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, output_is_directory=True)  # -o names a folder
 
 
 def run(args: argparse.Namespace) -> int:
