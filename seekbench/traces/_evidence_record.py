@@ -60,6 +60,8 @@ def normalize_judgment(value: object) -> bool | None:
     Accepts booleans, 1 / 0, None, and ``-1`` (the published pending marker, read as None);
     anything else is a user error.
 
+    Examples
+    --------
     >>> [normalize_judgment(v) for v in (True, 1, 0, -1, None)]
     [True, True, False, None, None]
     """
