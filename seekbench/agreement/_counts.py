@@ -3,7 +3,7 @@
 Every coefficient is a function of a few counts that add up over items (a confusion
 matrix for two raters, per-item category counts for Fleiss' kappa, a coincidence matrix for
 Krippendorff's alpha). Resampling whole traces only reweights those sums, so the bootstrap
-is one matrix product (:func:`seekbench.metrics._bootstrap.bootstrap_sums`) followed by a
+is one matrix product (:func:`seekbench.metrics.bootstrap_sums`) followed by a
 vectorised formula, never a Python loop per resample.
 """
 
