@@ -8,9 +8,10 @@ import sys
 import warnings
 
 from .._errors import UndefinedMetricWarning, UserInputError
-from .._io import dumps
 from ._inputs import add_input_arguments, read_input, report_skipped
-from ._metrics import add_metric_options, metric_options
+from ._metrics import add_metric_options, bootstrap_kwargs, metric_options
+from ._options import add_command, add_json, add_output, add_reference_options
+from ._output import finish, fixed_width, wrote_report
 
 DESCRIPTION = """\
 Compare judged step labels with reference (human) labels, per label field and step kind
@@ -32,33 +33,14 @@ Example:
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "agree",
         help="agreement of judges with reference labels, and the metric sensitivity",
         description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_input_arguments(p)
-    p.add_argument(
-        "--reference",
-        required=True,
-        metavar="HUMAN.jsonl",
-        help="reference annotation set (JSONL), or 'inline' for the labels inline in the traces",
-    )
-    p.add_argument(
-        "--rater",
-        action="append",
-        required=True,
-        metavar="JUDGED.jsonl",
-        dest="raters",
-        help="judged annotation set (repeatable; a file with several raters counts as each of them)",
-    )
-    p.add_argument(
-        "--tiebreaker",
-        default=None,
-        metavar="NAME",
-        help="rater name of the judge that breaks majority-panel ties (default: ties stay missing)",
-    )
+    add_reference_options(p, required=True)
     p.add_argument(
         "--fields",
         default=None,
@@ -72,15 +54,15 @@ def register(sub) -> None:
         help="provenance usage is per provider call, counted once (default), or per label record",
     )
     add_metric_options(p, grouping=False)
-    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
-    p.add_argument(
-        "-o",
-        "--output",
-        default=None,
+    add_json(p)
+    add_output(
+        p,
+        required=False,
+        directory=True,
         metavar="DIR",
         help="also write DIR/agreement.html (self-contained), figures and tables/*.csv",
     )
-    p.set_defaults(run=run, output_is_directory=True)  # -o names a folder
+    p.set_defaults(run=run)
 
 
 def _restrict(labels, trace_ids: set, what: str):
@@ -130,11 +112,14 @@ def _load_sets(args, traces):
     return reference, raters
 
 
+def load_judged_sets(args: argparse.Namespace, traces: list[dict]):
+    """``(reference, raters)`` as ``--reference`` and ``--rater`` say; ``(None, [])`` without a ``--rater``."""
+    return _load_sets(args, traces) if args.raters else (None, [])
+
+
 def run(args: argparse.Namespace) -> int:
     from ..agreement import compare_annotations
 
-    if args.n_boot < 0:
-        raise UserInputError("--n-boot must be >= 0")
     options = metric_options(args)
     read = read_input(args)
     reference, raters = _load_sets(args, read.traces)
@@ -148,34 +133,24 @@ def run(args: argparse.Namespace) -> int:
             tiebreaker=args.tiebreaker,
             traces=read.traces,
             usage=args.usage,
-            n_boot=args.n_boot,
-            seed=args.seed,
             options=options,
+            **bootstrap_kwargs(args),
         )
     if args.output:
         from ..analysis import agreement_analysis
         from ..report import write_agreement_report
 
         files = write_agreement_report(agreement_analysis(result), args.output)
-        from ..report import record_written
-
-        record_written(args.output, "agreement", [files.html, *files.figures, *files.tables])
-        print(
-            f"wrote {files.html} ({len(files.figures)} figures, {len(files.tables)} tables)",
-            file=sys.stderr if args.json else sys.stdout,
-        )
-    if args.json:
-        out = result.to_dict()
-        out["inputs"] = {
-            "files": args.files,
-            "reference": args.reference,
-            "raters": args.raters,
-            "skipped_records": read.n_skipped,
-        }
-        sys.stdout.write(dumps(out) + "\n")
-    else:
-        sys.stdout.write(format_result(result) + "\n")
-    return 0
+        print(wrote_report(args.output, "agreement", files), file=sys.stderr if args.json else sys.stdout)
+    out = result.to_dict()
+    inputs = {
+        "files": args.files,
+        "reference": args.reference,
+        "raters": args.raters,
+        "skipped_records": read.n_skipped,
+    }
+    out["inputs"] = inputs
+    return finish(args, out, lambda: format_result(result))
 
 
 def _f(v, digits: int = 3) -> str:
@@ -194,12 +169,7 @@ def _ci(v, lo, hi) -> str:
 
 
 def _grid(cols: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
-
-    def line(r: list[str]) -> str:
-        return "  ".join(x.ljust(w) for x, w in zip(r, widths, strict=True)).rstrip()
-
-    return "\n".join([line(cols), line(["-" * w for w in widths]), *(line(r) for r in rows)])
+    return "\n".join(fixed_width(cols, rows))
 
 
 def _same(value, note: str) -> str:
