@@ -12,12 +12,14 @@ from ..labels import AnnotationSet
 from ..traces import ReadResult, importer_options, valid_traces, write_jsonl
 from ..traces.importers import detect_format, importer_for, write_parquet
 from ._inputs import add_input_arguments, import_options, report_import, report_skipped
+from ._options import add_command, add_output
 
 TARGETS = ("jsonl", "parquet")
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "convert",
         help="convert traces to the canonical format (JSONL or Parquet)",
         description="Convert trace files to seekbench's canonical JSONL "
@@ -27,8 +29,8 @@ def register(sub) -> None:
         "traces and are also written as an annotation set with --labels-out.",
     )
     add_input_arguments(p)
-    p.add_argument(
-        "-o", "--output", metavar="OUT", help="file to write (OUT.jsonl, OUT.parquet); required unless --explain"
+    add_output(
+        p, required=False, metavar="OUT", help="file to write (OUT.jsonl, OUT.parquet); required unless --explain"
     )
     p.add_argument(
         "--to",

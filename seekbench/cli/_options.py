@@ -13,13 +13,19 @@ import argparse
 from .._errors import UserInputError
 from ..traces import available_formats
 
-#: ``seekbench --help`` lays descriptions out as written (examples, tables of fields).
-RAW = argparse.RawDescriptionHelpFormatter
-
 
 def add_command(sub, name: str, *, help: str, description: str) -> argparse.ArgumentParser:
-    """One (sub)command whose description keeps its layout."""
-    return sub.add_parser(name, help=help, description=description, formatter_class=RAW)
+    """One (sub)command. A description laid out in lines (examples, tables of fields) is printed as
+    written; a one-paragraph one is wrapped to the terminal."""
+    formatter = argparse.RawDescriptionHelpFormatter if "\n" in description else argparse.HelpFormatter
+    return sub.add_parser(name, help=help, description=description, formatter_class=formatter)
+
+
+def add_command_group(sub, name: str, *, help: str, description: str, dest: str):
+    """A command made of actions (``seekbench env run``, ``cache stats``...): the subparsers of its actions."""
+    return add_command(sub, name, help=help, description=description).add_subparsers(
+        dest=dest, metavar="ACTION", required=True
+    )
 
 
 def add_output(p, *, metavar: str, help: str, required: bool = True, directory: bool = False) -> None:
@@ -49,12 +55,14 @@ def add_format_option(p, *, what: str = "the trace format") -> None:
     )
 
 
-def add_skip_invalid(p, *, what: str) -> None:
+def add_skip_invalid(p, *, what: str, aliases: tuple[str, ...] = (), help: str | None = None) -> None:
     """``--skip-invalid``: go on past bad records and say how many, instead of exit 2 at the first."""
     p.add_argument(
         "--skip-invalid",
+        *aliases,
+        dest="skip_invalid",
         action="store_true",
-        help=f"leave out {what}, and say how many and why (default: stop at the first with exit code 2)",
+        help=help or f"leave out {what}, and say how many and why (default: stop at the first with exit code 2)",
     )
 
 
