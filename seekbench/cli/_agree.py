@@ -32,13 +32,11 @@ Example:
 """
 
 
+AGREE_HELP = "agreement of judges with reference labels, and the metric sensitivity"
+
+
 def register(sub) -> None:
-    p = add_command(
-        sub,
-        "agree",
-        help="agreement of judges with reference labels, and the metric sensitivity",
-        description=DESCRIPTION,
-    )
+    p = add_command(sub, "agree", help=AGREE_HELP, description=DESCRIPTION)
     add_input_arguments(p)
     add_reference_options(p, required=True)
     p.add_argument(

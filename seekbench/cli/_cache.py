@@ -10,16 +10,16 @@ from .._errors import UserInputError
 from .._io import dumps
 from ._options import add_command_group, add_json, add_llm_options
 
+CACHE_HELP = "judge cache: stats or clear"
+
+CACHE_DESCRIPTION = (
+    "The SQLite cache of judge completions (every paid answer, with its usage "
+    "and cost). `stats` shows what it holds; `clear --yes` deletes entries."
+)
+
 
 def register(sub) -> None:
-    csub = add_command_group(
-        sub,
-        "cache",
-        help="judge cache: stats or clear",
-        description="The SQLite cache of judge completions (every paid answer, with its usage "
-        "and cost). `stats` shows what it holds; `clear --yes` deletes entries.",
-        dest="cache_command",
-    )
+    csub = add_command_group(sub, "cache", help=CACHE_HELP, description=CACHE_DESCRIPTION, dest="cache_command")
     stats = csub.add_parser("stats", help="entries, tokens and cost per judge")
     add_llm_options(stats, "cache")
     add_json(stats, what="one JSON object")

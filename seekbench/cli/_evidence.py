@@ -48,13 +48,13 @@ def add_by_option(p) -> None:
     p.add_argument("--by", default="agent", choices=["agent", "none"], help="grouping (default: agent)")
 
 
+EVIDENCE_METRICS_HELP = "InfoDeepSeek ACC, IA@k, EEU, IC and interference rate"
+
+COVERAGE_HELP = "reference-step coverage of trajectories against an evidence skeleton"
+
+
 def register(sub) -> None:
-    p = add_command(
-        sub,
-        "evidence-metrics",
-        help="InfoDeepSeek ACC, IA@k, EEU, IC and interference rate",
-        description=EVIDENCE_DESCRIPTION,
-    )
+    p = add_command(sub, "evidence-metrics", help=EVIDENCE_METRICS_HELP, description=EVIDENCE_DESCRIPTION)
     add_input_arguments(p)
     add_by_option(p)
     p.add_argument(
@@ -71,12 +71,7 @@ def register(sub) -> None:
     add_json(p)
     p.set_defaults(run=run_evidence)
 
-    c = add_command(
-        sub,
-        "coverage",
-        help="reference-step coverage of trajectories against an evidence skeleton",
-        description=COVERAGE_DESCRIPTION,
-    )
+    c = add_command(sub, "coverage", help=COVERAGE_HELP, description=COVERAGE_DESCRIPTION)
     add_input_arguments(c)
     c.add_argument("--skeleton", required=True, metavar="FILE", help="reference evidence skeleton (JSONL)")
     add_by_option(c)

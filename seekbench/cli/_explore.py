@@ -83,13 +83,11 @@ def audit_kwargs(args: argparse.Namespace) -> dict:
     }
 
 
+EXPLORE_HELP = "write the trace explorer (a page to filter, search and read every trace)"
+
+
 def register(sub) -> None:
-    p = add_command(
-        sub,
-        "explore",
-        help="write the trace explorer (a page to filter, search and read every trace)",
-        description=DESCRIPTION,
-    )
+    p = add_command(sub, "explore", help=EXPLORE_HELP, description=DESCRIPTION)
     add_input_arguments(p, files_required=False)
     add_label_arguments(p)
     add_reference_options(p.add_argument_group("judge vs reference"), tiebreaker=False)

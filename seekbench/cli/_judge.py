@@ -9,16 +9,16 @@ from .._io import dumps
 from ._judge_offline import register_cli
 from ._options import add_command_group, add_json
 
+JUDGE_HELP = "judges: list (and train offline judges)"
+
+JUDGE_DESCRIPTION = (
+    "Judges are TOML files in judges/ (or $SEEKBENCH_JUDGES_PATH): an LLM on an "
+    "OpenAI-compatible endpoint, or an offline judge (rules, learned)."
+)
+
 
 def register(sub) -> None:
-    jsub = add_command_group(
-        sub,
-        "judge",
-        help="judges: list (and train offline judges)",
-        description="Judges are TOML files in judges/ (or $SEEKBENCH_JUDGES_PATH): an LLM on an "
-        "OpenAI-compatible endpoint, or an offline judge (rules, learned).",
-        dest="judge_command",
-    )
+    jsub = add_command_group(sub, "judge", help=JUDGE_HELP, description=JUDGE_DESCRIPTION, dest="judge_command")
     lp = jsub.add_parser("list", help="the judges found, with model, endpoint, prices and whether a key is set")
     add_json(lp, what="one JSON array")
     lp.set_defaults(run=run_list)

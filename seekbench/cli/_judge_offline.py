@@ -33,6 +33,22 @@ from ._options import (
     add_skip_invalid,
 )
 
+TRAIN_HELP = "train the learned offline judge on human-labeled traces"
+
+TRAIN_DESCRIPTION = (
+    "Fit one logistic regression per label field on human step labels (TF-IDF of the step text "
+    "plus lexical overlap scores), report grouped cross-validation (folds never share a "
+    "question or a trace), and save the model as JSON with a model card (MODEL.card.md)."
+)
+
+EVALUATE_HELP = "agreement of the offline judges with human labels"
+
+EVALUATE_DESCRIPTION = (
+    "Per-field agreement (n, accuracy, Cohen's kappa) with the human labels of FILE: the rules "
+    "judge on every trace, and the learned judge under grouped cross-validation (trained "
+    "only on folds that share no question and no trace with the test fold)."
+)
+
 
 def register_cli(judge_subparsers) -> None:
     """Add ``train`` and ``evaluate`` to the ``seekbench judge`` subcommands.
@@ -42,14 +58,7 @@ def register_cli(judge_subparsers) -> None:
     judge_subparsers : argparse._SubParsersAction
         What ``parser.add_subparsers()`` returned for the ``judge`` group.
     """
-    tp = add_command(
-        judge_subparsers,
-        "train",
-        help="train the learned offline judge on human-labeled traces",
-        description="Fit one logistic regression per label field on human step labels (TF-IDF of the step text "
-        "plus lexical overlap scores), report grouped cross-validation (folds never share a "
-        "question or a trace), and save the model as JSON with a model card (MODEL.card.md).",
-    )
+    tp = add_command(judge_subparsers, "train", help=TRAIN_HELP, description=TRAIN_DESCRIPTION)
     tp.add_argument(
         "--human",
         required=True,
@@ -61,14 +70,7 @@ def register_cli(judge_subparsers) -> None:
     _common(tp)
     tp.set_defaults(run=run_train)
 
-    ep = add_command(
-        judge_subparsers,
-        "evaluate",
-        help="agreement of the offline judges with human labels",
-        description="Per-field agreement (n, accuracy, Cohen's kappa) with the human labels of FILE: the rules "
-        "judge on every trace, and the learned judge under grouped cross-validation (trained "
-        "only on folds that share no question and no trace with the test fold).",
-    )
+    ep = add_command(judge_subparsers, "evaluate", help=EVALUATE_HELP, description=EVALUATE_DESCRIPTION)
     ep.add_argument("files", nargs="+", metavar="FILE", help="trace file(s) with human labels inline (or --labels)")
     ep.add_argument(
         "--model",

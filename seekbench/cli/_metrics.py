@@ -71,16 +71,18 @@ def metric_kwargs(args: argparse.Namespace) -> dict:
     return {"by": BY_CHOICES[args.by], **metric_options(args).as_dict(), **bootstrap_kwargs(args)}
 
 
+METRICS_HELP = "process and outcome metrics per agent"
+
+METRICS_DESCRIPTION = (
+    "Compute RQI, CE, ERF and outcome metrics per group with bootstrap CIs.\n"
+    "Label-dependent metrics are null (undefined) when steps are unlabeled, "
+    "with the count of unlabeled steps; label them with `seekbench annotate` "
+    "or pass --labels."
+)
+
+
 def register(sub) -> None:
-    p = add_command(
-        sub,
-        "metrics",
-        help="process and outcome metrics per agent",
-        description="Compute RQI, CE, ERF and outcome metrics per group with bootstrap CIs.\n"
-        "Label-dependent metrics are null (undefined) when steps are unlabeled, "
-        "with the count of unlabeled steps; label them with `seekbench annotate` "
-        "or pass --labels.",
-    )
+    p = add_command(sub, "metrics", help=METRICS_HELP, description=METRICS_DESCRIPTION)
     add_input_arguments(p, files_required=False)
     add_label_arguments(p)
     add_metric_options(p)

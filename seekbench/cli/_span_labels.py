@@ -60,13 +60,13 @@ Example:
 """
 
 
+EXPORT_LABELS_HELP = "step labels out to Phoenix (span annotations) or Langfuse (scores)"
+
+IMPORT_LABELS_HELP = "step labels in from Phoenix (span annotations) or Langfuse (scores)"
+
+
 def register(sub) -> None:
-    e = add_command(
-        sub,
-        "export-labels",
-        help="step labels out to Phoenix (span annotations) or Langfuse (scores)",
-        description=EXPORT_DESCRIPTION,
-    )
+    e = add_command(sub, "export-labels", help=EXPORT_LABELS_HELP, description=EXPORT_DESCRIPTION)
     e.add_argument("labels", metavar="SET", help="annotation set (JSONL) to export")
     add_span_traces(e, what="the labels are for")
     e.add_argument("--to", required=True, choices=TOOLS, help="the tool to write for")
@@ -74,12 +74,7 @@ def register(sub) -> None:
     add_skip_invalid(e, what="labels and trace records that cannot be exported")
     e.set_defaults(run=run_export)
 
-    i = add_command(
-        sub,
-        "import-labels",
-        help="step labels in from Phoenix (span annotations) or Langfuse (scores)",
-        description=IMPORT_DESCRIPTION,
-    )
+    i = add_command(sub, "import-labels", help=IMPORT_LABELS_HELP, description=IMPORT_DESCRIPTION)
     i.add_argument("annotations", metavar="FILE", help="annotations exported from the tool")
     i.add_argument("--from", dest="source", required=True, choices=TOOLS, help="the tool the annotations come from")
     add_span_traces(i, what="the annotations are on")

@@ -32,14 +32,12 @@ Example:
 LLM = ("base_url", "cache", "no_cache", "concurrency")
 
 
+SYNTH_BELIEFS_HELP = "synthetic belief states (and completeness estimates)"
+
+
 def register(env_subparsers) -> None:
     """Add ``synth-beliefs`` to the ``seekbench env`` subcommands."""
-    p = add_command(
-        env_subparsers,
-        "synth-beliefs",
-        help="synthetic belief states (and completeness estimates)",
-        description=DESCRIPTION,
-    )
+    p = add_command(env_subparsers, "synth-beliefs", help=SYNTH_BELIEFS_HELP, description=DESCRIPTION)
     p.add_argument("corpus", metavar="CORPUS", help="corpus JSONL (seekbench env build-corpus)")
     add_output(p, metavar="BELIEFS", help="belief-state JSONL to write")
     p.add_argument("--delta", type=int, default=10, help="interval width Delta (default 10)")

@@ -9,17 +9,18 @@ from ..labels import load_annotations
 from ..traces import read_traces
 from ._options import add_command, add_format_option, add_skip_invalid
 
+VALIDATE_HELP = "check files against the canonical schemas"
+
+VALIDATE_DESCRIPTION = (
+    "Check trace files (any supported format, converted on the fly) or an "
+    "annotation set against the canonical trace or annotation schema "
+    "(docs/formats.md). Exit 0 if valid, 2 naming the first "
+    "problem (file:line, trace id, JSON path) otherwise."
+)
+
 
 def register(sub) -> None:
-    p = add_command(
-        sub,
-        "validate",
-        help="check files against the canonical schemas",
-        description="Check trace files (any supported format, converted on the fly) or an "
-        "annotation set against the canonical trace or annotation schema "
-        "(docs/formats.md). Exit 0 if valid, 2 naming the first "
-        "problem (file:line, trace id, JSON path) otherwise.",
-    )
+    p = add_command(sub, "validate", help=VALIDATE_HELP, description=VALIDATE_DESCRIPTION)
     p.add_argument("files", nargs="+", metavar="FILE", help="trace files, or annotation sets with --annotations")
     add_format_option(p)
     p.add_argument("--annotations", action="store_true", help="the files are annotation sets, not traces")
