@@ -177,29 +177,61 @@ def _same(value, note: str) -> str:
     return "yes" if value else "no"
 
 
+#: The columns of each text table: (header, the cell of one row of the result's frame).
+SUMMARY_COLUMNS = (
+    ("rater", lambda r: r.rater),
+    ("field", lambda r: r.field),
+    ("steps", lambda r: r.step_kind),
+    ("n", lambda r: str(r.n_compared)),
+    ("excluded", lambda r: str(r.n_excluded)),
+    ("agreement", lambda r: _f(r.raw_agreement)),
+    ("kappa [95% CI]", lambda r: _ci(r.kappa, r.kappa_lower, r.kappa_upper)),
+    ("AC1 [95% CI]", lambda r: _ci(r.ac1, r.ac1_lower, r.ac1_upper)),
+    ("note", lambda r: r.note),
+)
+MULTI_RATER_COLUMNS = (
+    ("field", lambda m: m.field),
+    ("steps", lambda m: m.step_kind),
+    ("raters", lambda m: str(m.n_raters)),
+    ("Krippendorff alpha [95% CI]", lambda m: _ci(m.alpha, m.alpha_lower, m.alpha_upper)),
+    ("Fleiss kappa [95% CI]", lambda m: _ci(m.fleiss_kappa, m.fleiss_lower, m.fleiss_upper)),
+    ("items (all)", lambda m: str(m.fleiss_n_items)),
+)
+COST_COLUMNS = (
+    ("rater", lambda c: c.rater),
+    ("traces", lambda c: str(c.n_traces)),
+    ("unscored", lambda c: str(c.n_unscored)),
+    ("cost/trace $", lambda c: _f(c.cost_per_trace, 5)),
+    ("latency/trace s", lambda c: _f(c.latency_s_per_trace, 2)),
+    ("tokens/trace", lambda c: _f(c.tokens_per_trace, 0)),
+)
+SENSITIVITY_COLUMNS = (
+    ("rater", lambda t: t.rater),
+    ("agent", lambda t: str(t.agent)),
+    ("metric", lambda t: t.metric),
+    ("reference", lambda t: _f(t.reference)),
+    ("judged", lambda t: _f(t.judged)),
+    ("difference [95% CI]", lambda t: _ci(t.difference, t.lower, t.upper)),
+)
+RANKING_COLUMNS = (
+    ("rater", lambda k: k.rater),
+    ("metric", lambda k: k.metric),
+    ("Kendall tau", lambda k: _f(k.kendall_tau)),
+    ("p", lambda k: _f(k.p_value)),
+    ("agents", lambda k: str(k.n_agents)),
+    ("same ranking", lambda k: _same(k.same_ranking, k.note)),
+)
+
+
+def _table(frame, columns) -> str:
+    """One text table of ``frame``, a row per record, the cells as ``columns`` say."""
+    return _grid([head for head, _ in columns], [[cell(r) for _, cell in columns] for r in frame.itertuples()])
+
+
 def format_result(result) -> str:
     """The agreement tables as fixed-width text (n/a always with its reason, never None or nan)."""
-    s = result.summary
     out = [f"reference: {result.reference}   raters: {', '.join(result.raters)}", ""]
-    out.append(
-        _grid(
-            ["rater", "field", "steps", "n", "excluded", "agreement", "kappa [95% CI]", "AC1 [95% CI]", "note"],
-            [
-                [
-                    r.rater,
-                    r.field,
-                    r.step_kind,
-                    str(r.n_compared),
-                    str(r.n_excluded),
-                    _f(r.raw_agreement),
-                    _ci(r.kappa, r.kappa_lower, r.kappa_upper),
-                    _ci(r.ac1, r.ac1_lower, r.ac1_upper),
-                    r.note,
-                ]
-                for r in s.itertuples()
-            ],
-        )
-    )
+    out.append(_table(result.summary, SUMMARY_COLUMNS))
     out.append('"all (pooled)" pools the (field, steps) rows above it, each with its own chance agreement.')
     if len(result.exclusions):
         out += [
@@ -210,23 +242,7 @@ def format_result(result) -> str:
             ),
         ]
     if len(result.multi_rater):
-        out += [
-            "",
-            _grid(
-                ["field", "steps", "raters", "Krippendorff alpha [95% CI]", "Fleiss kappa [95% CI]", "items (all)"],
-                [
-                    [
-                        m.field,
-                        m.step_kind,
-                        str(m.n_raters),
-                        _ci(m.alpha, m.alpha_lower, m.alpha_upper),
-                        _ci(m.fleiss_kappa, m.fleiss_lower, m.fleiss_upper),
-                        str(m.fleiss_n_items),
-                    ]
-                    for m in result.multi_rater.itertuples()
-                ],
-            ),
-        ]
+        out += ["", _table(result.multi_rater, MULTI_RATER_COLUMNS)]
     if result.panel is not None:
         p = result.panel
         open_ties = p.n_ties - p.n_ties_broken
@@ -239,58 +255,16 @@ def format_result(result) -> str:
             ),
         ]
     if len(result.costs):
-        out += [
-            "",
-            _grid(
-                ["rater", "traces", "unscored", "cost/trace $", "latency/trace s", "tokens/trace"],
-                [
-                    [
-                        c.rater,
-                        str(c.n_traces),
-                        str(c.n_unscored),
-                        _f(c.cost_per_trace, 5),
-                        _f(c.latency_s_per_trace, 2),
-                        _f(c.tokens_per_trace, 0),
-                    ]
-                    for c in result.costs.itertuples()
-                ],
-            ),
-        ]
+        out += ["", _table(result.costs, COST_COLUMNS)]
         out.append("n/a in cost, latency or tokens: not recorded in the label provenance")
     sens = result.sensitivity
     if sens is not None:
         out += [
             "",
             "metric sensitivity (judged - reference, per agent):",
-            _grid(
-                ["rater", "agent", "metric", "reference", "judged", "difference [95% CI]"],
-                [
-                    [
-                        t.rater,
-                        str(t.agent),
-                        t.metric,
-                        _f(t.reference),
-                        _f(t.judged),
-                        _ci(t.difference, t.lower, t.upper),
-                    ]
-                    for t in sens.table.itertuples()
-                ],
-            ),
+            _table(sens.table, SENSITIVITY_COLUMNS),
             "",
-            _grid(
-                ["rater", "metric", "Kendall tau", "p", "agents", "same ranking"],
-                [
-                    [
-                        k.rater,
-                        k.metric,
-                        _f(k.kendall_tau),
-                        _f(k.p_value),
-                        str(k.n_agents),
-                        _same(k.same_ranking, k.note),
-                    ]
-                    for k in sens.rankings.itertuples()
-                ],
-            ),
+            _table(sens.rankings, RANKING_COLUMNS),
         ]
         if sens.table[["reference", "judged"]].isna().any().any():
             out.append("n/a in reference or judged: the label source lacks the labels the metric needs (see notes)")
