@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ._inputs import add_input_arguments, read_input
-from ._options import add_command, add_json, add_llm_options, add_output, check_at_least, llm_kwargs
+from ._options import add_command, add_json, add_judge_option, add_llm_options, add_output, check_at_least, llm_kwargs
 from ._output import finish
 
 DESCRIPTION = """\
@@ -34,10 +34,9 @@ LLM = ("concurrency", "budget_usd", "cache", "base_url", "no_progress")
 def register(sub) -> None:
     p = add_command(sub, "annotate", help="label trace steps with an LLM or offline judge", description=DESCRIPTION)
     add_input_arguments(p)
-    p.add_argument(
-        "--judge",
+    add_judge_option(
+        p,
         default="gpt-4.1-mini",
-        metavar="NAME",
         help="judge name from judges/ or a judge .toml file (default: gpt-4.1-mini, the published default)",
     )
     add_output(p, metavar="OUT", help="annotation set to write (JSONL); traces already in it are skipped")

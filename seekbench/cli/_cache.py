@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .._errors import UserInputError
 from .._io import dumps
-from ._options import add_command_group, add_json, add_llm_options
+from ._options import add_command_group, add_json, add_judge_option, add_llm_options
 
 CACHE_HELP = "judge cache: stats or clear"
 
@@ -25,7 +25,7 @@ def register(sub) -> None:
     add_json(stats, what="one JSON object")
     clear = csub.add_parser("clear", help="delete cached entries")
     add_llm_options(clear, "cache")
-    clear.add_argument("--judge", default=None, metavar="NAME", help="only this judge's entries")
+    add_judge_option(clear, help="delete only this judge's entries (default: every judge's)")
     clear.add_argument("--yes", action="store_true", help="really delete (cached answers were paid for)")
     for action in (stats, clear):
         action.set_defaults(run=run)

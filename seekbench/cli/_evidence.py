@@ -11,7 +11,7 @@ import pandas as pd
 from .._errors import UserInputError
 from ._inputs import add_input_arguments
 from ._judge_answers import add_lang_option, load_any_traces
-from ._options import add_command, add_json, add_llm_options, check_at_least, llm_kwargs
+from ._options import add_command, add_json, add_judge_option, add_llm_options, check_at_least, llm_kwargs
 from ._output import finish, fixed_width
 
 EVIDENCE_DESCRIPTION = """\
@@ -85,12 +85,7 @@ def register(sub) -> None:
     c.add_argument(
         "--step-credit", type=float, default=None, metavar="W", help="credit per covered statement (default 1/|D_q|)"
     )
-    c.add_argument(
-        "--judge",
-        default=None,
-        metavar="NAME",
-        help="decide coverage with this LLM judge file (default: the offline rule matcher)",
-    )
+    add_judge_option(c, help="decide coverage with this LLM judge (default: the offline rule matcher)")
     add_llm_options(c, *COVERAGE_LLM)
     c.add_argument("--per-trace", default=None, metavar="CSV", help="also write the per-trace table as CSV")
     add_json(c, what="one JSON object instead of a table")

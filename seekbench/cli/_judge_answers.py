@@ -7,7 +7,7 @@ import sys
 
 from .._errors import UserInputError
 from ._inputs import add_input_arguments, read_input, report_skipped
-from ._options import add_command, add_json, add_llm_options, add_output, check_at_least, llm_kwargs
+from ._options import add_command, add_json, add_judge_option, add_llm_options, add_output, check_at_least, llm_kwargs
 from ._output import finish
 
 DESCRIPTION = """\
@@ -53,12 +53,8 @@ def register(sub) -> None:
     )
     add_input_arguments(p)
     add_output(p, metavar="OUT", help="traces to write (JSONL, atomically)")
-    p.add_argument(
-        "--judge",
-        action="append",
-        default=None,
-        metavar="NAME",
-        help="answer judge: em (default), or a judge name/file of kind answer; repeat for a panel",
+    add_judge_option(
+        p, repeat=True, help="answer judge: em (default), or a judge name/file of kind answer; repeat for a panel"
     )
     p.add_argument(
         "--tiebreaker",

@@ -120,6 +120,15 @@ def add_reference_options(p, *, required: bool = False, tiebreaker: bool = True)
         )
 
 
+def add_judge_option(p, *, help: str, default: str | None = None, repeat: bool = False) -> None:
+    """``--judge NAME``: a judge from judges/ (see ``seekbench judge list``) or a judge .toml file.
+
+    ``repeat`` lets the option be given several times (a panel); the value is then a list.
+    """
+    kw = {"action": "append"} if repeat else {}
+    p.add_argument("--judge", default=default, metavar="NAME", help=help, **kw)
+
+
 #: Options of commands that ask a model: (flag, dest, add_argument keywords). Defaults are the same everywhere.
 LLM_OPTIONS: dict[str, tuple[str, dict]] = {
     "concurrency": (

@@ -12,7 +12,16 @@ import sys
 from pathlib import Path
 
 from .._errors import UserInputError
-from ._options import add_command, add_json, add_llm_options, add_output, add_seed, check_at_least, llm_kwargs
+from ._options import (
+    add_command,
+    add_json,
+    add_judge_option,
+    add_llm_options,
+    add_output,
+    add_seed,
+    check_at_least,
+    llm_kwargs,
+)
 from ._output import finish
 
 DESCRIPTION = """\
@@ -50,12 +59,7 @@ def register(env_subparsers) -> None:
         dest="estimators",
         help="also estimate completeness (repeatable)",
     )
-    p.add_argument(
-        "--judge",
-        default=None,
-        metavar="NAME",
-        help="with --estimator llm: the judge whose endpoint and model estimate (seekbench judge list)",
-    )
+    add_judge_option(p, help="with --estimator llm: the judge whose endpoint and model estimate")
     p.add_argument(
         "--estimates",
         default=None,

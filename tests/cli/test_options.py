@@ -5,7 +5,9 @@ with the same default, type and action, wherever it appears; old spellings still
 """
 
 import argparse
+import importlib.util
 import json
+from pathlib import Path
 
 import pytest
 
@@ -15,20 +17,21 @@ from seekbench.cli._options import add_command, check_at_least, llm_kwargs
 from seekbench.cli._output import finish, fixed_width
 
 
-def _parsers(parser: argparse.ArgumentParser, name: str = "seekbench"):
-    yield name, parser
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for sub_name, sub in action.choices.items():
-                yield from _parsers(sub, f"{name} {sub_name}")
+def _docs_hook():
+    """The CLI reference generator: its walk over the parsers is the set of commands the docs list."""
+    spec = importlib.util.spec_from_file_location("docs_generate", ROOT / "docs" / "hooks" / "generate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-PARSERS = dict(_parsers(build_parser()))
+ROOT = Path(__file__).resolve().parents[2]
+PARSERS = {name: parser for name, parser, _ in _docs_hook()._commands(build_parser(), "seekbench")}
 
 #: Options built by one builder each: wherever they appear, they must be the same option.
 SHARED = ("--seed", "--cache", "--concurrency", "--budget-usd", "--base-url", "--no-progress", "--no-cache",
           "--json", "--skip-invalid", "--labels", "--labels-rater", "--reference", "--tiebreaker", "--n-boot",
-          "--output", "--lang", "--by")
+          "--output", "--lang", "--by", "--judge")
 #: A different thing under the same name, older than this rule (a corpus format, not a trace format).
 OTHER_MEANING = {("seekbench env build-corpus", "--format")}
 
@@ -47,7 +50,9 @@ def _where(flag: str) -> dict[str, argparse.Action]:
 def test_a_shared_option_is_the_same_option_on_every_command(flag):
     where = _where(flag)
     assert where, flag
-    shapes = {_shape(a) for a in where.values() if flag not in ("--reference", "--by", "--output")}
+    # required or not, its default, repeatable or not may differ; its name in the code and type may not
+    varies = ("--reference", "--by", "--output", "--judge")
+    shapes = {_shape(a)[1:3] if flag in varies else _shape(a) for a in where.values()}
     assert len(shapes) <= 1, (flag, {n: _shape(a) for n, a in where.items()})
     assert all(a.help and len(a.help) > 15 for a in where.values()), flag  # every one explains itself
 
