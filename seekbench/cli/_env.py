@@ -11,7 +11,7 @@ import time
 
 from .._errors import EXIT_FAILURES, EXIT_OK, UserInputError
 from . import _synth_beliefs
-from ._options import add_command, add_json, add_llm_options, add_output, add_seed, check_at_least
+from ._options import add_command_group, add_json, add_llm_options, add_output, add_seed, check_at_least
 from ._output import finish
 
 DESCRIPTION = """\
@@ -96,10 +96,13 @@ def _episode_args(p: argparse.ArgumentParser, *, steps_default: int = 10) -> Non
 
 
 def register(sub) -> None:
-    p = add_command(
-        sub, "env", help="seeking environment: build a corpus, run episodes, choose theta", description=DESCRIPTION
+    esub = add_command_group(
+        sub,
+        "env",
+        help="seeking environment: build a corpus, run episodes, choose theta",
+        description=DESCRIPTION,
+        dest="env_command",
     )
-    esub = p.add_subparsers(dest="env_command", metavar="ACTION", required=True)
 
     b = esub.add_parser(
         "build-corpus",

@@ -19,7 +19,7 @@ whether the judges disagreed.
 --judge em (the default) is exact match after SQuAD normalisation: offline
 and free. Any other --judge is an answer judge file (kind = "answer" in
 judges/, e.g. answer-gpt-4.1-mini, answer-local). Give --judge twice or more
-for a panel, and --tiebreak C for a judge asked only when the others reach no
+for a panel, and --tiebreaker C for a judge asked only when the others reach no
 majority (InfoDeepSeek's protocol: two judges, a third on disagreement).
 Questions flagged false_premise in their metadata are graded with the judge's
 false-premise prompt. Replies are read tolerantly ("Yes.", "No, because ...")
