@@ -13,11 +13,13 @@ DESCRIPTION = """\
 Label the steps of agent traces with a judge and append the labels to an
 annotation set (JSONL), one trace at a time as each finishes.
 
-One request per trace labels all its steps; the first search (InitialQuery)
-and exact repeats (RepeatQuery) are labeled by rule, for free. Answers are
-validated against the judge output schema (docs/judges.md) and re-asked at most N
-times with the error; after that the steps are recorded as unscored with the
-reason, never given a default label. Completions are cached (SQLite), so a
+One request per trace labels all its steps (windows of steps for a trace
+longer than the judge's context; --granularity step asks once per step);
+the first search (InitialQuery) and exact repeats (RepeatQuery) are labeled
+by rule, for free. Answers are validated against the judge output schema
+(docs/judges.md) label by label: every valid label is kept, and a repair
+(at most N) asks only for the steps still missing or invalid; what stays
+invalid is recorded as unscored with the reason, never given a default label. Completions are cached (SQLite), so a
 re-run of a finished job makes no request, and a run killed at any moment
 resumes without paying twice: run the same command again.
 
@@ -48,7 +50,22 @@ def register(sub) -> None:
         metavar="OUT",
         help="annotation set to write (JSONL); traces already in it are skipped",
     )
-    p.add_argument("--concurrency", type=int, default=8, metavar="N", help="traces in flight at once (default 8)")
+    p.add_argument(
+        "--concurrency",
+        type=int,
+        default=None,
+        metavar="N",
+        help="traces in flight at once (default: a local server's slot count as it reports it, else 1; "
+        "8 for a remote API)",
+    )
+    p.add_argument(
+        "--granularity",
+        choices=("trace", "step"),
+        default="trace",
+        help="trace: one request per trace, in windows of steps when it is longer than the judge's context "
+        "(default); step: the published SeekBench design, one request per step with the trace so far "
+        "(rater NAME@step, so `seekbench agree` can compare the two)",
+    )
     p.add_argument(
         "--budget-usd",
         type=float,
@@ -83,7 +100,7 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..annotate import annotate
 
-    if args.concurrency < 1:
+    if args.concurrency is not None and args.concurrency < 1:
         raise UserInputError(f"--concurrency must be >= 1, got {args.concurrency}")
     if args.limit is not None and args.limit < 0:
         raise UserInputError(f"--limit must be >= 0, got {args.limit}")
@@ -102,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
         rater=args.rater,
         progress=False if args.no_progress else None,
         base_url=args.base_url,
+        granularity=args.granularity,
     )
     if args.json:
         sys.stdout.write(dumps(summary.to_dict()) + "\n")

@@ -42,6 +42,15 @@ CREATE TABLE IF NOT EXISTS completions (
     error TEXT
 );
 CREATE INDEX IF NOT EXISTS completions_trace ON completions (judge, trace_id);
+CREATE TABLE IF NOT EXISTS endpoint_formats (
+    endpoint TEXT NOT NULL,
+    model TEXT NOT NULL,
+    mode TEXT NOT NULL,
+    accepted INTEGER NOT NULL,
+    reason TEXT,
+    time TEXT NOT NULL,
+    PRIMARY KEY (endpoint, model, mode)
+);
 """
 
 
@@ -165,6 +174,26 @@ class JudgeCache:
                 )
             finally:
                 self._db.execute("PRAGMA synchronous=FULL")
+
+    def format_verdicts(self, endpoint: str, model: str) -> dict[str, tuple[bool, str | None]]:
+        """What ``endpoint`` answered to each ``response_format`` mode for ``model``: ``mode -> (accepted, why)``."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT mode, accepted, reason FROM endpoint_formats WHERE endpoint = ? AND model = ?",
+                (endpoint, model),
+            ).fetchall()
+        return {mode: (bool(ok), why) for mode, ok, why in rows}
+
+    def record_format(self, endpoint: str, model: str, mode: str, *, accepted: bool, reason: str | None) -> None:
+        """Remember whether ``endpoint`` accepts ``response_format`` ``mode`` for ``model`` (the last word wins)."""
+        from ._provider import utc_now
+
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO endpoint_formats (endpoint, model, mode, accepted, reason, time) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (endpoint, model, mode, int(accepted), reason, utc_now()),
+            )
 
     def stats(self) -> dict:
         """Entries, tokens and cost in total and per judge, and the file size in bytes."""

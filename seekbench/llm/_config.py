@@ -103,7 +103,7 @@ class JudgeConfig:
     reasoning_effort: str | None = None
     batch_discount: float = 0.5
     context_tokens: int = 128_000
-    response_format: Literal["json_schema", "json_object"] = "json_schema"
+    response_format: Literal["json_schema", "json_object", "text", "auto"] = "json_schema"
     max_repairs: int = 2
     max_attempts: int = 8
     timeout_s: float = 120.0
@@ -118,13 +118,23 @@ class JudgeConfig:
         """The endpoint: ``base_url`` from the file, else the ``base_url_env`` variable, else None (OpenAI)."""
         return self.base_url or os.environ.get(self.base_url_env) or None
 
-    def decoding(self) -> dict[str, Any]:
-        """The decoding parameters sent with every request (and hashed into the cache key)."""
-        out: dict[str, Any] = {self.max_tokens_param: self.max_tokens}
+    def decoding(self, *, repair: int = 0, max_tokens: int | None = None) -> dict[str, Any]:
+        """The decoding parameters sent with a request (and hashed into the cache key).
+
+        A repair (``repair`` > 0) always changes the request: the seed moves on by
+        ``repair`` (or, for a judge without a seed, a temperature of
+        ``0.1 * repair`` is sent), so a deterministic server does not answer the
+        same thing again. ``max_tokens`` overrides the answer budget (never above
+        the file's ``max_tokens``).
+        """
+        cap = self.max_tokens if max_tokens is None else max(1, min(max_tokens, self.max_tokens))
+        out: dict[str, Any] = {self.max_tokens_param: cap}
         if self.temperature is not None:
             out["temperature"] = self.temperature
         if self.seed is not None:
-            out["seed"] = self.seed
+            out["seed"] = self.seed + repair
+        elif repair:
+            out["temperature"] = round((self.temperature or 0.0) + 0.1 * repair, 3)
         if self.reasoning_effort is not None:
             out["reasoning_effort"] = self.reasoning_effort
         return out
@@ -219,7 +229,7 @@ def _openai_config(table: dict[str, Any], path: Path) -> JudgeConfig:
         if key not in table:
             raise UserInputError(f"missing required key {key!r}", file=file, path=key)
     choices = {
-        "response_format": ("json_schema", "json_object"),
+        "response_format": ("json_schema", "json_object", "text", "auto"),
         "max_tokens_param": ("max_completion_tokens", "max_tokens"),
     }
     for key, allowed in choices.items():
