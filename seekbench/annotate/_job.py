@@ -128,6 +128,10 @@ class TraceJob:
         self.formats_used: list[str] = []
         self.context = self.context_tokens or self.config.context_tokens
         self._window_of: dict[int, tuple[int, int]] = {}
+        #: The first request's prompt (the whole trace's, unless it is asked for in windows or steps).
+        self.rendered: RenderedPrompt | None = None
+        #: The whole trace's render made while planning, and the context it was made for (reused once).
+        self._whole: tuple[tuple[RenderedPrompt, int | None], int] | None = None
         self._queue: list[Unit] = self._plan()
         self._current: _Asked | None = None
         if not self._queue:  # nothing the judge must give: only rule labels (or none)
@@ -150,15 +154,12 @@ class TraceJob:
         if self.granularity == "step":
             return plan_steps(self.trace, self.specs)
         n = sum(bool(spec.required or spec.optional) for spec in self.specs.values())
-        max_tokens = answer_tokens(self.config, n)
-        answer_fits = max_tokens is None or self.config.max_tokens >= TOKENS_FRAME + TOKENS_PER_STEP * n
-        whole = render_prompt(
-            self.trace,
-            self.rules,
-            self.template,
-            context_tokens=self.context,
-            max_tokens=max_tokens or self.config.max_tokens,
+        answer_fits = (
+            answer_tokens(self.config, n) is None or self.config.max_tokens >= TOKENS_FRAME + TOKENS_PER_STEP * n
         )
+        first = self._render(Unit(None))
+        self._whole = (first, self.context)
+        whole = first[0]
         if answer_fits and not whole.truncated and not whole.over_context:
             return [Unit(None)]
         units = self._windows(self.context, self.trace["steps"])
@@ -181,7 +182,8 @@ class TraceJob:
                 return
         self._current = None
 
-    def _start(self, unit: Unit) -> _Asked | None:
+    def _render(self, unit: Unit) -> tuple[RenderedPrompt, int | None]:
+        """The prompt of ``unit`` at the current context, and its answer budget (None: the judge file's)."""
         n = (
             len(unit.label)
             if unit.label is not None
@@ -198,7 +200,15 @@ class TraceJob:
             shown_steps=set(unit.shown) if unit.shown is not None else None,
             clip=unit.clip,
         )
-        if not hasattr(self, "rendered"):
+        return rendered, max_tokens
+
+    def _start(self, unit: Unit) -> _Asked | None:
+        planned = self._whole
+        if unit.label is None and planned is not None and planned[1] == self.context:
+            rendered, max_tokens = planned[0]  # rendered once already, when the plan was made
+        else:
+            rendered, max_tokens = self._render(unit)
+        if self.rendered is None:
             self.rendered = rendered
         if unit.window is not None:
             for s in rendered.steps:
