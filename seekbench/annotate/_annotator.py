@@ -17,6 +17,7 @@ import functools
 import os
 import time
 from collections.abc import Iterable
+from typing import Any
 
 from .._errors import UserInputError
 from ..llm import (
@@ -41,7 +42,7 @@ from ..traces import read_traces
 from ._batch import run_batch
 from ._job import TraceJob
 from ._offline_run import annotate_offline
-from ._output import AnnotationOutput
+from ._output import AnnotationOutput, start_run
 from ._replay import feed, tally
 from ._summary import AnnotateSummary
 
@@ -269,55 +270,22 @@ def annotate(
         return annotate_offline(traces, cfg, output, rater=rater, start=start)
     rater = rater or (cfg.name if granularity == "trace" else f"{cfg.name}@{granularity}")
     template = PromptTemplate.load(cfg.prompt_path, version=cfg.prompt_version)
-    out = AnnotationOutput(output, rater=rater)
-    state = out.recover()
-    todo = [t for t in traces if state.get(str(t["trace_id"])) != "done"]
-    summary = AnnotateSummary(
-        judge=cfg.name,
-        output=str(output),
-        mode="batch" if batch else "online",
-        n_traces=len(traces),
-        already_done=len(traces) - len(todo),
-        budget_usd=budget_usd,
-    )
+    mode = "batch" if batch else "online"
+    out, todo, summary = start_run(output, traces, rater=rater, judge=cfg.name, mode=mode, budget_usd=budget_usd)
     owned = not isinstance(cache, JudgeCache)
     jc = cache if isinstance(cache, JudgeCache) else JudgeCache(cache)
     bar = progress_bar(len(todo), f"annotate {cfg.name}", progress)
+    # what both paths share: the judge, the cache, the output, the tally, the budget, the bar
+    shared = (cfg, template, jc, out, summary, Budget(budget_usd), bar)
+    where: dict[str, Any] = {"rater": rater, "base_url": base_url, "api_key": api_key, "granularity": granularity}
     try:
         if batch:
-            run_batch(
-                todo,
-                cfg,
-                template,
-                jc,
-                out,
-                summary,
-                Budget(budget_usd),
-                bar,
-                rater=rater,
-                base_url=base_url,
-                api_key=api_key,
-                granularity=granularity,
-            )
+            run_batch(todo, *shared, **where)
         elif todo:
             asks = any(TraceJob.needs_judge(t) for t in todo)  # else not even the server is asked anything
             server, concurrency = _server_limits(cfg, base_url, api_key, concurrency, probe=asks)
             summary.concurrency = concurrency
-            run = _OnlineRun(
-                cfg,
-                template,
-                jc,
-                out,
-                summary,
-                Budget(budget_usd),
-                bar,
-                rater=rater,
-                base_url=base_url,
-                api_key=api_key,
-                concurrency=concurrency,
-                granularity=granularity,
-                server=server,
-            )
+            run = _OnlineRun(*shared, **where, concurrency=concurrency, server=server)
             asyncio.run(run.main(todo, concurrency))
             if run.fatal is not None:
                 raise run.fatal

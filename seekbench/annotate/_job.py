@@ -229,13 +229,14 @@ class TraceJob:
         specs = rendered.steps
 
         def owed() -> dict[int, StepSpec]:
-            """The unit's steps still owing a label, with the fields already accepted made optional."""
+            """The unit's steps, each owing the required fields not yet accepted (those accepted become
+            optional: a repair answer may repeat them). Steps owing nothing stay, for their optional
+            fields and to see a judge contradicting a rule."""
             out = {}
             for s, spec in specs.items():
                 missing = tuple(f for f in spec.required if (s, f) not in self.labels)
-                if missing:
-                    have = tuple(f for f in spec.required if f not in missing)
-                    out[s] = StepSpec(spec.kind, missing, spec.optional + have, spec.rule_fixed)
+                have = tuple(f for f in spec.required if f not in missing)
+                out[s] = StepSpec(spec.kind, missing, spec.optional + have, spec.rule_fixed)
             return out
 
         def parse(comp) -> Parsed:
@@ -253,7 +254,7 @@ class TraceJob:
             return request_body(self.config, messages, mode=self._mode(), repair=repair, max_tokens=max_tokens)
 
         def repair(messages: list[dict], n: int, parsed: Parsed) -> list[dict]:
-            steps = sorted(owed())
+            steps = sorted(s for s, spec in owed().items() if spec.required)
             return repair_messages(
                 rendered, parsed.error or "", repair=n, max_repairs=self.config.max_repairs, steps=steps
             )
@@ -275,22 +276,21 @@ class TraceJob:
             if (s, f) not in self.labels:
                 self.labels[(s, f)] = value
                 self.origin[(s, f)] = (asked.loop.repairs, key)
-        self.rule_conflicts.extend(res.rule_conflicts)
-        if not res.ok:
-            for s in want:
-                still = [f for f in want[s].required if (s, f) not in self.labels]
-                if still:
-                    self.problems[s] = (
-                        f"step {s} {res.problems[s]}" if s in res.problems else res.error or f"lacks {', '.join(still)}"
-                    )
-                else:
-                    self.problems.pop(s, None)
-        else:
-            for s in want:
+        seen = {(s, f) for s, f, _ in self.rule_conflicts}
+        self.rule_conflicts.extend(c for c in res.rule_conflicts if (c[0], c[1]) not in seen)
+        for s in want:
+            still = [f for f in want[s].required if (s, f) not in self.labels]
+            if still:
+                self.problems[s] = (
+                    f"step {s} {res.problems[s]}" if s in res.problems else res.error or f"lacks {', '.join(still)}"
+                )
+            else:
                 self.problems.pop(s, None)
+        # done when no step of the unit owes a label (a bad optional field costs no repair)
+        ok = not any(s in self.problems for s in want)
         self.result = res
         labels = {f"{s}:{f}": v for (s, f), v in res.labels.items()}
-        return Parsed(res.ok, res, res.error, labels)
+        return Parsed(ok, res, None if ok else res.error, labels)
 
     # -- driving ------------------------------------------------------------------
 

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from .._errors import UserInputError
+from ..llm import open_store, user_cache_path
 
 EMBED_CACHE_ENV = "SEEKBENCH_EMBED_CACHE"
 
@@ -32,10 +31,7 @@ CREATE TABLE IF NOT EXISTS embeddings (
 
 def default_embed_cache_path() -> Path:
     """``$SEEKBENCH_EMBED_CACHE``, else ``$XDG_CACHE_HOME/seekbench/embeddings.sqlite`` (``~/.cache`` by default)."""
-    if os.environ.get(EMBED_CACHE_ENV):
-        return Path(os.environ[EMBED_CACHE_ENV])
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "seekbench" / "embeddings.sqlite"
+    return user_cache_path(EMBED_CACHE_ENV, "embeddings.sqlite")
 
 
 def text_sha256(text: str) -> str:
@@ -62,18 +58,7 @@ class EmbeddingCache:
 
     def __init__(self, path: str | os.PathLike | None = None) -> None:
         self.path = Path(path) if path is not None else default_embed_cache_path()
-        if self.path.is_dir():
-            raise UserInputError("the embedding cache path is a directory; give a file path", file=str(self.path))
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.executescript(_SCHEMA)
-        except sqlite3.DatabaseError as e:
-            raise UserInputError(
-                f"cannot open the embedding cache: {e}; pass another --embed-cache or delete the file",
-                file=str(self.path),
-            ) from e
+        self._db = open_store(self.path, _SCHEMA, what="the embedding cache", option="--embed-cache")
 
     def close(self) -> None:
         self._db.close()

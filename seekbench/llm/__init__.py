@@ -73,6 +73,7 @@ from ._provider import (
 )
 from ._reply import Answer, CallTally, Parsed, RepairLoop, ask, count, strip_code_fence, with_note
 from ._server_info import ServerInfo, context_refusal, is_local, probe_server
+from ._sqlite import open_store, user_cache_path
 
 __all__ = [
     "LOCAL_PLACEHOLDER_KEY",
@@ -125,6 +126,7 @@ __all__ = [
     "list_judges",
     "load_judge_config",
     "neutralise",
+    "open_store",
     "poll_batch",
     "probe_server",
     "progress_bar",
@@ -141,6 +143,7 @@ __all__ = [
     "store",
     "strip_code_fence",
     "submit_part",
+    "user_cache_path",
     "utc_now",
     "with_note",
 ]

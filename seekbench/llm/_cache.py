@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._errors import UserInputError
+from ._sqlite import open_store, user_cache_path
 
 CACHE_ENV = "SEEKBENCH_CACHE"
 _SCHEMA = """
@@ -56,10 +55,7 @@ CREATE TABLE IF NOT EXISTS endpoint_formats (
 
 def default_cache_path() -> Path:
     """``$SEEKBENCH_CACHE``, else ``$XDG_CACHE_HOME/seekbench/judge_cache.sqlite`` (``~/.cache`` by default)."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV])
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "seekbench" / "judge_cache.sqlite"
+    return user_cache_path(CACHE_ENV, "judge_cache.sqlite")
 
 
 @dataclass(frozen=True)
@@ -105,24 +101,8 @@ class JudgeCache:
 
     def __init__(self, path: str | os.PathLike | None = None) -> None:
         self.path = Path(path) if path is not None else default_cache_path()
-        if self.path.is_dir():
-            raise UserInputError("the cache path is a directory; give a file path", file=str(self.path))
         self._lock = threading.RLock()
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.executescript(_SCHEMA)
-        except sqlite3.DatabaseError as e:
-            raise UserInputError(
-                f"cannot open the judge cache: {e}; pass another --cache or delete the file", file=str(self.path)
-            ) from e
-        except OSError as e:  # a parent that is a file, no permission, a full disk
-            raise UserInputError(
-                f"cannot create the judge cache ({e.strerror or e}: {e.filename}); pass another --cache",
-                file=str(self.path),
-            ) from e
+        self._db = open_store(self.path, _SCHEMA, what="the judge cache", option="--cache", durable=True)
 
     def __enter__(self) -> JudgeCache:
         return self

@@ -35,32 +35,38 @@ OFFLINE_KINDS = ("rules", "learned")
 LLM_KINDS = ("openai", "answer")
 KINDS = (*LLM_KINDS, *OFFLINE_KINDS)
 
+_TEXT_KEYS = (
+    "name",
+    "kind",
+    "description",
+    "model",
+    "base_url",
+    "base_url_env",
+    "api_key_env",
+    "max_tokens_param",
+    "reasoning_effort",
+    "prompt",
+    "prompt_version",
+    "response_format",
+)
+_INT_KEYS = ("seed", "max_tokens", "context_tokens", "max_repairs", "max_attempts")
+#: Numbers a file may write as integers, kept as floats in a :class:`JudgeConfig`.
+_FLOAT_KEYS = (
+    "temperature",
+    "price_input_per_mtok",
+    "price_output_per_mtok",
+    "batch_discount",
+    "timeout_s",
+    "backoff_base_s",
+    "backoff_max_s",
+    "poll_interval_s",
+)
+#: Keys that may not be negative (all floats but the temperature, and the repairs).
+_NON_NEGATIVE = (*_FLOAT_KEYS[1:], "max_repairs")
 _OPENAI_KEYS: dict[str, type | tuple[type, ...]] = {
-    "name": str,
-    "kind": str,
-    "description": str,
-    "model": str,
-    "base_url": str,
-    "base_url_env": str,
-    "api_key_env": str,
-    "temperature": (int, float),
-    "seed": int,
-    "max_tokens": int,
-    "max_tokens_param": str,
-    "reasoning_effort": str,
-    "price_input_per_mtok": (int, float),
-    "price_output_per_mtok": (int, float),
-    "batch_discount": (int, float),
-    "prompt": str,
-    "prompt_version": str,
-    "context_tokens": int,
-    "response_format": str,
-    "max_repairs": int,
-    "max_attempts": int,
-    "timeout_s": (int, float),
-    "backoff_base_s": (int, float),
-    "backoff_max_s": (int, float),
-    "poll_interval_s": (int, float),
+    **dict.fromkeys(_TEXT_KEYS, str),
+    **dict.fromkeys(_INT_KEYS, int),
+    **dict.fromkeys(_FLOAT_KEYS, (int, float)),
     "published": bool,
 }
 #: Keys only an answer judge (``kind = "answer"``) may have.
@@ -235,16 +241,7 @@ def _openai_config(table: dict[str, Any], path: Path) -> JudgeConfig:
     for key, allowed in choices.items():
         if key in table and table[key] not in allowed:
             raise UserInputError(f"{key} is {table[key]!r}; use one of {', '.join(allowed)}", file=file, path=key)
-    for key in (
-        "price_input_per_mtok",
-        "price_output_per_mtok",
-        "batch_discount",
-        "timeout_s",
-        "backoff_base_s",
-        "backoff_max_s",
-        "poll_interval_s",
-        "max_repairs",
-    ):
+    for key in _NON_NEGATIVE:
         if key in table and table[key] < 0:
             raise UserInputError(f"{key} must be >= 0", file=file, path=key)
     for key in ("max_tokens", "context_tokens", "max_attempts"):
@@ -265,16 +262,7 @@ def _openai_config(table: dict[str, Any], path: Path) -> JudgeConfig:
                 path="false_premise_prompt",
             )
         kwargs["false_premise_prompt_path"] = fp_path
-    for key in (
-        "temperature",
-        "price_input_per_mtok",
-        "price_output_per_mtok",
-        "batch_discount",
-        "timeout_s",
-        "backoff_base_s",
-        "backoff_max_s",
-        "poll_interval_s",
-    ):
+    for key in _FLOAT_KEYS:
         if key in kwargs:
             kwargs[key] = float(kwargs[key])
     kwargs.setdefault("temperature", None)
