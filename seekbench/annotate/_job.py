@@ -46,6 +46,8 @@ INVALID_OUTPUT = "invalid_output"
 ABSTAINED = "judge_abstained"
 #: The prompt does not fit the judge's context even with every step text cut: nothing was sent.
 OVER_CONTEXT = "over_context"
+#: A trace whose step texts must be cut below this many characters to fit is asked for in windows instead.
+KEEP_CHARS = 4000
 #: Context-length refusals of one trace after which it is given up (each one halves the window at least).
 MAX_CONTEXT_REFUSALS = 6
 
@@ -160,7 +162,9 @@ class TraceJob:
         first = self._render(Unit(None))
         self._whole = (first, self.context)
         whole = first[0]
-        if answer_fits and not whole.truncated and not whole.over_context:
+        # one request when the trace fits, or when only a few long texts (a 1 MB page) had to be cut and
+        # each keeps a good part: windows would cut them all the same, at the price of more requests
+        if answer_fits and not whole.over_context and (not whole.truncated or (whole.cap or 0) >= KEEP_CHARS):
             return [Unit(None)]
         units = self._windows(self.context, self.trace["steps"])
         return units if len(units) > 1 else [Unit(None)]  # one step too long alone: the plain prompt, cut to fit

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..llm import open_store, user_cache_path
+from ..llm import SQLiteStore, user_cache_path
 
 EMBED_CACHE_ENV = "SEEKBENCH_EMBED_CACHE"
 
@@ -39,7 +39,7 @@ def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-class EmbeddingCache:
+class EmbeddingCache(SQLiteStore):
     """Embeddings on disk, keyed by model key and text hash.
 
     Parameters
@@ -57,17 +57,8 @@ class EmbeddingCache:
     """
 
     def __init__(self, path: str | os.PathLike | None = None) -> None:
-        self.path = Path(path) if path is not None else default_embed_cache_path()
-        self._db = open_store(self.path, _SCHEMA, what="the embedding cache", option="--embed-cache")
-
-    def close(self) -> None:
-        self._db.close()
-
-    def __enter__(self) -> EmbeddingCache:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        where = Path(path) if path is not None else default_embed_cache_path()
+        super().__init__(where, _SCHEMA, what="the embedding cache", option="--embed-cache")
 
     def get_many(self, model: str, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """Cached vectors of ``texts`` under ``model`` (texts not cached are absent from the result)."""

@@ -73,7 +73,7 @@ from ._provider import (
 )
 from ._reply import Answer, CallTally, Parsed, RepairLoop, ask, count, strip_code_fence, with_note
 from ._server_info import ServerInfo, context_refusal, is_local, probe_server
-from ._sqlite import open_store, user_cache_path
+from ._sqlite import SQLiteStore, open_store, user_cache_path
 
 __all__ = [
     "LOCAL_PLACEHOLDER_KEY",
@@ -102,6 +102,7 @@ __all__ = [
     "ResponseFormats",
     "ServerInfo",
     "RequestFailed",
+    "SQLiteStore",
     "ask",
     "batch_line",
     "cache_key",

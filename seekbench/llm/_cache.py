@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._sqlite import open_store, user_cache_path
+from ._sqlite import SQLiteStore, user_cache_path
 
 CACHE_ENV = "SEEKBENCH_CACHE"
 _SCHEMA = """
@@ -81,7 +80,7 @@ class CachedCompletion:
     error: str | None = None
 
 
-class JudgeCache:
+class JudgeCache(SQLiteStore):
     """A SQLite judge cache at ``path`` (created on first use).
 
     Parameters
@@ -100,19 +99,8 @@ class JudgeCache:
     """
 
     def __init__(self, path: str | os.PathLike | None = None) -> None:
-        self.path = Path(path) if path is not None else default_cache_path()
-        self._lock = threading.RLock()
-        self._db = open_store(self.path, _SCHEMA, what="the judge cache", option="--cache", durable=True)
-
-    def __enter__(self) -> JudgeCache:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        where = Path(path) if path is not None else default_cache_path()
+        super().__init__(where, _SCHEMA, what="the judge cache", option="--cache", durable=True)
 
     def get(self, key: str) -> CachedCompletion | None:
         """The completion stored under ``key``, or None."""

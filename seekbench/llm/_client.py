@@ -124,6 +124,10 @@ def completion_of(hit: CachedCompletion) -> Completion:
     )
 
 
+#: What a cache row keeps of a completion as it came.
+_STORED = ("created", "raw", "content", "finish_reason", "prompt_tokens", "completion_tokens", "latency_s")
+
+
 def store(
     cache: JudgeCache,
     cfg,
@@ -142,15 +146,9 @@ def store(
             model=cfg.model,
             prompt_version=template.version,
             trace_id=trace_id,
-            created=comp.created,
             via_batch=via_batch,
-            raw=comp.raw,
-            content=comp.content,
-            finish_reason=comp.finish_reason,
-            prompt_tokens=comp.prompt_tokens,
-            completion_tokens=comp.completion_tokens,
             cost_usd=cost,
-            latency_s=comp.latency_s,
+            **{f: getattr(comp, f) for f in _STORED},
         )
     )
 

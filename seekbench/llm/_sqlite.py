@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
+from typing import Self
 
 from .._errors import UserInputError
 
@@ -62,3 +63,38 @@ def open_store(path: Path, schema: str, *, what: str, option: str, durable: bool
             f"cannot create {what} ({e.strerror or e}: {e.filename}); pass another {option}", file=str(path)
         ) from e
     return db
+
+
+class SQLiteStore:
+    """A store in one SQLite file, opened by :func:`open_store`; closed by :meth:`close` or a ``with`` block.
+
+    The connection may be used from any one thread at a time; ``_lock`` serialises the
+    subclass's statements when several threads share it.
+
+    Parameters
+    ----------
+    path : Path
+    schema : str
+        The ``CREATE ... IF NOT EXISTS`` statements.
+    what, option : str
+        How messages name the store and the option that chooses another file.
+    durable : bool
+        Each commit on disk before it returns (see :func:`open_store`).
+    """
+
+    def __init__(self, path: Path, schema: str, *, what: str, option: str, durable: bool = False) -> None:
+        import threading
+
+        self.path = path
+        self._lock = threading.RLock()
+        self._db = open_store(path, schema, what=what, option=option, durable=durable)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
