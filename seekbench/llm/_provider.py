@@ -20,7 +20,7 @@ import os
 import random
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from urllib.parse import urlparse
 
 from .._errors import SeekbenchError, UserInputError
@@ -32,29 +32,27 @@ _KEYLIKE = re.compile(r"\b(sk|key|rk)-[A-Za-z0-9_\-*.]{3,}")
 _LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
+@dataclass(eq=False)
 class RequestFailed(SeekbenchError):
     """A request for one trace failed for good (attempts exhausted, or rejected by the server).
 
     ``reason`` is the whole story in one line: attempts, status, endpoint and the server's
-    message, uncut (the run summary shows the first one in full).
+    message, uncut (the run summary shows the first one in full). ``message`` is the
+    server's own error message, uncut (None: no HTTP answer).
     """
 
-    def __init__(
-        self,
-        reason: str,
-        *,
-        status: int | None = None,
-        attempts: int = 1,
-        endpoint: str | None = None,
-        message: str | None = None,
-    ) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.status = status
-        self.attempts = attempts
-        self.endpoint = endpoint
-        #: The server's own error message, uncut (None: no HTTP answer).
-        self.message = message
+    reason: str
+    _: KW_ONLY
+    status: int | None = None
+    attempts: int = 1
+    endpoint: str | None = None
+    message: str | None = None
+
+    def __post_init__(self) -> None:
+        super().__init__(self.reason)
+
+    def __str__(self) -> str:
+        return self.reason
 
 
 class EndpointUnreachable(RequestFailed):

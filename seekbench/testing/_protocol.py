@@ -103,6 +103,14 @@ def last_user_text(request: Mapping[str, Any]) -> str | None:
     return None
 
 
+def required_user_text(request: Mapping[str, Any]) -> str:
+    """The last user message's text; a :class:`PolicyError` (HTTP 400) when the request has none."""
+    text = last_user_text(request)
+    if text is None:
+        raise PolicyError("seekbench mock server: the request has no user message")
+    return text
+
+
 def prompt_tokens(request: Mapping[str, Any]) -> int:
     """``prompt_tokens`` of a request: :func:`count_tokens` summed over its messages' text."""
     return sum(count_tokens(message_text(m)) for m in _messages(request))
@@ -250,9 +258,7 @@ class StepLabeler:
         return f"StepLabeler(salt={self.salt!r}, omit_every={self.omit_every}, never={sorted(self.never)})"
 
     def __call__(self, request: Mapping[str, Any]) -> str:
-        text = last_user_text(request)
-        if text is None:
-            raise PolicyError("seekbench mock server: the request has no user message")
+        text = required_user_text(request)
         labels = label_steps(extract_steps(text), salt=self.salt)
         wanted = only_steps(text)
         if wanted is not None:
