@@ -303,19 +303,20 @@ def request_body(
     return body
 
 
-#: Answer tokens allowed per step asked for (an entry is about 25 tokens), and for the frame around them.
-TOKENS_PER_STEP, TOKENS_FRAME = 48, 256
+#: Answer tokens allowed per step asked for (an entry is about 25 tokens, 40 with strict json_schema's nulls),
+#: and for the frame around them.
+TOKENS_PER_STEP, TOKENS_FRAME = 64, 256
 
 
 def answer_tokens(config, n_steps: int) -> int | None:
     """``max_tokens`` sized to the steps being labeled, so a runaway answer is cut early.
 
-    ``256 + 48 * n_steps``, never above the judge file's ``max_tokens``; None (the
+    ``256 + 64 * n_steps``, never above the judge file's ``max_tokens``; None (the
     file's value) for a reasoning model, whose budget also covers its thinking.
 
     >>> from types import SimpleNamespace as Cfg
     >>> answer_tokens(Cfg(max_tokens=4096, reasoning_effort=None), 10)
-    736
+    896
     """
     if config.reasoning_effort is not None:
         return None

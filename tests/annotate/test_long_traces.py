@@ -109,6 +109,6 @@ def test_max_tokens_is_sized_to_the_steps_asked_for(tmp_path, judge_cfg):
         annotate([make_trace("a", 4), make_trace("b", 31)], judge_cfg, tmp_path / "o.jsonl",
                  cache=tmp_path / "c.sqlite", base_url=srv.base_url, concurrency=1)
         assert len(chats(srv)) == 2
-    # 256 + 48 per step with labels: trace a has steps 0-2 (3 labelable), trace b steps 0-29 (30)
-    assert seen == [256 + 48 * 3, 256 + 48 * 30]
+    # 256 + 64 per step with labels: trace a has steps 0-2 (3 labelable), trace b steps 0-29 (30)
+    assert seen == [256 + 64 * 3, 256 + 64 * 30]
     assert count_tokens("x") == 1
