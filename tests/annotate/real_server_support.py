@@ -81,7 +81,8 @@ class LlamaServer:
         self.log = log
         self.base = f"http://127.0.0.1:{self.port}"
         cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", MODEL_ALIAS,
-               "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(n_ctx), "--n_threads", "1", "--n_threads_batch", "1"]
+               "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(n_ctx),
+               "--n_threads", "1", "--n_threads_batch", "1"]
         self._fh = open(log, "wb")  # noqa: SIM115  (closed in stop())
         self.proc = subprocess.Popen(cmd, stdout=self._fh, stderr=subprocess.STDOUT)
 

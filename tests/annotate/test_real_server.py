@@ -46,7 +46,7 @@ base_url = "{base_url}"
 api_key_env = "SEEKBENCH_LOCAL_API_KEY"
 prompt = {json.dumps(str(prompt))}
 prompt_version = "step_labels_v1"
-response_format = "json_object"
+response_format = "auto"
 temperature = 0
 seed = 20250901
 max_tokens = 160
@@ -84,6 +84,11 @@ def _answer_labels(content: str | None) -> set[tuple[int, str, str]]:
     return out
 
 
+def _probe(ex) -> bool:
+    """A request in json_schema: what ``response_format = "auto"`` tries first (llama.cpp's server refuses it)."""
+    return (ex.request.get("response_format") or {}).get("type") == "json_schema"
+
+
 def _trace_of(ex) -> str:
     from seekbench.testing import extract_trace_id
 
@@ -91,17 +96,23 @@ def _trace_of(ex) -> str:
 
 
 def _check_records(records: list[dict], exchanges) -> None:
-    """Every record is complete; unscored ones carry a reason; judged labels come from the model's answers."""
-    said: dict[str, set] = {}
+    """Every record is complete; unscored ones carry a reason; each judged label is in the answer it says it
+    came from (``from_repair``: 0 the first answer for its trace, k the k-th repair), so nothing else made it."""
+    answers: dict[str, list] = {}
     for ex in exchanges:
-        said.setdefault(_trace_of(ex), set()).update(_answer_labels(ex.answer))
+        if ex.status == 200:
+            answers.setdefault(_trace_of(ex), []).append(_answer_labels(ex.answer))
     for r in records:
-        kind = r["provenance"]["kind"]
-        assert kind in ("judge", "rule"), r
+        prov = r["provenance"]
+        assert prov["kind"] in ("judge", "rule"), r
         if r["value"] is None:
-            assert kind == "judge" and isinstance(r.get("unscored_reason"), str) and r["unscored_reason"].strip(), r
-        elif kind == "judge":
-            assert (r["step"], r["field"], r["value"]) in said.get(r["trace_id"], set()), r
+            assert prov["kind"] == "judge" and isinstance(r.get("unscored_reason"), str), r
+            assert r["unscored_reason"].strip(), r
+        elif prov["kind"] == "judge":
+            said = answers.get(r["trace_id"], [])
+            assert prov["from_repair"] < len(said), r
+            assert (r["step"], r["field"], r["value"]) in said[prov["from_repair"]], r
+            assert prov["response_format"] == "json_object", prov  # auto fell back from json_schema
 
 
 @pytest.fixture(scope="module")
@@ -130,7 +141,10 @@ def resumed(server, few_traces, tmp_path_factory):
     state: dict = {"pid": None}
 
     def kill_client(n: int, body: bytes) -> bool:
-        if n != KILL_AT:
+        if (json.loads(body).get("response_format") or {}).get("type") == "json_schema":
+            return False  # the format probe of response_format = "auto" is not a labeling request
+        state["labeling"] = state.get("labeling", 0) + 1
+        if state["labeling"] != KILL_AT:
             return False
         os.kill(state["pid"], signal.SIGKILL)
         return True  # never forwarded: the request was in flight when the client died
@@ -154,8 +168,14 @@ def resumed(server, few_traces, tmp_path_factory):
 def test_sigkill_and_resume_resend_exactly_the_request_in_flight(resumed):
     first, before, after, rerun = resumed["first"], resumed["before"], resumed["after"], resumed["rerun"]
     assert first.returncode == -signal.SIGKILL, (first.returncode, resumed["first_err"][-2000:])
-    assert len(before) == KILL_AT and before[-1].status is None
-    assert all(ex.status == 200 for ex in before[:-1]), [ex.status for ex in before]
+    # auto asks json_schema once, is refused (llama.cpp's server: HTTP 500 naming the type), and labels in
+    # json_object from then on; the rerun remembers that from the cache database and asks no probe.
+    probes = [ex for ex in before if _probe(ex)]
+    assert len(probes) == 1 and probes[0] is before[0] and 400 <= probes[0].status < 600, [ex.status for ex in before]
+    labeling = before[1:]
+    assert len(labeling) == KILL_AT and labeling[-1].status is None
+    assert all(ex.status == 200 for ex in labeling[:-1]), [ex.status for ex in labeling]
+    assert not any(_probe(ex) for ex in after)
     kept_traces = {r["trace_id"] for r in resumed["kept"]}
     assert 1 <= len(kept_traces) < N_TRACES  # what was written before the kill stays
     assert rerun.returncode == 0, rerun.stderr[-3000:]
@@ -217,7 +237,8 @@ def test_an_instruction_planted_in_a_step_stays_data(server, few_traces, tmp_pat
                              timeout=1800)
         exchanges = list(proxy.exchanges)
     assert run.returncode == 0, run.stderr[-3000:]
-    assert exchanges and all(ex.status == 200 for ex in exchanges)
+    assert exchanges[0].status >= 400 and _probe(exchanges[0])  # a fresh cache: auto probes json_schema again
+    assert len(exchanges) > 1 and all(ex.status == 200 and not _probe(ex) for ex in exchanges[1:])
     for ex in exchanges:
         user = ex.request["messages"][-1]["content"]
         head, rest = user.split(STEPS_BEGIN + "\n", 1)
