@@ -128,12 +128,17 @@ def to_markdown(res: dict) -> str:
                      f"{_f(r['ac1'])} ({_f(r['ac1_lower'])}, {_f(r['ac1_upper'])}) |")
     n = max(res["n_traces"], 1)
     lines += ["",
-              "| per trace | value |", "|---|---|",
+              "Per trace, from the labels' provenance as `seekbench agree` reports it, and as paid in this run "
+             "(0 when every answer came from the cache):", "",
+             "| per trace | value |", "|---|---|",
               f"| cost (USD) | {_f(c['cost_per_trace'], 5)} |",
               f"| latency (s) | {_f(c['latency_s_per_trace'], 2)} |",
               f"| prompt tokens | {_f(c['input_tokens_per_trace'], 0)} |",
               f"| completion tokens | {_f(c['output_tokens_per_trace'], 0)} |",
               f"| requests (this run) | {_f(s['requests'] / n, 2)} |",
+              f"| prompt tokens (this run) | {_f(s['prompt_tokens'] / n, 0)} |",
+              f"| completion tokens (this run) | {_f(s['completion_tokens'] / n, 0)} |",
+              f"| cost (USD, this run) | {_f(s['cost_usd'] / n, 5)} |",
               "",
               f"Run: {s['labeled']} traces labeled, {s['unscored']} unscored, {s['failed']} failed, "
               f"{s['already_done']} already done; {s['unscored_labels']} unscored labels "
