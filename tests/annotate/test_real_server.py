@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 
 import pytest
@@ -49,7 +50,7 @@ prompt_version = "step_labels_v1"
 response_format = "auto"
 temperature = 0
 seed = 20250901
-max_tokens = 160
+max_tokens = 512
 max_tokens_param = "max_tokens"
 context_tokens = 4096
 price_input_per_mtok = 0.0
@@ -95,13 +96,15 @@ def _trace_of(ex) -> str:
     return extract_trace_id(ex.request)
 
 
-def _check_records(records: list[dict], exchanges) -> None:
-    """Every record is complete; unscored ones carry a reason; each judged label is in the answer it says it
-    came from (``from_repair``: 0 the first answer for its trace, k the k-th repair), so nothing else made it."""
-    answers: dict[str, list] = {}
+def _check_records(records: list[dict], exchanges, cache) -> None:
+    """Every record is complete; unscored ones carry a reason; each judged label is in the answer its provenance
+    names (``cache_key``), and that answer is one the server gave for its trace, so nothing else made it."""
+    answered: dict[str, set] = {}
     for ex in exchanges:
         if ex.status == 200:
-            answers.setdefault(_trace_of(ex), []).append(_answer_labels(ex.answer))
+            answered.setdefault(_trace_of(ex), set()).add(ex.answer)
+    with sqlite3.connect(cache) as db:
+        content = dict(db.execute("SELECT key, content FROM completions").fetchall())
     for r in records:
         prov = r["provenance"]
         assert prov["kind"] in ("judge", "rule"), r
@@ -109,9 +112,9 @@ def _check_records(records: list[dict], exchanges) -> None:
             assert prov["kind"] == "judge" and isinstance(r.get("unscored_reason"), str), r
             assert r["unscored_reason"].strip(), r
         elif prov["kind"] == "judge":
-            said = answers.get(r["trace_id"], [])
-            assert prov["from_repair"] < len(said), r
-            assert (r["step"], r["field"], r["value"]) in said[prov["from_repair"]], r
+            answer = content[prov["cache_key"]]
+            assert answer in answered.get(r["trace_id"], set()), r
+            assert (r["step"], r["field"], r["value"]) in _answer_labels(answer), r
             assert prov["response_format"] == "json_object", prov  # auto fell back from json_schema
 
 
@@ -162,7 +165,7 @@ def resumed(server, few_traces, tmp_path_factory):
         again = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         third = proxy.exchanges[len(before) + len(after):]
     return {"first": first, "first_err": first_err, "before": before, "kept": kept, "rerun": rerun,
-            "after": after, "again": again, "third": third, "out": out, "judge": judge, "server": server}
+            "after": after, "again": again, "third": third, "out": out, "cache": cache, "judge": judge}
 
 
 def test_sigkill_and_resume_resend_exactly_the_request_in_flight(resumed):
@@ -201,7 +204,7 @@ def test_records_are_valid_and_every_unscored_label_says_why(resumed, cli_subpro
     res = cli_subprocess("validate", "--annotations", resumed["out"])
     assert res.code == 0, res.err[-3000:]
     records = read_jsonl(resumed["out"])
-    _check_records(records, resumed["before"] + resumed["after"])
+    _check_records(records, resumed["before"] + resumed["after"], resumed["cache"])
     judged = [r for r in records if r["provenance"]["kind"] == "judge"]
     assert judged and all(r["rater"] == "smollm2" and r["provenance"]["model"] == MODEL_ALIAS for r in judged)
 
@@ -252,5 +255,5 @@ def test_an_instruction_planted_in_a_step_stays_data(server, few_traces, tmp_pat
         assert not _FENCE.search(fold(row["text"])) and not _CONTROL.search(row["text"])
     records = read_jsonl(out)
     assert {r["trace_id"] for r in records} == {"planted"}
-    _check_records(records, exchanges)
+    _check_records(records, exchanges, tmp_path / "c.sqlite")
     assert "ignore the rubric" not in out.read_text(encoding="utf-8").lower()
