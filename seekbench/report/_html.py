@@ -12,24 +12,14 @@ import pandas as pd
 from ..analysis import Analysis
 from ._explorer_section import audit_section
 from ._page import html_page
+from ._glossary import glossary_section
 from ._tables import display_table, fmt, fmt_p
+from ._tables import html_table as _table
 
 
 def _img(png: bytes, alt: str) -> str:
     data = base64.b64encode(png).decode("ascii")
     return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
-
-
-def _table(df: pd.DataFrame, left: tuple[str, ...] = ()) -> str:
-    head = "".join(f'<th class="{"l" if c in left else ""}">{html.escape(str(c))}</th>' for c in df.columns)
-    rows = []
-    for _, r in df.iterrows():
-        cells = "".join(f'<td class="{"l" if c in left else ""}">{html.escape(fmt(r[c]))}</td>' for c in df.columns)
-        rows.append(f"<tr>{cells}</tr>")
-    return (
-        f"<div style='overflow-x:auto'><table><thead><tr>{head}</tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table></div>"
-    )
 
 
 def render_html(
@@ -107,4 +97,5 @@ def render_html(
         )
     else:
         parts.append("<p>Every step the metrics need was labeled.</p>")
+    parts.append(glossary_section(parts))
     return html_page("seekbench report", "seekbench process audit", meta, parts, sep="\n")
