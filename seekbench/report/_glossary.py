@@ -78,14 +78,17 @@ TERMS = {
     "dataset": "The dataset the question came from.",
     "traces": "Number of traces (one agent answering one question once).",
     "steps": "Number of steps (or, in the agreement tables, steps of that kind labeled by both).",
-    "RQI": f"Reasoning quality index: share of reasoning steps grounded in retrieved evidence, {_CI}; higher is better.",
+    "RQI": f"Reasoning quality index: share of reasoning steps grounded in retrieved evidence, {_CI}; higher is "
+    "better.",
     "CE": f"Calibration error of the answer decision: distance from answering exactly when E = 2, {_CI}; 0 is best.",
     "overconfident": f"Share of answered traces whose answer came with evidence state E < 2, {_CI}; lower is better.",
-    "overcautious": f"Share of traces that reached E = 2 but did not answer within H turns of it, {_CI}; lower is better.",
+    "overcautious": f"Share of traces that reached E = 2 but did not answer within H turns of it, {_CI}; lower is "
+    "better.",
     "ERF(8)": f"Evidence recovery by turn 8: share of traces that reached E = 2 or answered correctly by turn 8 "
     f"(Aalen-Johansen), {_CI}; higher is better.",
     "median recovery turn": "Turn by which half of the traces recovered (ERF reaches 0.5); 'not reached' if never.",
-    "accuracy": "Share of traces answered correctly (judged correctness where known, else exact match); higher is better.",
+    "accuracy": "Share of traces answered correctly (judged correctness where known, else exact match); higher is "
+    "better.",
     "EM": "Exact match of the answer with a gold answer after SQuAD normalisation, mean over traces.",
     "F1": "Token F1 of the answer against the best gold answer, mean over traces.",
     "tool calls": "Tool calls per trace (mean).",
@@ -149,7 +152,8 @@ TERMS = {
     "belief": "Belief representation shown to the agent (trajectory, deduplicated, oracle).",
     "completeness [95% CI]": "Mean final completeness (share of a document's goal passages retrieved) with a "
     "95% t-interval over episodes; higher is better.",
-    "self-estimate error": "Mean |c - c_hat| between true completeness and the agent's own estimate of it; lower is better.",
+    "self-estimate error": "Mean |c - c_hat| between true completeness and the agent's own estimate of it; lower "
+    "is better.",
     "query diversity": "Mean 1 - max cosine of a query to the episode's earlier queries; higher = more varied.",
     "empty queries": "Share of queries that retrieved no goal passage.",
     "q_hat": "Conformal half-width: the interval [c_hat - q_hat, c_hat + q_hat] covers the true completeness "

@@ -7,12 +7,11 @@ import html
 import math
 from collections.abc import Sequence
 
-import pandas as pd
-
 from ..analysis import Analysis
 from ._explorer_section import audit_section
-from ._page import html_page
+from ._figures import NO_CALIBRATION, figure_html
 from ._glossary import glossary_section
+from ._page import html_page
 from ._tables import display_table, fmt, fmt_p
 from ._tables import html_table as _table
 
@@ -70,8 +69,13 @@ def render_html(
         "steps by reasoning type.</figcaption></figure>"
     )
     parts.append(
-        f"<figure>{_img(figures['calibration'], 'calibration chart')}<figcaption>Probability of answering "
-        "at each evidence state; the ideal policy answers exactly when E = 2.</figcaption></figure>"
+        figure_html(
+            figures,
+            "calibration",
+            "calibration chart",
+            "Probability of answering at each evidence state; the ideal policy answers exactly when E = 2.",
+            note=NO_CALIBRATION,
+        )
     )
     parts.append(
         f"<figure>{_img(figures['prevalence'], 'evidence prevalence')}<figcaption>Share of decision "

@@ -76,8 +76,7 @@ def html_table(df: pd.DataFrame, left: tuple[str, ...] = ()) -> str:
     """
     head = "".join(header_cell(c, left=c in left) for c in df.columns)
     body = "".join(
-        "<tr>" + "".join(html_cell(fmt(r[c]), left=c in left) for c in df.columns) + "</tr>"
-        for _, r in df.iterrows()
+        "<tr>" + "".join(html_cell(fmt(r[c]), left=c in left) for c in df.columns) + "</tr>" for _, r in df.iterrows()
     )
     return f"<div class='tw'><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
 
