@@ -203,15 +203,20 @@ class AgreementAnalysis:
     result : AgreementResult
         :func:`seekbench.agreement.compare_annotations`.
     kappa_cost : DataFrame
-        The pooled rows of judges with a cost row: ``rater, cost_per_trace, score, lower,
-        upper, known`` (cost recorded) and ``on_front`` (on the Pareto front of cost and score).
+        The pooled rows of judges with a cost row: ``rater, cost_per_trace, latency_s_per_trace,
+        tokens_per_trace, score, lower, upper``, ``known`` (a value on ``cost_axis``) and
+        ``on_front`` (on the Pareto front of that axis and the score).
     score : {"kappa", "ac1"}
         The score ``kappa_cost`` holds.
+    cost_axis : str or None
+        The column of ``kappa_cost`` to plot the score against (cost, else latency, else
+        tokens per trace); None when no judge recorded any of them.
     """
 
     result: AgreementResult
     kappa_cost: pd.DataFrame
     score: str = "kappa"
+    cost_axis: str | None = None
 
 
 @dataclass(frozen=True)

@@ -85,7 +85,10 @@ def test_agreement_part_and_its_pareto_front(sample):
     res = a.agreement.result
     assert set(res.raters) >= set(judge.raters)
     pts = a.agreement.kappa_cost
-    assert list(pts.columns) == ["rater", "cost_per_trace", "score", "lower", "upper", "known", "on_front"]
+    assert list(pts.columns) == ["rater", "cost_per_trace", "latency_s_per_trace", "tokens_per_trace", "score",
+                                 "lower", "upper", "known", "on_front"]
+    # The sample's second annotator is a person: no cost, time or tokens, so no axis to plot on.
+    assert a.agreement.cost_axis is None and not pts["known"].any()
     # Hand example of the front: costs 1, 2, 3 with kappa 0.6, 0.5, 0.8; the 2-cost judge is dominated
     # (dearer and worse than the first), an unknown cost is never on the front.
     summary = pd.DataFrame({"rater": list("abcd"), "field": "all (pooled)", "kappa": [0.6, 0.5, 0.8, 0.9],
@@ -170,3 +173,21 @@ def test_episodes_add_completeness_and_estimates_conformal():
     assert by.loc["keyphrase", "q_hat"] == pytest.approx(a.conformal.for_agents(["keyphrase"])["q_hat"].iloc[0])
     assert pd.isna(by.loc["sentence", "q_hat"])  # no estimator for this agent: undefined, not 0
     assert by["rqi"].isna().all()  # unlabeled steps: RQI undefined, never 0
+
+
+def test_kappa_cost_axis_is_the_first_recorded_one():
+    from seekbench.analysis._agreement import kappa_cost_axis
+
+    summary = pd.DataFrame({"rater": ["a", "b"], "field": "all (pooled)", "kappa": [0.6, 0.7],
+                            "kappa_lower": 0.5, "kappa_upper": 0.8})
+    # Costs recorded as 0 (a local model) and latency known: cost would be a fake range, latency is real.
+    costs = pd.DataFrame({"rater": ["a", "b"], "cost_per_trace": [0.0, 0.0], "latency_s_per_trace": [2.0, 1.0],
+                          "tokens_per_trace": [900.0, 400.0]})
+    t = kappa_cost_table(summary, costs)
+    assert kappa_cost_axis(t) == "latency_s_per_trace"
+    # b is faster (1 s < 2 s) and better (0.7 > 0.6): it alone is on the front.
+    assert t["on_front"].tolist() == [False, True] and t["known"].all()
+    t = kappa_cost_table(summary, costs.assign(cost_per_trace=[0.01, np.nan]))
+    assert kappa_cost_axis(t) == "cost_per_trace" and t["known"].tolist() == [True, False]
+    nothing = kappa_cost_table(summary, pd.DataFrame({"rater": ["a", "b"], "cost_per_trace": [np.nan, 0.0]}))
+    assert kappa_cost_axis(nothing) is None and not nothing["on_front"].any()
