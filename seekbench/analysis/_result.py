@@ -163,7 +163,9 @@ class CompletenessAnalysis:
         :func:`seekbench.env.completeness_summary` by agent and belief, and by agent.
     by_agent : DataFrame
         Per agent: ``episodes, completeness, ci_low, ci_high, self_estimate_error``, the
-        conformal columns when given, and the process metrics ``rqi, recovered_by_8, ce``.
+        conformal columns (the agent's own self-estimates calibrated: ``self_estimates, q_hat,
+        coverage, coverage_ci_lower, coverage_ci_upper, width, conformal_note``), and the process
+        metrics ``rqi, recovered_by_8, ce`` each with ``<name>_ci_lo`` and ``<name>_ci_hi``.
     conformal_columns : tuple of str
         Which columns of ``by_agent`` came from the conformal result.
     curves, diversity, topics : DataFrame

@@ -35,7 +35,7 @@ def plot_conformal_scatter(
     ax : Axes, optional
     title : str, optional
     """
-    ax = _axes(ax, figsize=(5.2, 4.0))
+    ax = _axes(ax, figsize=(5.2, 5.2))
     x = data["true_completeness"].to_numpy(dtype=float)
     y = data["c_hat"].to_numpy(dtype=float)
     covered = data["covered"].to_numpy(dtype=bool) if "covered" in data else np.abs(x - y) <= q_hat + 1e-12

@@ -54,7 +54,14 @@ def legend_outside(ax: Axes, *, where: str = "right", ncol: int = 1, **kw):
     if not handles:
         return None
     if where == "below":
-        place = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.16)}
+        # Below the tick labels and the x label: measure how far they reach under the Axes, in inches.
+        from matplotlib.transforms import ScaledTranslation
+
+        fig = ax.figure
+        renderer = fig.canvas.get_renderer()
+        reach = (ax.get_window_extent(renderer).y0 - ax.get_tightbbox(renderer).y0) / fig.dpi
+        shift = ScaledTranslation(0, -(reach + 0.08), fig.dpi_scale_trans)
+        place = {"loc": "upper center", "bbox_to_anchor": (0.5, 0.0), "bbox_transform": ax.transAxes + shift}
     else:
         place = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0)}
     return ax.legend(handles, labels, fontsize=8, ncol=ncol, borderaxespad=0.0, frameon=False, **place, **kw)
