@@ -43,8 +43,8 @@ def kappa_cost_table(
     shown = [c for c in COST_AXES if c in costs.columns]
     rows = summary[summary["field"] == field].merge(costs[["rater", *shown]], on="rater", how="inner")
     out = pd.DataFrame({"rater": rows["rater"]})
-    for axis in COST_AXES:
-        out[axis] = rows[axis].to_numpy(dtype=float) if axis in rows.columns else np.nan
+    for col in COST_AXES:
+        out[col] = rows[col].to_numpy(dtype=float) if col in rows.columns else np.nan
     val = rows[score].to_numpy(dtype=float)
     out["score"] = val
     out["lower"] = rows[f"{score}_lower"].to_numpy(dtype=float)
@@ -52,7 +52,7 @@ def kappa_cost_table(
     axis = kappa_cost_axis(out)
     x = out[axis].to_numpy(dtype=float) if axis else np.full(len(out), np.nan)
     out["known"] = np.isfinite(x)
-    out["on_front"] = pareto_front(x, val)
+    out["on_front"] = pareto_front(x.tolist(), val.tolist())
     return out
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -57,14 +57,32 @@ def legend_outside(ax: Axes, *, where: str = "right", ncol: int = 1, **kw):
         # Below the tick labels and the x label: measure how far they reach under the Axes, in inches.
         from matplotlib.transforms import ScaledTranslation
 
-        fig = ax.figure
+        fig: Any = ax.figure
         renderer = fig.canvas.get_renderer()
-        reach = (ax.get_window_extent(renderer).y0 - ax.get_tightbbox(renderer).y0) / fig.dpi
+        tight = ax.get_tightbbox(renderer)
+        reach = (ax.get_window_extent(renderer).y0 - tight.y0) / fig.dpi if tight is not None else 0.5
         shift = ScaledTranslation(0, -(reach + 0.08), fig.dpi_scale_trans)
-        place = {"loc": "upper center", "bbox_to_anchor": (0.5, 0.0), "bbox_transform": ax.transAxes + shift}
-    else:
-        place = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0)}
-    return ax.legend(handles, labels, fontsize=8, ncol=ncol, borderaxespad=0.0, frameon=False, **place, **kw)
+        return ax.legend(
+            handles,
+            labels,
+            loc="upper center",
+            bbox_to_anchor=(0.5, 0.0),
+            bbox_transform=ax.transAxes + shift,
+            fontsize=8,
+            ncol=ncol,
+            frameon=False,
+            **kw,
+        )
+    return ax.legend(
+        handles,
+        labels,
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        borderaxespad=0.0,
+        fontsize=8,
+        frameon=False,
+        **kw,
+    )
 
 
 def plot_erf_curves(
