@@ -13,8 +13,18 @@ import pandas as pd
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-from ._figures import _axes, legend_outside, wrap_name
+from ._figures import _axes, curves_axes, wrap_name
 
+_CURVE_LABELS = {
+    "x": "step",
+    "y": "completeness (share of goal passages retrieved)",
+    "title": "Completeness over steps (band: 95% CI of the mean)",
+}
+_DIVERSITY_LABELS = {
+    "x": "step",
+    "y": "query diversity (1 - max cosine to earlier queries)",
+    "title": "Query diversity over steps",
+}
 _BELIEF_STYLE = {"trajectory": ":", "deduplicated": "-", "oracle": "--"}
 
 
@@ -84,12 +94,7 @@ def plot_completeness_curves(
         if band and {"lower", "upper"} <= set(g.columns):
             ok = g["lower"].notna() & g["upper"].notna()
             ax.fill_between(g["step"][ok], g["lower"][ok], g["upper"][ok], color=colour, alpha=band_alpha, linewidth=0)
-    ax.set_xlabel("step")
-    ax.set_ylabel("completeness (share of goal passages retrieved)")
-    ax.set_ylim(0.0, 1.0)
-    ax.set_title(title or "Completeness over steps (band: 95% CI of the mean)", fontsize=10)
-    legend_outside(ax, title="agent / belief", title_fontsize=8)
-    return ax
+    return curves_axes(ax, _CURVE_LABELS, title=title)
 
 
 def plot_topic_agent_heatmap(table: pd.DataFrame, ax: Axes | None = None, *, title: str | None = None) -> Axes:
@@ -143,9 +148,4 @@ def plot_query_diversity(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
             markersize=2.5,
             label=wrap_name(" / ".join(str(v) for v in key.values()), 26),
         )
-    ax.set_xlabel("step")
-    ax.set_ylabel("query diversity (1 - max cosine to earlier queries)")
-    ax.set_ylim(bottom=0)
-    ax.set_title("Query diversity over steps", fontsize=10)
-    legend_outside(ax, title="agent / belief", title_fontsize=8)
-    return ax
+    return curves_axes(ax, _DIVERSITY_LABELS, ylim=(0.0, None))

@@ -98,11 +98,26 @@ def plot_erf_curves(
     for label, fitter in fitters.items():
         fitter.plot(ax=ax, ci=ci, label=f"{wrap_name(label, 24)} (n={len(fitter.events_)})", until=until)
     ax.set_xlim(0, until + 0.2)
-    ax.set_xlabel("turn")
-    ax.set_ylabel("share of traces recovered\n(E = 2 or correct answer)")
-    ax.set_ylim(0, 1.02)
-    ax.set_title(title or "Evidence recovery function (Aalen-Johansen, 95% CI)", fontsize=10)
-    legend_outside(ax, title="agent (shaded: 95% CI)", title_fontsize=8)
+    return curves_axes(ax, _ERF_LABELS, title=title, ylim=(0, 1.02), legend="agent (shaded: 95% CI)")
+
+
+_ERF_LABELS = {
+    "x": "turn",
+    "y": "share of traces recovered\n(E = 2 or correct answer)",
+    "title": "Evidence recovery function (Aalen-Johansen, 95% CI)",
+}
+
+
+def curves_axes(
+    ax: Axes, labels: dict, *, title: str | None = None, ylim: tuple = (0.0, 1.0), legend: str = "agent / belief"
+) -> Axes:
+    """Label a plot of curves over time: ``labels`` gives ``x``, ``y`` and ``title`` (``title`` overrides it),
+    then the y range and the legend, titled ``legend``, right of the data."""
+    ax.set_xlabel(labels["x"])
+    ax.set_ylabel(labels["y"])
+    ax.set_ylim(*ylim)
+    ax.set_title(title or labels["title"], fontsize=10)
+    legend_outside(ax, title=legend, title_fontsize=8)
     return ax
 
 
