@@ -26,10 +26,10 @@ def _axes(ax, figsize=(6.4, 4.0)):
 
 
 def wrap_name(name: object, width: int = 20) -> str:
-    """A name whole, broken into lines of about ``width`` characters after ``-``, ``_``, ``/`` or a space.
+    r"""A name whole, broken into lines of about ``width`` characters after ``-``, ``_``, ``/`` or a space.
 
     >>> wrap_name("SearchR1-nq_hotpotqa_train-qwen2.5-7b-em-ppo-v0.3")
-    'SearchR1-nq_hotpotqa_\ntrain-qwen2.5-7b-em-\nppo-v0.3'
+    'SearchR1-nq_\nhotpotqa_train-\nqwen2.5-7b-em-ppo-\nv0.3'
     >>> wrap_name("looper")
     'looper'
     """
