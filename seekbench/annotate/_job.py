@@ -27,7 +27,7 @@ from ._parse import ParseResult, parse_judge_output
 from ._plan import Unit, plan_steps, plan_windows
 from ._prompt import (
     TOKENS_FRAME,
-    TOKENS_PER_STEP,
+    TOKENS_PER_STEP_TYPICAL,
     PromptTemplate,
     RenderedPrompt,
     StepSpec,
@@ -157,7 +157,8 @@ class TraceJob:
             return plan_steps(self.trace, self.specs)
         n = sum(bool(spec.required or spec.optional) for spec in self.specs.values())
         answer_fits = (
-            answer_tokens(self.config, n) is None or self.config.max_tokens >= TOKENS_FRAME + TOKENS_PER_STEP * n
+            answer_tokens(self.config, n) is None
+            or self.config.max_tokens >= TOKENS_FRAME + TOKENS_PER_STEP_TYPICAL * n
         )
         first = self._render(Unit(None))
         self._whole = (first, self.context)
