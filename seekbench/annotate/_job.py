@@ -20,14 +20,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from .._version import SCHEMA_VERSION
-from ..llm import Completion, JudgeConfig, Parsed, RepairLoop, cache_key, estimate_tokens, fill, utc_now
-from ..traces import LABEL_FIELDS
+from ..llm import Completion, JudgeConfig, Parsed, RepairLoop, cache_key, estimate_tokens, fill
 from ._parse import ParseResult, parse_judge_output
 from ._plan import Unit, plan_steps, plan_windows
 from ._prompt import (
     TOKENS_FRAME,
-    TOKENS_PER_STEP,
+    TOKENS_PER_STEP_TYPICAL,
     PromptTemplate,
     RenderedPrompt,
     StepSpec,
@@ -37,15 +35,11 @@ from ._prompt import (
     request_body,
     step_specs,
 )
+from ._records import ABSTAINED, INVALID_OUTPUT, OVER_CONTEXT, REQUEST_FAILED, job_records
 from ._rules_derived import rule_labels
 
-#: Prefixes of ``unscored_reason``: a request that failed (nothing paid; retried by a re-run),
-#: an answer still invalid after the repairs, and an explicit null from the judge.
-REQUEST_FAILED = "request_failed"
-INVALID_OUTPUT = "invalid_output"
-ABSTAINED = "judge_abstained"
-#: The prompt does not fit the judge's context even with every step text cut: nothing was sent.
-OVER_CONTEXT = "over_context"
+__all__ = ["ABSTAINED", "INVALID_OUTPUT", "OVER_CONTEXT", "REQUEST_FAILED", "CallRecord", "TraceJob", "served_model"]
+
 #: A trace whose step texts must be cut below this many characters to fit is asked for in windows instead.
 KEEP_CHARS = 4000
 #: Context-length refusals of one trace after which it is given up (each one halves the window at least).
@@ -157,7 +151,8 @@ class TraceJob:
             return plan_steps(self.trace, self.specs)
         n = sum(bool(spec.required or spec.optional) for spec in self.specs.values())
         answer_fits = (
-            answer_tokens(self.config, n) is None or self.config.max_tokens >= TOKENS_FRAME + TOKENS_PER_STEP * n
+            answer_tokens(self.config, n) is None
+            or self.config.max_tokens >= TOKENS_FRAME + TOKENS_PER_STEP_TYPICAL * n
         )
         first = self._render(Unit(None))
         self._whole = (first, self.context)
@@ -405,85 +400,4 @@ class TraceJob:
 
         ``served``: what the server reported about its model (``model_file``, ``server_models``), for provenance.
         """
-        cfg, tid = self.config, self.trace_id
-        when = self.calls[-1].created if self.calls else utc_now()
-        rows: list[tuple[int, str, str | None, str | None, dict]] = []
-        for (step, name), rule in self.rules.items():
-            prov = {"kind": "rule", "judge": cfg.name, "rule": rule.rule, "time": when, "cost_usd": 0.0}
-            if rule.repeat_of is not None:
-                prov["repeat_of"] = rule.repeat_of
-            rows.append((step, name, rule.value, None, prov))
-        judge_prov = {
-            "kind": "judge",
-            "judge": cfg.name,
-            "model": cfg.model,
-            "prompt_sha256": self.template.sha256,
-            "prompt_version": self.template.version,
-            "time": when,
-            "input_tokens": sum(c.prompt_tokens for c in self.calls),
-            "output_tokens": sum(c.completion_tokens for c in self.calls),
-            "cost_usd": round(sum(c.cost_usd for c in self.calls), 10),
-            "latency_s": (
-                round(sum(c.latency_s for c in self.calls if c.latency_s is not None), 4)
-                if any(c.latency_s is not None for c in self.calls)
-                else None
-            ),
-            "truncated": self.truncated,
-            "requests": len(self.calls),
-            "repairs": self.repairs,
-            "cache_key": self.calls[-1].key if self.calls else None,
-            "granularity": self.granularity,
-        }
-        models = sorted({c.model for c in self.calls if c.model})
-        if models:  # what the server says served the requests, beside the configured name
-            judge_prov["served_model"] = models[0] if len(models) == 1 else models
-        for k, v in (served or {}).items():
-            if v:
-                judge_prov[k] = v
-        if self.formats_used:
-            judge_prov["response_format"] = self.formats_used[-1]
-        if self.windows > 1:
-            judge_prov["windows"] = self.windows
-        if self.truncated:  # how far: the length step texts were cut to; each record says if its step was
-            judge_prov["truncated_to_chars"] = self.cap
-        status = self.status
-        for step, spec in sorted(self.specs.items()):
-            for name in spec.required + spec.optional:
-                extra: dict = {}
-                if (step, name) in self.labels:
-                    value = self.labels[(step, name)]
-                    reason = None if value is not None else f"{ABSTAINED}: the judge answered null"
-                    repair, key = self.origin[(step, name)]
-                    extra = {"from_repair": repair, "cache_key": key}
-                elif name in spec.optional:
-                    continue
-                elif status == "failed":
-                    value, reason = None, f"{REQUEST_FAILED}: {self.failure}"
-                elif step in self.over:
-                    value, reason = None, f"{OVER_CONTEXT}: {self.errors[-1] if self.errors else 'too long'}"
-                else:
-                    value = None
-                    why = self.problems.get(step) or (self.errors[-1] if self.errors else "no valid answer")
-                    reason = f"{INVALID_OUTPUT}: {why} (after {self.repairs} repairs)"
-                if step in self._window_of:
-                    extra["window"] = list(self._window_of[step])
-                if self.truncated:
-                    extra["step_truncated"] = step in self.cut
-                rows.append((step, name, value, reason, {**judge_prov, **extra} if extra else judge_prov))
-        order = {f: i for i, f in enumerate(LABEL_FIELDS)}
-        rows.sort(key=lambda r: (r[0], order.get(r[1], 99)))
-        out = []
-        for step, name, value, reason, prov in rows:
-            rec = {
-                "schema_version": SCHEMA_VERSION,
-                "trace_id": tid,
-                "step": step,
-                "field": name,
-                "value": value,
-                "rater": rater,
-                "provenance": {**prov, "trace_records": len(rows)},
-            }
-            if value is None:
-                rec["unscored_reason"] = reason
-            out.append(rec)
-        return out
+        return job_records(self, rater=rater, served=served)

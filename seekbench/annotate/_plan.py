@@ -23,7 +23,7 @@ from ..llm import estimate_tokens, json_data, neutralise
 from ._prompt import (
     CONTEXT_MARGIN_TOKENS,
     TOKENS_FRAME,
-    TOKENS_PER_STEP,
+    TOKENS_PER_STEP_TYPICAL,
     StepSpec,
     answer_tokens,
     only_steps_line,
@@ -78,7 +78,9 @@ def plan_windows(
     question = estimate_tokens(json_data(neutralise(trace.get("question") or "")))
     # the answer budget bounds a window too: more steps than max_tokens can hold would be cut off
     max_steps = (
-        None if answer_tokens(config, 1) is None else max(1, (config.max_tokens - TOKENS_FRAME) // TOKENS_PER_STEP)
+        None
+        if answer_tokens(config, 1) is None
+        else max(1, (config.max_tokens - TOKENS_FRAME) // TOKENS_PER_STEP_TYPICAL)
     )
 
     # the "Label only these steps: ..." line: each step number and its ", ", plus the note after them

@@ -306,6 +306,9 @@ def request_body(
 #: Answer tokens allowed per step asked for (an entry is about 25 tokens, 40 with strict json_schema's nulls),
 #: and for the frame around them.
 TOKENS_PER_STEP, TOKENS_FRAME = 64, 256
+#: What an answer typically takes per step: a trace is split into windows only when ``max_tokens`` could
+#: not hold that much for its steps (the per-step allowance above only caps a runaway answer).
+TOKENS_PER_STEP_TYPICAL = 32
 
 
 def answer_tokens(config, n_steps: int) -> int | None:
