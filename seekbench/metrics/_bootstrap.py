@@ -24,6 +24,7 @@ import pandas as pd
 
 from .._errors import UserInputError
 from ._options import check_option
+from ._poisson import BootstrapMethod, poisson_sums
 
 Cluster = Literal["trace", "question"]
 _CLUSTERS = ("trace", "question")
@@ -60,6 +61,7 @@ def bootstrap_sums(
     seed: int | None = 0,
     clusters: Sequence | np.ndarray | None = None,
     universe: Sequence | np.ndarray | None = None,
+    bootstrap: BootstrapMethod = "exact",
 ) -> np.ndarray:
     """Resampled column sums: ``(n_boot x m)`` array, row b = sum over resample b's traces.
 
@@ -77,6 +79,10 @@ def bootstrap_sums(
     universe : sequence, optional
         All cluster labels to draw from (default: those in ``clusters``). Two groups drawn
         with the same universe and seed share their cluster draws: a paired bootstrap.
+    bootstrap : {"exact", "poisson"}
+        Multinomial resample counts (default), or independent Poisson(1) weights per cluster
+        (the Poisson bootstrap, :mod:`seekbench.metrics._poisson`; ``"auto"`` is resolved by
+        the caller). Poisson draws are paired across the columns of one call only.
 
     Returns
     -------
@@ -87,6 +93,7 @@ def bootstrap_sums(
     >>> bootstrap_sums(np.ones(4), n_boot=3, seed=1)[:, 0].tolist()
     [4.0, 4.0, 4.0]
     """
+    check_option("bootstrap", bootstrap, ("exact", "poisson"))
     cols = np.asarray(columns, dtype=float)
     if cols.ndim == 1:
         cols = cols[:, None]
@@ -101,6 +108,8 @@ def bootstrap_sums(
     n_clusters = len(labels)
     per_cluster = np.zeros((n_clusters, cols.shape[1]))
     np.add.at(per_cluster, codes, cols)
+    if bootstrap == "poisson":
+        return poisson_sums(per_cluster, n_boot=n_boot, seed=seed)
     out = np.empty((n_boot, cols.shape[1]))
     if n_boot == 0 or n_clusters == 0:
         out[:] = 0.0
@@ -239,6 +248,7 @@ def bootstrap_statistic_ci(
     alpha: float = 0.05,
     clusters: Sequence | np.ndarray | None = None,
     universe: Sequence | np.ndarray | None = None,
+    bootstrap: BootstrapMethod = "exact",
 ) -> tuple[float, float]:
     """Percentile CI of a statistic computed from per-trace column sums.
 
@@ -254,7 +264,7 @@ def bootstrap_statistic_ci(
     cols = np.asarray(columns, dtype=float)
     if n_boot == 0 or cols.shape[0] == 0:
         return (float("nan"), float("nan"))
-    sums = bootstrap_sums(cols, n_boot=n_boot, seed=seed, clusters=clusters, universe=universe)
+    sums = bootstrap_sums(cols, n_boot=n_boot, seed=seed, clusters=clusters, universe=universe, bootstrap=bootstrap)
     with np.errstate(invalid="ignore", divide="ignore"):
         stats = statistic(sums)
     return percentile_interval(stats, alpha=alpha)
@@ -275,6 +285,7 @@ def bootstrap_ci(
     alpha: float = 0.05,
     clusters: Sequence | np.ndarray | None = None,
     universe: Sequence | np.ndarray | None = None,
+    bootstrap: BootstrapMethod = "exact",
 ) -> tuple[float, float]:
     """Percentile bootstrap CI of a mean over traces, or of a ratio of per-trace sums.
 
@@ -288,7 +299,7 @@ def bootstrap_ci(
     values, denominators : array-like of shape (n_traces,)
     n_boot, seed, alpha : resamples B (2000), seed of ``numpy.random.default_rng`` (0),
         1 - confidence level (0.05).
-    clusters, universe : see :func:`bootstrap_sums`.
+    clusters, universe, bootstrap : see :func:`bootstrap_sums`.
 
     Returns
     -------
@@ -313,5 +324,5 @@ def bootstrap_ci(
         check_bootstrap_options(n_boot, alpha)
         return (float("nan"), float("nan"))
     return bootstrap_statistic_ci(
-        cols, ratio, n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters, universe=universe
+        cols, ratio, n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters, universe=universe, bootstrap=bootstrap
     )
