@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Literal, TypeGuard
+from typing import Literal, TypedDict, TypeGuard, Unpack
 
 import numpy as np
 import pandas as pd
@@ -239,6 +239,16 @@ def percentile_interval(stats: np.ndarray, *, alpha: float = 0.05) -> tuple[floa
     return (float(lo), float(hi))
 
 
+class Resampling(TypedDict, total=False):
+    """The resampling keywords of :func:`bootstrap_statistic_ci`, which :func:`bootstrap_ci` passes on."""
+
+    n_boot: int
+    seed: int | None
+    clusters: Sequence | np.ndarray | None
+    universe: Sequence | np.ndarray | None
+    bootstrap: BootstrapMethod
+
+
 def bootstrap_statistic_ci(
     columns: np.ndarray,
     statistic: Callable[[np.ndarray], np.ndarray],
@@ -280,12 +290,8 @@ def bootstrap_ci(
     values: Sequence[float] | np.ndarray,
     denominators: Sequence[float] | np.ndarray | None = None,
     *,
-    n_boot: int = 2000,
-    seed: int | None = 0,
     alpha: float = 0.05,
-    clusters: Sequence | np.ndarray | None = None,
-    universe: Sequence | np.ndarray | None = None,
-    bootstrap: BootstrapMethod = "exact",
+    **resampling: Unpack[Resampling],
 ) -> tuple[float, float]:
     """Percentile bootstrap CI of a mean over traces, or of a ratio of per-trace sums.
 
@@ -297,9 +303,12 @@ def bootstrap_ci(
     Parameters
     ----------
     values, denominators : array-like of shape (n_traces,)
-    n_boot, seed, alpha : resamples B (2000), seed of ``numpy.random.default_rng`` (0),
+    alpha : float
         1 - confidence level (0.05).
-    clusters, universe, bootstrap : see :func:`bootstrap_sums`.
+    n_boot, seed, clusters, universe, bootstrap :
+        The resampling keywords of :func:`bootstrap_statistic_ci` (:class:`Resampling`):
+        resamples B (2000), seed of ``numpy.random.default_rng`` (0), and see
+        :func:`bootstrap_sums`.
 
     Returns
     -------
@@ -321,8 +330,6 @@ def bootstrap_ci(
         mask = np.isfinite(v) & np.isfinite(d)
         cols = np.column_stack([np.where(mask, v, 0.0), np.where(mask, d, 0.0)])
     if not mask.any():
-        check_bootstrap_options(n_boot, alpha)
+        check_bootstrap_options(resampling.get("n_boot", 2000), alpha)
         return (float("nan"), float("nan"))
-    return bootstrap_statistic_ci(
-        cols, ratio, n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters, universe=universe, bootstrap=bootstrap
-    )
+    return bootstrap_statistic_ci(cols, ratio, alpha=alpha, **resampling)

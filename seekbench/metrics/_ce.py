@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Unpack
 
 import numpy as np
 import pandas as pd
@@ -19,9 +20,9 @@ from ._bootstrap import (
 )
 from ._decisions import (
     decision_counts,
-    decision_point_table,
     evidence_labeled,
     observation_label_counts,
+    step_points,
     turn_points,
 )
 from ._options import (
@@ -32,11 +33,13 @@ from ._options import (
     SCOPE_OPTIONS,
     CEAggregate,
     DecisionPoints,
+    EvidenceKeywords,
     EvidenceMapping,
     EvidenceOptions,
     EvidenceScope,
     Prevalence,
     check_option,
+    evidence_keywords,
 )
 
 #: Ideal policy pi*(k) = 1 if k = 2 else 0.
@@ -92,31 +95,29 @@ def evidence_prevalence(
     traces: pd.DataFrame,
     *,
     decision_points: DecisionPoints = "turn",
-    evidence_mapping: EvidenceMapping = "sum",
-    evidence_scope: EvidenceScope = "cumulative",
+    **evidence: Unpack[EvidenceKeywords],
 ) -> pd.Series:
     """P(E = k), k = 0, 1, 2, over all decision points of the traces given.
 
     Computed on the whole corpus (all agents) it is the global prevalence that
     ``answer_calibration(..., aggregate="pooled", prevalence="global", global_prevalence=...)``
     uses for one group. All NaN when there are observations and none is labeled.
+    ``evidence_mapping`` and ``evidence_scope`` as in :func:`answer_calibration`.
 
     Returns a Series indexed 0, 1, 2 summing to 1 (all NaN when there is no decision point).
 
     Examples
     --------
-    >>> steps = pd.DataFrame({"trace_id": ["x"] * 3, "pos": [0, 1, 2], "turn": [1, 1, 1],
-    ...                       "kind": ["search", "search_result", "answer"],
-    ...                       "clarity": [None, "Clear", None], "sufficiency": [None, "Sufficient", None]})
-    >>> traces = pd.DataFrame({"trace_id": ["x"], "answered": [True], "answer_turn": [1.0]})
-    >>> evidence_prevalence(steps, traces).tolist()  # turn 0 at E = 0, turn 1 at E = 2
-    [0.5, 0.0, 0.5]
+    >>> from seekbench.traces import build_tables
+    >>> obs = {"kind": "search_result", "labels": {"clarity": "Unclear", "sufficiency": "Sufficient"}}
+    >>> steps, traces = build_tables([{"trace_id": "x", "agent": "a", "steps": [
+    ...     {"index": 0, "kind": "search", "query": "q"}, dict(obs, index=1), {"index": 2, "kind": "answer"}]}])
+    >>> evidence_prevalence(steps, traces).tolist()  # turn 0 at E = 0, the answer turn 1 at E = 1
+    [0.5, 0.5, 0.0]
     """
-    _check("trace", "global", decision_points, evidence_mapping, evidence_scope)
-    per = calibration_trace_columns(
-        steps, traces, decision_points=decision_points, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope
-    )
-    return prevalence_from_columns(per)
+    check_option("decision_points", decision_points, DECISION_POINTS)
+    ev = evidence_keywords("evidence_prevalence", evidence)
+    return prevalence_from_columns(calibration_trace_columns(steps, traces, decision_points, ev))
 
 
 def prevalence_from_columns(per: pd.DataFrame) -> pd.Series:
@@ -217,12 +218,7 @@ CALIBRATION_COLUMNS = (
 
 
 def calibration_trace_columns(
-    steps: pd.DataFrame,
-    traces: pd.DataFrame,
-    *,
-    decision_points: DecisionPoints = "turn",
-    evidence_mapping: EvidenceMapping = "sum",
-    evidence_scope: EvidenceScope = "cumulative",
+    steps: pd.DataFrame, traces: pd.DataFrame, decision_points: DecisionPoints, ev: EvidenceOptions
 ) -> pd.DataFrame:
     """Per trace of ``traces`` (indexed by trace id, in its order): :data:`CALIBRATION_COLUMNS`.
 
@@ -230,20 +226,20 @@ def calibration_trace_columns(
     ``n_obs, n_obs_unlabeled``: observations and those without E; ``answered, answer_turn,
     correct`` (1.0 / 0.0 / NaN) from the trace table; ``e_answer``: E at the answer turn and
     ``first_e2``: the first turn with E = 2 up to the answer (NaN if none), from the turn
-    decision points. Every CE number of a group is a function of these rows
+    decision points (E under the options ``ev``). Every CE number of a group is a function of these rows
     (:func:`calibration_from_columns`).
     """
     ids = pd.Index(traces["trace_id"])
-    cov = observation_label_counts(steps, traces, evidence_mapping=evidence_mapping)
-    ev: EvidenceOptions = {"evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope}
-    turns = turn_points(steps, traces, **ev)
-    points = turns if decision_points == "turn" else decision_point_table(steps, traces, decision_points="step", **ev)
+    cov = observation_label_counts(steps, traces, evidence_mapping=ev["evidence_mapping"])
+    turns = turn_points(steps, traces, ev)
+    points = turns if decision_points == "turn" else step_points(steps, traces, ev)
     out = decision_counts(points, ids)
     out["n_obs"] = cov["n_obs"].to_numpy(dtype=float)
     out["n_obs_unlabeled"] = cov["n_obs_unlabeled"].to_numpy(dtype=float)
     out["answered"] = traces["answered"].astype(bool).to_numpy()
     out["answer_turn"] = traces["answer_turn"].to_numpy(dtype=float)
-    out["correct"] = pd.to_numeric(traces["correct"].map({True: 1.0, False: 0.0}), errors="coerce").to_numpy()
+    correct = traces["correct"] if "correct" in traces.columns else pd.Series(np.nan, index=traces.index)
+    out["correct"] = pd.to_numeric(correct.map({True: 1.0, False: 0.0}), errors="coerce").to_numpy()
     # Turn points come in trace order, t increasing: a trace's first E = 2 point is its earliest.
     uniq = ids if ids.is_unique else pd.Index(pd.unique(ids))
     code = uniq.get_indexer(turns["trace_id"])
@@ -347,7 +343,7 @@ def answer_calibration(
     check_bootstrap_options(n_boot, alpha, cluster)
     _check_horizon(horizon)
     ev: EvidenceOptions = {"evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope}
-    per = calibration_trace_columns(steps, traces, decision_points=decision_points, **ev)
+    per = calibration_trace_columns(steps, traces, decision_points, ev)
     weights = _weights(aggregate, prevalence, global_prevalence, per)
     clusters = cluster_labels(traces["trace_id"], traces.get("question_id"), cluster=cluster)
     boot = {"n_boot": n_boot, "seed": seed, "alpha": alpha, "clusters": clusters}
@@ -478,16 +474,16 @@ def calibration_error(
     steps: pd.DataFrame,
     traces: pd.DataFrame,
     *,
+    global_prevalence: Sequence[float] | pd.Series | None = None,
     aggregate: CEAggregate = "trace",
     prevalence: Prevalence = "global",
     decision_points: DecisionPoints = "turn",
-    evidence_mapping: EvidenceMapping = "sum",
-    evidence_scope: EvidenceScope = "cumulative",
-    global_prevalence: Sequence[float] | pd.Series | None = None,
+    **evidence: Unpack[EvidenceKeywords],
 ) -> float:
     """CE of the answer decision (spec section 5): a float in [0, 1], lower is better.
 
-    See :func:`answer_calibration` for the formula and options; this is its ``ce`` without
+    See :func:`answer_calibration` for the formula and the options (the same keywords,
+    ``evidence_mapping`` and ``evidence_scope`` included); this is its ``ce`` without
     companions or CI. NaN with an ``UndefinedMetricWarning`` when the traces have
     observations and none has evidence labels.
 
@@ -500,10 +496,9 @@ def calibration_error(
     >>> calibration_error(steps, traces)  # answered at turn 0 holding E = 0
     1.0
     """
-    _check(aggregate, prevalence, decision_points, evidence_mapping, evidence_scope)
-    per = calibration_trace_columns(
-        steps, traces, decision_points=decision_points, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope
-    )
+    ev = evidence_keywords("calibration_error", evidence)
+    _check(aggregate, prevalence, decision_points, ev["evidence_mapping"], ev["evidence_scope"])
+    per = calibration_trace_columns(steps, traces, decision_points, ev)
     weights = _weights(aggregate, prevalence, global_prevalence, per)
     counts = per[["n0", "n1", "n2", "a0", "a1", "a2"]] if evidence_labeled(per) else per.iloc[:0, :6]
     ce = _point_estimate(counts.to_numpy(), aggregate, weights)

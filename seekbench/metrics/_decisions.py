@@ -18,6 +18,8 @@ record the evidence state E it holds (spec section 2) and A = 1 if it answers th
 
 from __future__ import annotations
 
+from typing import Unpack
+
 import numpy as np
 import pandas as pd
 
@@ -26,7 +28,17 @@ from ._evidence import (
     trace_segments,
     turn_grid,
 )
-from ._options import DECISION_POINTS, MAPPING_OPTIONS, SCOPE_OPTIONS, EvidenceMapping, EvidenceScope, check_option
+from ._options import (
+    DECISION_POINTS,
+    MAPPING_OPTIONS,
+    SCOPE_OPTIONS,
+    EvidenceKeywords,
+    EvidenceMapping,
+    EvidenceOptions,
+    EvidenceScope,
+    check_option,
+    evidence_keywords,
+)
 from ._segments import Segments
 from ._shared import memo
 
@@ -132,20 +144,14 @@ def evidence_labeled(counts: pd.DataFrame) -> bool:
     return n_obs == 0 or int(counts["n_obs_unlabeled"].sum()) < n_obs
 
 
-def turn_points(
-    steps: pd.DataFrame,
-    traces: pd.DataFrame,
-    *,
-    evidence_mapping: EvidenceMapping = "sum",
-    evidence_scope: EvidenceScope = "cumulative",
-) -> pd.DataFrame:
-    """Turn decision points of every trace of ``traces``: columns ``trace_id, t, E, A``.
+def turn_points(steps: pd.DataFrame, traces: pd.DataFrame, ev: EvidenceOptions) -> pd.DataFrame:
+    """Turn decision points of every trace of ``traces``: columns ``trace_id, t, E, A`` (E under ``ev``).
 
     Turns 0 .. answer turn, or every turn of a trace without an answer (a trace without
     steps has the single point t = 0, E = 0, A = 0).
     """
     ids = traces["trace_id"].to_numpy()
-    grid = turn_grid(steps, mapping=evidence_mapping, scope=evidence_scope)
+    grid = turn_grid(steps, mapping=ev["evidence_mapping"], scope=ev["evidence_scope"])
     # Trace j of ``traces``: its grid cells (steps of other traces are ignored), or one point
     # t = 0, E = 0 when it has no steps.
     code = pd.Index(grid.seg.uniques).get_indexer(ids) if grid.seg.n else np.full(len(ids), -1)
@@ -166,19 +172,13 @@ def turn_points(
     return pd.DataFrame({"trace_id": ids[owner][keep].astype(object), "t": t[keep], "E": e[keep], "A": a[keep]})
 
 
-def step_points(
-    steps: pd.DataFrame,
-    traces: pd.DataFrame,
-    *,
-    evidence_mapping: EvidenceMapping = "sum",
-    evidence_scope: EvidenceScope = "cumulative",
-) -> pd.DataFrame:
+def step_points(steps: pd.DataFrame, traces: pd.DataFrame, ev: EvidenceOptions) -> pd.DataFrame:
     """Step decision points: every step up to the first answer step; columns ``trace_id, t, E, A``.
 
     ``t`` is the step's position in its trace; E is :func:`held_evidence`.
     """
     sub = steps_of(steps, traces)
-    held = held_evidence(sub, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope)
+    held = held_evidence(sub, **ev)
     is_ans = (sub["kind"] == "answer").to_numpy().astype(np.int64)
     answers_before = Segments(sub["trace_id"]).cumsum(is_ans) - is_ans
     keep = answers_before == 0
@@ -198,8 +198,7 @@ def decision_point_table(
     traces: pd.DataFrame,
     *,
     decision_points: str = "turn",
-    evidence_mapping: EvidenceMapping = "sum",
-    evidence_scope: EvidenceScope = "cumulative",
+    **evidence: Unpack[EvidenceKeywords],
 ) -> pd.DataFrame:
     """The decision points of every trace of ``traces`` (see the module docstring).
 
@@ -226,8 +225,8 @@ def decision_point_table(
     [[0, 0, 0], [1, 2, 1]]
     """
     check_option("decision_points", decision_points, DECISION_POINTS)
-    fn = turn_points if decision_points == "turn" else step_points
-    return fn(steps, traces, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope)
+    ev = evidence_keywords("decision_point_table", evidence)
+    return (turn_points if decision_points == "turn" else step_points)(steps, traces, ev)
 
 
 def decision_counts(points: pd.DataFrame, trace_ids: pd.Index) -> pd.DataFrame:

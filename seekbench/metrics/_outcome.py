@@ -74,11 +74,7 @@ def duplicate_query_rate(steps: pd.DataFrame) -> float:
     >>> duplicate_query_rate(steps)  # (1/3 + 0) / 2
     0.16666666666666666
     """
-    per = _duplicate_share(steps, "query_norm")
-    if per.empty:
-        _warn("duplicate-query rate", "no trace has a search query")
-        return float("nan")
-    return float(per.mean())
+    return _duplicate_rate(steps, "query_norm", "duplicate-query rate", "no trace has a search query")
 
 
 def duplicate_visit_rate(steps: pd.DataFrame) -> float:
@@ -90,9 +86,14 @@ def duplicate_visit_rate(steps: pd.DataFrame) -> float:
     >>> duplicate_visit_rate(steps)
     0.5
     """
-    per = _duplicate_share(steps, "visit_id")
+    return _duplicate_rate(steps, "visit_id", "duplicate-visit rate", "no trace visits a URL or document")
+
+
+def _duplicate_rate(steps: pd.DataFrame, column: str, what: str, why: str) -> float:
+    """Mean of :func:`_duplicate_share` over the traces that have one; NaN with a warning when none does."""
+    per = _duplicate_share(steps, column)
     if per.empty:
-        _warn("duplicate-visit rate", "no trace visits a URL or document")
+        warnings.warn(f"{what} is undefined ({why}); returning NaN", UndefinedMetricWarning, stacklevel=3)
         return float("nan")
     return float(per.mean())
 

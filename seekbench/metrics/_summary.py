@@ -192,10 +192,10 @@ def summarize(
     rqi_aggregate: RQIAggregate | None = None,
     horizon: int = 15,
     cluster: Cluster = "trace",
+    bootstrap: BootstrapMethod = "auto",
     n_boot: int = 2000,
     seed: int | None = 0,
     alpha: float = 0.05,
-    bootstrap: BootstrapMethod = "auto",
 ) -> MetricsSummary:
     """RQI, CE, ERF and outcome metrics for each group of traces, with CIs and unlabeled counts.
 
@@ -305,12 +305,12 @@ def summarize_statistics(
     *,
     by: str | Sequence[str] = ("agent",),
     options: MetricOptions | None = None,
-    horizon: int = 15,
-    cluster: Cluster = "trace",
     n_boot: int = 2000,
     seed: int | None = 0,
     alpha: float = 0.05,
+    cluster: Cluster = "trace",
     bootstrap: BootstrapMethod = "auto",
+    horizon: int = 15,
     _stack: int = 2,
 ) -> MetricsSummary:
     """:func:`summarize` from the per-trace statistics table of :func:`~seekbench.metrics.trace_statistics`.
@@ -325,13 +325,14 @@ def summarize_statistics(
     stats : DataFrame
         One row per trace, as :func:`~seekbench.metrics.trace_statistics` makes it, made with
         the same E options, ``decision_points``, ``recovery`` and ``time`` as ``options``.
-    by, options, horizon, cluster, n_boot, seed, alpha, bootstrap :
+    by, options, n_boot, seed, alpha, cluster, bootstrap, horizon :
         As in :func:`summarize` (``options`` whole; no single option keywords). With
         ``bootstrap="auto"`` the size that decides is the number of rows of ``stats``.
 
     Returns
     -------
     MetricsSummary
+        As :func:`summarize` returns it (with ``"bootstrap": "poisson"`` in the options when used).
 
     Examples
     --------
