@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Unpack
 
@@ -17,6 +17,7 @@ from ._bootstrap import (
     bootstrap_statistic_ci,
     check_bootstrap_options,
     cluster_labels,
+    ratio,
 )
 from ._decisions import (
     decision_counts,
@@ -256,6 +257,22 @@ def calibration_trace_columns(
     return out
 
 
+def ce_sums(
+    counts: np.ndarray, aggregate: CEAggregate, weights: np.ndarray | None
+) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+    """CE of traces with decision counts ``counts`` (rows ``[n0, n1, n2, a0, a1, a2]``) as
+    per-trace columns and the statistic of their sums: [CE_i, 1] where CE_i is defined
+    (trace aggregate, the ratio of the sums), or the counts themselves (pooled, with the
+    P(E = k) ``weights``, None for the resample's own). The columns every CE bootstrap
+    resamples (:func:`~seekbench.metrics.ce_columns` too).
+    """
+    if aggregate == "pooled":
+        return counts, lambda s: _pooled_ce(s, weights)
+    per = _trace_ce(counts)
+    ok = np.isfinite(per)
+    return np.column_stack([np.where(ok, per, 0.0), ok.astype(float)]), ratio
+
+
 def _point_estimate(c: np.ndarray, aggregate: str, weights: np.ndarray | None) -> float:
     if not len(c):
         return float("nan")
@@ -390,12 +407,7 @@ def calibration_from_columns(
     c = tr[["n0", "n1", "n2", "a0", "a1", "a2"]].to_numpy(dtype=float)
     per_trace = pd.Series(_trace_ce(c), index=tr.index, name="ce")
     ce = _point_estimate(c, aggregate, weights)
-    if aggregate == "trace":
-        ci = bootstrap_ci(per_trace.to_numpy(), **boot)
-    elif len(c):
-        ci = bootstrap_statistic_ci(c, lambda s: _pooled_ce(s, weights), **boot)
-    else:
-        ci = (np.nan, np.nan)
+    ci = bootstrap_statistic_ci(*ce_sums(c, aggregate, weights), **boot)
     why = "no observation has evidence labels" if len(per) else "no traces"
     if np.isnan(ce):
         _warn("CE", why)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -11,7 +11,7 @@ import pandas as pd
 
 from .._errors import UndefinedMetricWarning
 from ..traces import LABEL_VALUES
-from ._bootstrap import Cluster, bootstrap_ci, check_bootstrap_options, cluster_labels
+from ._bootstrap import Cluster, bootstrap_statistic_ci, check_bootstrap_options, cluster_labels, ratio
 from ._evidence import step_evidence, trace_segments
 from ._options import (
     MAPPING_OPTIONS,
@@ -272,6 +272,20 @@ def _levels(per: pd.DataFrame, levels: Sequence, suffixes: Sequence[str], name: 
     return pd.DataFrame({name: list(levels), "rqi": mean, "n": n.astype(int)})
 
 
+def rqi_sums(per: pd.DataFrame, aggregate: RQIAggregate) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+    """RQI of the traces ``per`` describes (columns ``g, n``) as per-trace columns and the
+    statistic of their sums: [RQI_i, 1] over the traces with a labeled reasoning step
+    (0, 0 for the others), or [G_i, n_i] pooled; the statistic is the ratio of the two sums.
+    The columns every RQI bootstrap resamples (:func:`~seekbench.metrics.rqi_columns` too).
+    """
+    g, n = per["g"].to_numpy(dtype=float), per["n"].to_numpy(dtype=float)
+    if aggregate == "step":
+        return np.column_stack([g, n]), ratio
+    has = n > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.column_stack([np.where(has, g / np.where(has, n, 1.0), 0.0), has.astype(float)]), ratio
+
+
 def rqi_from_columns(per: pd.DataFrame, *, aggregate: RQIAggregate, boot: dict) -> RQIResult:
     """The :class:`RQIResult` of a group from its :func:`rqi_trace_columns` (one row per trace).
 
@@ -286,10 +300,7 @@ def rqi_from_columns(per: pd.DataFrame, *, aggregate: RQIAggregate, boot: dict) 
     labeled_traces = per["n"] > 0
     with np.errstate(invalid="ignore", divide="ignore"):
         per_trace = (per["g"] / per["n"]).where(labeled_traces).rename("rqi")
-    if aggregate == "trace":
-        ci = bootstrap_ci(per_trace.to_numpy(), **boot)
-    else:
-        ci = bootstrap_ci(per["g"].to_numpy(dtype=float), per["n"].to_numpy(dtype=float), **boot)
+    ci = bootstrap_statistic_ci(*rqi_sums(per, aggregate), **boot)
     by_evidence = _levels(per, [0, 1, 2], ["e0", "e1", "e2"], "E")
     total = by_evidence["n"].sum()
     by_evidence["share"] = by_evidence["n"] / total if total else np.nan
