@@ -24,7 +24,10 @@ import numpy as np
 import pandas as pd
 
 from ._evidence import (
-    observation_evidence,
+    ANSWER,
+    OBSERVATION,
+    observation_evidence_of,
+    step_kinds,
     trace_segments,
     turn_grid,
 )
@@ -41,21 +44,6 @@ from ._options import (
 )
 from ._segments import Segments
 from ._shared import memo
-
-
-def _obs_evidence(steps: pd.DataFrame, mapping: EvidenceMapping) -> pd.Series:
-    """E of each step's own observation (NaN for non-observations and unlabeled ones)."""
-    return memo("obs_evidence", (steps,), (mapping,), lambda: _compute_obs_evidence(steps, mapping)).copy()
-
-
-def _compute_obs_evidence(steps: pd.DataFrame, mapping: EvidenceMapping) -> pd.Series:
-    is_obs = (steps["kind"] == "search_result").to_numpy()
-    e = np.full(len(steps), np.nan)
-    if is_obs.any():
-        e[is_obs] = observation_evidence(
-            steps["clarity"][is_obs], steps["sufficiency"][is_obs], mapping=mapping
-        ).to_numpy()
-    return pd.Series(e, index=steps.index)
 
 
 def steps_of(steps: pd.DataFrame, traces: pd.DataFrame) -> pd.DataFrame:
@@ -90,7 +78,7 @@ def held_evidence(
     """
     check_option("evidence_mapping", evidence_mapping, MAPPING_OPTIONS)
     check_option("evidence_scope", evidence_scope, SCOPE_OPTIONS)
-    e = _obs_evidence(steps, evidence_mapping).to_numpy()
+    e = observation_evidence_of(steps, evidence_mapping)
     seg = trace_segments(steps)
     if evidence_scope == "cumulative":
         held = seg.cummax_small(np.where(np.isnan(e), 0.0, e))
@@ -119,8 +107,8 @@ def observation_label_counts(
 
 def _label_counts(steps: pd.DataFrame, traces: pd.DataFrame, evidence_mapping: EvidenceMapping) -> pd.DataFrame:
     ids = pd.Index(traces["trace_id"])
-    obs = (steps["kind"] == "search_result").to_numpy()
-    e = _obs_evidence(steps, evidence_mapping).to_numpy()
+    obs = step_kinds(steps) == OBSERVATION
+    e = observation_evidence_of(steps, evidence_mapping)
     seg = trace_segments(steps)
     pos = pd.Index(seg.uniques).get_indexer(ids)
     found = pos >= 0
@@ -179,7 +167,7 @@ def step_points(steps: pd.DataFrame, traces: pd.DataFrame, ev: EvidenceOptions) 
     """
     sub = steps_of(steps, traces)
     held = held_evidence(sub, **ev)
-    is_ans = (sub["kind"] == "answer").to_numpy().astype(np.int64)
+    is_ans = (step_kinds(sub) == ANSWER).astype(np.int64)
     answers_before = Segments(sub["trace_id"]).cumsum(is_ans) - is_ans
     keep = answers_before == 0
     out = pd.DataFrame(

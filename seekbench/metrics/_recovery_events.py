@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UserInputError
-from ._evidence import evidence_by_turn, observation_evidence
+from ._evidence import observation_evidence, turn_grid
 from ._options import (
     RECOVERY_OPTIONS,
     TIME_OPTIONS,
@@ -101,9 +101,11 @@ def correctness_flags(values) -> tuple[np.ndarray, np.ndarray]:
 def _evidence_hits(steps: pd.DataFrame, *, time: str, mapping: str, scope: str) -> tuple[pd.Series, pd.Series]:
     """First time with E = 2 per trace, and the number of unlabeled observations per trace."""
     if time == "turn":
-        ebt = evidence_by_turn(steps, mapping=mapping, scope=scope)  # type: ignore[arg-type]
-        hit = ebt.loc[ebt["E"] == 2].groupby("trace_id", sort=False)["turn"].min()
-        unlabeled = ebt.groupby("trace_id", sort=False)["unlabeled_obs"].sum()
+        grid = turn_grid(steps, mapping=mapping, scope=scope)  # type: ignore[arg-type]
+        ids = pd.Index(grid.seg.uniques)
+        first = grid.first_turn_at(2)
+        hit = pd.Series(first, index=ids)[~np.isnan(first)]
+        unlabeled = pd.Series(np.bincount(grid.cell_trace, weights=grid.unlabeled, minlength=grid.seg.n), index=ids)
         return hit, unlabeled
     # time == "step": E held at a step is the state after every observation at or before it.
     # Under both scopes it first equals 2 at the first observation whose own E is 2 (the

@@ -12,7 +12,7 @@ import pandas as pd
 from .._errors import UndefinedMetricWarning
 from ..traces import LABEL_VALUES
 from ._bootstrap import Cluster, bootstrap_statistic_ci, check_bootstrap_options, cluster_labels, ratio
-from ._evidence import step_evidence, trace_segments
+from ._evidence import REASONING, step_evidence, step_kinds, trace_segments
 from ._options import (
     MAPPING_OPTIONS,
     RQI_AGGREGATE_OPTIONS,
@@ -22,6 +22,7 @@ from ._options import (
     RQIAggregate,
     check_option,
 )
+from ._shared import memo
 
 _G = {"Grounded": 1.0, "NotGrounded": 0.0}
 
@@ -30,12 +31,17 @@ _G = {"Grounded": 1.0, "NotGrounded": 0.0}
 REASONING_TYPES: tuple[str, ...] = tuple(LABEL_VALUES["reasoning_type"])
 
 
+def _grounding(steps: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """G of each step (1.0, 0.0, NaN if unlabeled) and whether it is a reasoning step."""
+    g = memo("grounding", (steps,), (), lambda: steps["grounding"].map(_G).to_numpy(dtype=float))
+    return g, step_kinds(steps) == REASONING
+
+
 def _per_trace(steps: pd.DataFrame) -> pd.DataFrame:
     """Per trace (first-appearance order): labeled reasoning steps ``n``, grounded ``g``, unlabeled."""
     ids = pd.Index(pd.unique(steps["trace_id"]))
     seg = trace_segments(steps)
-    g = steps["grounding"].map(_G).to_numpy(dtype=float)
-    r = (steps["kind"] == "reasoning").to_numpy()
+    g, r = _grounding(steps)
     labeled = r & ~np.isnan(g)
     out = pd.DataFrame(
         {
@@ -60,13 +66,13 @@ def rqi_trace_columns(
     """
     per = _per_trace(steps)
     seg = trace_segments(steps)
-    g = steps["grounding"].map(_G).to_numpy(dtype=float)
-    labeled = (steps["kind"] == "reasoning").to_numpy() & ~np.isnan(g)
+    g, r = _grounding(steps)
+    labeled = r & ~np.isnan(g)
     g0 = np.where(labeled, g, 0.0)
     cols: dict[str, np.ndarray] = {}
-    rtype = steps["reasoning_type"]
-    for t in REASONING_TYPES:
-        m = labeled & (rtype == t).to_numpy()
+    rtype = pd.Categorical(steps["reasoning_type"], categories=REASONING_TYPES).codes  # one pass, not one per type
+    for k, t in enumerate(REASONING_TYPES):
+        m = labeled & (rtype == k)
         cols[f"g_{t}"], cols[f"n_{t}"] = seg.sum(g0, mask=m), seg.count(m).astype(float)
     e = step_evidence(steps, mapping=evidence_mapping, scope=evidence_scope).to_numpy() if labeled.any() else None
     for k in range(3):

@@ -23,7 +23,7 @@ import pandas as pd
 from .._errors import UserInputError
 from ._ce import calibration_trace_columns
 from ._decisions import steps_of
-from ._evidence import trace_segments
+from ._evidence import OTHER, REASONING, SEARCH, step_kinds, trace_segments
 from ._options import MetricOptions
 from ._outcome import outcome_trace_columns
 from ._recovery_events import check_unique_ids, recovery_events, require_columns
@@ -198,11 +198,11 @@ def _kind_counts(steps: pd.DataFrame, ids: pd.Index) -> dict[str, np.ndarray]:
     """Per trace: reasoning steps without a type, searches without a type, ``other`` steps."""
     seg = trace_segments(steps)
     pos = pd.Index(seg.uniques).get_indexer(ids) if seg.n else np.full(len(ids), -1)
-    kind = steps["kind"]
+    kind = step_kinds(steps)
     masks = {
-        "reasoning_without_type": ((kind == "reasoning") & steps["reasoning_type"].isna()).to_numpy(),
-        "searches_without_type": ((kind == "search") & steps["search_type"].isna()).to_numpy(),
-        "other_steps": (kind == "other").to_numpy(),
+        "reasoning_without_type": (kind == REASONING) & steps["reasoning_type"].isna().to_numpy(),
+        "searches_without_type": (kind == SEARCH) & steps["search_type"].isna().to_numpy(),
+        "other_steps": kind == OTHER,
     }
     return {
         name: np.where(pos >= 0, seg.count(m)[np.maximum(pos, 0)] if seg.n else 0, 0).astype(np.int64)
