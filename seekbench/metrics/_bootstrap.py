@@ -102,8 +102,11 @@ def bootstrap_sums(
     if not np.isfinite(cols).all():
         raise ValueError("bootstrap_sums needs finite columns; mask undefined values first")
     units: Sequence | np.ndarray = np.arange(n) if clusters is None else clusters
-    labels = pd.Index(pd.unique(pd.Series(list(universe) if universe is not None else list(units), dtype=object)))
-    codes = labels.get_indexer(pd.Series(list(units), dtype=object))
+    if universe is None:  # clusters numbered in order of first appearance, as pd.unique lists them
+        codes, labels = pd.factorize(np.asarray(units), use_na_sentinel=False)
+    else:
+        labels = pd.Index(pd.unique(pd.Series(list(universe), dtype=object)))
+        codes = labels.get_indexer(pd.Series(list(units), dtype=object))
     if (codes < 0).any():
         raise ValueError("every cluster label must be in the universe")
     n_clusters = len(labels)

@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Literal, get_args
 
 import numpy as np
+import pandas as pd
 
 #: How the resamples are drawn: the exact multinomial bootstrap, the Poisson bootstrap, or
 #: the exact one up to :data:`AUTO_POISSON_ABOVE` traces and the Poisson one above.
@@ -63,10 +64,25 @@ def poisson_sums(per_unit: np.ndarray, *, n_boot: int, seed: int | None) -> np.n
     out = np.zeros((n_boot, rows.shape[1]))
     if n_boot == 0 or rows.shape[0] == 0:
         return out
-    distinct, counts = np.unique(rows, axis=0, return_counts=True)
+    distinct, counts = _distinct_rows(rows)
     rng = np.random.default_rng(seed)
     chunk = max(1, _MAX_CELLS // len(distinct))
     for start in range(0, n_boot, chunk):
         stop = min(n_boot, start + chunk)
         out[start:stop] = rng.poisson(counts, size=(stop - start, len(distinct))).astype(float) @ distinct
     return out
+
+
+def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows in lexicographic order and how often each occurs (as ``np.unique(rows,
+    axis=0, return_counts=True)``), by hashing the columns one by one instead of sorting all rows."""
+    key = np.zeros(len(rows), dtype=np.int64)
+    for col in rows.T:  # key < len(rows) after each factorize, so key * n_values + code fits int64
+        codes, values = pd.factorize(col)
+        key = pd.factorize(key * len(values) + codes)[0].astype(np.int64)
+    counts = np.bincount(key)
+    first = np.full(len(counts), len(rows), dtype=np.int64)
+    np.minimum.at(first, key, np.arange(len(rows)))
+    distinct = rows[first]
+    order = np.lexsort(distinct.T[::-1])
+    return distinct[order], counts[order]

@@ -384,7 +384,7 @@ def summarize_statistics(
             advance(i)
             keys = {c: _json_safe(g[c].iloc[0]) for c in by}
             with _collect(reasons, "/".join(str(v) for v in keys.values())):
-                clusters = cluster_labels(g["trace_id"], g["question_id"], cluster=cluster)
+                clusters = _clusters(g, cluster)
                 group, fitter = _group(g, keys, opts=opts, boot={**boot, "clusters": clusters},
                                        prevalence=prevalence, horizon=horizon)  # fmt: skip
             groups.append(group)
@@ -397,6 +397,15 @@ def summarize_statistics(
     for m in messages:  # at the caller's line (``_stack``: summarize calls through here)
         warnings.warn(m, UndefinedMetricWarning, stacklevel=_stack)
     return MetricsSummary(options=recorded, groups=groups, warnings=messages)
+
+
+def _clusters(stats: pd.DataFrame, cluster: Cluster) -> np.ndarray:
+    """The resampling unit of each row: its number when traces are resampled (trace ids are
+    unique, so the numbers are the clusters of :func:`cluster_labels` in the same order,
+    without a string per trace), else its question's label."""
+    if cluster == "trace":
+        return np.arange(len(stats))
+    return cluster_labels(stats["trace_id"], stats["question_id"], cluster=cluster)
 
 
 def _group(

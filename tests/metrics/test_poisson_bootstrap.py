@@ -30,6 +30,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from seekbench._errors import UndefinedMetricWarning
 from seekbench.metrics import bootstrap_ci, bootstrap_sums, summarize_statistics, trace_statistics
@@ -112,3 +114,12 @@ def test_an_unknown_method_is_a_user_error(shared_tables):
     stats = trace_statistics(*shared_tables)
     with pytest.raises(UserInputError, match="unknown bootstrap 'bayes'"):
         summarize_statistics(stats, bootstrap="bayes", n_boot=10)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None)
+@given(st.integers(1, 300), st.integers(1, 6), st.integers(1, 5), st.integers(0, 2**31))
+def test_equal_rows_are_pooled_as_np_unique_pools_them(n, m, values, seed):
+    rows = np.random.default_rng(seed).integers(0, values, size=(n, m)) / np.arange(1, m + 1)
+    distinct, counts = _poisson._distinct_rows(rows)
+    expected, expected_counts = np.unique(rows, axis=0, return_counts=True)
+    assert np.array_equal(distinct, expected) and np.array_equal(counts, expected_counts)
