@@ -107,13 +107,16 @@ def trace_audit(
     ----------
     steps, traces : DataFrame
         The tables of :func:`seekbench.traces.build_tables` (labels attached).
-    evidence_mapping, evidence_scope, recovery : str
-        As in :func:`evidence_by_turn` and :func:`recovery_events`.
+    recovery : str
+        As in :func:`recovery_events`.
     ungrounded_threshold : float in (0, 1], default 0.75
     min_reasoning_labeled : int >= 1, default 3
     answer_evidence_below : {0, 1, 2}, default 1
     repeated_queries_threshold : int >= 1, default 2
     recovery_horizon : int >= 0 or None, default None
+    **evidence
+        ``evidence_mapping`` (default "sum") and ``evidence_scope`` (default "cumulative"),
+        as in :func:`evidence_by_turn`.
 
     Returns
     -------

@@ -373,10 +373,10 @@ def bootstrap_ci(
     values, denominators : array-like of shape (n_traces,)
     alpha : float
         1 - confidence level (0.05).
-    n_boot, seed, clusters, universe, bootstrap :
-        The resampling keywords of :func:`bootstrap_statistic_ci` (:class:`Resampling`):
-        resamples B (2000), seed of ``numpy.random.default_rng`` (0), and see
-        :func:`bootstrap_sums`.
+    **resampling
+        ``n_boot, seed, clusters, universe, bootstrap``, the resampling keywords of
+        :func:`bootstrap_statistic_cis` (:class:`Resampling`): resamples B (2000), seed of
+        ``numpy.random.default_rng`` (0), and see :func:`bootstrap_sums`.
 
     Returns
     -------

@@ -195,8 +195,9 @@ def decision_point_table(
     steps, traces : DataFrame
         The step and trace tables of ``build_tables``.
     decision_points : {"turn", "step"}
-    evidence_mapping : {"sum", "sufficiency_first"}
-    evidence_scope : {"cumulative", "latest"}
+    **evidence
+        ``evidence_mapping`` ({"sum", "sufficiency_first"}) and ``evidence_scope``
+        ({"cumulative", "latest"}).
 
     Returns
     -------

@@ -146,12 +146,13 @@ def recovery_events(
         search is at t = 0. ``"step"``: t is the step's 0-based position in the trace
         (the ``pos`` column); recovery by evidence happens at the observation step that
         brings E to 2.
-    evidence_mapping : {"sum", "sufficiency_first"}, default "sum"
-        How an observation's clarity and sufficiency give E (spec section 2).
-    evidence_scope : {"cumulative", "latest"}, default "cumulative"
-        E at a turn: max over observations so far, or the latest observation. The first
-        time E = 2 is the same under both scopes, except with ``time="turn"`` when one
-        turn holds several observations and a later one of them has E < 2.
+    **evidence
+        ``evidence_mapping`` ({"sum", "sufficiency_first"}, default "sum"): how an
+        observation's clarity and sufficiency give E (spec section 2).
+        ``evidence_scope`` ({"cumulative", "latest"}, default "cumulative"): E at a turn, the
+        max over observations so far or the latest observation. The first time E = 2 is the
+        same under both scopes, except with ``time="turn"`` when one turn holds several
+        observations and a later one of them has E < 2.
 
     Returns
     -------
