@@ -146,7 +146,7 @@ def url_format(name: str) -> str:
 
 
 def plan_fragments(
-    files: list[str], formats: list[str], *, jobs: int = 1, split: bool = True, jsonl_bytes: int = JSONL_BYTES
+    files: list[str], formats: list[str], *, jobs: int = 1, split: bool = True, jsonl_bytes: int | None = None
 ) -> list[Fragment]:
     """Fragments covering ``files`` (each of the format at the same position of ``formats``), in order.
 
@@ -158,15 +158,15 @@ def plan_fragments(
         Workers that will read them: Parquet files are cut so each has several fragments.
     split : bool, default True
         False keeps each file whole (importer options apply to whole files).
-    jsonl_bytes : int
-        Bytes of canonical JSONL per fragment.
+    jsonl_bytes : int, optional
+        Bytes of canonical JSONL per fragment (default :data:`JSONL_BYTES`).
     """
     out: list[Fragment] = []
     for file, fmt in zip(files, formats, strict=True):
         if not split:
             pieces = [Fragment(file, fmt)]
         elif fmt == "canonical":
-            pieces = _jsonl_pieces(file, fmt, jsonl_bytes)
+            pieces = _jsonl_pieces(file, fmt, jsonl_bytes or JSONL_BYTES)
         elif fmt == "parquet":
             pieces = _parquet_pieces(file, jobs)
         else:

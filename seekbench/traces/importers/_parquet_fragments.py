@@ -63,13 +63,17 @@ def _runs(groups: _Groups, fragment: Fragment) -> Iterator[tuple[pa.Table, int]]
     start, stop = fragment.start, groups.n if fragment.stop is None else fragment.stop
     carry: pa.Table | None = None
     carry_row = 0
+    skip: object = None  # the trace the previous fragment owns, while its rows go on
+    if start > 0 and start < stop:
+        before = groups.pf.read_row_group(start - 1, columns=["trace_id"])
+        skip = _objects(before["trace_id"])[-1] if before.num_rows else None
     for rg in range(start, stop):
         t, row = groups.read(rg), int(groups.first_row[rg])
-        if rg == start and rg > 0:  # rows finishing the previous fragment's last trace
-            before = groups.pf.read_row_group(rg - 1, columns=["trace_id"])
-            if before.num_rows:
-                k = _lead(t, _objects(before["trace_id"])[-1])
-                t, row = t.slice(k), row + k
+        if skip is not None:  # rows finishing the previous fragment's last trace
+            k = _lead(t, skip)
+            t, row = t.slice(k), row + k
+            if t.num_rows:
+                skip = None
         if carry is not None:
             t, row = pa.concat_tables([carry, t], promote_options="permissive"), carry_row
             carry = None
@@ -97,16 +101,19 @@ def iter_parquet_tables(
     fragment: Fragment, log: FragmentLog, *, skip_invalid: bool, chunk_traces: int
 ) -> Iterator[tuple[pd.DataFrame, pd.DataFrame]]:
     """The tables of the traces ``fragment`` owns; invalid ones logged (see :mod:`.._chunks`)."""
+    import pyarrow.parquet as pq
+
     from .._chunks import dict_chunks
     from .._tables import _Columns
 
-    probe = _Groups(fragment.file, None)
-    have = probe.pf.schema_arrow
+    with open_binary(fragment.file) as fh:
+        probe = pq.ParquetFile(fh)  # the stored types (not read as dictionaries)
+        have, schema = probe.schema_arrow, probe.schema
     layout = all(f.name in have.names and have.field(f.name).type.equals(f.type) for f in SCHEMA)
     rank = next(
         (
             p
-            for p in (probe.pf.schema.column(i).path for i in range(len(probe.pf.schema)))
+            for p in (schema.column(i).path for i in range(len(schema)))
             if p.startswith("documents.") and p.endswith(".rank")
         ),
         None,
