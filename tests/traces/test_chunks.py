@@ -12,13 +12,13 @@ from seekbench import UserInputError
 from seekbench.data import sample_traces_path
 from seekbench.traces import (
     FragmentLog,
+    _fragments,
     build_tables,
     expand_inputs,
     iter_fragment_tables,
     plan_fragments,
     read_traces,
 )
-from seekbench.traces import _fragments
 from seekbench.traces.importers._parquet import rows_table, write_parquet
 
 SAMPLE = read_traces(sample_traces_path()).traces
@@ -63,7 +63,7 @@ def test_jsonl_byte_ranges_equal_the_whole_file(tmp_path):
     # The ranges tile the file, each starts a line, and knows its line number (counted by hand here).
     data = path.read_bytes()
     assert len(frags) >= 8 and frags[0].start == 0 and frags[-1].stop == size
-    for a, b in zip(frags, frags[1:]):
+    for a, b in zip(frags, frags[1:], strict=False):
         assert a.stop == b.start and data[b.start - 1 : b.start] == b"\n"
         assert b.first_line == data[: b.start].count(b"\n") + 1
     steps, table, logs = read_all([str(path)], ["canonical"], jsonl_bytes=size // 9)
