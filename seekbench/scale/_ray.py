@@ -9,6 +9,7 @@ readable from every node: object storage (``s3://...``, ``gs://...``) or a share
 
 from __future__ import annotations
 
+import logging
 import pickle
 from collections.abc import Iterator, Sequence
 
@@ -47,7 +48,7 @@ def run_ray(fragments: Sequence[Fragment], work: FragmentWork) -> Iterator[Fragm
     import ray.data
 
     if not ray.is_initialized():
-        ray.init(logging_level="ERROR", log_to_driver=False)
+        ray.init(logging_level=logging.ERROR, log_to_driver=False)
     ctx = ray.data.DataContext.get_current()
     ctx.enable_progress_bars = False
     ctx.print_on_execution_start = False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
@@ -34,11 +35,11 @@ class FragmentWork:
     def __call__(self, fragment: Fragment) -> FragmentResult:
         log = FragmentLog(fragment)
         parts: list[pd.DataFrame] = []
-        extra = {} if self.chunk_traces is None else {"chunk_traces": self.chunk_traces}
+        extra: dict[str, Any] = dict(self.options)
+        if self.chunk_traces is not None:
+            extra["chunk_traces"] = self.chunk_traces
         with paused_gc():
-            for steps, traces in iter_fragment_tables(
-                fragment, log, skip_invalid=self.skip_invalid, **extra, **dict(self.options)
-            ):
+            for steps, traces in iter_fragment_tables(fragment, log, skip_invalid=self.skip_invalid, **extra):
                 parts.append(aligned(self.fn(steps, traces), traces))
         rows = pd.concat(parts, ignore_index=True) if parts else None
         return FragmentResult(log, rows)

@@ -28,6 +28,11 @@ from ._tables import _Columns
 from ._validate import validate_trace
 from .importers._summary import ImportSummary
 
+try:  # the scale extra: about 4 times faster than the json module on trace lines
+    import orjson as _orjson
+except ImportError:  # pragma: no cover (the standard reader, line by line)
+    _orjson = None  # type: ignore[assignment]
+
 #: Traces per chunk: bounds the trace dicts alive at once (as ``build_tables`` does).
 CHUNK_TRACES = 2048
 #: Importer warnings kept per fragment (the rest are counted), as ``read_traces`` keeps per read.
@@ -156,8 +161,6 @@ def tabulate(chunk: list[dict]) -> Tables:
 def _canonical_records(fragment: Fragment) -> Iterator[tuple[int | None, object]]:
     """``(line, value or error)`` of each non-blank line of a canonical JSONL byte range, as the
     canonical importer yields them (``source.file``/``source.line`` filled when both are null)."""
-    import orjson
-
     file = fragment.file
     with open_binary(file) as fh:
         fh.seek(fragment.start)
@@ -174,12 +177,9 @@ def _canonical_records(fragment: Fragment) -> Iterator[tuple[int | None, object]
             if raw.startswith(b"PK\x03\x04"):
                 yield line, UserInputError(ZIP_NOT_TEXT, file=file)
                 return
-        try:
-            obj = orjson.loads(raw)
-        except orjson.JSONDecodeError:  # the standard reader words the error (or reads what orjson refuses)
-            obj = parse_jsonl_bytes(raw, file=file, line=line)
-            if obj is BLANK:
-                continue
+        obj = _loads(raw, file=file, line=line)
+        if obj is BLANK:
+            continue
         if not isinstance(obj, (dict, UserInputError)):
             obj = UserInputError("record must be a JSON object", file=file, line=line, path="$")
         elif isinstance(obj, dict):
@@ -187,6 +187,17 @@ def _canonical_records(fragment: Fragment) -> Iterator[tuple[int | None, object]
             if isinstance(src, dict) and src.get("line") is None and src.get("file") is None:
                 src.update({"file": file, "line": line})
         yield line, obj
+
+
+def _loads(raw: bytes, *, file: str, line: int) -> object:
+    """A line's value by orjson; a line it refuses (or no orjson) goes to the standard reader, which
+    words the error exactly (or reads what orjson does not: integers beyond 64 bits)."""
+    if _orjson is not None:
+        try:
+            return _orjson.loads(raw)
+        except _orjson.JSONDecodeError:
+            pass
+    return parse_jsonl_bytes(raw, file=file, line=line)
 
 
 def _imported_records(

@@ -57,20 +57,24 @@ def local_path(name: str) -> str:
     return name.removeprefix("file://")
 
 
+def _fsspec():
+    try:
+        import fsspec
+    except ImportError as e:
+        raise UserInputError("reading URLs needs fsspec: pip install 'seekbench[scale]'") from e
+    return fsspec
+
+
 def open_binary(name: str):
     """A binary file object for a local path or an fsspec URL."""
     if is_url(name):
-        import fsspec
-
-        return fsspec.open(name, "rb").open()
+        return _fsspec().open(name, "rb").open()
     return open(local_path(name), "rb")
 
 
 def _size(name: str) -> int:
     if is_url(name):
-        from fsspec.core import url_to_fs
-
-        fs, path = url_to_fs(name)
+        fs, path = _fsspec().core.url_to_fs(name)
         return int(fs.size(path))
     return os.path.getsize(local_path(name))
 
@@ -108,10 +112,8 @@ def expand_inputs(paths: Iterable[str | os.PathLike]) -> list[str]:
 
 
 def _expand_url(name: str) -> list[str]:
-    from fsspec.core import url_to_fs
-
     try:
-        fs, path = url_to_fs(name)
+        fs, path = _fsspec().core.url_to_fs(name)
     except (ImportError, ValueError) as e:  # an unknown scheme, or its fsspec backend not installed
         raise UserInputError(f"cannot open this URL ({e})", file=name) from e
     proto = name.split("://", 1)[0]
