@@ -50,7 +50,8 @@ from ._reference_steps import (
     reference_step_coverage_score,
 )
 from ._rqi import RQIResult, reasoning_quality, rqi_score
-from ._summary import RECOVERED_BY, MetricsSummary, summarize
+from ._summary import RECOVERED_BY, MetricsSummary, summarize, summarize_statistics
+from ._trace_stats import TRACE_STATISTICS_COLUMNS, trace_statistics
 from ._trace_sums import ce_columns, erf_columns, rqi_columns
 
 __all__ = [
@@ -69,6 +70,7 @@ __all__ = [
     "ReferenceStepCoverageResult",
     "RuleMatcher",
     "SkeletonStep",
+    "TRACE_STATISTICS_COLUMNS",
     "accuracy_score",
     "answer_calibration",
     "attribute_groups",
@@ -115,7 +117,9 @@ __all__ = [
     "run_counts",
     "step_evidence",
     "summarize",
+    "summarize_statistics",
     "trace_audit",
+    "trace_statistics",
     "worst_traces",
 ]
 

@@ -203,12 +203,39 @@ def outcome_metrics(
     (1.0, 1.0, 1.0)
     """
     check_bootstrap_options(n_boot, alpha, cluster)
+    per = outcome_trace_columns(steps, traces)
+    clusters = cluster_labels(per.index, traces.get("question_id"), cluster=cluster)
+    return outcome_from_columns(per, boot={"n_boot": n_boot, "seed": seed, "alpha": alpha, "clusters": clusters})
+
+
+#: Columns of :func:`outcome_trace_columns`.
+OUTCOME_COLUMNS = (
+    "answered",
+    "correct",
+    "em",
+    "f1",
+    "tool_calls",
+    "searches_before_answer",
+    "duplicate_query_norm",
+    "duplicate_visit_id",
+)
+
+
+def outcome_trace_columns(steps: pd.DataFrame, traces: pd.DataFrame) -> pd.DataFrame:
+    """Per trace of ``traces`` (indexed by trace id, in its order): :data:`OUTCOME_COLUMNS`.
+
+    ``correct`` 1.0 / 0.0 / NaN; ``tool_calls`` the search steps; ``searches_before_answer``
+    those before the answer step (NaN when unanswered); the duplicate shares of
+    :func:`duplicate_query_rate` and :func:`duplicate_visit_rate` (NaN without a query or visit).
+    """
     ids = pd.Index(traces["trace_id"])
     sub = steps_of(steps, traces)
     search = sub[sub["kind"] == "search"]
     answer_pos = traces.set_index("trace_id")["answer_pos"].astype(float)
     before = search["pos"].to_numpy() < search["trace_id"].map(answer_pos).to_numpy()
+    answered = traces["answered"].astype(bool).to_numpy()
     per = pd.DataFrame(index=ids)
+    per["answered"] = answered
     per["correct"] = _correct(traces).to_numpy()
     per["em"] = traces["em"].astype(float).to_numpy()
     per["f1"] = traces["f1"].astype(float).to_numpy()
@@ -219,24 +246,27 @@ def outcome_metrics(
         .sum()
         .reindex(ids, fill_value=0)
         .astype(float)
-        .where(traces["answered"].astype(bool).to_numpy())
+        .where(answered)
     )
     per["duplicate_query_norm"] = _duplicate_share(sub, "query_norm").reindex(ids)
     per["duplicate_visit_id"] = _duplicate_share(sub, "visit_id").reindex(ids)
+    return per
 
+
+def outcome_from_columns(per: pd.DataFrame, *, boot: dict) -> OutcomeResult:
+    """The :class:`OutcomeResult` of a group from its :func:`outcome_trace_columns`.
+
+    ``boot``: the keywords of :func:`~seekbench.metrics.bootstrap_ci` (one cluster per row).
+    The one aggregation behind :func:`outcome_metrics` and
+    :func:`~seekbench.metrics.summarize_statistics`.
+    """
     n_known = int(per["correct"].notna().sum())
     if not n_known:
         _warn("accuracy", "no trace has a known correctness")
     for col, what in (("duplicate_query_norm", "duplicate-query rate"), ("duplicate_visit_id", "duplicate-visit rate")):
         if per[col].isna().all():
             _warn(what, f"no trace has a {'search query' if col == 'duplicate_query_norm' else 'visited URL'}")
-    ci = bootstrap_ci(
-        per["correct"].to_numpy(),
-        n_boot=n_boot,
-        seed=seed,
-        alpha=alpha,
-        clusters=cluster_labels(ids, traces.get("question_id"), cluster=cluster),
-    )
+    ci = bootstrap_ci(per["correct"].to_numpy(), **boot)
     return OutcomeResult(
         accuracy=_mean(per["correct"]),
         accuracy_ci=ci,
@@ -246,11 +276,11 @@ def outcome_metrics(
         searches_before_answer=_mean(per["searches_before_answer"]),
         duplicate_query_rate=_mean(per["duplicate_query_norm"]),
         duplicate_visit_rate=_mean(per["duplicate_visit_id"]),
-        n_traces=len(ids),
+        n_traces=len(per),
         n_known=n_known,
-        n_answered=int(traces["answered"].astype(bool).sum()),
+        n_answered=int(per["answered"].sum()),
         n_scored=int(per["em"].notna().sum()),
-        per_trace=per,
+        per_trace=per.drop(columns="answered"),
     )
 
 
