@@ -10,6 +10,7 @@ from .._errors import UserInputError
 from .._io import dumps
 from ..metrics import MetricOptions
 from ._inputs import add_input_arguments, add_label_arguments, load_input
+from ._scale import add_engine_arguments, scaled_summary
 
 BY_CHOICES = {"agent": ("agent",), "dataset": ("dataset",), "agent,dataset": ("agent", "dataset")}
 
@@ -98,6 +99,7 @@ def register(sub) -> None:
     add_input_arguments(p, files_required=False)
     add_label_arguments(p)
     add_metric_options(p)
+    add_engine_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     p.set_defaults(run=run)
 
@@ -105,17 +107,28 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..metrics import summarize
 
-    loaded = load_input(args)
-    summary = summarize(
-        loaded.steps,
-        loaded.traces,
-        by=BY_CHOICES[args.by],
-        options=metric_options(args),
-        n_boot=args.n_boot,
-        seed=args.seed,
-    )
+    if not args.files:
+        from ..data import sample_traces_path
+
+        args.files = [str(sample_traces_path())]
+    if args.labels is None:  # streamed fragment by fragment (seekbench.scale); labels need the whole step table
+        summary = scaled_summary(args, by=BY_CHOICES[args.by], options=metric_options(args))
+        inputs = {"files": args.files, "labels": "inline labels", "skipped_records": args.n_skipped}
+    else:
+        if args.engine != "local":
+            raise UserInputError("--labels is read with --engine local only; attach the labels to the traces first")
+        loaded = load_input(args)
+        summary = summarize(
+            loaded.steps,
+            loaded.traces,
+            by=BY_CHOICES[args.by],
+            options=metric_options(args),
+            n_boot=args.n_boot,
+            seed=args.seed,
+        )
+        inputs = {"files": args.files, "labels": loaded.label_source, "skipped_records": loaded.read.n_skipped}
     out = summary.to_dict()
-    out["inputs"] = {"files": args.files, "labels": loaded.label_source, "skipped_records": loaded.read.n_skipped}
+    out["inputs"] = inputs
     if args.json:
         sys.stdout.write(dumps(out) + "\n")
     else:
