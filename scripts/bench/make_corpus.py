@@ -116,6 +116,8 @@ def write_parquet_corpus(path: Path, templates: list[dict], n: int, *, seed: int
     # Each template's rows, laid out once with a placeholder id; only three columns vary per drawn trace.
     laid = [rows_table([next(resampled([t], 1, seed=0, runs=1, tag="x"))]) for t in templates]
     n_rows = np.array([t.num_rows for t in laid])
+    first_row = np.cumsum(n_rows) - n_rows
+    rows = pa.concat_tables(laid).combine_chunks()  # one table: a batch is one vectorised take
     rng = np.random.default_rng(seed)
     pick = rng.integers(0, len(templates), size=n)
     run = rng.integers(0, runs, size=n)
@@ -127,8 +129,11 @@ def write_parquet_corpus(path: Path, templates: list[dict], n: int, *, seed: int
             k, r = pick[lo:lo + BATCH], run[lo:lo + BATCH]
             ids = [f"bench-{tag}-{i:0{width}d}" for i in range(lo, lo + len(k))]
             agents = [f"{templates[a]['agent']}@run{b}" for a, b in zip(k.tolist(), r.tolist())]
-            table = pa.concat_tables([laid[a] for a in k.tolist()])
-            owner = pa.array(np.repeat(np.arange(len(k)), n_rows[k]))
+            counts = n_rows[k]
+            owner_np = np.repeat(np.arange(len(k)), counts)
+            offset = np.arange(len(owner_np)) - np.repeat(np.cumsum(counts) - counts, counts)
+            table = rows.take(pa.array(first_row[k][owner_np] + offset))
+            owner = pa.array(owner_np)
             for name, values in (("trace_id", ids), ("agent", agents), ("source_record_id", ids)):
                 col = pa.array(values, SCHEMA.field(name).type).take(owner)
                 table = table.set_column(names.index(name), SCHEMA.field(name), col)
