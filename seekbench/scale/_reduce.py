@@ -37,6 +37,8 @@ class Reduction:
     rows: pd.DataFrame
     read: ReadResult
     n_fragments: int = 0
+    #: CPU seconds the workers spent reading fragments to tables and reducing them, and their largest peak RSS.
+    cost: dict[str, float] = dataclasses.field(default_factory=dict)
 
 
 def reduce_traces(
@@ -102,10 +104,19 @@ def reduce_traces(
         results: Iterator[FragmentResult] = run_ray(fragments, work)
     else:
         results = run_local(fragments, work, jobs=jobs)
-    rows, read = merge(results, skip_invalid=skip_invalid, forced=format)
+    cost = {"read_cpu_s": 0.0, "reduce_cpu_s": 0.0, "worker_peak_rss_mib": 0.0}
+
+    def costed(results: Iterator[FragmentResult]) -> Iterator[FragmentResult]:
+        for res in results:
+            cost["read_cpu_s"] += res.read_cpu
+            cost["reduce_cpu_s"] += res.reduce_cpu
+            cost["worker_peak_rss_mib"] = max(cost["worker_peak_rss_mib"], res.worker_rss_mib)
+            yield res
+
+    rows, read = merge(costed(results), skip_invalid=skip_invalid, forced=format)
     if not len(rows) and not read.skipped:
         raise UserInputError("no traces found; the file holds no records", file=", ".join(files))
-    return Reduction(rows, read, len(fragments))
+    return Reduction(rows, read, len(fragments), cost)
 
 
 def merge(

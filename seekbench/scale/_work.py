@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -17,10 +18,14 @@ ChunkFunction = Callable[[pd.DataFrame, pd.DataFrame], pd.DataFrame]
 
 @dataclass
 class FragmentResult:
-    """A fragment's per-trace rows (aligned with ``log.ids``) and what reading it found."""
+    """A fragment's per-trace rows (aligned with ``log.ids``), what reading it found, and what it cost:
+    CPU seconds reading (to tables) and reducing (``fn``), and the worker's peak RSS so far (MiB)."""
 
     log: FragmentLog
     rows: pd.DataFrame | None
+    read_cpu: float = 0.0
+    reduce_cpu: float = 0.0
+    worker_rss_mib: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -38,11 +43,28 @@ class FragmentWork:
         extra: dict[str, Any] = dict(self.options)
         if self.chunk_traces is not None:
             extra["chunk_traces"] = self.chunk_traces
+        read_cpu = reduce_cpu = 0.0
         with paused_gc():
-            for steps, traces in iter_fragment_tables(fragment, log, skip_invalid=self.skip_invalid, **extra):
-                parts.append(aligned(self.fn(steps, traces), traces))
+            chunks = iter_fragment_tables(fragment, log, skip_invalid=self.skip_invalid, **extra)
+            while True:
+                t0 = time.process_time()
+                chunk = next(chunks, None)
+                t1 = time.process_time()
+                read_cpu += t1 - t0
+                if chunk is None:
+                    break
+                parts.append(aligned(self.fn(*chunk), chunk[1]))
+                reduce_cpu += time.process_time() - t1
         rows = pd.concat(parts, ignore_index=True) if parts else None
-        return FragmentResult(log, rows)
+        return FragmentResult(log, rows, read_cpu, reduce_cpu, _peak_rss_mib())
+
+
+def _peak_rss_mib() -> float:
+    try:
+        import resource
+    except ImportError:  # not on POSIX
+        return float("nan")
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 def aligned(rows: pd.DataFrame, traces: pd.DataFrame) -> pd.DataFrame:
