@@ -128,7 +128,7 @@ def write_parquet_corpus(path: Path, templates: list[dict], n: int, *, seed: int
         for lo in range(0, n, BATCH):
             k, r = pick[lo:lo + BATCH], run[lo:lo + BATCH]
             ids = [f"bench-{tag}-{i:0{width}d}" for i in range(lo, lo + len(k))]
-            agents = [f"{templates[a]['agent']}@run{b}" for a, b in zip(k.tolist(), r.tolist())]
+            agents = [f"{templates[a]['agent']}@run{b}" for a, b in zip(k.tolist(), r.tolist(), strict=True)]
             counts = n_rows[k]
             owner_np = np.repeat(np.arange(len(k)), counts)
             offset = np.arange(len(owner_np)) - np.repeat(np.cumsum(counts) - counts, counts)
