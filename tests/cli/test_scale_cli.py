@@ -13,13 +13,8 @@ from seekbench.traces.importers._parquet import write_parquet
 
 
 def _traces(n_copies: int = 4) -> list[dict]:
-    out = []
-    for k in range(n_copies):
-        for tr in read_traces(sample_traces_path()).traces:
-            t = copy.deepcopy(tr)
-            t["trace_id"] = f"{tr['trace_id']}-{k}"
-            out.append(t)
-    return out
+    sample = read_traces(sample_traces_path()).traces
+    return [dict(copy.deepcopy(t), trace_id=f"{t['trace_id']}-{k}") for k in range(n_copies) for t in sample]
 
 
 def _expected(traces, **kw) -> dict:

@@ -26,13 +26,7 @@ SAMPLE = read_traces(sample_traces_path()).traces
 
 def corpus(n_copies: int = 3) -> list[dict]:
     """The sample traces, ``n_copies`` times with fresh ids (a few hundred steps)."""
-    out = []
-    for k in range(n_copies):
-        for tr in SAMPLE:
-            t = copy.deepcopy(tr)
-            t["trace_id"] = f"{tr['trace_id']}-{k}"
-            out.append(t)
-    return out
+    return [dict(copy.deepcopy(t), trace_id=f"{t['trace_id']}-{k}") for k in range(n_copies) for t in SAMPLE]
 
 
 def write_jsonl(path, records) -> None:
