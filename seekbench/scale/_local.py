@@ -29,7 +29,10 @@ def run_local(fragments: Sequence[Fragment], work: FragmentWork, *, jobs: int) -
         for fragment in fragments:
             yield work(fragment)
         return
-    ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["seekbench.scale._work"])
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["seekbench.scale._work"])
+    else:  # Windows: no fork server
+        ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=min(jobs, len(fragments)), mp_context=ctx) as pool:
         yield from pool.map(work, fragments)
