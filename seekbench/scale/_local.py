@@ -6,6 +6,7 @@ import multiprocessing
 import os
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from multiprocessing.context import BaseContext
 
 from ..traces import Fragment
 from ._work import FragmentResult, FragmentWork
@@ -29,9 +30,10 @@ def run_local(fragments: Sequence[Fragment], work: FragmentWork, *, jobs: int) -
         for fragment in fragments:
             yield work(fragment)
         return
+    ctx: BaseContext
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["seekbench.scale._work"])
+        multiprocessing.set_forkserver_preload(["seekbench.scale._work"])
     else:  # Windows: no fork server
         ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=min(jobs, len(fragments)), mp_context=ctx) as pool:
