@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import functools
 
-from .._errors import UserInputError
 from ..metrics import MetricOptions, MetricsSummary, summarize_statistics, trace_statistics
 from ._inputs import import_options, report_import, report_skipped
+from ._options import check_at_least
 
 
 def add_engine_arguments(p: argparse.ArgumentParser) -> None:
@@ -38,8 +38,7 @@ def scaled_summary(args: argparse.Namespace, *, by: tuple[str, ...], options: Me
     on stderr as every command reports it."""
     from ..scale import reduce_traces
 
-    if args.jobs is not None and args.jobs < 1:
-        raise UserInputError("--jobs must be >= 1")
+    check_at_least(args, ("jobs", 1))
     red = reduce_traces(
         args.files,
         functools.partial(trace_statistics, options=options),

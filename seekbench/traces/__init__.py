@@ -9,7 +9,7 @@ from ._evidence_record import (
     evidence_set_of,
     evidence_set_table,
     is_false_premise,
-    tri,
+    normalize_judgment,
 )
 from ._fragments import Fragment, expand_inputs, is_url, plan_fragments, url_format
 from ._normalize import normalize_answer, normalize_query
@@ -51,11 +51,11 @@ __all__ = [
     "iter_traces",
     "json_path",
     "normalize_answer",
+    "normalize_judgment",
     "normalize_query",
     "plan_fragments",
     "read_tables",
     "read_traces",
-    "tri",
     "url_format",
     "valid_traces",
     "validate_trace",

@@ -58,7 +58,7 @@ def test_skip_invalid_reports_the_same_records_as_before(cli, tmp_path):
 
 def test_bad_jobs_and_a_missing_ray_install_are_one_line_user_errors(cli, monkeypatch):
     res = cli("metrics", "--jobs", "0")
-    assert res.code == 2 and "--jobs must be >= 1" in res.err
+    assert res.code == 2 and "--jobs must be >= 1, got 0" in res.err
     monkeypatch.setitem(sys.modules, "ray", None)  # what `import ray` does when Ray is not installed
     monkeypatch.setitem(sys.modules, "ray.data", None)
     res = cli("metrics", "--engine", "ray", "--n-boot", "0")
