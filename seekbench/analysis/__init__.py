@@ -9,6 +9,7 @@ from ._agreement import agreement_analysis, analyze_agreement, kappa_cost_table
 from ._analyze import analyze
 from ._audit import analyze_audit
 from ._completeness import analyze_completeness
+from ._episode_conformal import agent_self_conformal, self_estimate_states
 from ._explorer_data import AUDIT_OPTION_DEFAULTS, ExplorerData, explorer_data, flag_definitions
 from ._judge_eval import (
     CVResult,
@@ -46,6 +47,7 @@ __all__ = [
     "OutcomeAnalysis",
     "ProcessAnalysis",
     "Provenance",
+    "agent_self_conformal",
     "agreement_analysis",
     "agreement_summary",
     "agreement_table",
@@ -66,5 +68,6 @@ __all__ = [
     "kappa_score",
     "model_card_markdown",
     "panel_table",
+    "self_estimate_states",
     "train_learned_model",
 ]

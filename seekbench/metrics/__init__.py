@@ -41,6 +41,7 @@ from ._outcome import (
     pass_at_k,
     pass_at_k_score,
 )
+from ._poisson import AUTO_POISSON_ABOVE
 from ._recovery_events import recovery_events
 from ._reference_steps import (
     ReferenceStepCoverageResult,
@@ -58,6 +59,7 @@ from ._trace_sums import ce_columns, erf_columns, rqi_columns
 
 __all__ = [
     "AUDIT_COLUMNS",
+    "AUTO_POISSON_ABOVE",
     "CalibrationResult",
     "EstimateResult",
     "EvidenceRecoveryFitter",

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Unpack
 
 import numpy as np
 import pandas as pd
@@ -16,12 +17,13 @@ from ._bootstrap import (
     bootstrap_statistic_ci,
     check_bootstrap_options,
     cluster_labels,
+    ratio,
 )
 from ._decisions import (
     decision_counts,
-    decision_point_table,
     evidence_labeled,
     observation_label_counts,
+    step_points,
     turn_points,
 )
 from ._options import (
@@ -32,11 +34,13 @@ from ._options import (
     SCOPE_OPTIONS,
     CEAggregate,
     DecisionPoints,
+    EvidenceKeywords,
     EvidenceMapping,
     EvidenceOptions,
     EvidenceScope,
     Prevalence,
     check_option,
+    evidence_keywords,
 )
 
 #: Ideal policy pi*(k) = 1 if k = 2 else 0.
@@ -92,31 +96,29 @@ def evidence_prevalence(
     traces: pd.DataFrame,
     *,
     decision_points: DecisionPoints = "turn",
-    evidence_mapping: EvidenceMapping = "sum",
-    evidence_scope: EvidenceScope = "cumulative",
+    **evidence: Unpack[EvidenceKeywords],
 ) -> pd.Series:
     """P(E = k), k = 0, 1, 2, over all decision points of the traces given.
 
     Computed on the whole corpus (all agents) it is the global prevalence that
     ``answer_calibration(..., aggregate="pooled", prevalence="global", global_prevalence=...)``
     uses for one group. All NaN when there are observations and none is labeled.
+    ``evidence_mapping`` and ``evidence_scope`` as in :func:`answer_calibration`.
 
     Returns a Series indexed 0, 1, 2 summing to 1 (all NaN when there is no decision point).
 
     Examples
     --------
-    >>> steps = pd.DataFrame({"trace_id": ["x"] * 3, "pos": [0, 1, 2], "turn": [1, 1, 1],
-    ...                       "kind": ["search", "search_result", "answer"],
-    ...                       "clarity": [None, "Clear", None], "sufficiency": [None, "Sufficient", None]})
-    >>> traces = pd.DataFrame({"trace_id": ["x"], "answered": [True], "answer_turn": [1.0]})
-    >>> evidence_prevalence(steps, traces).tolist()  # turn 0 at E = 0, turn 1 at E = 2
-    [0.5, 0.0, 0.5]
+    >>> from seekbench.traces import build_tables
+    >>> obs = {"kind": "search_result", "labels": {"clarity": "Unclear", "sufficiency": "Sufficient"}}
+    >>> steps, traces = build_tables([{"trace_id": "x", "agent": "a", "steps": [
+    ...     {"index": 0, "kind": "search", "query": "q"}, dict(obs, index=1), {"index": 2, "kind": "answer"}]}])
+    >>> evidence_prevalence(steps, traces).tolist()  # turn 0 at E = 0, the answer turn 1 at E = 1
+    [0.5, 0.5, 0.0]
     """
-    _check("trace", "global", decision_points, evidence_mapping, evidence_scope)
-    per = calibration_trace_columns(
-        steps, traces, decision_points=decision_points, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope
-    )
-    return prevalence_from_columns(per)
+    check_option("decision_points", decision_points, DECISION_POINTS)
+    ev = evidence_keywords("evidence_prevalence", evidence)
+    return prevalence_from_columns(calibration_trace_columns(steps, traces, decision_points, ev))
 
 
 def prevalence_from_columns(per: pd.DataFrame) -> pd.Series:
@@ -217,12 +219,7 @@ CALIBRATION_COLUMNS = (
 
 
 def calibration_trace_columns(
-    steps: pd.DataFrame,
-    traces: pd.DataFrame,
-    *,
-    decision_points: DecisionPoints = "turn",
-    evidence_mapping: EvidenceMapping = "sum",
-    evidence_scope: EvidenceScope = "cumulative",
+    steps: pd.DataFrame, traces: pd.DataFrame, decision_points: DecisionPoints, ev: EvidenceOptions
 ) -> pd.DataFrame:
     """Per trace of ``traces`` (indexed by trace id, in its order): :data:`CALIBRATION_COLUMNS`.
 
@@ -230,20 +227,20 @@ def calibration_trace_columns(
     ``n_obs, n_obs_unlabeled``: observations and those without E; ``answered, answer_turn,
     correct`` (1.0 / 0.0 / NaN) from the trace table; ``e_answer``: E at the answer turn and
     ``first_e2``: the first turn with E = 2 up to the answer (NaN if none), from the turn
-    decision points. Every CE number of a group is a function of these rows
+    decision points (E under the options ``ev``). Every CE number of a group is a function of these rows
     (:func:`calibration_from_columns`).
     """
     ids = pd.Index(traces["trace_id"])
-    cov = observation_label_counts(steps, traces, evidence_mapping=evidence_mapping)
-    ev: EvidenceOptions = {"evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope}
-    turns = turn_points(steps, traces, **ev)
-    points = turns if decision_points == "turn" else decision_point_table(steps, traces, decision_points="step", **ev)
+    cov = observation_label_counts(steps, traces, evidence_mapping=ev["evidence_mapping"])
+    turns = turn_points(steps, traces, ev)
+    points = turns if decision_points == "turn" else step_points(steps, traces, ev)
     out = decision_counts(points, ids)
     out["n_obs"] = cov["n_obs"].to_numpy(dtype=float)
     out["n_obs_unlabeled"] = cov["n_obs_unlabeled"].to_numpy(dtype=float)
     out["answered"] = traces["answered"].astype(bool).to_numpy()
     out["answer_turn"] = traces["answer_turn"].to_numpy(dtype=float)
-    out["correct"] = pd.to_numeric(traces["correct"].map({True: 1.0, False: 0.0}), errors="coerce").to_numpy()
+    correct = traces["correct"] if "correct" in traces.columns else pd.Series(np.nan, index=traces.index)
+    out["correct"] = pd.to_numeric(correct.map({True: 1.0, False: 0.0}), errors="coerce").to_numpy()
     # Turn points come in trace order, t increasing: a trace's first E = 2 point is its earliest.
     uniq = ids if ids.is_unique else pd.Index(pd.unique(ids))
     code = uniq.get_indexer(turns["trace_id"])
@@ -258,6 +255,22 @@ def calibration_trace_columns(
     back = uniq.get_indexer(ids)
     out["e_answer"], out["first_e2"] = e_answer[back], first_e2[back]
     return out
+
+
+def ce_sums(
+    counts: np.ndarray, aggregate: CEAggregate, weights: np.ndarray | None
+) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+    """CE of traces with decision counts ``counts`` (rows ``[n0, n1, n2, a0, a1, a2]``) as
+    per-trace columns and the statistic of their sums: [CE_i, 1] where CE_i is defined
+    (trace aggregate, the ratio of the sums), or the counts themselves (pooled, with the
+    P(E = k) ``weights``, None for the resample's own). The columns every CE bootstrap
+    resamples (:func:`~seekbench.metrics.ce_columns` too).
+    """
+    if aggregate == "pooled":
+        return counts, lambda s: _pooled_ce(s, weights)
+    per = _trace_ce(counts)
+    ok = np.isfinite(per)
+    return np.column_stack([np.where(ok, per, 0.0), ok.astype(float)]), ratio
 
 
 def _point_estimate(c: np.ndarray, aggregate: str, weights: np.ndarray | None) -> float:
@@ -347,7 +360,7 @@ def answer_calibration(
     check_bootstrap_options(n_boot, alpha, cluster)
     _check_horizon(horizon)
     ev: EvidenceOptions = {"evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope}
-    per = calibration_trace_columns(steps, traces, decision_points=decision_points, **ev)
+    per = calibration_trace_columns(steps, traces, decision_points, ev)
     weights = _weights(aggregate, prevalence, global_prevalence, per)
     clusters = cluster_labels(traces["trace_id"], traces.get("question_id"), cluster=cluster)
     boot = {"n_boot": n_boot, "seed": seed, "alpha": alpha, "clusters": clusters}
@@ -394,12 +407,7 @@ def calibration_from_columns(
     c = tr[["n0", "n1", "n2", "a0", "a1", "a2"]].to_numpy(dtype=float)
     per_trace = pd.Series(_trace_ce(c), index=tr.index, name="ce")
     ce = _point_estimate(c, aggregate, weights)
-    if aggregate == "trace":
-        ci = bootstrap_ci(per_trace.to_numpy(), **boot)
-    elif len(c):
-        ci = bootstrap_statistic_ci(c, lambda s: _pooled_ce(s, weights), **boot)
-    else:
-        ci = (np.nan, np.nan)
+    ci = bootstrap_statistic_ci(*ce_sums(c, aggregate, weights), **boot)
     why = "no observation has evidence labels" if len(per) else "no traces"
     if np.isnan(ce):
         _warn("CE", why)
@@ -478,16 +486,16 @@ def calibration_error(
     steps: pd.DataFrame,
     traces: pd.DataFrame,
     *,
+    global_prevalence: Sequence[float] | pd.Series | None = None,
     aggregate: CEAggregate = "trace",
     prevalence: Prevalence = "global",
     decision_points: DecisionPoints = "turn",
-    evidence_mapping: EvidenceMapping = "sum",
-    evidence_scope: EvidenceScope = "cumulative",
-    global_prevalence: Sequence[float] | pd.Series | None = None,
+    **evidence: Unpack[EvidenceKeywords],
 ) -> float:
     """CE of the answer decision (spec section 5): a float in [0, 1], lower is better.
 
-    See :func:`answer_calibration` for the formula and options; this is its ``ce`` without
+    See :func:`answer_calibration` for the formula and the options (the same keywords,
+    ``evidence_mapping`` and ``evidence_scope`` included); this is its ``ce`` without
     companions or CI. NaN with an ``UndefinedMetricWarning`` when the traces have
     observations and none has evidence labels.
 
@@ -500,10 +508,9 @@ def calibration_error(
     >>> calibration_error(steps, traces)  # answered at turn 0 holding E = 0
     1.0
     """
-    _check(aggregate, prevalence, decision_points, evidence_mapping, evidence_scope)
-    per = calibration_trace_columns(
-        steps, traces, decision_points=decision_points, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope
-    )
+    ev = evidence_keywords("calibration_error", evidence)
+    _check(aggregate, prevalence, decision_points, ev["evidence_mapping"], ev["evidence_scope"])
+    per = calibration_trace_columns(steps, traces, decision_points, ev)
     weights = _weights(aggregate, prevalence, global_prevalence, per)
     counts = per[["n0", "n1", "n2", "a0", "a1", "a2"]] if evidence_labeled(per) else per.iloc[:0, :6]
     ce = _point_estimate(counts.to_numpy(), aggregate, weights)

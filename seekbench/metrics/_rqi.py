@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,8 +11,8 @@ import pandas as pd
 
 from .._errors import UndefinedMetricWarning
 from ..traces import LABEL_VALUES
-from ._bootstrap import Cluster, EstimateResult, bootstrap_ci, check_bootstrap_options, cluster_labels
-from ._evidence import step_evidence, trace_segments
+from ._bootstrap import Cluster, EstimateResult, bootstrap_statistic_ci, check_bootstrap_options, cluster_labels, ratio
+from ._evidence import REASONING, step_evidence, step_kinds, trace_segments
 from ._options import (
     MAPPING_OPTIONS,
     RQI_AGGREGATE_OPTIONS,
@@ -22,6 +22,7 @@ from ._options import (
     RQIAggregate,
     check_option,
 )
+from ._shared import memo
 
 _G = {"Grounded": 1.0, "NotGrounded": 0.0}
 
@@ -30,12 +31,17 @@ _G = {"Grounded": 1.0, "NotGrounded": 0.0}
 REASONING_TYPES: tuple[str, ...] = tuple(LABEL_VALUES["reasoning_type"])
 
 
+def _grounding(steps: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """G of each step (1.0, 0.0, NaN if unlabeled) and whether it is a reasoning step."""
+    g = memo("grounding", (steps,), (), lambda: steps["grounding"].map(_G).to_numpy(dtype=float))
+    return g, step_kinds(steps) == REASONING
+
+
 def _per_trace(steps: pd.DataFrame) -> pd.DataFrame:
     """Per trace (first-appearance order): labeled reasoning steps ``n``, grounded ``g``, unlabeled."""
     ids = pd.Index(pd.unique(steps["trace_id"]))
     seg = trace_segments(steps)
-    g = steps["grounding"].map(_G).to_numpy(dtype=float)
-    r = (steps["kind"] == "reasoning").to_numpy()
+    g, r = _grounding(steps)
     labeled = r & ~np.isnan(g)
     out = pd.DataFrame(
         {
@@ -60,13 +66,13 @@ def rqi_trace_columns(
     """
     per = _per_trace(steps)
     seg = trace_segments(steps)
-    g = steps["grounding"].map(_G).to_numpy(dtype=float)
-    labeled = (steps["kind"] == "reasoning").to_numpy() & ~np.isnan(g)
+    g, r = _grounding(steps)
+    labeled = r & ~np.isnan(g)
     g0 = np.where(labeled, g, 0.0)
     cols: dict[str, np.ndarray] = {}
-    rtype = steps["reasoning_type"]
-    for t in REASONING_TYPES:
-        m = labeled & (rtype == t).to_numpy()
+    rtype = pd.Categorical(steps["reasoning_type"], categories=REASONING_TYPES).codes  # one pass, not one per type
+    for k, t in enumerate(REASONING_TYPES):
+        m = labeled & (rtype == k)
         cols[f"g_{t}"], cols[f"n_{t}"] = seg.sum(g0, mask=m), seg.count(m).astype(float)
     e = step_evidence(steps, mapping=evidence_mapping, scope=evidence_scope).to_numpy() if labeled.any() else None
     for k in range(3):
@@ -251,6 +257,20 @@ def _levels(per: pd.DataFrame, levels: Sequence, suffixes: Sequence[str], name: 
     return pd.DataFrame({name: list(levels), "rqi": mean, "n": n.astype(int)})
 
 
+def rqi_sums(per: pd.DataFrame, aggregate: RQIAggregate) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+    """RQI of the traces ``per`` describes (columns ``g, n``) as per-trace columns and the
+    statistic of their sums: [RQI_i, 1] over the traces with a labeled reasoning step
+    (0, 0 for the others), or [G_i, n_i] pooled; the statistic is the ratio of the two sums.
+    The columns every RQI bootstrap resamples (:func:`~seekbench.metrics.rqi_columns` too).
+    """
+    g, n = per["g"].to_numpy(dtype=float), per["n"].to_numpy(dtype=float)
+    if aggregate == "step":
+        return np.column_stack([g, n]), ratio
+    has = n > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.column_stack([np.where(has, g / np.where(has, n, 1.0), 0.0), has.astype(float)]), ratio
+
+
 def rqi_from_columns(per: pd.DataFrame, *, aggregate: RQIAggregate, boot: dict) -> RQIResult:
     """The :class:`RQIResult` of a group from its :func:`rqi_trace_columns` (one row per trace).
 
@@ -265,10 +285,7 @@ def rqi_from_columns(per: pd.DataFrame, *, aggregate: RQIAggregate, boot: dict) 
     labeled_traces = per["n"] > 0
     with np.errstate(invalid="ignore", divide="ignore"):
         per_trace = (per["g"] / per["n"]).where(labeled_traces).rename("rqi")
-    if aggregate == "trace":
-        ci = bootstrap_ci(per_trace.to_numpy(), **boot)
-    else:
-        ci = bootstrap_ci(per["g"].to_numpy(dtype=float), per["n"].to_numpy(dtype=float), **boot)
+    ci = bootstrap_statistic_ci(*rqi_sums(per, aggregate), **boot)
     by_evidence = _levels(per, [0, 1, 2], ["e0", "e1", "e2"], "E")
     total = by_evidence["n"].sum()
     by_evidence["share"] = by_evidence["n"] / total if total else np.nan

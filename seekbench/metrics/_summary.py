@@ -29,8 +29,10 @@ from ._options import (
     Recovery,
     RQIAggregate,
     TimeScale,
+    check_option,
 )
 from ._outcome import outcome_from_columns
+from ._poisson import BOOTSTRAP_METHODS, BootstrapMethod, resolve_method
 from ._rqi import RQIResult, rqi_from_columns
 from ._trace_stats import (
     calibration_part,
@@ -190,6 +192,7 @@ def summarize(
     rqi_aggregate: RQIAggregate | None = None,
     horizon: int = 15,
     cluster: Cluster = "trace",
+    bootstrap: BootstrapMethod = "auto",
     n_boot: int = 2000,
     seed: int | None = 0,
     alpha: float = 0.05,
@@ -219,6 +222,13 @@ def summarize(
     horizon : int
         H of the overcautious rate (CE companions), in turns.
     cluster, n_boot, seed, alpha : percentile bootstrap over whole traces (or questions).
+    bootstrap : {"auto", "exact", "poisson"}
+        How the resamples are drawn: multinomial counts (``"exact"``, the classical bootstrap)
+        or independent Poisson(1) weights per resampling unit (``"poisson"``, the Poisson
+        bootstrap of Hanley & MacGibbon 2006 and Chamandy et al. 2012, whose cost does not
+        grow with the number of traces; :mod:`seekbench.metrics._poisson`). ``"auto"``
+        (default): exact up to ``AUTO_POISSON_ABOVE`` = 100,000 traces, Poisson above. When
+        the Poisson bootstrap is used the options record ``"bootstrap": "poisson"``.
 
     Returns
     -------
@@ -268,7 +278,16 @@ def summarize(
         if c not in stats.columns:
             stats[c] = traces[c].to_numpy()
     return summarize_statistics(
-        stats, by=by, options=opts, horizon=horizon, cluster=cluster, n_boot=n_boot, seed=seed, alpha=alpha, _stack=3
+        stats,
+        by=by,
+        options=opts,
+        horizon=horizon,
+        cluster=cluster,
+        n_boot=n_boot,
+        seed=seed,
+        alpha=alpha,
+        bootstrap=bootstrap,
+        _stack=3,
     )
 
 
@@ -286,11 +305,12 @@ def summarize_statistics(
     *,
     by: str | Sequence[str] = ("agent",),
     options: MetricOptions | None = None,
-    horizon: int = 15,
-    cluster: Cluster = "trace",
     n_boot: int = 2000,
     seed: int | None = 0,
     alpha: float = 0.05,
+    cluster: Cluster = "trace",
+    bootstrap: BootstrapMethod = "auto",
+    horizon: int = 15,
     _stack: int = 2,
 ) -> MetricsSummary:
     """:func:`summarize` from the per-trace statistics table of :func:`~seekbench.metrics.trace_statistics`.
@@ -305,12 +325,14 @@ def summarize_statistics(
     stats : DataFrame
         One row per trace, as :func:`~seekbench.metrics.trace_statistics` makes it, made with
         the same E options, ``decision_points``, ``recovery`` and ``time`` as ``options``.
-    by, options, horizon, cluster, n_boot, seed, alpha :
-        As in :func:`summarize` (``options`` whole; no single option keywords).
+    by, options, n_boot, seed, alpha, cluster, bootstrap, horizon :
+        As in :func:`summarize` (``options`` whole; no single option keywords). With
+        ``bootstrap="auto"`` the size that decides is the number of rows of ``stats``.
 
     Returns
     -------
     MetricsSummary
+        As :func:`summarize` returns it (with ``"bootstrap": "poisson"`` in the options when used).
 
     Examples
     --------
@@ -327,8 +349,10 @@ def summarize_statistics(
     by = (by,) if isinstance(by, str) else tuple(by)
     opts = MetricOptions.resolve(options)
     check_bootstrap_options(n_boot, alpha, cluster)
+    check_option("bootstrap", bootstrap, BOOTSTRAP_METHODS)
     _check_by(by, stats.columns)
     check_table_options(stats, opts)
+    method = resolve_method(bootstrap, len(stats))
     if not isinstance(horizon, (int, np.integer)) or isinstance(horizon, bool) or horizon < 0:
         raise UserInputError(f"horizon must be a non-negative integer number of turns, got {horizon!r}")
     recorded = {
@@ -340,7 +364,9 @@ def summarize_statistics(
         "seed": seed,
         "alpha": alpha,
     }
-    boot = {"n_boot": n_boot, "seed": seed, "alpha": alpha}
+    if method != "exact":  # absent: the exact bootstrap (as before the option existed)
+        recorded["bootstrap"] = method
+    boot = {"n_boot": n_boot, "seed": seed, "alpha": alpha, "bootstrap": method}
     reasons: dict[str, list[str]] = {}
     prevalence = None
     if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global":
@@ -348,16 +374,17 @@ def summarize_statistics(
             prevalence = prevalence_from_columns(calibration_part(stats)).to_numpy()
 
     stats = stats.reset_index(drop=True)
+    stats.attrs = {}  # pandas deep-copies attrs on every operation; they were checked above
     group_of = stats.groupby(list(by), sort=True, dropna=False).ngroup()
     parts = list(stats.groupby(group_of.to_numpy(), sort=True))
     groups, fitters = [], []
-    sizes = [len(g) for _, g in parts] if cluster == "trace" else []
+    sizes = [len(g) for _, g in parts] if cluster == "trace" and method == "exact" else []
     with prefetch_draws(sizes, n_boot=n_boot, seed=seed) as advance:
         for i, (_, g) in enumerate(parts):
             advance(i)
             keys = {c: _json_safe(g[c].iloc[0]) for c in by}
             with _collect(reasons, "/".join(str(v) for v in keys.values())):
-                clusters = cluster_labels(g["trace_id"], g["question_id"], cluster=cluster)
+                clusters = _clusters(g, cluster)
                 group, fitter = _group(g, keys, opts=opts, boot={**boot, "clusters": clusters},
                                        prevalence=prevalence, horizon=horizon)  # fmt: skip
             groups.append(group)
@@ -370,6 +397,15 @@ def summarize_statistics(
     for m in messages:  # at the caller's line (``_stack``: summarize calls through here)
         warnings.warn(m, UndefinedMetricWarning, stacklevel=_stack)
     return MetricsSummary(options=recorded, groups=groups, warnings=messages)
+
+
+def _clusters(stats: pd.DataFrame, cluster: Cluster) -> np.ndarray:
+    """The resampling unit of each row: its number when traces are resampled (trace ids are
+    unique, so the numbers are the clusters of :func:`cluster_labels` in the same order,
+    without a string per trace), else its question's label."""
+    if cluster == "trace":
+        return np.arange(len(stats))
+    return cluster_labels(stats["trace_id"], stats["question_id"], cluster=cluster)
 
 
 def _group(

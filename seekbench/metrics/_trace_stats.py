@@ -23,10 +23,10 @@ import pandas as pd
 from .._errors import UserInputError
 from ._ce import calibration_trace_columns
 from ._decisions import steps_of
-from ._evidence import trace_segments
+from ._evidence import OTHER, REASONING, SEARCH, step_kinds, trace_segments
 from ._options import MetricOptions
 from ._outcome import outcome_trace_columns
-from ._recovery_events import recovery_events
+from ._recovery_events import check_unique_ids, recovery_events, require_columns
 from ._rqi import REASONING_TYPES, rqi_trace_columns
 from ._shared import shared_work
 
@@ -97,14 +97,6 @@ _NEEDED_STEPS = ("trace_id", "kind", "turn", "pos", "grounding", "reasoning_type
 _NEEDED_TRACES = ("trace_id", "agent", "answered", "answer_pos", "answer_turn", "last_turn", "n_steps", "correct")
 
 
-def _require(frame: pd.DataFrame, columns: tuple[str, ...], what: str) -> None:
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise UserInputError(
-            f"the {what} table lacks column(s) {', '.join(missing)}; build it with seekbench.traces.build_tables"
-        )
-
-
 def trace_statistics(
     steps: pd.DataFrame, traces: pd.DataFrame, *, options: MetricOptions | None = None
 ) -> pd.DataFrame:
@@ -140,19 +132,14 @@ def trace_statistics(
     >>> tr = [{"trace_id": "a", "agent": "x", "steps": [
     ...     {"index": 0, "kind": "reasoning", "labels": {"grounding": "Grounded"}},
     ...     {"index": 1, "kind": "search", "query": "q"}, dict(obs, index=2), {"index": 3, "kind": "answer"}]}]
-    >>> row = trace_statistics(*build_tables(tr)).iloc[0]
-    >>> row["rqi_g"], row["ce_n0"], row["ce_a2"], row["erf_duration"], row["erf_event"]  # recovered at turn 1
-    (1.0, 1.0, 1.0, 1, 1)
+    >>> stats = trace_statistics(*build_tables(tr))
+    >>> stats[["rqi_g", "ce_n0", "ce_a2", "erf_duration", "erf_event"]].iloc[0].astype(int).tolist()  # recovered at 1
+    [1, 1, 1, 1, 1]
     """
     opts = MetricOptions.resolve(options)
-    _require(steps, _NEEDED_STEPS, "step")
-    _require(traces, _NEEDED_TRACES, "trace")
-    dup = traces["trace_id"][traces["trace_id"].duplicated()]
-    if len(dup):
-        raise UserInputError(
-            f"trace id {dup.iloc[0]!r} occurs more than once in the trace table; trace ids must be unique",
-            trace_id=str(dup.iloc[0]),
-        )
+    require_columns(steps, _NEEDED_STEPS, "step")
+    require_columns(traces, _NEEDED_TRACES, "trace")
+    check_unique_ids(traces)
     ids = pd.Index(traces["trace_id"])
     with shared_work():
         sub = steps_of(steps, traces)
@@ -163,7 +150,7 @@ def trace_statistics(
             out[f"rqi_{c}"] = rqi[c].to_numpy(dtype=float)
         for c, n in _kind_counts(sub, ids).items():
             out[c] = n
-        cal = calibration_trace_columns(sub, traces, decision_points=opts.decision_points, **opts.evidence)
+        cal = calibration_trace_columns(sub, traces, opts.decision_points, opts.evidence)
         out["n_obs"] = cal["n_obs"].to_numpy(dtype=float)
         out["n_obs_unlabeled"] = cal["n_obs_unlabeled"].to_numpy(dtype=float)
         for c in _CE:
@@ -211,11 +198,11 @@ def _kind_counts(steps: pd.DataFrame, ids: pd.Index) -> dict[str, np.ndarray]:
     """Per trace: reasoning steps without a type, searches without a type, ``other`` steps."""
     seg = trace_segments(steps)
     pos = pd.Index(seg.uniques).get_indexer(ids) if seg.n else np.full(len(ids), -1)
-    kind = steps["kind"]
+    kind = step_kinds(steps)
     masks = {
-        "reasoning_without_type": ((kind == "reasoning") & steps["reasoning_type"].isna()).to_numpy(),
-        "searches_without_type": ((kind == "search") & steps["search_type"].isna()).to_numpy(),
-        "other_steps": (kind == "other").to_numpy(),
+        "reasoning_without_type": (kind == REASONING) & steps["reasoning_type"].isna().to_numpy(),
+        "searches_without_type": (kind == SEARCH) & steps["search_type"].isna().to_numpy(),
+        "other_steps": kind == OTHER,
     }
     return {
         name: np.where(pos >= 0, seg.count(m)[np.maximum(pos, 0)] if seg.n else 0, 0).astype(np.int64)
