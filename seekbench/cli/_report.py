@@ -40,6 +40,12 @@ def register(sub) -> None:
     add_metric_options(p)
     add_audit_options(p)
     p.add_argument("--worst", type=int, default=5, metavar="N", help="worst traces listed per agent (default 5)")
+    p.add_argument(
+        "--baseline",
+        default=None,
+        metavar="NAME",
+        help="agent the comparison's pairwise table compares every other agent with (default: the first agent)",
+    )
     g = p.add_argument_group("judge agreement")
     g.add_argument(
         "--reference",
@@ -115,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
         alpha=args.alpha,
         labels=loaded.labels,
         label_source=loaded.label_source,
+        baseline=args.baseline,
         **kw,
     )
     files = write_report(analysis, args.output)

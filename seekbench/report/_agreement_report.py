@@ -19,6 +19,7 @@ import pandas as pd
 from .._io import write_bytes, write_text
 from .._version import __version__
 from ..analysis import AgreementAnalysis
+from ._disagreement_examples import disagreement_examples_html, disagreement_examples_markdown
 from ._figures import figure_png as _png
 from ._html import _img, _table
 from ._page import html_page
@@ -106,6 +107,8 @@ def agreement_tables(agreement: AgreementAnalysis) -> dict[str, pd.DataFrame]:
     }
     if result.panel is not None:
         tables["agreement_panel"] = result.panel.summary
+    if agreement.examples is not None:
+        tables["agreement_disagreements"] = agreement.examples
     sens: Any = result.sensitivity  # a SensitivityResult when the traces were given
     if sens is not None:
         tables["sensitivity"] = sens.table
@@ -126,8 +129,11 @@ def _same_ranking(rankings: pd.DataFrame) -> pd.DataFrame:
     return rankings.drop(columns="note").assign(same_ranking=same)
 
 
-def render_agreement_section(agreement: AgreementAnalysis, figures: dict[str, bytes]) -> str:
-    """The agreement section as an HTML fragment (``<section>``), figures embedded as data URIs."""
+def render_agreement_section(agreement: AgreementAnalysis, figures: dict[str, bytes], *, explorer: bool = False) -> str:
+    """The agreement section as an HTML fragment (``<section>``), figures embedded as data URIs.
+
+    With ``explorer`` (explorer.html beside the page) each disagreement example links to its trace.
+    """
     result = agreement.result
     s = result.summary
     shown = pd.DataFrame(
@@ -161,6 +167,8 @@ def render_agreement_section(agreement: AgreementAnalysis, figures: dict[str, by
         ),
         _table(shown, left=("rater", "field", "steps", "note")),
     ]
+    if agreement.examples is not None:
+        parts.append(disagreement_examples_html(agreement.examples, explorer=explorer))
     if len(result.exclusions):
         parts += [
             "<h3>Steps not compared</h3>",
@@ -271,3 +279,30 @@ def write_agreement_report(agreement: AgreementAnalysis, out_dir: str | os.PathL
     html_path = out / "agreement.html"
     write_text(html_path, page)
     return AgreementReportFiles(out, html_path, fig_paths, table_paths)
+
+
+def agreement_markdown(agreement: AgreementAnalysis, *, explorer: bool = False) -> str:
+    """The agreement section as Markdown: kappa and AC1 per rater, field and step kind, and the
+    disagreement examples (the figures and detail tables are in the HTML page and tables/)."""
+    from ._markdown import _md_table
+
+    s = agreement.result.summary
+    shown = pd.DataFrame(
+        {
+            "rater": s["rater"],
+            "field": s["field"],
+            "steps": s["step_kind"],
+            "n": s["n_compared"],
+            "kappa [95% CI]": [_ci(r, "kappa") for _, r in s.iterrows()],
+            "AC1 [95% CI]": [_ci(r, "ac1") for _, r in s.iterrows()],
+        }
+    )
+    out = [
+        "## Judge agreement with the reference\n",
+        f"Reference: {agreement.result.reference}; raters: {', '.join(map(str, agreement.result.raters))}.\n",
+        _md_table(shown),
+        "",
+    ]
+    if agreement.examples is not None:
+        out.append(disagreement_examples_markdown(agreement.examples, explorer=explorer))
+    return "\n".join(out) + "\n"
