@@ -10,7 +10,8 @@ unit. Both agents' metrics are statistics of per-trace column sums
 (:func:`seekbench.metrics.bootstrap_sums`). The draws depend only on the seed and on the sorted set
 of units, so the difference b - a is exactly the negation of a - b, CI included.
 
-A difference is *clear* when its CI excludes 0.
+A difference is *clear* when its CI excludes 0 (by more than 1e-12, so that rounding in sums of
+equal values never makes a difference clear).
 """
 
 from __future__ import annotations
@@ -104,6 +105,11 @@ def _pair(a: _AgentData, b: _AgentData, *, n_boot: int, seed, alpha: float) -> d
     return out
 
 
+def _clear(lo: float, hi: float) -> bool:
+    """The CI excludes 0 (beyond rounding: sums of equal per-trace values can differ in the last bit)."""
+    return bool(lo > _TIE or hi < -_TIE)
+
+
 def _order(values: dict[str, float], better: str) -> list[str]:
     """Agents with a value, best first; ties keep the agents' order."""
     defined = [a for a, v in values.items() if np.isfinite(v)]
@@ -136,7 +142,7 @@ def _sentence(m: HeadlineMetric, order: list[str], values: dict, leaders: list[s
     if not all(np.isfinite(lo) and np.isfinite(hi) for lo, hi in cis):
         clarity = "no CI was computed (n_boot = 0)"
     else:
-        clear = [o for (lead, o), (lo, hi) in zip(pairs, cis, strict=True) if lo > 0 or hi < 0]
+        clear = [o for (lead, o), (lo, hi) in zip(pairs, cis, strict=True) if _clear(lo, hi)]
         unclear = [o for o in rest if o not in clear]
         runner = rest[0]
         lo, hi = diffs[(leaders[0], runner)]
@@ -275,7 +281,7 @@ def compare_agents(
                     "difference": d,
                     "lower": lo,
                     "upper": hi,
-                    "clear": bool(lo > 0 or hi < 0),
+                    "clear": _clear(lo, hi),
                     "better": bool(d > _TIE if m.better == "higher" else d < -_TIE),
                     "paired": bool(_shared(data[a], data[b])),
                     "n_shared_questions": _shared(data[a], data[b]),
