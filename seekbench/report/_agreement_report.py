@@ -120,6 +120,24 @@ def _ci(row, name: str) -> str:
     return f"{fmt(row[name])} [{fmt(row[name + '_lower'])}, {fmt(row[name + '_upper'])}]"
 
 
+def _summary_table(s: pd.DataFrame) -> pd.DataFrame:
+    """The agreement summary as shown: one row per rater, field and step kind, coefficients with CIs."""
+    return pd.DataFrame(
+        {
+            "rater": s["rater"],
+            "field": s["field"],
+            "steps": s["step_kind"],
+            "n": s["n_compared"],
+            "excluded": s["n_excluded"],
+            "raw agreement": s["raw_agreement"],
+            "kappa [95% CI]": [_ci(r, "kappa") for _, r in s.iterrows()],
+            "AC1 [95% CI]": [_ci(r, "ac1") for _, r in s.iterrows()],
+            "traces": s["n_traces"],
+            "note": s["note"],
+        }
+    )
+
+
 def _same_ranking(rankings: pd.DataFrame) -> pd.DataFrame:
     """The rankings table as shown: yes / no, or n/a with the reason (never None)."""
     same = [
@@ -135,21 +153,7 @@ def render_agreement_section(agreement: AgreementAnalysis, figures: dict[str, by
     With ``explorer`` (explorer.html beside the page) each disagreement example links to its trace.
     """
     result = agreement.result
-    s = result.summary
-    shown = pd.DataFrame(
-        {
-            "rater": s["rater"],
-            "field": s["field"],
-            "steps": s["step_kind"],
-            "n": s["n_compared"],
-            "excluded": s["n_excluded"],
-            "raw agreement": s["raw_agreement"],
-            "kappa [95% CI]": [_ci(r, "kappa") for _, r in s.iterrows()],
-            "AC1 [95% CI]": [_ci(r, "ac1") for _, r in s.iterrows()],
-            "traces": s["n_traces"],
-            "note": s["note"],
-        }
-    )
+    shown = _summary_table(result.summary)
     parts = [
         "<section id='agreement'><h2>Judge agreement with the reference</h2>",
         (
@@ -286,17 +290,7 @@ def agreement_markdown(agreement: AgreementAnalysis, *, explorer: bool = False) 
     disagreement examples (the figures and detail tables are in the HTML page and tables/)."""
     from ._markdown import _md_table
 
-    s = agreement.result.summary
-    shown = pd.DataFrame(
-        {
-            "rater": s["rater"],
-            "field": s["field"],
-            "steps": s["step_kind"],
-            "n": s["n_compared"],
-            "kappa [95% CI]": [_ci(r, "kappa") for _, r in s.iterrows()],
-            "AC1 [95% CI]": [_ci(r, "ac1") for _, r in s.iterrows()],
-        }
-    )
+    shown = _summary_table(agreement.result.summary)
     out = [
         "## Judge agreement with the reference\n",
         f"Reference: {agreement.result.reference}; raters: {', '.join(map(str, agreement.result.raters))}.\n",

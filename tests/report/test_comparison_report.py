@@ -16,6 +16,25 @@ from seekbench._resources import sample_path
 VIEWPORT = {"width": 1280, "height": 800}
 
 
+def _in_chromium(url: str, script: str, shot) -> tuple[object, list[str]]:
+    """Open ``url`` in headless Chromium at 1280 x 800; return the value of ``script`` and the console errors,
+    and save a screenshot of the first screen to ``shot``."""
+    exe = _chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_FLAGS[1:])
+        page = browser.new_page(viewport=VIEWPORT)
+        errors: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto(url)
+        page.wait_for_load_state("load")
+        value = page.evaluate(script)
+        page.screenshot(path=str(shot), full_page=False)
+        browser.close()
+    return value, errors
+
+
 @pytest.fixture(scope="module")
 def shared_report(tmp_path_factory, shared_data):
     from seekbench.cli import main
@@ -57,27 +76,15 @@ def test_markdown_opens_with_the_same_sentences(shared_report):
 
 @pytest.mark.browser
 def test_first_screen_says_who_is_best_and_how_sure(shared_report, tmp_path):
-    exe = _chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_FLAGS[1:])
-        page = browser.new_page(viewport=VIEWPORT)
-        errors: list[str] = []
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.goto((shared_report / "report.html").as_uri())
-        page.wait_for_load_state("load")
-        items = page.evaluate(
-            "Array.from(document.querySelectorAll('#comparison .verdicts li'))"
-            ".map(li => [li.innerText, li.getBoundingClientRect().top, li.getBoundingClientRect().bottom])"
-        )
-        overflow = page.evaluate(
-            "Array.from(document.querySelectorAll('#comparison div')).filter(d => d.scrollWidth > d.clientWidth + 1)"
-            ".length"
-        )
-        shot = tmp_path / "report-first-screen.png"
-        page.screenshot(path=str(shot), full_page=False)
-        browser.close()
+    shot = tmp_path / "report-first-screen.png"
+    (items, overflow), errors = _in_chromium(
+        (shared_report / "report.html").as_uri(),
+        "[Array.from(document.querySelectorAll('#comparison .verdicts li'))"
+        ".map(li => [li.innerText, li.getBoundingClientRect().top, li.getBoundingClientRect().bottom]),"
+        " Array.from(document.querySelectorAll('#comparison div')).filter(d => d.scrollWidth > d.clientWidth + 1)"
+        ".length]",
+        shot,
+    )
     print(f"first-screen screenshot: {shot}")
     assert not errors, errors
     assert len(items) == 8
@@ -131,21 +138,13 @@ def test_agreement_sits_right_after_the_comparison(agreement_report):
 
 @pytest.mark.browser
 def test_agreement_view_shows_a_disagreement(agreement_report, tmp_path):
-    exe = _chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_FLAGS[1:])
-        page = browser.new_page(viewport=VIEWPORT)
-        page.goto((agreement_report / "report.html").as_uri() + "#disagreements")
-        page.wait_for_load_state("load")
-        row = page.evaluate(
-            "(() => { const h = document.getElementById('disagreements');"
-            " const td = h.parentElement.querySelectorAll('#disagreements ~ div table tbody tr')[0].children;"
-            " const r = h.getBoundingClientRect(); return [Array.from(td).map(c => c.innerText), r.top]; })()"
-        )
-        page.screenshot(path=str(tmp_path / "agreement-examples.png"), full_page=False)
-        browser.close()
-    cells, top = row
+    (cells, top), errors = _in_chromium(
+        (agreement_report / "report.html").as_uri() + "#disagreements",
+        "(() => { const h = document.getElementById('disagreements');"
+        " const td = h.parentElement.querySelectorAll('#disagreements ~ div table tbody tr')[0].children;"
+        " const r = h.getBoundingClientRect(); return [Array.from(td).map(c => c.innerText), r.top]; })()",
+        tmp_path / "agreement-examples.png",
+    )
+    assert not errors, errors
     assert -2 <= top < VIEWPORT["height"]  # the anchor scrolls to the examples (sub-pixel above 0)
     assert cells[2] != cells[3]  # reference and judge labels side by side, different
