@@ -73,6 +73,8 @@ def _parse_file(path) -> None:
     if path.suffix == ".jsonl":
         for line in text.splitlines():
             json.loads(line)
+    elif path.suffix == ".json":
+        json.loads(text)
     else:
         text.split()
 
@@ -117,6 +119,17 @@ def _as_format(fmt: str, n: int, doc: str = "") -> tuple[str, str]:
             return "t.jsonl", json.dumps({"id": "x", "model": "m", "messages": msgs}) + "\n"
         return "t.jsonl", json.dumps({"schema_version": "ATIF-v1.4", "session_id": "x", "agent": {"name": "m"},
                                       "steps": steps}) + "\n"
+    if fmt == "inspect":  # an Inspect AI log written as .json: one sample, tool calls as chat messages
+        msgs: list[dict] = [{"role": "user", "content": "what?"}]
+        for i in range(third):
+            msgs += [{"role": "assistant", "content": f"think {i}", "tool_calls": [
+                {"id": f"c{i}", "function": "search", "arguments": {"query": f"q{i}"}}]},
+                     {"role": "tool", "tool_call_id": f"c{i}", "function": "search", "content": doc or f"result {i}"}]
+        return "t.json", json.dumps({"version": 2, "status": "success", "eval": {"task": "t", "model": "m"},
+                                     "samples": [{"id": "x", "epoch": 1, "input": "what?", "target": "x",
+                                                  "messages": msgs}]})
+    if fmt == "otel":  # one OTLP JSON line: an agent span with a GenAI retrieval span per search
+        return "t.jsonl", json.dumps(_otlp_document(max(1, n // 2), doc)) + "\n"
     body = "".join(f"<think>t{i}</think>\n<search>q{i}</search>\n<information>Doc 1(Title: a) "
                    f"{doc or i}</information>\n" for i in range(third)) + "<answer>x</answer>"
     if fmt == "search_r1_text":
@@ -124,7 +137,25 @@ def _as_format(fmt: str, n: int, doc: str = "") -> tuple[str, str]:
     return "t.jsonl", json.dumps({"id": "x", "question": "what?", "output": body}) + "\n"
 
 
-FORMATS = ["canonical", "seekbench", "openai_chat", "atif", "search_r1", "search_r1_text"]
+def _otlp_document(searches: int, doc: str) -> dict:
+    def attrs(values: dict) -> list[dict]:
+        return [{"key": k, "value": {"stringValue": v}} for k, v in values.items()]
+
+    trace_id, root = "0" * 31 + "1", "a" * 16
+    spans = [{"traceId": trace_id, "spanId": root, "name": "agent", "startTimeUnixNano": "1",
+              "endTimeUnixNano": str(10**9), "attributes": attrs(
+                  {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "m", "input.value": "what?"})}]
+    for i in range(searches):
+        documents = json.dumps([{"id": f"d{i}", "content": doc or f"result {i}"}])
+        spans.append({"traceId": trace_id, "spanId": f"{i + 1:016x}", "parentSpanId": root, "name": "retrieve",
+                      "startTimeUnixNano": str(i + 2), "endTimeUnixNano": str(i + 3), "attributes": attrs(
+                          {"gen_ai.operation.name": "retrieval", "gen_ai.retrieval.query.text": f"q{i}",
+                           "gen_ai.retrieval.documents": documents})})
+    return {"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"scope": {"name": "s"},
+                                                                                "spans": spans}]}]}
+
+
+FORMATS = ["canonical", "seekbench", "openai_chat", "atif", "search_r1", "search_r1_text", "inspect", "otel"]
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
