@@ -59,19 +59,21 @@ def _signed(x: float) -> str:
     return "n/a" if not np.isfinite(x) else ("+" if x > 0 else "") + _num(x)
 
 
-def _join(names: Sequence[str]) -> str:
+def _join(names: Sequence[str], *, limit: int = 4) -> str:
+    """``a``, ``a and b``, ``a, b and c``; more than ``limit`` names become a count (the tables name them)."""
     names = list(names)
+    if len(names) > limit:
+        return f"{len(names)} agents"
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 class _AgentData:
     """One agent's trace ids, question ids, and per metric its columns and statistic."""
 
-    def __init__(self, steps, traces, agent, opts, horizon, prevalence, defined):
-        tr = traces[traces["agent"].astype(str) == agent]
-        st = steps[steps["trace_id"].isin(tr["trace_id"])]
+    def __init__(self, st, tr, opts, horizon, prevalence, defined):
         self.ids = tr["trace_id"].tolist()
         self.questions = tr["question_id"].tolist() if "question_id" in tr else [None] * len(tr)
+        self.question_set = frozenset(q for q in self.questions if q is not None and not pd.isna(q))
         self.parts = headline_columns(
             st, tr, options=opts, horizon=horizon, global_prevalence=prevalence, defined=defined
         )
@@ -239,11 +241,14 @@ def compare_agents(
             steps, traces, decision_points=opts.decision_points, **opts.evidence
         ).to_numpy()
     values = {m.key: {a: float(groups[a][m.key]) for a in agents} for m in HEADLINE_METRICS}
+    agent_of = traces["agent"].astype(str)
+    trace_parts = dict(tuple(traces.groupby(agent_of.to_numpy(), sort=False)))
+    step_agent = steps["trace_id"].map(pd.Series(agent_of.to_numpy(), index=traces["trace_id"].to_numpy()))
+    step_parts = dict(tuple(steps.groupby(step_agent.to_numpy(), sort=False)))
     data = {
         a: _AgentData(
-            steps,
-            traces,
-            a,
+            step_parts.get(a, steps.iloc[:0]),
+            trace_parts[a],
             opts,
             horizon,
             prevalence,
@@ -325,5 +330,4 @@ def compare_agents(
 
 def _shared(a: _AgentData, b: _AgentData) -> int:
     """Questions both agents answered (traces without a question id never pair)."""
-    qa = {q for q in a.questions if q is not None and not pd.isna(q)}
-    return len(qa & {q for q in b.questions if q is not None and not pd.isna(q)})
+    return len(a.question_set & b.question_set)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from seekbench._errors import UndefinedMetricWarning, UserInputError
 from seekbench.analysis import HEADLINE_METRICS, compare_agents
-from seekbench.analysis._comparison import _AgentData
+from seekbench.analysis._headline import headline_columns
 from seekbench.metrics import MetricOptions, bootstrap_sums, cluster_labels, percentile_interval, summarize
 from seekbench.traces import build_tables
 
@@ -190,8 +190,9 @@ def test_columns_reproduce_the_published_numbers(shared_tables):
         summary = summarize(steps, table, n_boot=0)
     checked = 0
     for g in summary.groups:
-        data = _AgentData(steps, table, str(g["agent"]), MetricOptions(), 15, None, {})
-        for key, (cols, stat) in data.parts.items():
+        tr = table[table["agent"] == g["agent"]]
+        parts = headline_columns(steps[steps["trace_id"].isin(tr["trace_id"])], tr, options=MetricOptions())
+        for key, (cols, stat) in parts.items():
             value = float(stat(cols.sum(axis=0, keepdims=True))[0])
             assert value == pytest.approx(g[key], rel=1e-12, abs=1e-12), (g["agent"], key)
             checked += 1
