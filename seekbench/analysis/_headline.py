@@ -43,13 +43,15 @@ class HeadlineMetric:
     key : str
         The ``summarize`` group key (``rqi``, ``ce``, ``recovered_by_8``, ...).
     name : str
-        Short display name.
+        Display name.
     better : {"higher", "lower"}
         Which values are better.
     direction : str
         The direction in words (CE: lower is better, 0 is best).
     comparative : str
         Completes "<agent> ... than <others>" for the better agent.
+    short : str
+        A column heading of a few characters.
     """
 
     key: str
@@ -57,32 +59,31 @@ class HeadlineMetric:
     better: Literal["higher", "lower"]
     direction: str
     comparative: str
+    short: str
 
 
 #: The metrics the comparison states, in the order the report lists them.
 HEADLINE_METRICS = (
-    HeadlineMetric("rqi", "RQI (grounded reasoning)", "higher", "higher is better", "grounds more of its reasoning"),
     HeadlineMetric(
-        "ce",
-        "CE (calibration error)",
-        "lower",
-        "lower is better, 0 is best",
-        "is better calibrated",
+        "rqi", "RQI (grounded reasoning)", "higher", "higher is better", "grounds more of its reasoning", "RQI"
     ),
+    HeadlineMetric("ce", "CE (calibration error)", "lower", "lower is better, 0 is best", "is better calibrated", "CE"),
     HeadlineMetric(
         f"recovered_by_{RECOVERED_BY}",
         f"ERF({RECOVERED_BY}) (recovery by turn {RECOVERED_BY})",
         "higher",
         "higher is better",
         f"recovers full evidence by turn {RECOVERED_BY} more often",
+        f"ERF({RECOVERED_BY})",
     ),
-    HeadlineMetric("accuracy", "accuracy", "higher", "higher is better", "answers correctly more often"),
+    HeadlineMetric("accuracy", "accuracy", "higher", "higher is better", "answers correctly more often", "accuracy"),
     HeadlineMetric(
         "overconfident",
         "overconfident rate",
         "lower",
         "lower is better",
         "answers without full evidence less often",
+        "overconf.",
     ),
     HeadlineMetric(
         "overcautious",
@@ -90,14 +91,18 @@ HEADLINE_METRICS = (
         "lower",
         "lower is better",
         "holds back its answer after full evidence less often",
+        "overcaut.",
     ),
-    HeadlineMetric("tool_calls", "tool calls per trace", "lower", "lower is cheaper", "needs fewer tool calls"),
+    HeadlineMetric(
+        "tool_calls", "tool calls per trace", "lower", "lower is cheaper", "needs fewer tool calls", "tool calls"
+    ),
     HeadlineMetric(
         "duplicate_query_rate",
         "repeated queries",
         "lower",
         "lower is better",
         "repeats its own queries less often",
+        "repeats",
     ),
 )
 

@@ -15,7 +15,8 @@ _ARROW = {"higher": "\u2191", "lower": "\u2193"}
 _STYLE = (
     "<style>#comparison>h2{margin-top:.8rem}.verdicts{margin:.3rem 0 .6rem;padding-left:1.2rem;font-size:.93rem;"
     "line-height:1.38}.verdicts li{margin:.15rem 0}"
-    ".dir{color:#555;font-size:.8rem;white-space:nowrap}.cmp td{white-space:nowrap}.cmp th{min-width:7rem}"
+    ".dir{color:#555;font-size:.8rem;white-space:nowrap}.cmp td{white-space:nowrap}"
+    ".cmp th.l{min-width:9rem;max-width:16rem;white-space:normal}"
     ".clear-better{background:#e3f4e1;font-weight:600}.clear-worse{background:#fbe3e1;font-weight:600}"
     ".best{font-weight:700}.ci{color:#555;font-size:.78rem}</style>"
 )
@@ -33,9 +34,14 @@ def _signed(x) -> str:
 
 
 def _ci(lo, hi, *, signed: bool = True) -> str:
+    """``[lo, hi]`` to 2 decimals (as every CI of the report), with signs for differences."""
     if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in (lo, hi)):
         return "no CI"
-    f = _signed if signed else _num
+
+    def f(x: float) -> str:
+        text = f"{x:.2f}" if abs(x) < 10 else f"{x:.1f}"
+        return "+" + text if signed and x > 0 and text.strip("0.") else text
+
     return f"[{f(lo)}, {f(hi)}]"
 
 
@@ -50,39 +56,54 @@ def _metric_head(m) -> str:
 
 
 def _values_frame(c: Comparison) -> pd.DataFrame:
-    """Metric (rows) by agent (columns): value and rank, for the Markdown and the HTML table."""
+    """Agent (rows) by metric (columns): value and rank, for the Markdown table."""
     v = c.values
     rows = []
-    for m in HEADLINE_METRICS:
-        sub = v[v["metric"] == m.key].set_index("agent")
-        row = {"metric": f"{m.name} ({_ARROW[m.better]} {m.direction})"}
-        for a in c.agents:
-            r = sub.loc[a]
+    for a in c.agents:
+        sub = v[v["agent"] == a].set_index("metric")
+        row = {"agent": a}
+        for m in HEADLINE_METRICS:
+            r = sub.loc[m.key]
             rank = "" if pd.isna(r["rank"]) else f" #{int(r['rank'])}"
-            row[a] = _num(r["value"]) + rank + (" (best)" if r["best"] else "")
+            row[f"{m.short} {_ARROW[m.better]}"] = _num(r["value"]) + rank + (" (best)" if r["best"] else "")
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 def _differences_frame(c: Comparison) -> pd.DataFrame:
+    """Agent (rows, the baseline left out) by metric (columns): difference, CI and whether it is clear."""
     d = c.against_baseline()
-    others = [a for a in c.agents if a != c.baseline]
     rows = []
-    for m in HEADLINE_METRICS:
-        sub = d[d["metric"] == m.key].set_index("agent")
-        row = {"metric": m.name}
-        for a in others:
-            r = sub.loc[a]
+    for a in c.agents:
+        if a == c.baseline:
+            continue
+        sub = d[d["agent"] == a].set_index("metric")
+        row = {"agent": a}
+        for m in HEADLINE_METRICS:
+            r = sub.loc[m.key]
             mark = (" clearly better" if r["better"] else " clearly worse") if r["clear"] else ""
-            row[a] = f"{_signed(r['difference'])} {_ci(r['lower'], r['upper'])}{mark}"
+            row[f"{m.short} {_ARROW[m.better]}"] = f"{_signed(r['difference'])} {_ci(r['lower'], r['upper'])}{mark}"
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _head() -> str:
+    """The metric column headings: short name and arrow, the full name and direction on hover."""
+    return "".join(
+        f"<th title='{html.escape(m.name)}: {html.escape(m.direction)}'>{html.escape(m.short)} "
+        f"<span class='dir'>{_ARROW[m.better]}</span></th>"
+        for m in HEADLINE_METRICS
+    )
 
 
 def _paired_note(c: Comparison) -> str:
     d = c.against_baseline()
     d = d[d["agent"] != c.baseline].drop_duplicates("agent")
-    shared = ", ".join(f"{a} {int(n)}" for a, n in zip(d["agent"], d["n_shared_questions"], strict=True))
+    n = d["n_shared_questions"].astype(int)
+    if len(d) <= 4:
+        shared = ", ".join(f"{a} {k}" for a, k in zip(d["agent"], n, strict=True))
+    else:
+        shared = f"{n.min()} to {n.max()} per agent"
     o = c.options
     return (
         f"Differences are agent - {c.baseline} with 95% percentile bootstrap CIs (B = {o['n_boot']}, seed "
@@ -108,14 +129,13 @@ def comparison_html(c: Comparison) -> str:
         f"<ul class='verdicts'>{items}</ul>",
         f"<p class='muted'>{html.escape(_paired_note(c))}</p>",
     ]
-    head = "".join(f"<th>{_name(a)}</th>" for a in c.agents)
-    body = []
     v = c.values
-    for m in HEADLINE_METRICS:
-        sub = v[v["metric"] == m.key].set_index("agent")
+    body = []
+    for a in c.agents:
+        sub = v[v["agent"] == a].set_index("metric")
         cells = []
-        for a in c.agents:
-            r = sub.loc[a]
+        for m in HEADLINE_METRICS:
+            r = sub.loc[m.key]
             rank = "" if pd.isna(r["rank"]) else f" <span class='ci'>#{int(r['rank'])}</span>"
             ci = (
                 ""
@@ -124,35 +144,38 @@ def comparison_html(c: Comparison) -> str:
             )
             cls = " class='best'" if r["best"] else ""
             cells.append(f"<td{cls}>{_num(r['value'])}{rank}{ci}</td>")
-        body.append(f"<tr><th class='l'>{_metric_head(m)}</th>{''.join(cells)}</tr>")
+        body.append(f"<tr><th class='l'>{_name(a)}</th>{''.join(cells)}</tr>")
+    table = (
+        "<div style='overflow-x:auto'><table class='cmp'><thead><tr><th class='l'>agent</th>{}</tr></thead>"
+        "<tbody>{}</tbody></table></div>"
+    )
     parts += [
-        "<h3>Values and order</h3><p class='muted'>Each agent's value with its own 95% CI; #1 is best "
-        "in the metric's direction, bold the best (ties share it).</p>",
-        f"<div style='overflow-x:auto'><table class='cmp'><thead><tr><th class='l'>metric</th>{head}</tr></thead>"
-        f"<tbody>{''.join(body)}</tbody></table></div>",
+        "<h3>Values and order</h3><p class='muted'>Each agent's value with its own 95% CI (none for tool calls "
+        "and repeated queries); #1 is best in the metric's direction (\u2191 higher, \u2193 lower is better), "
+        "bold the best (ties share it). Hover a heading for the metric's name.</p>",
+        table.format(_head(), "".join(body)),
     ]
     d = c.against_baseline()
-    others = [a for a in c.agents if a != c.baseline]
-    head = "".join(f"<th>{_name(a)}</th>" for a in others)
     body = []
-    for m in HEADLINE_METRICS:
-        sub = d[d["metric"] == m.key].set_index("agent")
+    for a in c.agents:
+        if a == c.baseline:
+            continue
+        sub = d[d["agent"] == a].set_index("metric")
         cells = []
-        for a in others:
-            r = sub.loc[a]
+        for m in HEADLINE_METRICS:
+            r = sub.loc[m.key]
             cls = ""
             if r["clear"]:
                 cls = " class='clear-better'" if r["better"] else " class='clear-worse'"
             cells.append(
                 f"<td{cls}>{_signed(r['difference'])}<br><span class='ci'>{_ci(r['lower'], r['upper'])}</span></td>"
             )
-        body.append(f"<tr><th class='l'>{_metric_head(m)}</th>{''.join(cells)}</tr>")
+        body.append(f"<tr><th class='l'>{_name(a)}</th>{''.join(cells)}</tr>")
     parts += [
         f"<h3 id='baseline'>Differences against {html.escape(c.baseline)}</h3>",
         "<p class='muted'>Agent minus baseline (<code>--baseline NAME</code> picks another). Green: clearly "
         "better than the baseline; red: clearly worse (95% CI excludes 0); plain: not clear.</p>",
-        f"<div style='overflow-x:auto'><table class='cmp'><thead><tr><th class='l'>metric</th>{head}</tr></thead>"
-        f"<tbody>{''.join(body)}</tbody></table></div>",
+        table.format(_head(), "".join(body)),
         "</section>",
     ]
     return "\n".join(parts)
