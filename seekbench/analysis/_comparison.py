@@ -217,9 +217,12 @@ def compare_agents(
     >>> c = compare_agents(steps, traces, summarize(steps, traces, n_boot=0), n_boot=50)
     >>> c.baseline, len(c.agents), list(c.metrics["metric"][:3])
     ('careful-planner', 4, ['rqi', 'ce', 'recovered_by_8'])
-    >>> row = c.against_baseline().iloc[0]
-    >>> row["other"], row["lower"] <= row["difference"] <= row["upper"]
-    ('careful-planner', True)
+    >>> t = c.against_baseline().set_index(["metric", "agent"])
+    >>> t.loc[("rqi", "careful-planner"), ["difference", "lower", "upper"]].tolist()  # the baseline itself
+    [0.0, 0.0, 0.0]
+    >>> r = t.loc[("rqi", "looper")]
+    >>> bool(r["lower"] <= r["difference"] <= r["upper"]), bool(r["clear"] == (r["lower"] > 0 or r["upper"] < 0))
+    (True, True)
     """
     check_bootstrap_options(n_boot, alpha)
     opts = MetricOptions.resolve(None, **{k: v for k, v in metric_options.items() if k in MetricOptions().as_dict()})

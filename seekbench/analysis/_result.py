@@ -255,6 +255,33 @@ class Comparison:
     differences: pd.DataFrame
     options: dict
 
+    def to_dict(self) -> dict:
+        """JSON-ready: the tables as lists of records, NaN as None.
+
+        >>> import json
+        >>> from seekbench.analysis import analyze
+        >>> from seekbench.data import sample_traces_path
+        >>> from seekbench.traces import build_tables, read_traces
+        >>> traces = read_traces(sample_traces_path()).traces
+        >>> c = analyze(*build_tables(traces), trace_dicts=traces, n_boot=20, explorer=False).comparison
+        >>> d = json.loads(json.dumps(c.to_dict()))
+        >>> d["baseline"], sorted(d["metrics"][0])[:3]
+        ('careful-planner', ['best', 'better', 'direction'])
+        """
+        import json
+
+        def records(df: pd.DataFrame) -> list:
+            return json.loads(df.to_json(orient="records"))
+
+        return {
+            "baseline": self.baseline,
+            "agents": list(self.agents),
+            "metrics": records(self.metrics),
+            "values": records(self.values),
+            "differences": records(self.differences),
+            "options": dict(self.options),
+        }
+
     def against_baseline(self) -> pd.DataFrame:
         """The rows of ``differences`` against the baseline, renamed for a table: ``baseline`` and
         ``baseline_value`` instead of ``other`` and ``other_value``, in metric and agent order."""
