@@ -128,8 +128,12 @@ def _rank(values: dict[str, float], order: list[str], agent: str, better: str) -
     return float(1 + len(ahead))
 
 
-def _sentence(m: HeadlineMetric, order: list[str], values: dict, leaders: list[str], diffs: dict) -> str:
-    """One plain sentence: who is best on ``m``, and whether its differences from the others are clear."""
+def _sentence(
+    m: HeadlineMetric, order: list[str], values: dict, leaders: list[str], diffs: dict, *, alpha: float
+) -> str:
+    """One plain sentence: who is best on ``m``, and whether its differences from the others are clear
+    (an agent is clearly behind when its difference from every best agent is clear)."""
+    level = f"{100 * (1 - alpha):g}"
     missing = [a for a in values if a not in order]
     tail = f" (n/a for {_join(missing)}: not enough labels or answers)" if missing else ""
     if len(order) < 2:
@@ -144,23 +148,23 @@ def _sentence(m: HeadlineMetric, order: list[str], values: dict, leaders: list[s
     if not all(np.isfinite(lo) and np.isfinite(hi) for lo, hi in cis):
         clarity = "no CI was computed (n_boot = 0)"
     else:
-        clear = [o for (lead, o), (lo, hi) in zip(pairs, cis, strict=True) if _clear(lo, hi)]
+        clear = [o for o in rest if all(_clear(*diffs[(lead, o)]) for lead in leaders)]
         unclear = [o for o in rest if o not in clear]
         runner = rest[0]
         lo, hi = diffs[(leaders[0], runner)]
         gap = f"{_signed(values[leaders[0]] - values[runner])} [{_signed(lo)}, {_signed(hi)}]"
         if not unclear:
             clarity = ("each difference is clear" if len(pairs) > 1 else "the difference is clear") + (
-                f" (95% CI excludes 0; vs {runner}: {gap})"
+                f" ({level}% CI excludes 0; vs {runner}: {gap})"
             )
         elif not clear:
             clarity = ("no difference is clear" if len(pairs) > 1 else "the difference is not clear") + (
-                f" (95% CI includes 0; vs {runner}: {gap})"
+                f" ({level}% CI includes 0; vs {runner}: {gap})"
             )
         else:
             clarity = (
-                f"clearly so against {_join(list(dict.fromkeys(clear)))}, not clearly against {_join(unclear)} "
-                f"(95% CI includes 0; vs {runner}: {gap})"
+                f"clearly so against {_join(clear)}, not clearly against {_join(unclear)} "
+                f"({level}% CI includes 0; vs {runner}: {gap})"
             )
     return f"{subject} {m.comparative} than {whom}; {clarity}{tail}."
 
@@ -318,7 +322,7 @@ def compare_agents(
                 "order": " > ".join(order),
                 "best": ", ".join(leaders),
                 "n_agents": len(order),
-                "sentence": _sentence(m, order, vals, leaders, diffs),
+                "sentence": _sentence(m, order, vals, leaders, diffs, alpha=alpha),
             }
         )
     return Comparison(

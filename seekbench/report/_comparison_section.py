@@ -96,6 +96,10 @@ def _head() -> str:
     )
 
 
+def _level(c: Comparison) -> str:
+    return f"{100 * (1 - c.options['alpha']):g}"
+
+
 def _paired_note(c: Comparison) -> str:
     d = c.against_baseline()
     d = d[d["agent"] != c.baseline].drop_duplicates("agent")
@@ -106,7 +110,7 @@ def _paired_note(c: Comparison) -> str:
         shared = f"{n.min()} to {n.max()} per agent"
     o = c.options
     return (
-        f"Differences are agent - {c.baseline} with 95% percentile bootstrap CIs (B = {o['n_boot']}, seed "
+        f"Differences are agent - {c.baseline} with {_level(c)}% percentile bootstrap CIs (B = {o['n_boot']}, seed "
         f"{o['seed']}) resampling questions, so traces of a question both agents answered stay paired "
         f"(questions shared with {c.baseline}: {shared}). A difference is clear when its CI excludes 0."
     )
@@ -174,7 +178,7 @@ def comparison_html(c: Comparison) -> str:
     parts += [
         f"<h3 id='baseline'>Differences against {html.escape(c.baseline)}</h3>",
         "<p class='muted'>Agent minus baseline (<code>--baseline NAME</code> picks another). Green: clearly "
-        "better than the baseline; red: clearly worse (95% CI excludes 0); plain: not clear.</p>",
+        f"better than the baseline; red: clearly worse ({_level(c)}% CI excludes 0); plain: not clear.</p>",
         table.format(_head(), "".join(body)),
         "</section>",
     ]
