@@ -8,9 +8,10 @@ import sys
 import warnings
 
 from .._errors import UndefinedMetricWarning, UserInputError
-from .._io import dumps
 from ._inputs import add_input_arguments, read_input, report_skipped
-from ._metrics import add_metric_options, metric_options
+from ._metrics import add_metric_options, bootstrap_kwargs, metric_options
+from ._options import add_command, add_json, add_output, add_reference_options
+from ._output import finish, fixed_width, wrote_report
 
 DESCRIPTION = """\
 Compare judged step labels with reference (human) labels, per label field and step kind
@@ -31,34 +32,13 @@ Example:
 """
 
 
+AGREE_HELP = "agreement of judges with reference labels, and the metric sensitivity"
+
+
 def register(sub) -> None:
-    p = sub.add_parser(
-        "agree",
-        help="agreement of judges with reference labels, and the metric sensitivity",
-        description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = add_command(sub, "agree", help=AGREE_HELP, description=DESCRIPTION)
     add_input_arguments(p)
-    p.add_argument(
-        "--reference",
-        required=True,
-        metavar="HUMAN.jsonl",
-        help="reference annotation set (JSONL), or 'inline' for the labels inline in the traces",
-    )
-    p.add_argument(
-        "--rater",
-        action="append",
-        required=True,
-        metavar="JUDGED.jsonl",
-        dest="raters",
-        help="judged annotation set (repeatable; a file with several raters counts as each of them)",
-    )
-    p.add_argument(
-        "--tiebreaker",
-        default=None,
-        metavar="NAME",
-        help="rater name of the judge that breaks majority-panel ties (default: ties stay missing)",
-    )
+    add_reference_options(p, required=True)
     p.add_argument(
         "--fields",
         default=None,
@@ -72,15 +52,15 @@ def register(sub) -> None:
         help="provenance usage is per provider call, counted once (default), or per label record",
     )
     add_metric_options(p, grouping=False)
-    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
-    p.add_argument(
-        "-o",
-        "--output",
-        default=None,
+    add_json(p)
+    add_output(
+        p,
+        required=False,
+        directory=True,
         metavar="DIR",
         help="also write DIR/agreement.html (self-contained), figures and tables/*.csv",
     )
-    p.set_defaults(run=run, output_is_directory=True)  # -o names a folder
+    p.set_defaults(run=run)
 
 
 def _restrict(labels, trace_ids: set, what: str):
@@ -130,11 +110,14 @@ def _load_sets(args, traces):
     return reference, raters
 
 
+def load_judged_sets(args: argparse.Namespace, traces: list[dict]):
+    """``(reference, raters)`` as ``--reference`` and ``--rater`` say; ``(None, [])`` without a ``--rater``."""
+    return _load_sets(args, traces) if args.raters else (None, [])
+
+
 def run(args: argparse.Namespace) -> int:
     from ..agreement import compare_annotations
 
-    if args.n_boot < 0:
-        raise UserInputError("--n-boot must be >= 0")
     options = metric_options(args)
     read = read_input(args)
     reference, raters = _load_sets(args, read.traces)
@@ -148,34 +131,24 @@ def run(args: argparse.Namespace) -> int:
             tiebreaker=args.tiebreaker,
             traces=read.traces,
             usage=args.usage,
-            n_boot=args.n_boot,
-            seed=args.seed,
             options=options,
+            **bootstrap_kwargs(args),
         )
     if args.output:
         from ..analysis import agreement_analysis
         from ..report import write_agreement_report
 
         files = write_agreement_report(agreement_analysis(result), args.output)
-        from ..report import record_written
-
-        record_written(args.output, "agreement", [files.html, *files.figures, *files.tables])
-        print(
-            f"wrote {files.html} ({len(files.figures)} figures, {len(files.tables)} tables)",
-            file=sys.stderr if args.json else sys.stdout,
-        )
-    if args.json:
-        out = result.to_dict()
-        out["inputs"] = {
-            "files": args.files,
-            "reference": args.reference,
-            "raters": args.raters,
-            "skipped_records": read.n_skipped,
-        }
-        sys.stdout.write(dumps(out) + "\n")
-    else:
-        sys.stdout.write(format_result(result) + "\n")
-    return 0
+        print(wrote_report(args.output, "agreement", files), file=sys.stderr if args.json else sys.stdout)
+    out = result.to_dict()
+    inputs = {
+        "files": args.files,
+        "reference": args.reference,
+        "raters": args.raters,
+        "skipped_records": read.n_skipped,
+    }
+    out["inputs"] = inputs
+    return finish(args, out, lambda: format_result(result))
 
 
 def _f(v, digits: int = 3) -> str:
@@ -194,12 +167,7 @@ def _ci(v, lo, hi) -> str:
 
 
 def _grid(cols: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
-
-    def line(r: list[str]) -> str:
-        return "  ".join(x.ljust(w) for x, w in zip(r, widths, strict=True)).rstrip()
-
-    return "\n".join([line(cols), line(["-" * w for w in widths]), *(line(r) for r in rows)])
+    return "\n".join(fixed_width(cols, rows))
 
 
 def _same(value, note: str) -> str:
@@ -209,29 +177,61 @@ def _same(value, note: str) -> str:
     return "yes" if value else "no"
 
 
+#: The columns of each text table: (header, the cell of one row of the result's frame).
+SUMMARY_COLUMNS = (
+    ("rater", lambda r: r.rater),
+    ("field", lambda r: r.field),
+    ("steps", lambda r: r.step_kind),
+    ("n", lambda r: str(r.n_compared)),
+    ("excluded", lambda r: str(r.n_excluded)),
+    ("agreement", lambda r: _f(r.raw_agreement)),
+    ("kappa [95% CI]", lambda r: _ci(r.kappa, r.kappa_lower, r.kappa_upper)),
+    ("AC1 [95% CI]", lambda r: _ci(r.ac1, r.ac1_lower, r.ac1_upper)),
+    ("note", lambda r: r.note),
+)
+MULTI_RATER_COLUMNS = (
+    ("field", lambda m: m.field),
+    ("steps", lambda m: m.step_kind),
+    ("raters", lambda m: str(m.n_raters)),
+    ("Krippendorff alpha [95% CI]", lambda m: _ci(m.alpha, m.alpha_lower, m.alpha_upper)),
+    ("Fleiss kappa [95% CI]", lambda m: _ci(m.fleiss_kappa, m.fleiss_lower, m.fleiss_upper)),
+    ("items (all)", lambda m: str(m.fleiss_n_items)),
+)
+COST_COLUMNS = (
+    ("rater", lambda c: c.rater),
+    ("traces", lambda c: str(c.n_traces)),
+    ("unscored", lambda c: str(c.n_unscored)),
+    ("cost/trace $", lambda c: _f(c.cost_per_trace, 5)),
+    ("latency/trace s", lambda c: _f(c.latency_s_per_trace, 2)),
+    ("tokens/trace", lambda c: _f(c.tokens_per_trace, 0)),
+)
+SENSITIVITY_COLUMNS = (
+    ("rater", lambda t: t.rater),
+    ("agent", lambda t: str(t.agent)),
+    ("metric", lambda t: t.metric),
+    ("reference", lambda t: _f(t.reference)),
+    ("judged", lambda t: _f(t.judged)),
+    ("difference [95% CI]", lambda t: _ci(t.difference, t.lower, t.upper)),
+)
+RANKING_COLUMNS = (
+    ("rater", lambda k: k.rater),
+    ("metric", lambda k: k.metric),
+    ("Kendall tau", lambda k: _f(k.kendall_tau)),
+    ("p", lambda k: _f(k.p_value)),
+    ("agents", lambda k: str(k.n_agents)),
+    ("same ranking", lambda k: _same(k.same_ranking, k.note)),
+)
+
+
+def _table(frame, columns) -> str:
+    """One text table of ``frame``, a row per record, the cells as ``columns`` say."""
+    return _grid([head for head, _ in columns], [[cell(r) for _, cell in columns] for r in frame.itertuples()])
+
+
 def format_result(result) -> str:
     """The agreement tables as fixed-width text (n/a always with its reason, never None or nan)."""
-    s = result.summary
     out = [f"reference: {result.reference}   raters: {', '.join(result.raters)}", ""]
-    out.append(
-        _grid(
-            ["rater", "field", "steps", "n", "excluded", "agreement", "kappa [95% CI]", "AC1 [95% CI]", "note"],
-            [
-                [
-                    r.rater,
-                    r.field,
-                    r.step_kind,
-                    str(r.n_compared),
-                    str(r.n_excluded),
-                    _f(r.raw_agreement),
-                    _ci(r.kappa, r.kappa_lower, r.kappa_upper),
-                    _ci(r.ac1, r.ac1_lower, r.ac1_upper),
-                    r.note,
-                ]
-                for r in s.itertuples()
-            ],
-        )
-    )
+    out.append(_table(result.summary, SUMMARY_COLUMNS))
     out.append('"all (pooled)" pools the (field, steps) rows above it, each with its own chance agreement.')
     if len(result.exclusions):
         out += [
@@ -242,23 +242,7 @@ def format_result(result) -> str:
             ),
         ]
     if len(result.multi_rater):
-        out += [
-            "",
-            _grid(
-                ["field", "steps", "raters", "Krippendorff alpha [95% CI]", "Fleiss kappa [95% CI]", "items (all)"],
-                [
-                    [
-                        m.field,
-                        m.step_kind,
-                        str(m.n_raters),
-                        _ci(m.alpha, m.alpha_lower, m.alpha_upper),
-                        _ci(m.fleiss_kappa, m.fleiss_lower, m.fleiss_upper),
-                        str(m.fleiss_n_items),
-                    ]
-                    for m in result.multi_rater.itertuples()
-                ],
-            ),
-        ]
+        out += ["", _table(result.multi_rater, MULTI_RATER_COLUMNS)]
     if result.panel is not None:
         p = result.panel
         open_ties = p.n_ties - p.n_ties_broken
@@ -271,58 +255,16 @@ def format_result(result) -> str:
             ),
         ]
     if len(result.costs):
-        out += [
-            "",
-            _grid(
-                ["rater", "traces", "unscored", "cost/trace $", "latency/trace s", "tokens/trace"],
-                [
-                    [
-                        c.rater,
-                        str(c.n_traces),
-                        str(c.n_unscored),
-                        _f(c.cost_per_trace, 5),
-                        _f(c.latency_s_per_trace, 2),
-                        _f(c.tokens_per_trace, 0),
-                    ]
-                    for c in result.costs.itertuples()
-                ],
-            ),
-        ]
+        out += ["", _table(result.costs, COST_COLUMNS)]
         out.append("n/a in cost, latency or tokens: not recorded in the label provenance")
     sens = result.sensitivity
     if sens is not None:
         out += [
             "",
             "metric sensitivity (judged - reference, per agent):",
-            _grid(
-                ["rater", "agent", "metric", "reference", "judged", "difference [95% CI]"],
-                [
-                    [
-                        t.rater,
-                        str(t.agent),
-                        t.metric,
-                        _f(t.reference),
-                        _f(t.judged),
-                        _ci(t.difference, t.lower, t.upper),
-                    ]
-                    for t in sens.table.itertuples()
-                ],
-            ),
+            _table(sens.table, SENSITIVITY_COLUMNS),
             "",
-            _grid(
-                ["rater", "metric", "Kendall tau", "p", "agents", "same ranking"],
-                [
-                    [
-                        k.rater,
-                        k.metric,
-                        _f(k.kendall_tau),
-                        _f(k.p_value),
-                        str(k.n_agents),
-                        _same(k.same_ranking, k.note),
-                    ]
-                    for k in sens.rankings.itertuples()
-                ],
-            ),
+            _table(sens.rankings, RANKING_COLUMNS),
         ]
         if sens.table[["reference", "judged"]].isna().any().any():
             out.append("n/a in reference or judged: the label source lacks the labels the metric needs (see notes)")

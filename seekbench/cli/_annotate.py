@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .._errors import EXIT_FAILURES, EXIT_OK, UserInputError
-from .._io import dumps
 from ._inputs import add_input_arguments, read_input
+from ._options import add_command, add_json, add_judge_option, add_llm_options, add_output, check_at_least, llm_kwargs
+from ._output import finish
 
 DESCRIPTION = """\
 Label the steps of agent traces with a judge and append the labels to an
@@ -27,84 +27,43 @@ OPENAI_BASE_URL and OPENAI_API_KEY unless their file names other variables;
 """
 
 
+#: What annotate asks of the LLM options (seekbench.cli._options.LLM_OPTIONS), in ``--help`` order.
+LLM = ("concurrency", "budget_usd", "cache", "base_url", "no_progress")
+
+
 def register(sub) -> None:
-    p = sub.add_parser(
-        "annotate",
-        help="label trace steps with an LLM or offline judge",
-        description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = add_command(sub, "annotate", help="label trace steps with an LLM or offline judge", description=DESCRIPTION)
     add_input_arguments(p)
-    p.add_argument(
-        "--judge",
+    add_judge_option(
+        p,
         default="gpt-4.1-mini",
-        metavar="NAME",
         help="judge name from judges/ or a judge .toml file (default: gpt-4.1-mini, the published default)",
     )
-    p.add_argument(
-        "-o",
-        "--output",
-        required=True,
-        metavar="OUT",
-        help="annotation set to write (JSONL); traces already in it are skipped",
-    )
-    p.add_argument("--concurrency", type=int, default=8, metavar="N", help="traces in flight at once (default 8)")
-    p.add_argument(
-        "--budget-usd",
-        type=float,
-        default=None,
-        metavar="X",
-        help="stop before the run's spending could exceed X dollars (worst case per request)",
-    )
+    add_output(p, metavar="OUT", help="annotation set to write (JSONL); traces already in it are skipped")
     p.add_argument(
         "--batch",
         action="store_true",
         help="submit through the OpenAI Batch API (half price; resumable from OUT.batch.json)",
     )
     p.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N traces")
-    p.add_argument(
-        "--cache",
-        default=None,
-        metavar="PATH",
-        help="SQLite judge cache (default: $SEEKBENCH_CACHE or ~/.cache/seekbench/judge_cache.sqlite)",
-    )
     p.add_argument("--rater", default=None, help="rater name in the records (default: the judge's name)")
-    p.add_argument(
-        "--base-url",
-        default=None,
-        metavar="URL",
-        help="override the judge's endpoint (e.g. a local server's http://127.0.0.1:8000/v1)",
-    )
-    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    p.add_argument("--json", action="store_true", help="print the run summary as one JSON object on stdout")
+    add_llm_options(p, *LLM)
+    add_json(p, what="the run summary as one JSON object on stdout")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..annotate import annotate
 
-    if args.concurrency < 1:
-        raise UserInputError(f"--concurrency must be >= 1, got {args.concurrency}")
-    if args.limit is not None and args.limit < 0:
-        raise UserInputError(f"--limit must be >= 0, got {args.limit}")
-    if args.budget_usd is not None and not args.budget_usd >= 0:
-        raise UserInputError(f"--budget-usd must be >= 0, got {args.budget_usd}")
+    check_at_least(args, ("concurrency", 1), ("limit", 0), ("budget_usd", 0))
     read = read_input(args)
     summary = annotate(
         read.traces,
         args.judge,
         args.output,
-        cache=args.cache,
-        concurrency=args.concurrency,
-        budget_usd=args.budget_usd,
         batch=args.batch,
         limit=args.limit,
         rater=args.rater,
-        progress=False if args.no_progress else None,
-        base_url=args.base_url,
+        **llm_kwargs(args, *LLM),
     )
-    if args.json:
-        sys.stdout.write(dumps(summary.to_dict()) + "\n")
-    else:
-        print(summary.format(), file=sys.stderr)
-    return EXIT_OK if summary.complete else EXIT_FAILURES
+    return finish(args, summary.to_dict(), summary.format, failed=not summary.complete, text_to=sys.stderr)

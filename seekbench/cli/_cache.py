@@ -8,30 +8,27 @@ from pathlib import Path
 
 from .._errors import UserInputError
 from .._io import dumps
+from ._options import add_command_group, add_json, add_judge_option, add_llm_options
+
+CACHE_HELP = "judge cache: stats or clear"
+
+CACHE_DESCRIPTION = (
+    "The SQLite cache of judge completions (every paid answer, with its usage "
+    "and cost). `stats` shows what it holds; `clear --yes` deletes entries."
+)
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "cache",
-        help="judge cache: stats or clear",
-        description="The SQLite cache of judge completions (every paid answer, with its usage "
-        "and cost). `stats` shows what it holds; `clear --yes` deletes entries.",
-    )
-    csub = p.add_subparsers(dest="cache_command", metavar="ACTION", required=True)
-    for name, helptext in (("stats", "entries, tokens and cost per judge"), ("clear", "delete cached entries")):
-        c = csub.add_parser(name, help=helptext)
-        c.add_argument(
-            "--cache",
-            default=None,
-            metavar="PATH",
-            help="cache file (default: $SEEKBENCH_CACHE or ~/.cache/seekbench/judge_cache.sqlite)",
-        )
-        if name == "stats":
-            c.add_argument("--json", action="store_true", help="print one JSON object")
-        else:
-            c.add_argument("--judge", default=None, metavar="NAME", help="only this judge's entries")
-            c.add_argument("--yes", action="store_true", help="really delete (cached answers were paid for)")
-        c.set_defaults(run=run)
+    csub = add_command_group(sub, "cache", help=CACHE_HELP, description=CACHE_DESCRIPTION, dest="cache_command")
+    stats = csub.add_parser("stats", help="entries, tokens and cost per judge")
+    add_llm_options(stats, "cache")
+    add_json(stats, what="one JSON object")
+    clear = csub.add_parser("clear", help="delete cached entries")
+    add_llm_options(clear, "cache")
+    add_judge_option(clear, help="delete only this judge's entries (default: every judge's)")
+    clear.add_argument("--yes", action="store_true", help="really delete (cached answers were paid for)")
+    for action in (stats, clear):
+        action.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 import warnings
 
 from .._errors import SeekbenchWarning, UserInputError
-from .._io import dumps
+from ._options import add_command, add_json, add_output, add_seed
+from ._output import finish, fixed_width, wrote_report
 
 DESCRIPTION = """\
 Calibrate completeness estimates by split conformal prediction (docs/conformal.md) and
@@ -32,14 +32,11 @@ Example:
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "conformal",
-        help="split conformal coverage of completeness estimates",
-        description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    p = add_command(
+        sub, "conformal", help="split conformal coverage of completeness estimates", description=DESCRIPTION
     )
     p.add_argument("estimates", metavar="ESTIMATES", help="estimates JSONL")
-    p.add_argument("-o", "--output", required=True, metavar="DIR", help="report directory (created if missing)")
+    add_output(p, metavar="DIR", help="report directory (created if missing)", directory=True)
     p.add_argument("--alpha", type=float, default=0.1, help="target miscoverage (default 0.1: 90%% coverage)")
     p.add_argument(
         "--split",
@@ -49,7 +46,7 @@ def register(sub) -> None:
     )
     p.add_argument("--splits", type=int, default=3, metavar="S", help="random splits (default 3)")
     p.add_argument("--seeds", type=int, default=10, metavar="R", help="seeds per split (default 10)")
-    p.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
+    add_seed(p, of="random splits (the base seed)")
     p.add_argument("--bins", type=int, default=5, help="completeness bins for conditional coverage (default 5)")
     p.add_argument(
         "--estimator",
@@ -77,8 +74,8 @@ def register(sub) -> None:
         help="whose q_hat the stopping rule uses (default: the only estimator, else the estimator "
         "named like each trace's agent)",
     )
-    p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
-    p.set_defaults(run=run, output_is_directory=True)  # -o names a folder
+    add_json(p, what="one JSON object instead of a table")
+    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -126,21 +123,15 @@ def run(args: argparse.Namespace) -> int:
         result.warnings += [str(w.message) for w in caught if issubclass(w.category, SeekbenchWarning)]
         _reemit(caught)
     files = write_conformal_report(result, args.output)
-    from ..report import record_written
-
-    record_written(args.output, "conformal", [files.html, files.markdown, *files.figures, *files.tables])
-    if args.json:
-        out = result.to_dict()
-        out["files"] = {
-            "html": str(files.html),
-            "markdown": str(files.markdown),
-            "figures": [str(p) for p in files.figures],
-            "tables": [str(p) for p in files.tables],
-        }
-        sys.stdout.write(dumps(out) + "\n")
-        return 0
-    sys.stdout.write(format_summary(result) + f"\nwrote {files.html}\n")
-    return 0
+    wrote_report(args.output, "conformal", files)
+    out = result.to_dict()
+    out["files"] = {
+        "html": str(files.html),
+        "markdown": str(files.markdown),
+        "figures": [str(p) for p in files.figures],
+        "tables": [str(p) for p in files.tables],
+    }
+    return finish(args, out, lambda: format_summary(result) + f"\nwrote {files.html}")
 
 
 def _reemit(caught) -> None:
@@ -173,15 +164,6 @@ def _f(v, digits: int = 3) -> str:
     return f"{v:.{digits}f}"
 
 
-def _fixed(cols: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
-
-    def line(r: list[str]) -> str:
-        return "  ".join(x.ljust(w) for x, w in zip(r, widths, strict=True)).rstrip()
-
-    return [line(cols), line(["-" * w for w in widths]), *(line(r) for r in rows)]
-
-
 def format_summary(result) -> str:
     """Fixed-width tables: per estimator q_hat, coverage (± std), the split-0 CI, width, R^2; the stopping rule."""
     rows = []
@@ -200,7 +182,7 @@ def format_summary(result) -> str:
             ]
         )
     o = result.options
-    text = _fixed(
+    text = fixed_width(
         ["estimator", "states", "unscored", "q_hat", "coverage", "split-0 CI", "width", "raw R2", "q_hat(all)"], rows
     )
     text.append(
@@ -222,12 +204,12 @@ def format_summary(result) -> str:
             ]
             for r in result.stopping_summary.itertuples(index=False)
         ]
-        text += _fixed(
+        text += fixed_width(
             ["agent", "belief", "episodes", "stopped", "c at stop", "c final", "steps saved", "stop valid"], stop_rows
         )
     if result.anova is not None and len(result.anova):
         text.append("\nvariance decomposition of final completeness (Type III ANOVA)")
-        text += _fixed(
+        text += fixed_width(
             ["factor", "df", "F", "eta^2", "partial eta^2"],
             [
                 [str(r.factor), f"{r.df:g}", _f(r.F, 2), _f(r.eta_sq), _f(r.partial_eta_sq)]

@@ -12,23 +12,27 @@ from ..labels import AnnotationSet
 from ..traces import ReadResult, importer_options, valid_traces, write_jsonl
 from ..traces.importers import detect_format, importer_for, write_parquet
 from ._inputs import add_input_arguments, import_options, report_import, report_skipped
+from ._options import add_command, add_output
 
 TARGETS = ("jsonl", "parquet")
 
 
+CONVERT_HELP = "convert traces to the canonical format (JSONL or Parquet)"
+
+CONVERT_DESCRIPTION = (
+    "Convert trace files to seekbench's canonical JSONL "
+    "(docs/formats.md) or to Parquet (one row per step, the trace's "
+    "fields beside its steps: the step table DuckDB or Spark read as it is). "
+    "Streams: memory does not grow with the corpus. Inline labels stay in the "
+    "traces and are also written as an annotation set with --labels-out."
+)
+
+
 def register(sub) -> None:
-    p = sub.add_parser(
-        "convert",
-        help="convert traces to the canonical format (JSONL or Parquet)",
-        description="Convert trace files to seekbench's canonical JSONL "
-        "(docs/formats.md) or to Parquet (one row per step, the trace's "
-        "fields beside its steps: the step table DuckDB or Spark read as it is). "
-        "Streams: memory does not grow with the corpus. Inline labels stay in the "
-        "traces and are also written as an annotation set with --labels-out.",
-    )
+    p = add_command(sub, "convert", help=CONVERT_HELP, description=CONVERT_DESCRIPTION)
     add_input_arguments(p)
-    p.add_argument(
-        "-o", "--output", metavar="OUT", help="file to write (OUT.jsonl, OUT.parquet); required unless --explain"
+    add_output(
+        p, required=False, metavar="OUT", help="file to write (OUT.jsonl, OUT.parquet); required unless --explain"
     )
     p.add_argument(
         "--to",

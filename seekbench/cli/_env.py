@@ -1,6 +1,6 @@
 """``seekbench env build-corpus|run|theta``: the seeking environment (SeekerGym) from the command line.
 
-``synth-beliefs`` is added by :func:`seekbench.env.conformal.register_env_cli`.
+``synth-beliefs`` (belief states for conformal calibration) lives in ``_synth_beliefs``.
 """
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ import sys
 import time
 
 from .._errors import EXIT_FAILURES, EXIT_OK, UserInputError
-from .._io import dumps
-from ..env.conformal import register_env_cli
+from . import _synth_beliefs
+from ._options import add_command_group, add_json, add_llm_options, add_output, add_seed, check_at_least
+from ._output import finish
 
 DESCRIPTION = """\
 The seeking environment (SeekerGym): an agent sees a document's title and abstract and
@@ -61,11 +62,10 @@ def _embedder_args(p: argparse.ArgumentParser) -> None:
 
 def _llm_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("LLM agent (--agent llm or llm:MODEL)")
-    g.add_argument(
-        "--base-url",
-        default=None,
-        metavar="URL",
-        help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else OpenAI)",
+    add_llm_options(
+        g,
+        "base_url",
+        helps={"base_url": "OpenAI-compatible endpoint of the agent (default $OPENAI_BASE_URL, else OpenAI)"},
     )
     g.add_argument(
         "--api-key-env",
@@ -84,12 +84,7 @@ def _llm_args(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--prompt", default=None, metavar="FILE", help="agent prompt (default judges/prompts/seeker_agent_v1.md)"
     )
-    g.add_argument(
-        "--cache",
-        default=None,
-        metavar="PATH",
-        help="completion cache (default $SEEKBENCH_CACHE or ~/.cache/seekbench/judge_cache.sqlite)",
-    )
+    add_llm_options(g, "cache")
 
 
 def _episode_args(p: argparse.ArgumentParser, *, steps_default: int = 10) -> None:
@@ -97,17 +92,17 @@ def _episode_args(p: argparse.ArgumentParser, *, steps_default: int = 10) -> Non
         "--steps", type=int, default=steps_default, metavar="M", help=f"steps per episode (default {steps_default})"
     )
     p.add_argument("--queries-per-step", type=int, default=2, metavar="K", help="queries per step (default 2)")
-    p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    add_seed(p, of="episodes (the agents' and the environment's draws)")
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
+    esub = add_command_group(
+        sub,
         "env",
         help="seeking environment: build a corpus, run episodes, choose theta",
         description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        dest="env_command",
     )
-    esub = p.add_subparsers(dest="env_command", metavar="ACTION", required=True)
 
     b = esub.add_parser(
         "build-corpus",
@@ -118,7 +113,7 @@ def register(sub) -> None:
     )
     b.add_argument("source", nargs="?", metavar="SOURCE", help="corpus JSONL file or folder of .md/.html files")
     b.add_argument("--default", action="store_true", help="build the embedded default corpus (Python's own docs)")
-    b.add_argument("-o", "--output", required=True, metavar="CORPUS.jsonl")
+    add_output(b, metavar="CORPUS.jsonl", help="corpus JSONL to write")
     b.add_argument("--format", default="auto", choices=["auto", "jsonl", "markdown", "html"])
     b.add_argument(
         "--topic",
@@ -139,7 +134,7 @@ def register(sub) -> None:
         help="reject above this share of short passages (default 0.1; 0.2 for --default)",
     )
     g.add_argument("--merge-short", action="store_true", help="join short paragraphs to the next one first")
-    b.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    add_json(b, what="the report as one JSON object")
     b.set_defaults(run=run_build)
 
     r = esub.add_parser(
@@ -166,8 +161,8 @@ def register(sub) -> None:
     _episode_args(r)
     r.add_argument("--seeds", type=int, default=1, metavar="N", help="episodes per setting, seeds SEED..SEED+N-1")
     r.add_argument("--theta", type=float, default=None, help="retrieval threshold (default: the embedder's)")
-    r.add_argument("-o", "--output", required=True, metavar="TRACES.jsonl")
-    r.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_output(r, metavar="TRACES.jsonl", help="episodes to write, as canonical traces (JSONL)")
+    add_llm_options(r, "no_progress", aliases={"no_progress": "--quiet"})
     _embedder_args(r)
     _llm_args(r)
     r.set_defaults(run=run_episodes_cmd)
@@ -186,17 +181,12 @@ def register(sub) -> None:
         "--thetas", default=None, metavar="X,Y,...", help="thresholds (default: around the embedder's default)"
     )
     _episode_args(t)
-    t.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(t, what="one JSON object instead of the table")
     _embedder_args(t)
     _llm_args(t)
     t.set_defaults(run=run_theta)
 
-    _register_conformal(esub)
-
-
-def _register_conformal(esub) -> None:
-    """Let the conformal half add ``synth-beliefs`` (``seekbench.env.conformal.register_env_cli``)."""
-    register_env_cli(esub)
+    _synth_beliefs.register(esub)
 
 
 def _split(values: list[str] | None) -> list[str]:
@@ -214,9 +204,8 @@ def _load_corpus(args):
         if unknown:
             raise UserInputError(f"no document {unknown[0]!r} in the corpus", file=args.corpus)
         docs = [d for d in docs if d["doc_id"] in wanted]
+    check_at_least(args, ("limit", 1))
     if args.limit is not None:
-        if args.limit < 1:
-            raise UserInputError("--limit must be at least 1")
         docs = docs[: args.limit]
     return docs
 
@@ -275,22 +264,8 @@ def run_build(args: argparse.Namespace) -> int:
             f"{build.rejected[0]['doc_id']}: {build.rejected[0]['reason']}; loosen the filters"
         )
     write_corpus(args.output, build.documents)
-    if args.json:
-        sys.stdout.write(
-            dumps(
-                {
-                    "output": args.output,
-                    "kept": len(build.documents),
-                    "n_input": build.n_input,
-                    "rejected": build.rejected,
-                }
-            )
-            + "\n"
-        )
-    else:
-        print(build.summary())
-        print(f"wrote {len(build.documents)} documents to {args.output}")
-    return 0
+    out = {"output": args.output, "kept": len(build.documents), "n_input": build.n_input, "rejected": build.rejected}
+    return finish(args, out, lambda: f"{build.summary()}\nwrote {len(build.documents)} documents to {args.output}")
 
 
 def run_episodes_cmd(args: argparse.Namespace) -> int:
@@ -302,8 +277,7 @@ def run_episodes_cmd(args: argparse.Namespace) -> int:
     bad = [b for b in beliefs if b not in BELIEFS]
     if bad:
         raise UserInputError(f"unknown belief {bad[0]!r}; use {', '.join(BELIEFS)}")
-    if args.seeds < 1:
-        raise UserInputError("--seeds must be at least 1")
+    check_at_least(args, ("seeds", 1))
     docs = _load_corpus(args)
     embedder = _embedder(args)
     agents = _agents(_split(args.agent), args)
@@ -311,7 +285,7 @@ def run_episodes_cmd(args: argparse.Namespace) -> int:
     done = [0]
     start = time.monotonic()
 
-    live = not args.quiet and sys.stderr.isatty()
+    live = not args.no_progress and sys.stderr.isatty()
 
     def progress(trace: dict) -> None:
         done[0] += 1
@@ -406,35 +380,33 @@ def run_theta(args: argparse.Namespace) -> int:
     failed = _failed_episodes([agent])
     if failed:
         return _report_failed(failed, [agent], len(docs) * len(thetas))
-    if args.json:
-        sys.stdout.write(
-            dumps(
-                {
-                    "embedder": embedder.name,
-                    "default_theta": embedder.default_theta,
-                    "agent": agent.name,
-                    "belief": args.belief,
-                    "steps": args.steps,
-                    "rows": table.to_dict(orient="records"),
-                }
-            )
-            + "\n"
-        )
-        return 0
-    print(
-        f"agent {agent.name}, {args.belief} belief, {len(docs)} documents, {args.steps} steps x "
-        f"{args.queries_per_step} queries; embedder {embedder.name} (default theta {embedder.default_theta:g})"
-    )
-    print(f"{'theta':>6}  {'completeness':>12}  {'std':>6}  {'passages/query':>14}  {'empty queries':>13}")
+    out = {
+        "embedder": embedder.name,
+        "default_theta": embedder.default_theta,
+        "agent": agent.name,
+        "belief": args.belief,
+        "steps": args.steps,
+        "rows": table.to_dict(orient="records"),
+    }
+    return finish(args, out, lambda: _theta_text(args, agent, embedder, table, len(docs)))
+
+
+def _theta_text(args: argparse.Namespace, agent, embedder, table, n_docs: int) -> str:
+    """The sweep as a table with a bar per theta, the embedder's default marked."""
+    lines = [
+        f"agent {agent.name}, {args.belief} belief, {n_docs} documents, {args.steps} steps x "
+        f"{args.queries_per_step} queries; embedder {embedder.name} (default theta {embedder.default_theta:g})",
+        f"{'theta':>6}  {'completeness':>12}  {'std':>6}  {'passages/query':>14}  {'empty queries':>13}",
+    ]
     for _, r in table.iterrows():
         mark = "  <- default" if abs(r["theta"] - embedder.default_theta) < 1e-9 else ""
         bar = "#" * round(40 * r["completeness"])
-        print(
+        lines.append(
             f"{r['theta']:>6.3f}  {r['completeness']:>12.3f}  {r['std']:>6.3f}  {r['passages_per_query']:>14.2f}  "
             f"{r['empty_query_share']:>13.2f}  {bar}{mark}"
         )
-    print(
+    lines.append(
         "too low: queries return much of the document whatever they say; too high: good queries return "
         "nothing (SeekerGym appendix A.2)"
     )
-    return 0
+    return "\n".join(lines)

@@ -8,10 +8,11 @@ import sys
 
 import pandas as pd
 
-from .._errors import EXIT_FAILURES, EXIT_OK, UserInputError
-from .._io import dumps
+from .._errors import UserInputError
 from ._inputs import add_input_arguments
-from ._judge_answers import load_any_traces
+from ._judge_answers import add_lang_option, load_any_traces
+from ._options import add_command, add_json, add_judge_option, add_llm_options, check_at_least, llm_kwargs
+from ._output import finish, fixed_width
 
 EVIDENCE_DESCRIPTION = """\
 InfoDeepSeek evidence-set metrics (docs/metrics/evidence-sets.md) per group: ACC (final
@@ -38,15 +39,24 @@ normalised substring); --judge NAME asks an LLM judge instead.
 """
 
 
-def register(sub) -> None:
-    p = sub.add_parser(
-        "evidence-metrics",
-        help="InfoDeepSeek ACC, IA@k, EEU, IC and interference rate",
-        description=EVIDENCE_DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_input_arguments(p)
+#: The LLM options of coverage with --judge (seekbench.cli._options.LLM_OPTIONS), as keywords of LLMCoverageMatcher.
+COVERAGE_LLM = ("cache", "base_url", "budget_usd")
+
+
+def add_by_option(p) -> None:
+    """``--by``: the grouping of the evidence-set and coverage tables."""
     p.add_argument("--by", default="agent", choices=["agent", "none"], help="grouping (default: agent)")
+
+
+EVIDENCE_METRICS_HELP = "InfoDeepSeek ACC, IA@k, EEU, IC and interference rate"
+
+COVERAGE_HELP = "reference-step coverage of trajectories against an evidence skeleton"
+
+
+def register(sub) -> None:
+    p = add_command(sub, "evidence-metrics", help=EVIDENCE_METRICS_HELP, description=EVIDENCE_DESCRIPTION)
+    add_input_arguments(p)
+    add_by_option(p)
     p.add_argument(
         "--attribute",
         action="append",
@@ -57,19 +67,14 @@ def register(sub) -> None:
     )
     p.add_argument("--n", type=int, default=5, help="evidence-set size cap: IA@1..IA@n and IC's n (default 5)")
     p.add_argument("--b", type=float, default=1.0, help="IC failure penalty beyond n (default 1)")
-    p.add_argument("--lang", choices=["en", "zh"], default=None, help="language of InfoDeepSeek input files")
-    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    add_lang_option(p)
+    add_json(p)
     p.set_defaults(run=run_evidence)
 
-    c = sub.add_parser(
-        "coverage",
-        help="reference-step coverage of trajectories against an evidence skeleton",
-        description=COVERAGE_DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    c = add_command(sub, "coverage", help=COVERAGE_HELP, description=COVERAGE_DESCRIPTION)
     add_input_arguments(c)
     c.add_argument("--skeleton", required=True, metavar="FILE", help="reference evidence skeleton (JSONL)")
-    c.add_argument("--by", default="agent", choices=["agent", "none"], help="grouping (default: agent)")
+    add_by_option(c)
     c.add_argument(
         "--history",
         default="observations",
@@ -80,17 +85,10 @@ def register(sub) -> None:
     c.add_argument(
         "--step-credit", type=float, default=None, metavar="W", help="credit per covered statement (default 1/|D_q|)"
     )
-    c.add_argument(
-        "--judge",
-        default=None,
-        metavar="NAME",
-        help="decide coverage with this LLM judge file (default: the offline rule matcher)",
-    )
-    c.add_argument("--cache", default=None, metavar="PATH", help="SQLite judge cache (with --judge)")
-    c.add_argument("--base-url", default=None, metavar="URL", help="override the judge's endpoint")
-    c.add_argument("--budget-usd", type=float, default=None, metavar="X", help="spending limit (with --judge)")
+    add_judge_option(c, help="decide coverage with this LLM judge (default: the offline rule matcher)")
+    add_llm_options(c, *COVERAGE_LLM)
     c.add_argument("--per-trace", default=None, metavar="CSV", help="also write the per-trace table as CSV")
-    c.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    add_json(c, what="one JSON object instead of a table")
     c.set_defaults(run=run_coverage, lang=None)
 
 
@@ -104,24 +102,24 @@ def _fmt(v) -> str:
 
 def format_frame(df: pd.DataFrame) -> str:
     """A fixed-width text table, undefined values as n/a."""
-    cols = [str(c) for c in df.columns]
     rows = [[_fmt(v) for v in r] for r in df.itertuples(index=False)]
-    widths = [max([len(c), *(len(r[i]) for r in rows)]) for i, c in enumerate(cols)]
+    return "\n".join(fixed_width([str(c) for c in df.columns], rows))
 
-    def line(r: list[str]) -> str:
-        return "  ".join(x.ljust(w) for x, w in zip(r, widths, strict=True)).rstrip()  # one width per column
 
-    return "\n".join([line(cols), line(["-" * w for w in widths]), *(line(r) for r in rows)])
+#: Counts behind the evidence-set numbers, in the JSON but not the text tables (pending counts are shown).
+COUNT_COLUMNS = ("attribute", "EEU_k", "n_acc", "n_ic", "no_sources_ic", "n_interference")
+
+
+def _shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """The summary's columns as the text table shows them: the metrics and pending counts, in its order."""
+    return frame[[c for c in frame.columns if c not in COUNT_COLUMNS]]
 
 
 def run_evidence(args: argparse.Namespace) -> int:
     from ..answers import evidence_set_table
     from ..metrics import evidence_set_summary
 
-    if args.n < 1:
-        raise UserInputError(f"--n must be >= 1, got {args.n}")
-    if not args.b >= 0:
-        raise UserInputError(f"--b must be >= 0, got {args.b}")
+    check_at_least(args, ("n", 1), ("b", 0))
     traces = load_any_traces(args)
     table = evidence_set_table(traces)
     if table.empty:
@@ -130,97 +128,69 @@ def run_evidence(args: argparse.Namespace) -> int:
             "or add evidence sets with per-k judgments",
             file=", ".join(args.files),
         )
-    by = () if args.by == "none" else (args.by,)
-    groups = evidence_set_summary(table, by=by, n=args.n, b=args.b)
-    attrs = {a: evidence_set_summary(table, by=by, attribute=a, n=args.n, b=args.b) for a in args.attribute}
+    kw = {"by": () if args.by == "none" else (args.by,), "n": args.n, "b": args.b}
+    groups = evidence_set_summary(table, **kw)
+    attrs = {a: evidence_set_summary(table, attribute=a, **kw) for a in args.attribute}
     for a, df in attrs.items():
         if df.empty:
             raise UserInputError(
                 f"no question has the attribute {a!r}; attributes present: "
                 f"{', '.join(sorted({k for d in table['attributes'] for k in d})) or 'none'}"
             )
-    options = {"n": args.n, "b": args.b, "by": args.by}
-    if args.json:
-        out = {
-            "groups": groups.to_dict("records"),
-            "attributes": {a: d.to_dict("records") for a, d in attrs.items()},
-            "options": options,
-            "inputs": {"files": args.files, "traces": len(traces), "with_evidence_set": len(table)},
-        }
-        sys.stdout.write(dumps(out) + "\n")
-        return 0
-    main = [
-        *by,
-        "questions",
-        "ACC",
-        *(f"IA@{k}" for k in range(1, args.n + 1)),
-        "EEU",
-        "IC",
-        "interference_rate",
-        "pending_acc",
-        "pending_ia",
-        "pending_ic",
-        "pending_interference",
-    ]
-    text = [format_frame(groups[main])]
+    out = {
+        "groups": groups.to_dict("records"),
+        "attributes": {a: d.to_dict("records") for a, d in attrs.items()},
+        "options": {"n": args.n, "b": args.b, "by": args.by},
+        "inputs": {"files": args.files, "traces": len(traces), "with_evidence_set": len(table)},
+    }
+    text = [format_frame(_shown(groups))]
     for a, d in attrs.items():
-        text += ["", f"by {a}:", format_frame(d[[*by, "value", *main[len(by) :]]])]
+        text += ["", f"by {a}:", format_frame(_shown(d))]
     text.append(
         f"\noptions: n={args.n}, b={args.b:g}; {len(table)} of {len(traces)} traces carry an evidence set; "
         "n/a = undefined (e.g. EEU when ACC = 0); pending = judgments missing or failed, left out"
     )
-    sys.stdout.write("\n".join(text) + "\n")
-    return 0
+    return finish(args, out, "\n".join(text))
 
 
 def run_coverage(args: argparse.Namespace) -> int:
     from ..metrics import RuleMatcher, reference_step_coverage
 
-    if not args.cap >= 0:
-        raise UserInputError(f"--cap must be >= 0, got {args.cap}")
+    check_at_least(args, ("cap", 0))
     traces = load_any_traces(args)
     llm: LLMCoverageMatcher | None = None
     if args.judge:
         from ..answers import LLMCoverageMatcher
 
-        llm = LLMCoverageMatcher(args.judge, cache=args.cache, budget_usd=args.budget_usd, base_url=args.base_url)
+        llm = LLMCoverageMatcher(args.judge, **llm_kwargs(args, *COVERAGE_LLM))
     matcher = llm if llm is not None else RuleMatcher(history=args.history)
     res = reference_step_coverage(traces, args.skeleton, matcher=matcher, cap=args.cap, step_credit=args.step_credit)
     if res.per_trace.empty:
         raise UserInputError(
             "no trace's question is in the skeleton (matched by question_id, then question text)", file=args.skeleton
         )
-    by = () if args.by == "none" else (args.by,)
-    summary = res.summary(by)
+    summary = res.summary(() if args.by == "none" else (args.by,))
     if args.per_trace:
         from .._io import write_text
 
         write_text(args.per_trace, res.per_trace.to_csv(index=False))
     failed = llm.failed if llm is not None else 0  # the offline rule matcher cannot fail
-    code = EXIT_FAILURES if failed else EXIT_OK
     if llm is not None and failed:
         print(
             f"seekbench: the coverage judge failed on {failed} trajectories (their statements are left "
             f"unscored; re-run to retry); first error: {llm.first_error}",
             file=sys.stderr,
         )
-    if args.json:
-        sys.stdout.write(
-            dumps(
-                {
-                    "groups": summary.to_dict("records"),
-                    "options": res.options,
-                    "traces": len(traces),
-                    "no_skeleton": res.no_skeleton,
-                    "failed": failed,
-                }
-            )
-            + "\n"
-        )
-        return code
+    out = {
+        "groups": summary.to_dict("records"),
+        "options": res.options,
+        "traces": len(traces),
+        "no_skeleton": res.no_skeleton,
+        "failed": failed,
+    }
     opts = ", ".join(f"{k}={v}" for k, v in res.options.items())
-    sys.stdout.write(
-        format_frame(summary) + f"\n\noptions: {opts}; {res.no_skeleton} traces without a skeleton "
-        "left out; n/a = undefined\n"
+    text = (
+        format_frame(summary)
+        + f"\n\noptions: {opts}; {res.no_skeleton} traces without a skeleton left out; n/a = undefined"
     )
-    return code
+    return finish(args, out, text, failed=bool(failed))

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from .._errors import UserInputError
+from ._agree import load_judged_sets
 from ._inputs import add_input_arguments, add_label_arguments, load_input
+from ._metrics import add_metric_options
+from ._options import add_command, add_output, add_reference_options, check_at_least
 
 DESCRIPTION = """\
 Write DIR/explorer.html and DIR/explorer-data/*.js: a page to read every trace, step by step,
@@ -24,6 +26,10 @@ Examples:
   seekbench explore traces.jsonl -o explorer/
   seekbench explore traces.jsonl --reference inline --rater judge.jsonl -o explorer/
 """
+
+
+#: The metric options the explorer's evidence states and audit flags depend on.
+EXPLORER_METRIC_OPTIONS = ("evidence_mapping", "evidence_scope", "recovery")
 
 
 def add_audit_options(p: argparse.ArgumentParser) -> None:
@@ -77,49 +83,15 @@ def audit_kwargs(args: argparse.Namespace) -> dict:
     }
 
 
+EXPLORE_HELP = "write the trace explorer (a page to filter, search and read every trace)"
+
+
 def register(sub) -> None:
-    p = sub.add_parser(
-        "explore",
-        help="write the trace explorer (a page to filter, search and read every trace)",
-        description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = add_command(sub, "explore", help=EXPLORE_HELP, description=DESCRIPTION)
     add_input_arguments(p, files_required=False)
     add_label_arguments(p)
-    g = p.add_argument_group("judge vs reference")
-    g.add_argument(
-        "--reference",
-        default="inline",
-        metavar="HUMAN.jsonl",
-        help="reference labels: an annotation set or 'inline' (default)",
-    )
-    g.add_argument(
-        "--rater",
-        action="append",
-        default=[],
-        dest="raters",
-        metavar="JUDGED.jsonl",
-        help="judged annotation set to set beside the reference (repeatable)",
-    )
-    m = p.add_argument_group("metric options (definitions: docs/metrics/index.md)")
-    m.add_argument(
-        "--evidence-mapping",
-        default="sum",
-        choices=["sum", "sufficiency_first"],
-        help="E = C + Q (sum, default) or the released code's sufficiency-first mapping",
-    )
-    m.add_argument(
-        "--evidence-scope",
-        default="cumulative",
-        choices=["cumulative", "latest"],
-        help="E at turn t: best evidence so far (default) or the latest observation only",
-    )
-    m.add_argument(
-        "--recovery",
-        default="evidence_or_correct",
-        choices=["evidence_or_correct", "evidence"],
-        help="recovery event: E=2 or a correct answer (default), or E=2 only",
-    )
+    add_reference_options(p.add_argument_group("judge vs reference"), tiebreaker=False)
+    add_metric_options(p, grouping=False, bootstrap=False, only=EXPLORER_METRIC_OPTIONS)
     add_audit_options(p)
     p.add_argument(
         "--chunk-size",
@@ -128,20 +100,18 @@ def register(sub) -> None:
         metavar="N",
         help="traces per data script (default 200; each loads when one of its traces is opened)",
     )
-    p.add_argument("-o", "--output", required=True, metavar="DIR", help="explorer directory")
-    p.set_defaults(run=run, output_is_directory=True)  # -o names a folder
+    add_output(p, metavar="DIR", help="explorer directory", directory=True)
+    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..analysis import explorer_data
     from ..report import write_explorer
-    from ._agree import _load_sets
 
-    if args.chunk_size < 1:
-        raise UserInputError("--chunk-size must be >= 1")
+    check_at_least(args, ("chunk_size", 1))
     loaded = load_input(args)
-    reference, raters = _load_sets(args, loaded.read.traces) if args.raters else (None, [])
-    ev = {"evidence_mapping": args.evidence_mapping, "evidence_scope": args.evidence_scope}
+    reference, raters = load_judged_sets(args, loaded.read.traces)
+    ev = {name: getattr(args, name) for name in EXPLORER_METRIC_OPTIONS}
     data = explorer_data(
         loaded.read.traces,
         loaded.steps,
@@ -150,7 +120,6 @@ def run(args: argparse.Namespace) -> int:
         label_source=loaded.label_source,
         reference=reference,
         raters=raters,
-        recovery=args.recovery,
         audit_options=audit_kwargs(args),
         **ev,
     )

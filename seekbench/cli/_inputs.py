@@ -12,7 +12,38 @@ import pandas as pd
 
 from .._errors import SeekbenchWarning, UserInputError
 from ..labels import AnnotationSet, load_annotations
-from ..traces import ReadResult, attach_labels, available_formats, build_tables, read_tables, read_traces
+from ..traces import ReadResult, attach_labels, build_tables, read_tables, read_traces
+from ._options import add_format_option, add_label_options, add_skip_invalid
+
+#: How a record's fields map onto a trace, when the importer's defaults do not find them: (flag, metavar, help).
+FIELD_OPTIONS = (
+    ("--agent", "NAME", "the agent of records that name none (default: the file's name without extension)"),
+    (
+        "--question-field",
+        "FIELD",
+        "record field holding the question, dotted for nested fields (default: 'question', "
+        "else the prompt's user turn or first user message)",
+    ),
+    (
+        "--answer-field",
+        "FIELD",
+        "record field holding the gold answer(s) (default: golden_answers, gold_answers, "
+        "ground_truth, reward_model.ground_truth, answers, answer, gold, gts)",
+    ),
+    (
+        "--field",
+        "FIELD",
+        "record field holding the model's tagged text (default: output, response, "
+        "sequences_str, gen_text_store, message_str, ...)",
+    ),
+    (
+        "--search-tools",
+        "NAMES",
+        "comma-separated tool names that are searches; every other tool is an 'other' step "
+        "counted as an action call (default: by name: search, scholar, visit, scrape, browse, "
+        "fetch, retrieve, open, ...)",
+    ),
+)
 
 
 def add_input_arguments(p: argparse.ArgumentParser, *, files_required: bool = True) -> None:
@@ -28,45 +59,10 @@ def add_input_arguments(p: argparse.ArgumentParser, *, files_required: bool = Tr
         "reading trace files",
         "How trace files are read; the README's Producers table gives the options for each producer's files.",
     )
-    g.add_argument(
-        "--format",
-        choices=available_formats(),
-        default=None,
-        help="force the input format (default: detected per file); a file holding nothing of that format is an error",
-    )
-    g.add_argument(
-        "--skip-invalid",
-        action="store_true",
-        help="process the valid records and report how many were skipped and why "
-        "(default: stop at the first bad record with exit code 2)",
-    )
-    g.add_argument(
-        "--agent",
-        default=None,
-        metavar="NAME",
-        help="the agent of records that name none (default: the file's name without extension)",
-    )
-    g.add_argument(
-        "--question-field",
-        default=None,
-        metavar="FIELD",
-        help="record field holding the question, dotted for nested fields (default: 'question', "
-        "else the prompt's user turn or first user message)",
-    )
-    g.add_argument(
-        "--answer-field",
-        default=None,
-        metavar="FIELD",
-        help="record field holding the gold answer(s) (default: golden_answers, gold_answers, "
-        "ground_truth, reward_model.ground_truth, answers, answer, gold, gts)",
-    )
-    g.add_argument(
-        "--field",
-        default=None,
-        metavar="FIELD",
-        help="record field holding the model's tagged text (default: output, response, "
-        "sequences_str, gen_text_store, message_str, ...)",
-    )
+    add_format_option(g, what="the input format")
+    add_skip_invalid(g, what="invalid trace records")
+    for flag, metavar, text in FIELD_OPTIONS:
+        g.add_argument(flag, default=None, metavar=metavar, help=text)
     g.add_argument(
         "--tags",
         action="append",
@@ -75,14 +71,6 @@ def add_input_arguments(p: argparse.ArgumentParser, *, files_required: bool = Tr
         help="tags of a step kind (reasoning, search, search_result, answer, tool_call): a tag name "
         "(search_result=result) or an open and close pair ('search=<q> </q>'); replaces that "
         "kind's default tags; comma-separated or repeated",
-    )
-    g.add_argument(
-        "--search-tools",
-        default=None,
-        metavar="NAMES",
-        help="comma-separated tool names that are searches; every other tool is an 'other' step "
-        "counted as an action call (default: by name: search, scholar, visit, scrape, browse, "
-        "fetch, retrieve, open, ...)",
     )
 
 
@@ -144,17 +132,9 @@ def report_import(read: ReadResult) -> None:
 
 
 def add_label_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--labels",
-        metavar="FILE",
-        default=None,
-        help="annotation set (JSONL) to use for step labels; default: the labels inline in the traces",
-    )
-    p.add_argument(
-        "--labels-rater",
-        default=None,
-        metavar="NAME",
-        help="with --labels holding several raters: the rater whose labels to use",
+    """``--labels`` and ``--labels-rater``: the step labels the metrics read, when not the inline ones."""
+    add_label_options(
+        p, labels_help="annotation set (JSONL) to use for step labels; default: the labels inline in the traces"
     )
 
 

@@ -6,21 +6,22 @@ import argparse
 import sys
 
 from .._io import dumps
+from ._judge_offline import register_cli
+from ._options import add_command_group, add_json
+
+JUDGE_HELP = "judges: list (and train offline judges)"
+
+JUDGE_DESCRIPTION = (
+    "Judges are TOML files in judges/ (or $SEEKBENCH_JUDGES_PATH): an LLM on an "
+    "OpenAI-compatible endpoint, or an offline judge (rules, learned)."
+)
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "judge",
-        help="judges: list (and train offline judges)",
-        description="Judges are TOML files in judges/ (or $SEEKBENCH_JUDGES_PATH): an LLM on an "
-        "OpenAI-compatible endpoint, or an offline judge (rules, learned).",
-    )
-    jsub = p.add_subparsers(dest="judge_command", metavar="ACTION", required=True)
+    jsub = add_command_group(sub, "judge", help=JUDGE_HELP, description=JUDGE_DESCRIPTION, dest="judge_command")
     lp = jsub.add_parser("list", help="the judges found, with model, endpoint, prices and whether a key is set")
-    lp.add_argument("--json", action="store_true", help="print one JSON array")
+    add_json(lp, what="one JSON array")
     lp.set_defaults(run=run_list)
-    from ._judge_offline import register_cli
-
     register_cli(jsub)
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .._errors import EXIT_FAILURES, EXIT_OK, UserInputError
-from .._io import dumps
+from .._errors import UserInputError
 from ._inputs import add_input_arguments, read_input, report_skipped
+from ._options import add_command, add_json, add_judge_option, add_llm_options, add_output, check_at_least, llm_kwargs
+from ._output import finish
 
 DESCRIPTION = """\
 Decide whether each trace's final answer is correct, and write the traces
@@ -18,7 +19,7 @@ whether the judges disagreed.
 --judge em (the default) is exact match after SQuAD normalisation: offline
 and free. Any other --judge is an answer judge file (kind = "answer" in
 judges/, e.g. answer-gpt-4.1-mini, answer-local). Give --judge twice or more
-for a panel, and --tiebreak C for a judge asked only when the others reach no
+for a panel, and --tiebreaker C for a judge asked only when the others reach no
 majority (InfoDeepSeek's protocol: two judges, a third on disagreement).
 Questions flagged false_premise in their metadata are graded with the judge's
 false-premise prompt. Replies are read tolerantly ("Yes.", "No, because ...")
@@ -32,27 +33,36 @@ InfoDeepSeek result files are accepted as input and imported on the fly.
 """
 
 
+#: What judge-answers asks of the LLM options (seekbench.cli._options.LLM_OPTIONS), in ``--help`` order.
+LLM = ("concurrency", "budget_usd", "cache", "base_url", "no_progress")
+
+
+def add_lang_option(p) -> None:
+    """``--lang``: the language of InfoDeepSeek files, which the commands reading them import on the fly."""
+    p.add_argument(
+        "--lang",
+        choices=["en", "zh"],
+        default=None,
+        help="language of InfoDeepSeek input files (default: from the file name)",
+    )
+
+
 def register(sub) -> None:
-    p = sub.add_parser(
-        "judge-answers",
-        help="judge final answers (EM, an LLM answer judge, or a panel)",
-        description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    p = add_command(
+        sub, "judge-answers", help="judge final answers (EM, an LLM answer judge, or a panel)", description=DESCRIPTION
     )
     add_input_arguments(p)
-    p.add_argument("-o", "--output", required=True, metavar="OUT", help="traces to write (JSONL, atomically)")
-    p.add_argument(
-        "--judge",
-        action="append",
-        default=None,
-        metavar="NAME",
-        help="answer judge: em (default), or a judge name/file of kind answer; repeat for a panel",
+    add_output(p, metavar="OUT", help="traces to write (JSONL, atomically)")
+    add_judge_option(
+        p, repeat=True, help="answer judge: em (default), or a judge name/file of kind answer; repeat for a panel"
     )
     p.add_argument(
+        "--tiebreaker",
         "--tiebreak",
+        dest="tiebreaker",
         default=None,
         metavar="NAME",
-        help="tiebreaker judge, asked only when the --judge panel reaches no majority",
+        help="tiebreaker judge, asked only when the --judge panel reaches no majority (--tiebreak: the old spelling)",
     )
     p.add_argument(
         "--overwrite",
@@ -66,40 +76,15 @@ def register(sub) -> None:
         action="store_true",
         help="judge only the final answers, not the per-k answers of metadata.evidence_set",
     )
-    p.add_argument("--concurrency", type=int, default=8, metavar="N", help="requests in flight at once (default 8)")
-    p.add_argument(
-        "--budget-usd",
-        type=float,
-        default=None,
-        metavar="X",
-        help="send no request whose worst-case cost could take the run past X dollars",
-    )
-    p.add_argument(
-        "--cache",
-        default=None,
-        metavar="PATH",
-        help="SQLite judge cache (default: $SEEKBENCH_CACHE or ~/.cache/seekbench/judge_cache.sqlite)",
-    )
-    p.add_argument(
-        "--base-url",
-        default=None,
-        metavar="URL",
-        help="override every LLM judge's endpoint (e.g. a local server's http://127.0.0.1:8000/v1)",
-    )
     p.add_argument(
         "--decisions",
         default=None,
         metavar="CSV",
         help="also write one row per judged answer (votes, majority, disagreement) as CSV",
     )
-    p.add_argument(
-        "--lang",
-        choices=["en", "zh"],
-        default=None,
-        help="language of InfoDeepSeek input files (default: from the file name)",
-    )
-    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    p.add_argument("--json", action="store_true", help="print the run summary as one JSON object on stdout")
+    add_lang_option(p)
+    add_llm_options(p, *LLM)
+    add_json(p, what="the run summary as one JSON object on stdout")
     p.set_defaults(run=run)
 
 
@@ -130,28 +115,19 @@ def run(args: argparse.Namespace) -> int:
     from .._io import write_jsonl, write_text
     from ..answers import judge_answers
 
-    if args.concurrency < 1:
-        raise UserInputError(f"--concurrency must be >= 1, got {args.concurrency}")
-    if args.budget_usd is not None and not args.budget_usd >= 0:
-        raise UserInputError(f"--budget-usd must be >= 0, got {args.budget_usd}")
+    check_at_least(args, ("concurrency", 1), ("budget_usd", 0))
     traces = load_any_traces(args)
     res = judge_answers(
         traces,
         args.judge or ["em"],
-        tiebreak=args.tiebreak,
-        cache=args.cache,
-        concurrency=args.concurrency,
-        budget_usd=args.budget_usd,
+        tiebreak=args.tiebreaker,
         overwrite=args.overwrite,
         evidence_set=not args.no_evidence_set,
-        progress=False if args.no_progress else None,
-        base_url=args.base_url,
+        **llm_kwargs(args, *LLM),
     )
     write_jsonl(args.output, res.traces)
     if args.decisions:
         write_text(args.decisions, res.decisions.to_csv(index=False))
-    if args.json:
-        sys.stdout.write(dumps({**res.to_dict(), "output": args.output}) + "\n")
-    else:
-        print(res.format() + f"\nwrote {len(res.traces)} traces to {args.output}", file=sys.stderr)
-    return EXIT_FAILURES if res.counts["pending"] else EXIT_OK
+    text = res.format() + f"\nwrote {len(res.traces)} traces to {args.output}"
+    payload = {**res.to_dict(), "output": args.output}
+    return finish(args, payload, text, failed=bool(res.counts["pending"]), text_to=sys.stderr)

@@ -22,7 +22,32 @@ from ..analysis import (
     train_learned_model,
 )
 from ..annotate.offline import LearnedJudge, LearnedModel, RulesJudge, human_labels, question_groups
-from ..traces import available_formats, read_traces
+from ..traces import read_traces
+from ._options import (
+    add_command,
+    add_format_option,
+    add_json,
+    add_label_options,
+    add_output,
+    add_seed,
+    add_skip_invalid,
+)
+
+TRAIN_HELP = "train the learned offline judge on human-labeled traces"
+
+TRAIN_DESCRIPTION = (
+    "Fit one logistic regression per label field on human step labels (TF-IDF of the step text "
+    "plus lexical overlap scores), report grouped cross-validation (folds never share a "
+    "question or a trace), and save the model as JSON with a model card (MODEL.card.md)."
+)
+
+EVALUATE_HELP = "agreement of the offline judges with human labels"
+
+EVALUATE_DESCRIPTION = (
+    "Per-field agreement (n, accuracy, Cohen's kappa) with the human labels of FILE: the rules "
+    "judge on every trace, and the learned judge under grouped cross-validation (trained "
+    "only on folds that share no question and no trace with the test fold)."
+)
 
 
 def register_cli(judge_subparsers) -> None:
@@ -33,13 +58,7 @@ def register_cli(judge_subparsers) -> None:
     judge_subparsers : argparse._SubParsersAction
         What ``parser.add_subparsers()`` returned for the ``judge`` group.
     """
-    tp = judge_subparsers.add_parser(
-        "train",
-        help="train the learned offline judge on human-labeled traces",
-        description="Fit one logistic regression per label field on human step labels (TF-IDF of the step text "
-        "plus lexical overlap scores), report grouped cross-validation (folds never share a "
-        "question or a trace), and save the model as JSON with a model card (MODEL.card.md).",
-    )
+    tp = add_command(judge_subparsers, "train", help=TRAIN_HELP, description=TRAIN_DESCRIPTION)
     tp.add_argument(
         "--human",
         required=True,
@@ -47,17 +66,11 @@ def register_cli(judge_subparsers) -> None:
         nargs="+",
         help="trace file(s) with human labels inline (or use --labels)",
     )
-    tp.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file to write (JSON)")
+    add_output(tp, metavar="MODEL", help="model file to write (JSON); its model card beside it (MODEL.card.md)")
     _common(tp)
     tp.set_defaults(run=run_train)
 
-    ep = judge_subparsers.add_parser(
-        "evaluate",
-        help="agreement of the offline judges with human labels",
-        description="Per-field agreement (n, accuracy, Cohen's kappa) with the human labels of FILE: the rules "
-        "judge on every trace, and the learned judge under grouped cross-validation (trained "
-        "only on folds that share no question and no trace with the test fold).",
-    )
+    ep = add_command(judge_subparsers, "evaluate", help=EVALUATE_HELP, description=EVALUATE_DESCRIPTION)
     ep.add_argument("files", nargs="+", metavar="FILE", help="trace file(s) with human labels inline (or --labels)")
     ep.add_argument(
         "--model",
@@ -65,23 +78,21 @@ def register_cli(judge_subparsers) -> None:
         default=None,
         help="also score this saved learned model on FILE as it is (no retraining)",
     )
-    ep.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    add_json(ep, what="one JSON object instead of the table")
     _common(ep)
     ep.set_defaults(run=run_evaluate)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--labels",
-        metavar="SET",
-        default=None,
-        help="annotation set holding the human labels (default: the labels inline in the traces)",
+    add_label_options(
+        p,
+        labels_help="annotation set holding the human labels (default: the labels inline in the traces)",
+        rater_aliases=("--rater",),  # the old spelling here; --labels-rater as on metrics and report
     )
-    p.add_argument("--rater", default=None, help="with --labels holding several raters: the human rater to use")
-    p.add_argument("--seed", type=int, default=0, help="classifier random_state (default 0)")
+    add_seed(p, of="classifiers (their random_state) and of the folds")
     p.add_argument("--folds", type=int, default=5, help="grouped cross-validation folds (default 5)")
-    p.add_argument("--format", choices=available_formats(), default=None, help="force the trace format")
-    p.add_argument("--skip-invalid", action="store_true", help="skip invalid trace records instead of stopping")
+    add_format_option(p)
+    add_skip_invalid(p, what="invalid trace records")
 
 
 def _load(files: list[str], args: argparse.Namespace) -> tuple[list[dict], dict]:
@@ -96,7 +107,7 @@ def _load(files: list[str], args: argparse.Namespace) -> tuple[list[dict], dict]
         from ..labels import load_annotations
 
         records = load_annotations(args.labels).records
-    return read.traces, human_labels(read.traces, records, rater=args.rater)
+    return read.traces, human_labels(read.traces, records, rater=args.labels_rater)
 
 
 def run_train(args: argparse.Namespace) -> int:

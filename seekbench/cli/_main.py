@@ -18,11 +18,10 @@ from . import (
     _env,
     _evidence,
     _explore,
-    _export_labels,
-    _import_labels,
     _judge,
     _judge_answers,
     _metrics,
+    _span_labels,
     _validate,
 )
 
@@ -39,8 +38,7 @@ COMMANDS = (
     _env,
     _conformal,
     _explore,
-    _export_labels,
-    _import_labels,
+    _span_labels,
 )
 
 DESCRIPTION = """\

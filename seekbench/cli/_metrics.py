@@ -4,101 +4,89 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 
-from .._errors import UserInputError
-from .._io import dumps
 from ..metrics import MetricOptions
 from ._inputs import add_input_arguments, add_label_arguments, load_input
+from ._options import add_command, add_json, add_seed, check_at_least
+from ._output import finish, fixed_width
 
 BY_CHOICES = {"agent": ("agent",), "dataset": ("dataset",), "agent,dataset": ("agent", "dataset")}
 
 
-def add_metric_options(p: argparse.ArgumentParser, *, grouping: bool = True) -> None:
-    """The metric options (docs/metrics/), shared by ``metrics``, ``report`` and ``agree``."""
+#: Help of each metric option, in ``--help`` order (flag: the field with dashes; default: MetricOptions').
+METRIC_OPTION_HELP = {
+    "evidence_mapping": "E = C + Q (sum, default) or the released code's sufficiency-first mapping",
+    "evidence_scope": "E at turn t: best evidence so far (default) or the latest observation only",
+    "ce_aggregate": "CE per trace then mean (default, the paper) or pooled over decision points",
+    "ce_prevalence": "with --ce-aggregate pooled: P(E=k) over all agents (default) or within the group",
+    "decision_points": "CE decision points: every turn (default) or every step (released code)",
+    "recovery": "ERF (and audit) recovery event: E=2 or a correct answer (default), or E=2 only (released code)",
+    "erf_method": "ERF estimator: Aalen-Johansen cumulative incidence (default) or 1-KM (overstates)",
+    "time": "ERF time scale (default: turn)",
+    "rqi_aggregate": "RQI: mean of per-trace RQI (default) or pooled over reasoning steps",
+}
+
+
+def add_metric_options(
+    p: argparse.ArgumentParser,
+    *,
+    grouping: bool = True,
+    bootstrap: bool = True,
+    only: tuple[str, ...] | None = None,
+) -> None:
+    """The metric options (docs/metrics/), shared by ``metrics``, ``report``, ``agree`` and ``explore``.
+
+    ``only`` names the :class:`MetricOptions` fields a command uses (default: all of them);
+    ``bootstrap`` adds ``--n-boot`` and ``--seed``.
+    """
     g = p.add_argument_group("metric options (definitions: docs/metrics/index.md)")
     if grouping:
         g.add_argument("--by", default="agent", choices=list(BY_CHOICES), help="grouping (default: agent)")
-    c = MetricOptions.choices
-    g.add_argument(
-        "--evidence-mapping",
-        default="sum",
-        choices=c("evidence_mapping"),
-        help="E = C + Q (sum, default) or the released code's sufficiency-first mapping",
-    )
-    g.add_argument(
-        "--evidence-scope",
-        default="cumulative",
-        choices=c("evidence_scope"),
-        help="E at turn t: best evidence so far (default) or the latest observation only",
-    )
-    g.add_argument(
-        "--ce-aggregate",
-        default="trace",
-        choices=c("ce_aggregate"),
-        help="CE per trace then mean (default, the paper) or pooled over decision points",
-    )
-    g.add_argument(
-        "--ce-prevalence",
-        default="global",
-        choices=c("ce_prevalence"),
-        help="with --ce-aggregate pooled: P(E=k) over all agents (default) or within the group",
-    )
-    g.add_argument(
-        "--decision-points",
-        default="turn",
-        choices=c("decision_points"),
-        help="CE decision points: every turn (default) or every step (released code)",
-    )
-    g.add_argument(
-        "--recovery",
-        default="evidence_or_correct",
-        choices=c("recovery"),
-        help="ERF event: E=2 or a correct answer (default), or E=2 only (released code)",
-    )
-    g.add_argument(
-        "--erf-method",
-        default="aalen_johansen",
-        choices=c("erf_method"),
-        help="ERF estimator: Aalen-Johansen cumulative incidence (default) or 1-KM (overstates)",
-    )
-    g.add_argument("--time", default="turn", choices=c("time"), help="ERF time scale (default: turn)")
-    g.add_argument(
-        "--rqi-aggregate",
-        default="trace",
-        choices=c("rqi_aggregate"),
-        help="RQI: mean of per-trace RQI (default) or pooled over reasoning steps",
-    )
-    g.add_argument("--n-boot", type=int, default=2000, metavar="B", help="bootstrap resamples (default 2000)")
-    g.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    fields = MetricOptions.__dataclass_fields__
+    for name in only or METRIC_OPTION_HELP:
+        g.add_argument(
+            "--" + name.replace("_", "-"),
+            default=fields[name].default,
+            choices=MetricOptions.choices(name),
+            help=METRIC_OPTION_HELP[name],
+        )
+    if bootstrap:
+        g.add_argument("--n-boot", type=int, default=2000, metavar="B", help="bootstrap resamples (default 2000)")
+        add_seed(g, of="bootstrap resamples")
 
 
 def metric_options(args: argparse.Namespace) -> MetricOptions:
     """The one place the command line's metric options become a :class:`MetricOptions`."""
-    if args.n_boot < 0:
-        raise UserInputError("--n-boot must be >= 0")
+    check_at_least(args, ("n_boot", 0))
     return MetricOptions(**{name: getattr(args, name) for name in MetricOptions.__dataclass_fields__})
+
+
+def bootstrap_kwargs(args: argparse.Namespace) -> dict:
+    """``--n-boot`` and ``--seed`` as the keywords every bootstrapping function of the API takes."""
+    return {"n_boot": args.n_boot, "seed": args.seed}
 
 
 def metric_kwargs(args: argparse.Namespace) -> dict:
     """The metric options as keywords of :func:`seekbench.metrics.summarize`, with ``by`` and the bootstrap's."""
-    return {"by": BY_CHOICES[args.by], **metric_options(args).as_dict(), "n_boot": args.n_boot, "seed": args.seed}
+    return {"by": BY_CHOICES[args.by], **metric_options(args).as_dict(), **bootstrap_kwargs(args)}
+
+
+METRICS_HELP = "process and outcome metrics per agent"
+
+METRICS_DESCRIPTION = (
+    "Compute RQI, CE, ERF and outcome metrics per group with bootstrap CIs.\n"
+    "Label-dependent metrics are null (undefined) when steps are unlabeled, "
+    "with the count of unlabeled steps; label them with `seekbench annotate` "
+    "or pass --labels."
+)
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "metrics",
-        help="process and outcome metrics per agent",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Compute RQI, CE, ERF and outcome metrics per group with bootstrap CIs.\n"
-        "Label-dependent metrics are null (undefined) when steps are unlabeled, "
-        "with the count of unlabeled steps; label them with `seekbench annotate` "
-        "or pass --labels.",
-    )
+    p = add_command(sub, "metrics", help=METRICS_HELP, description=METRICS_DESCRIPTION)
     add_input_arguments(p, files_required=False)
     add_label_arguments(p)
     add_metric_options(p)
-    p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    add_json(p, what="one JSON object instead of a table")
     p.set_defaults(run=run)
 
 
@@ -106,21 +94,11 @@ def run(args: argparse.Namespace) -> int:
     from ..metrics import summarize
 
     loaded = load_input(args)
-    summary = summarize(
-        loaded.steps,
-        loaded.traces,
-        by=BY_CHOICES[args.by],
-        options=metric_options(args),
-        n_boot=args.n_boot,
-        seed=args.seed,
-    )
+    by = BY_CHOICES[args.by]
+    summary = summarize(loaded.steps, loaded.traces, by=by, options=metric_options(args), **bootstrap_kwargs(args))
     out = summary.to_dict()
     out["inputs"] = {"files": args.files, "labels": loaded.label_source, "skipped_records": loaded.read.n_skipped}
-    if args.json:
-        sys.stdout.write(dumps(out) + "\n")
-    else:
-        sys.stdout.write(format_table(out, by=BY_CHOICES[args.by]) + "\n")
-    return 0
+    return finish(args, out, lambda: format_table(out, by=by))
 
 
 def _fmt(v, ci=None) -> str:
@@ -179,9 +157,7 @@ def format_table(out: dict, *, by: tuple[str, ...]) -> str:
                 _fmt(g["duplicate_query_rate"]),
             ]
         )
-    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
-    line = lambda r: "  ".join(x.ljust(w) for x, w in zip(r, widths, strict=True)).rstrip()  # noqa: E731
-    text = [line(cols), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+    text = fixed_width(cols, rows)
     opts = ", ".join(f"{k}={v}" for k, v in out["options"].items())
     text.append(f"\noptions: {opts}")
     unl: dict[str, int] = {}

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from .._errors import UserInputError
+from ._agree import load_judged_sets
 from ._explore import add_audit_options, audit_kwargs
 from ._inputs import add_input_arguments, add_label_arguments, load_input
 from ._metrics import add_metric_options, metric_kwargs
+from ._options import add_command, add_output, add_reference_options, check_at_least
+from ._output import wrote_report
 
 DESCRIPTION = """\
 Write DIR/report.html (self-contained, opens offline), DIR/report.md, DIR/figures/*.png and
@@ -29,11 +31,8 @@ Examples:
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "report",
-        help="write the audit report (HTML, Markdown, figures, tables)",
-        description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    p = add_command(
+        sub, "report", help="write the audit report (HTML, Markdown, figures, tables)", description=DESCRIPTION
     )
     add_input_arguments(p, files_required=False)
     add_label_arguments(p)
@@ -47,21 +46,7 @@ def register(sub) -> None:
         help="agent the comparison's pairwise table compares every other agent with (default: the first agent)",
     )
     g = p.add_argument_group("judge agreement")
-    g.add_argument(
-        "--reference",
-        default="inline",
-        metavar="HUMAN.jsonl",
-        help="reference labels for the agreement section: an annotation set or 'inline' (default)",
-    )
-    g.add_argument(
-        "--rater",
-        action="append",
-        default=[],
-        dest="raters",
-        metavar="JUDGED.jsonl",
-        help="judged annotation set to compare with the reference (repeatable)",
-    )
-    g.add_argument("--tiebreaker", default=None, metavar="NAME", help="rater that breaks majority-panel ties")
+    add_reference_options(g)
     g.add_argument("--agreement", action="store_true", help="write only the agreement report")
     c = p.add_argument_group("seeking episodes")
     c.add_argument(
@@ -72,8 +57,8 @@ def register(sub) -> None:
         "conformal coverage and q_hat per agent beside completeness",
     )
     c.add_argument("--alpha", type=float, default=0.1, help="conformal miscoverage level (default 0.1)")
-    p.add_argument("-o", "--output", required=True, metavar="DIR", help="report directory")
-    p.set_defaults(run=run, output_is_directory=True)  # -o names a folder
+    add_output(p, metavar="DIR", help="report directory", directory=True)
+    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,24 +67,17 @@ def run(args: argparse.Namespace) -> int:
 
     if args.agreement and not args.raters:
         raise UserInputError("--agreement needs at least one --rater annotation set")
-    if args.worst < 0:
-        raise UserInputError("--worst must be >= 0")
+    check_at_least(args, ("worst", 0))
     loaded = load_input(args)
     kw = metric_kwargs(args)
-    from ._agree import _load_sets
-
-    reference, raters = _load_sets(args, loaded.read.traces) if args.raters else (None, [])
+    reference, raters = load_judged_sets(args, loaded.read.traces)
+    judged = {"reference": reference, "raters": raters, "tiebreaker": args.tiebreaker}
     if args.agreement:
         from ..report import write_agreement_report
 
-        agreement = analyze_agreement(reference, raters, traces=loaded.read.traces, tiebreaker=args.tiebreaker, **kw)
-        agr = write_agreement_report(agreement, args.output)
-        from ..report import record_written
-
-        record_written(args.output, "agreement", [agr.html, *agr.figures, *agr.tables])
-        print(f"wrote {agr.html} ({len(agr.figures)} figures, {len(agr.tables)} tables)")
+        agreement = analyze_agreement(traces=loaded.read.traces, **judged, **kw)
+        print(wrote_report(args.output, "agreement", write_agreement_report(agreement, args.output)))
         return 0
-    by = kw.pop("by")
     estimates = None
     if args.conformal:
         from ..env.conformal import read_estimates
@@ -110,24 +88,20 @@ def run(args: argparse.Namespace) -> int:
         loaded.steps,
         loaded.traces,
         trace_dicts=loaded.read.traces,
-        by=by,
         inputs=inputs,
         audit_options=audit_kwargs(args),
         worst_n=args.worst,
-        reference=reference,
-        raters=raters,
-        tiebreaker=args.tiebreaker,
         estimates=estimates,
         alpha=args.alpha,
         labels=loaded.labels,
         label_source=loaded.label_source,
         baseline=args.baseline,
+        **judged,
         **kw,
     )
     files = write_report(analysis, args.output)
     print(
         f"wrote {files.html} ({len(files.figures)} figures, {len(files.tables)} tables), {files.markdown} and "
-        f"{files.explorer}",
-        file=sys.stdout,
+        f"{files.explorer}"
     )
     return 0

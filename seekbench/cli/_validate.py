@@ -6,26 +6,30 @@ import argparse
 import sys
 
 from ..labels import load_annotations
-from ..traces import available_formats, read_traces
+from ..traces import read_traces
+from ._options import add_command, add_format_option, add_skip_invalid
+
+VALIDATE_HELP = "check files against the canonical schemas"
+
+VALIDATE_DESCRIPTION = (
+    "Check trace files (any supported format, converted on the fly) or an "
+    "annotation set against the canonical trace or annotation schema "
+    "(docs/formats.md). Exit 0 if valid, 2 naming the first "
+    "problem (file:line, trace id, JSON path) otherwise."
+)
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "validate",
-        help="check files against the canonical schemas",
-        description="Check trace files (any supported format, converted on the fly) or an "
-        "annotation set against the canonical trace or annotation schema "
-        "(docs/formats.md). Exit 0 if valid, 2 naming the first "
-        "problem (file:line, trace id, JSON path) otherwise.",
-    )
-    p.add_argument("files", nargs="+", metavar="FILE")
-    p.add_argument("--format", choices=available_formats(), default=None)
+    p = add_command(sub, "validate", help=VALIDATE_HELP, description=VALIDATE_DESCRIPTION)
+    p.add_argument("files", nargs="+", metavar="FILE", help="trace files, or annotation sets with --annotations")
+    add_format_option(p)
     p.add_argument("--annotations", action="store_true", help="the files are annotation sets, not traces")
-    p.add_argument(
-        "--all",
-        action="store_true",
-        dest="report_all",
-        help="report every invalid record instead of stopping at the first",
+    add_skip_invalid(
+        p,
+        what="invalid records",
+        aliases=("--all",),
+        help="report every invalid record instead of stopping at the first (exit code 2 all the same; "
+        "--all is the old spelling)",
     )
     p.set_defaults(run=run)
 
@@ -34,14 +38,14 @@ def run(args: argparse.Namespace) -> int:
     if args.annotations:
         total = bad = 0
         for f in args.files:
-            aset = load_annotations(f, skip_invalid=args.report_all)
+            aset = load_annotations(f, skip_invalid=args.skip_invalid)
             total += len(aset)
             bad += len(aset.skipped)
             for e in aset.skipped:
                 print(e.one_line(), file=sys.stderr)
         print(f"{total} valid label records" + (f", {bad} invalid" if bad else ""))
         return 2 if bad else 0
-    res = read_traces(args.files, format=args.format, skip_invalid=args.report_all)
+    res = read_traces(args.files, format=args.format, skip_invalid=args.skip_invalid)
     for e in res.skipped:
         print(e.one_line(), file=sys.stderr)
     n_steps = sum(len(t["steps"]) for t in res.traces)

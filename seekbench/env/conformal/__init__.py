@@ -16,7 +16,6 @@ their interaction and document.
 import warnings as _warnings
 
 from ._anova import ANOVA_COLUMNS, completeness_anova, episodes_frame, variance_decomposition
-from ._cli import register_env_cli
 from ._estimators import (
     ESTIMATE_COLUMNS,
     FEATURES,
@@ -108,7 +107,6 @@ __all__ = [
     "parse_completeness_answer",
     "read_belief_states",
     "read_estimates",
-    "register_env_cli",
     "render_belief",
     "render_beliefs",
     "render_messages",

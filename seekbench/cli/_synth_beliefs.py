@@ -1,10 +1,8 @@
-"""``seekbench env synth-beliefs``: synthetic belief states from a corpus, optionally with estimates.
+"""``seekbench env synth-beliefs``: synthetic belief states from a corpus, optionally with completeness estimates.
 
-:func:`register_env_cli` adds the subcommand to the ``seekbench env`` parser
-(``seekbench/cli/_env.py`` calls it when present). The command writes the
-belief states (JSONL) and, with ``--estimator``, the estimates file that
-``seekbench conformal`` reads. Baseline estimates are cross-fitted by
-document (each state's c_hat from a model fitted on other documents only).
+The command writes the belief states (JSONL) and, with ``--estimator``, the estimates file that
+``seekbench conformal`` reads. Baseline estimates are cross-fitted by document (each state's c_hat
+from a model fitted on other documents only).
 """
 
 from __future__ import annotations
@@ -13,7 +11,18 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..._errors import UserInputError
+from .._errors import UserInputError
+from ._options import (
+    add_command,
+    add_json,
+    add_judge_option,
+    add_llm_options,
+    add_output,
+    add_seed,
+    check_at_least,
+    llm_kwargs,
+)
+from ._output import finish
 
 DESCRIPTION = """\
 Draw synthetic belief states for conformal calibration (docs/conformal.md): for a document
@@ -28,19 +37,20 @@ Example:
   seekbench conformal beliefs.estimates.jsonl -o conformal/
 """
 
+#: The LLM options of ``--estimator llm`` (seekbench.cli._options.LLM_OPTIONS), as keywords of the estimator.
+LLM = ("base_url", "cache", "no_cache", "concurrency")
 
-def register_env_cli(env_subparsers) -> None:
+
+SYNTH_BELIEFS_HELP = "synthetic belief states (and completeness estimates)"
+
+
+def register(env_subparsers) -> None:
     """Add ``synth-beliefs`` to the ``seekbench env`` subcommands."""
-    p = env_subparsers.add_parser(
-        "synth-beliefs",
-        help="synthetic belief states (and completeness estimates)",
-        description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = add_command(env_subparsers, "synth-beliefs", help=SYNTH_BELIEFS_HELP, description=DESCRIPTION)
     p.add_argument("corpus", metavar="CORPUS", help="corpus JSONL (seekbench env build-corpus)")
-    p.add_argument("-o", "--output", required=True, metavar="BELIEFS", help="belief-state JSONL to write")
+    add_output(p, metavar="BELIEFS", help="belief-state JSONL to write")
     p.add_argument("--delta", type=int, default=10, help="interval width Delta (default 10)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the draws (default 0)")
+    add_seed(p, of="draws and of the baselines' cross-fitting folds")
     p.add_argument(
         "--estimator",
         action="append",
@@ -49,25 +59,17 @@ def register_env_cli(env_subparsers) -> None:
         dest="estimators",
         help="also estimate completeness (repeatable)",
     )
-    p.add_argument(
-        "--judge",
-        default=None,
-        metavar="NAME",
-        help="with --estimator llm: the judge whose endpoint and model estimate (seekbench judge list)",
-    )
+    add_judge_option(p, help="with --estimator llm: the judge whose endpoint and model estimate")
     p.add_argument(
         "--estimates",
         default=None,
         metavar="FILE",
         help="estimates JSONL to write (default: BELIEFS with .estimates.jsonl)",
     )
-    p.add_argument("--base-url", default=None, metavar="URL", help="override the judge's endpoint")
-    p.add_argument("--cache", default=None, metavar="PATH", help="judge cache (default $SEEKBENCH_CACHE or ~/.cache)")
-    p.add_argument("--no-cache", action="store_true", help="do not read or write the judge cache")
-    p.add_argument("--concurrency", type=int, default=8, help="LLM requests in flight (default 8)")
+    add_llm_options(p, *LLM)
     p.add_argument("--folds", type=int, default=5, help="cross-fitting folds for the baselines (default 5)")
-    p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
-    p.set_defaults(run=run_synth_beliefs)
+    add_json(p, what="one JSON object instead of text")
+    p.set_defaults(run=run)
 
 
 def default_estimates_path(beliefs: str | Path) -> Path:
@@ -76,18 +78,22 @@ def default_estimates_path(beliefs: str | Path) -> Path:
     return p.with_name(p.name.removesuffix(".jsonl") + ".estimates.jsonl")
 
 
-def run_synth_beliefs(args: argparse.Namespace) -> int:
-    from ..._io import dumps
-    from ._estimators import baseline_estimates, write_estimates
-    from ._synthetic import load_corpus_records, render_beliefs, synthesize_belief_states, write_belief_states
+def run(args: argparse.Namespace) -> int:
+    from ..env.conformal import (
+        baseline_estimates,
+        load_corpus_records,
+        render_beliefs,
+        synthesize_belief_states,
+        write_belief_states,
+        write_estimates,
+    )
 
     estimators = list(dict.fromkeys(args.estimators or []))
     if "llm" in estimators and not args.judge:
         raise UserInputError("--estimator llm needs --judge NAME (see `seekbench judge list`)")
     if args.judge and "llm" not in estimators:
         raise UserInputError("--judge is only used with --estimator llm")
-    if args.folds < 2:
-        raise UserInputError("--folds must be >= 2")
+    check_at_least(args, ("folds", 2))
     corpus = load_corpus_records(args.corpus)
     states = synthesize_belief_states(corpus, delta=args.delta, seed=args.seed)
     if not states:
@@ -112,13 +118,10 @@ def run_synth_beliefs(args: argparse.Namespace) -> int:
                 frame = baseline_estimates(states, views, name, n_folds=args.folds, seed=args.seed)
                 info = {}
             frames.append(frame)
+            scored = int(frame["c_hat"].notna().sum())
+            unscored = len(frame) - scored
             out["estimators"].append(
-                {
-                    "estimator": frame["estimator"].iloc[0],
-                    "scored": int(frame["c_hat"].notna().sum()),
-                    "unscored": int(frame["c_hat"].isna().sum()),
-                    **info,
-                }
+                {"estimator": frame["estimator"].iloc[0], "scored": scored, "unscored": unscored, **info}
             )
         path = Path(args.estimates) if args.estimates else default_estimates_path(args.output)
         if path.resolve() == Path(args.output).resolve():
@@ -126,34 +129,38 @@ def run_synth_beliefs(args: argparse.Namespace) -> int:
         write_estimates(path, frames)
         out["estimates"] = str(path)
     failed = [e for e in out["estimators"] if e.get("failed")]
-    code = 3 if failed else 0  # 3: done with failures (README "Exit codes"); a re-run sends only the failed ones
-    if args.json:
-        sys.stdout.write(dumps(out) + "\n")
-        return code
-    print(
-        f"wrote {out['n_states']} belief states of {out['n_documents']} documents to {out['beliefs']} "
-        f"(delta {args.delta}, seed {args.seed})"
-    )
-    for e in out["estimators"]:
-        cost = f", ${e['cost_usd']:.4f}" if "cost_usd" in e else ""
-        print(f"  {e['estimator']}: {e['scored']} scored, {e['unscored']} unscored{cost}")
-    if out["estimates"]:
-        print(f"wrote estimates to {out['estimates']}; next: seekbench conformal {out['estimates']} -o DIR")
-    for e in failed:
-        print(
-            f"seekbench: {e['failed']} of {out['n_states']} estimates of {e['estimator']} failed (left unscored; "
-            f"re-run to retry); first error: {e['first_error']}",
-            file=sys.stderr,
-        )
+    # 3: done with failures (README "Exit codes"); a re-run sends only the failed ones
+    code = finish(args, out, lambda: _text(args, out), failed=bool(failed))
+    if not args.json:
+        for e in failed:
+            print(
+                f"seekbench: {e['failed']} of {out['n_states']} estimates of {e['estimator']} failed (left "
+                f"unscored; re-run to retry); first error: {e['first_error']}",
+                file=sys.stderr,
+            )
     return code
 
 
-def _llm_estimates(args, states, views):
-    from ._estimators import estimates_frame
-    from ._llm import LLMCompletenessEstimator
+def _text(args: argparse.Namespace, out: dict) -> str:
+    lines = [
+        f"wrote {out['n_states']} belief states of {out['n_documents']} documents to {out['beliefs']} "
+        f"(delta {args.delta}, seed {args.seed})"
+    ]
+    for e in out["estimators"]:
+        cost = f", ${e['cost_usd']:.4f}" if "cost_usd" in e else ""
+        lines.append(f"  {e['estimator']}: {e['scored']} scored, {e['unscored']} unscored{cost}")
+    if out["estimates"]:
+        lines.append(f"wrote estimates to {out['estimates']}; next: seekbench conformal {out['estimates']} -o DIR")
+    return "\n".join(lines)
 
-    cache = False if args.no_cache else args.cache
-    est = LLMCompletenessEstimator(args.judge, base_url=args.base_url, cache=cache, concurrency=args.concurrency)
+
+def _llm_estimates(args, states, views):
+    from ..env.conformal import LLMCompletenessEstimator, estimates_frame
+
+    kw = llm_kwargs(args, *LLM)
+    if kw.pop("no_cache"):
+        kw["cache"] = False
+    est = LLMCompletenessEstimator(args.judge, **kw)
     results = est.estimate(views)
     frame = estimates_frame(states, est.name, [r.c_hat for r in results], [r.error for r in results])
     info = {
