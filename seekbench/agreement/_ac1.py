@@ -3,20 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
-from ._counts import (
-    check_boot,
-    confusion,
-    confusion_columns,
-    encode_pairs,
-    interval,
-    resampled_sums,
-    warn_undefined,
-)
+from ..metrics import EstimateResult, bootstrap_statistic_ci, check_bootstrap_options
+from ._counts import confusion, confusion_columns, encode_pairs, warn_undefined
 
 
 def ac1_parts(conf: np.ndarray, q: int) -> tuple[np.ndarray, np.ndarray]:
@@ -83,15 +75,13 @@ def gwet_ac1_score(y1: Sequence, y2: Sequence, *, labels: Sequence | None = None
 
 
 @dataclass
-class AC1Result:
+class AC1Result(EstimateResult):
     """What :func:`gwet_ac1` computes.
 
     Attributes
     ----------
     value : float
         AC1 in [-1, 1] (NaN without items).
-    ci : tuple of float
-        Percentile bootstrap CI resampling whole groups (traces).
     n, n_excluded : int
         Items both raters labeled; items left out because one label is missing.
     observed_agreement, expected_agreement : float
@@ -100,33 +90,15 @@ class AC1Result:
         q, the number of possible labels used in p_e.
     """
 
-    value: float
-    ci: tuple[float, float]
     n: int
     n_excluded: int
     observed_agreement: float
     expected_agreement: float
     n_categories: int
     labels: list
-    options: dict = field(default_factory=dict)
 
-    @property
-    def summary(self) -> pd.DataFrame:
-        """One row ``gwet_ac1``: estimate, CI bounds, n, p_o, p_e."""
-        return pd.DataFrame(
-            [
-                {
-                    "estimate": self.value,
-                    "lower": self.ci[0],
-                    "upper": self.ci[1],
-                    "n": self.n,
-                    "n_excluded": self.n_excluded,
-                    "observed_agreement": self.observed_agreement,
-                    "expected_agreement": self.expected_agreement,
-                }
-            ],
-            index=pd.Index(["gwet_ac1"]),
-        )
+    _summary_name = "gwet_ac1"
+    _summary_columns = ("n", "n_excluded", "observed_agreement", "expected_agreement")
 
 
 def gwet_ac1(
@@ -146,9 +118,7 @@ def gwet_ac1(
     Parameters
     ----------
     y1, y2, labels : see :func:`gwet_ac1_score`.
-    groups : sequence, optional
-        The resampling unit of each item (e.g. its trace id); default items on their own.
-    n_boot, seed, alpha : bootstrap resamples (0 skips the CI), seed, 1 - level.
+    groups, n_boot, seed, alpha : see :func:`~seekbench.agreement.cohen_kappa`.
 
     Returns
     -------
@@ -159,7 +129,7 @@ def gwet_ac1(
     >>> gwet_ac1(["a", "a"], ["a", "a"], labels=["a", "b"], n_boot=0).value
     1.0
     """
-    check_boot(n_boot, alpha)
+    check_bootstrap_options(n_boot, alpha)
     c1, c2, cats, g, n_excl = encode_pairs(y1, y2, labels, groups)
     q = len(cats)
     conf = confusion(c1, c2, q)
@@ -169,11 +139,17 @@ def gwet_ac1(
     else:
         warn_undefined("Gwet's AC1", "no item labeled by both raters")
         po = pe = value = float("nan")
-    sums = resampled_sums(confusion_columns(c1, c2, q), g, n_boot=n_boot, seed=seed)
-    stats = None if sums is None else ac1_from_confusion(sums.reshape(-1, q, q), q)
+    ci = bootstrap_statistic_ci(
+        confusion_columns(c1, c2, q),
+        lambda s: ac1_from_confusion(s.reshape(-1, q, q), q),
+        n_boot=n_boot,
+        seed=seed,
+        alpha=alpha,
+        clusters=g,
+    )
     return AC1Result(
         value=value,
-        ci=interval(stats, alpha),
+        ci=ci,
         n=len(c1),
         n_excluded=n_excl,
         observed_agreement=po,

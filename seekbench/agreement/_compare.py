@@ -11,10 +11,10 @@ import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
 from ..labels import AnnotationSet
-from ..metrics import MetricOptions
+from ..metrics import MetricOptions, check_bootstrap_options
 from ._ac1 import ac1_from_confusion
 from ._align import FIELDS, STATUSES, align_pair, field_labels, rater_sets
-from ._counts import check_boot, confusion, confusion_columns, encode_pairs, interval, resampled_sums
+from ._counts import confusion, confusion_columns, encode_pairs, interval, resampled_sums
 from ._judge_costs import costs_with_panel
 from ._kappa import kappa_from_confusion
 from ._multi_rater import multi_rater_table, pairwise_kappa, wide_labels
@@ -424,7 +424,7 @@ def compare_annotations(
     >>> row["field"], row["step_kind"], int(row["n_compared"]), int(row["n_reference_only"]), float(row["kappa"])
     ('grounding', 'reasoning', 2, 1, 1.0)
     """
-    check_boot(n_boot, alpha)
+    check_bootstrap_options(n_boot, alpha)
     metric_opts = MetricOptions.resolve(options, **metric_options)
     if traces is None and (options is not None or metric_options):
         given = ", ".join(metric_options) or "options"

@@ -3,7 +3,7 @@
 Every coefficient is a function of a few counts that add up over items (a confusion
 matrix for two raters, per-item category counts for Fleiss' kappa, a coincidence matrix for
 Krippendorff's alpha). Resampling whole traces only reweights those sums, so the bootstrap
-is one matrix product (:func:`seekbench.metrics._bootstrap.bootstrap_sums`) followed by a
+is one matrix product (:func:`seekbench.metrics.bootstrap_sums`) followed by a
 vectorised formula, never a Python loop per resample.
 """
 
@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
-from ..metrics import bootstrap_sums, check_bootstrap_options, percentile_interval
+from ..metrics import bootstrap_sums, percentile_interval
 
 
 def is_missing(value: object) -> bool:
@@ -105,10 +105,6 @@ def interval(stats: np.ndarray | None, alpha: float) -> tuple[float, float]:
     if stats is None:
         return (float("nan"), float("nan"))
     return percentile_interval(stats, alpha=alpha)
-
-
-def check_boot(n_boot: int, alpha: float) -> None:
-    check_bootstrap_options(n_boot, alpha)
 
 
 def warn_undefined(what: str, why: str, stacklevel: int = 3) -> None:

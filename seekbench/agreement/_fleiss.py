@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ._counts import category_counts, check_boot, encode_matrix, interval, resampled_sums, warn_undefined
+from ..metrics import EstimateResult, bootstrap_statistic_ci, check_bootstrap_options
+from ._counts import category_counts, encode_matrix, warn_undefined
 
 
 def _fleiss_from_sums(sums: np.ndarray, m: int) -> np.ndarray:
@@ -84,15 +85,13 @@ def _why(codes: np.ndarray, cols: np.ndarray) -> str:
 
 
 @dataclass
-class FleissResult:
+class FleissResult(EstimateResult):
     """What :func:`fleiss_kappa` computes.
 
     Attributes
     ----------
     value : float
         Fleiss' kappa (NaN when undefined).
-    ci : tuple of float
-        Percentile bootstrap CI resampling whole groups (traces).
     n_items : int
         Items labeled by every rater (those used).
     n_excluded : int
@@ -104,8 +103,6 @@ class FleissResult:
         p_j per label.
     """
 
-    value: float
-    ci: tuple[float, float]
     n_items: int
     n_excluded: int
     n_raters: int
@@ -113,26 +110,9 @@ class FleissResult:
     expected_agreement: float
     labels: list
     prevalence: pd.Series
-    options: dict = field(default_factory=dict)
 
-    @property
-    def summary(self) -> pd.DataFrame:
-        """One row ``fleiss_kappa``: estimate, CI bounds, items used and excluded, raters."""
-        return pd.DataFrame(
-            [
-                {
-                    "estimate": self.value,
-                    "lower": self.ci[0],
-                    "upper": self.ci[1],
-                    "n_items": self.n_items,
-                    "n_excluded": self.n_excluded,
-                    "n_raters": self.n_raters,
-                    "observed_agreement": self.observed_agreement,
-                    "expected_agreement": self.expected_agreement,
-                }
-            ],
-            index=pd.Index(["fleiss_kappa"]),
-        )
+    _summary_name = "fleiss_kappa"
+    _summary_columns = ("n_items", "n_excluded", "n_raters", "observed_agreement", "expected_agreement")
 
 
 def fleiss_kappa(
@@ -152,9 +132,7 @@ def fleiss_kappa(
     Parameters
     ----------
     ratings, labels : see :func:`fleiss_kappa_score`.
-    groups : sequence, optional
-        The resampling unit of each item (row), e.g. its trace id; default items on their own.
-    n_boot, seed, alpha : bootstrap resamples (0 skips the CI), seed, 1 - level.
+    groups, n_boot, seed, alpha : see :func:`~seekbench.agreement.cohen_kappa` (one group per row).
 
     Returns
     -------
@@ -166,7 +144,7 @@ def fleiss_kappa(
     >>> res.value, res.n_items, res.n_excluded
     (1.0, 2, 1)
     """
-    check_boot(n_boot, alpha)
+    check_bootstrap_options(n_boot, alpha)
     codes, cats, _ = encode_matrix(ratings, labels)
     q, m = len(cats), codes.shape[1]
     g = np.arange(len(codes)) if groups is None else np.asarray(list(groups), dtype=object)
@@ -175,14 +153,21 @@ def fleiss_kappa(
     value = float(_fleiss_from_sums(total, m)[0]) if m > 1 else float("nan")
     if np.isnan(value):
         warn_undefined("Fleiss' kappa", _why(codes, cols))
-    sums = resampled_sums(cols, g[complete], n_boot=n_boot, seed=seed) if m > 1 else None
+    # one rater: P_i is undefined (NaN) for every item, so there is nothing to resample
+    ci = (
+        bootstrap_statistic_ci(
+            cols, lambda s: _fleiss_from_sums(s, m), n_boot=n_boot, seed=seed, alpha=alpha, clusters=g[complete]
+        )
+        if m > 1
+        else (float("nan"), float("nan"))
+    )
     n = total[1] if len(cols) else 0.0
     with np.errstate(invalid="ignore", divide="ignore"):
         prev = total[2:] / (n * m) if n else np.full(q, np.nan)
         p_bar = float(total[0] / n) if n else float("nan")
     return FleissResult(
         value=value,
-        ci=interval(None if sums is None else _fleiss_from_sums(sums, m), alpha),
+        ci=ci,
         n_items=int(n),
         n_excluded=int((~complete).sum()),
         n_raters=m,

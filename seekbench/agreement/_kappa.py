@@ -8,16 +8,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..metrics import bootstrap_statistic_cis, check_bootstrap_options
 from ._ac1 import ac1_from_confusion
-from ._counts import (
-    check_boot,
-    confusion,
-    confusion_columns,
-    encode_pairs,
-    interval,
-    resampled_sums,
-    warn_undefined,
-)
+from ._counts import confusion, confusion_columns, encode_pairs, warn_undefined
 
 
 def kappa_from_confusion(conf: np.ndarray) -> np.ndarray:
@@ -32,6 +25,15 @@ def kappa_from_confusion(conf: np.ndarray) -> np.ndarray:
     den = n * n - rc
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, (n * tr - rc) / np.where(den > 0, den, 1.0), np.nan)
+
+
+def _warn_kappa_undefined(n_items: int) -> None:
+    why = (
+        "no item labeled by both raters"
+        if not n_items
+        else "both raters give the same single label to every item (p_e = 1)"
+    )
+    warn_undefined("Cohen's kappa", why, stacklevel=4)
 
 
 def cohen_kappa_score(y1: Sequence, y2: Sequence, *, labels: Sequence | None = None) -> float:
@@ -68,12 +70,7 @@ def cohen_kappa_score(y1: Sequence, y2: Sequence, *, labels: Sequence | None = N
     c1, c2, cats, _, _ = encode_pairs(y1, y2, labels)
     value = float(kappa_from_confusion(confusion(c1, c2, len(cats))))
     if np.isnan(value):
-        warn_undefined(
-            "Cohen's kappa",
-            "no item labeled by both raters"
-            if not len(c1)
-            else "both raters give the same single label to every item (p_e = 1)",
-        )
+        _warn_kappa_undefined(len(c1))
     return value
 
 
@@ -182,34 +179,35 @@ def cohen_kappa(
     >>> int(res.confusion.loc["a", "b"])
     1
     """
-    check_boot(n_boot, alpha)
+    check_bootstrap_options(n_boot, alpha)
     c1, c2, cats, g, n_excl = encode_pairs(y1, y2, labels, groups)
     q = len(cats)
     conf = confusion(c1, c2, q)
     value = float(kappa_from_confusion(conf))
     ac1 = float(ac1_from_confusion(conf, q)) if len(c1) else float("nan")
     if np.isnan(value):
-        warn_undefined(
-            "Cohen's kappa",
-            "no item labeled by both raters"
-            if not len(c1)
-            else "both raters give the same single label to every item (p_e = 1)",
-        )
-    sums = resampled_sums(confusion_columns(c1, c2, q), g, n_boot=n_boot, seed=seed)
-    boot = None if sums is None else sums.reshape(-1, q, q)
+        _warn_kappa_undefined(len(c1))
+    ci, ac1_ci = bootstrap_statistic_cis(
+        confusion_columns(c1, c2, q),
+        [lambda s: kappa_from_confusion(s.reshape(-1, q, q)), lambda s: ac1_from_confusion(s.reshape(-1, q, q), q)],
+        n_boot=n_boot,
+        seed=seed,
+        alpha=alpha,
+        clusters=g,
+    )
     n = conf.sum()
     with np.errstate(invalid="ignore", divide="ignore"):
         po = float(np.trace(conf) / n) if n else float("nan")
         pe = float((conf.sum(axis=1) * conf.sum(axis=0)).sum() / n**2) if n else float("nan")
     return KappaResult(
         value=value,
-        ci=interval(None if boot is None else kappa_from_confusion(boot), alpha),
+        ci=ci,
         n=int(n),
         n_excluded=n_excl,
         observed_agreement=po,
         expected_agreement=pe,
         ac1=ac1,
-        ac1_ci=interval(None if boot is None else ac1_from_confusion(boot, q), alpha),
+        ac1_ci=ac1_ci,
         labels=cats,
         confusion=pd.DataFrame(
             conf.astype(int), index=pd.Index(cats, name="rater1"), columns=pd.Index(cats, name="rater2")

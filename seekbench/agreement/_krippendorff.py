@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ._counts import category_counts, check_boot, encode_matrix, interval, resampled_sums, warn_undefined
+from ..metrics import EstimateResult, bootstrap_statistic_ci, check_bootstrap_options
+from ._counts import category_counts, encode_matrix, warn_undefined
 
 
 def _coincidence_columns(codes: np.ndarray, q: int) -> tuple[np.ndarray, np.ndarray]:
@@ -89,15 +90,13 @@ def krippendorff_alpha_score(ratings: object, *, labels: Sequence | None = None)
 
 
 @dataclass
-class AlphaResult:
+class AlphaResult(EstimateResult):
     """What :func:`krippendorff_alpha` computes.
 
     Attributes
     ----------
     value : float
         Nominal alpha (NaN when undefined).
-    ci : tuple of float
-        Percentile bootstrap CI resampling whole groups (traces).
     n_items : int
         Pairable items (two or more ratings).
     n_excluded : int
@@ -108,33 +107,15 @@ class AlphaResult:
         The coincidence matrix o.
     """
 
-    value: float
-    ci: tuple[float, float]
     n_items: int
     n_excluded: int
     n_pairable: int
     n_raters: int
     labels: list
     coincidence: pd.DataFrame
-    options: dict = field(default_factory=dict)
 
-    @property
-    def summary(self) -> pd.DataFrame:
-        """One row ``krippendorff_alpha``: estimate, CI bounds, items used and excluded."""
-        return pd.DataFrame(
-            [
-                {
-                    "estimate": self.value,
-                    "lower": self.ci[0],
-                    "upper": self.ci[1],
-                    "n_items": self.n_items,
-                    "n_excluded": self.n_excluded,
-                    "n_pairable": self.n_pairable,
-                    "n_raters": self.n_raters,
-                }
-            ],
-            index=pd.Index(["krippendorff_alpha"]),
-        )
+    _summary_name = "krippendorff_alpha"
+    _summary_columns = ("n_items", "n_excluded", "n_pairable", "n_raters")
 
 
 def krippendorff_alpha(
@@ -154,9 +135,7 @@ def krippendorff_alpha(
     Parameters
     ----------
     ratings, labels : see :func:`krippendorff_alpha_score`.
-    groups : sequence, optional
-        The resampling unit of each item (row), e.g. its trace id; default items on their own.
-    n_boot, seed, alpha : bootstrap resamples (0 skips the CI), seed, 1 - level.
+    groups, n_boot, seed, alpha : see :func:`~seekbench.agreement.cohen_kappa` (one group per row).
 
     Returns
     -------
@@ -168,7 +147,7 @@ def krippendorff_alpha(
     >>> res.value, res.n_items, res.n_excluded
     (1.0, 2, 1)
     """
-    check_boot(n_boot, alpha)
+    check_bootstrap_options(n_boot, alpha)
     codes, cats, _ = encode_matrix(ratings, labels)
     q = len(cats)
     g = np.arange(len(codes)) if groups is None else np.asarray(list(groups), dtype=object)
@@ -177,10 +156,17 @@ def krippendorff_alpha(
     value = float(_alpha_from_coincidences(total, q)[0]) if q else float("nan")
     if np.isnan(value):
         warn_undefined("Krippendorff's alpha", _why(codes, int(pairable.sum())))
-    sums = resampled_sums(cols, g[pairable], n_boot=n_boot, seed=seed) if q else None
+    # no label at all: no coincidence matrix to resample
+    ci = (
+        bootstrap_statistic_ci(
+            cols, lambda s: _alpha_from_coincidences(s, q), n_boot=n_boot, seed=seed, alpha=alpha, clusters=g[pairable]
+        )
+        if q
+        else (float("nan"), float("nan"))
+    )
     return AlphaResult(
         value=value,
-        ci=interval(None if sums is None else _alpha_from_coincidences(sums, q), alpha),
+        ci=ci,
         n_items=int(pairable.sum()),
         n_excluded=int((~pairable).sum()),
         n_pairable=round(total.sum()),

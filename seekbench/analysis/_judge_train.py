@@ -19,16 +19,10 @@ def train_learned_model(
 
     Parameters
     ----------
-    traces : list of dict
-        Canonical traces.
-    labels : dict
-        Their human labels, ``(trace_id, step, field) -> value``.
-    seed : int, default 0
-        ``random_state`` of the classifiers (recorded in the card).
+    traces, labels, seed, source :
+        Passed to :func:`seekbench.annotate.offline.fit_with_card` (``seed`` also seeds the CV).
     n_splits : int, default 5
         Folds of the grouped cross-validation reported in the card.
-    source : str, optional
-        Where the training data came from (a file name, for the card).
     cv : bool, default True
         Run the grouped cross-validation for the card (skipped: ``card["cv"]`` is None).
 

@@ -44,7 +44,7 @@ import pandas as pd
 from .._errors import UserInputError
 from .._io import iter_jsonl
 from .._version import SCHEMA_VERSION
-from ..traces import EVIDENCE_SET_KEY, evidence_set_table, tri, validate_trace
+from ..traces import EVIDENCE_SET_KEY, evidence_set_table, normalize_judgment, validate_trace
 
 _NAME = re.compile(
     r"_result_(?P<lang>zh|en)_(?P<llm>.+?)_(?P<iters>\d+)_(?P<pages>\d+)_wotool_(?:True|False)_"
@@ -86,7 +86,7 @@ def is_infodeepseek_file(path: str | os.PathLike) -> bool:
 
 def _judgment(value: object, *, file: str | None, line: int | None, path: str) -> bool | None:
     try:
-        return tri(value)
+        return normalize_judgment(value)
     except UserInputError as e:
         raise UserInputError(e.message, file=file, line=line, path=path) from e
 

@@ -12,7 +12,7 @@ above theta; completeness is the share of the document's passages retrieved
 ...                       embedder=make_embedder("tfidf"), max_steps=10)  # doctest: +SKIP
 """
 
-from ._agents import SCRIPTED_AGENTS, Action, Agent, KeyphraseAgent, SentenceAgent, keyphrases
+from ._agents import SCRIPTED_AGENTS, Action, Agent, EpisodeStep, KeyphraseAgent, SentenceAgent, keyphrases
 from ._beliefs import BELIEFS, Belief, Gap, QueryRecord, build_belief, missing_placeholder
 from ._completeness import (
     CompletenessCurves,
@@ -65,6 +65,7 @@ __all__ = [
     "DocumentIndex",
     "Embedder",
     "EmbeddingCache",
+    "EpisodeStep",
     "Gap",
     "Hit",
     "KeyphraseAgent",

@@ -88,22 +88,38 @@ class Action:
     usage: dict = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class EpisodeStep:
+    """Where an episode stands when the runner asks its agent to act.
+
+    Attributes
+    ----------
+    number : int
+        The step, 1-based.
+    max_steps : int
+        The episode's last step.
+    queries_per_step : int
+        How many queries count (the runner drops the rest).
+    rng : numpy.random.Generator
+        The episode's seeded generator; an agent draws from it alone, so a seed fixes the episode.
+    episode_id : str
+        The id of the trace the episode writes.
+    """
+
+    number: int
+    max_steps: int
+    queries_per_step: int
+    rng: np.random.Generator
+    episode_id: str
+
+
 class Agent(Protocol):
     """What the episode runner calls."""
 
     name: str
 
-    def act(
-        self,
-        belief: Belief,
-        *,
-        step: int,
-        max_steps: int,
-        queries_per_step: int,
-        rng: np.random.Generator,
-        episode_id: str,
-    ) -> Action:
-        """Choose the queries of step ``step`` (1-based) from ``belief``."""
+    def act(self, belief: Belief, *, step: EpisodeStep) -> Action:
+        """Choose the queries of ``step`` from ``belief``."""
 
 
 def keyphrases(text: str, *, max_words: int = 3) -> list[str]:
@@ -171,16 +187,8 @@ class _ScriptedAgent(ABC):
         self.reasoning = reasoning
         self.prior_passages = prior_passages
 
-    def act(
-        self,
-        belief: Belief,
-        *,
-        step: int,
-        max_steps: int,
-        queries_per_step: int,
-        rng: np.random.Generator,
-        episode_id: str,
-    ) -> Action:
+    def act(self, belief: Belief, *, step: EpisodeStep) -> Action:
+        queries_per_step, rng = step.queries_per_step, step.rng
         if belief.kind == "oracle" and belief.gaps:
             # half the budget (rounded up) aims at gaps, the rest follows the content as without the oracle
             n_gap = (queries_per_step + 1) // 2

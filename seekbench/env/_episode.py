@@ -37,6 +37,7 @@ import numpy as np
 
 from .._errors import UserInputError
 from ..traces import validate_trace
+from ._agents import EpisodeStep
 from ._beliefs import BELIEFS, QueryRecord, build_belief
 from ._corpus import goal_passages
 from ._retrieval import DocumentIndex, RetrievalState
@@ -119,7 +120,8 @@ def run_episode(
         view = build_belief(belief, document, history)
         before = _round(state.completeness)
         action = agent.act(
-            view, step=t, max_steps=max_steps, queries_per_step=queries_per_step, rng=rng, episode_id=tid
+            view,
+            step=EpisodeStep(t, max_steps=max_steps, queries_per_step=queries_per_step, rng=rng, episode_id=tid),
         )
         estimates.append(action.self_estimate)
         first = len(steps)

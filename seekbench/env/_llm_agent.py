@@ -44,7 +44,7 @@ from ..llm import (
     neutralise,
     strip_code_fence,
 )
-from ._agents import Action
+from ._agents import Action, EpisodeStep
 from ._beliefs import Belief
 
 PROMPT_VERSION = "seeker_agent_v1"
@@ -227,22 +227,14 @@ class LLMAgent:
         )
         return {"model": self.config.model, "messages": messages, **decoding, "response_format": fmt}
 
-    def act(
-        self,
-        belief: Belief,
-        *,
-        step: int,
-        max_steps: int,
-        queries_per_step: int,
-        rng: np.random.Generator,
-        episode_id: str,
-    ) -> Action:
+    def act(self, belief: Belief, *, step: EpisodeStep) -> Action:
         """One request (plus repairs): the step's queries, reasoning and self-estimate."""
+        queries_per_step, rng, episode_id = step.queries_per_step, step.rng, step.episode_id
         if self.unreachable is not None:  # every request would fail the same way: none is sent
             self.failed_episodes.setdefault(episode_id, self.unreachable)
             return Action([], error=f"request not sent: {self.unreachable}")
         messages = render_messages(
-            self.template, belief, step=step, max_steps=max_steps, queries_per_step=queries_per_step
+            self.template, belief, step=step.number, max_steps=step.max_steps, queries_per_step=queries_per_step
         )
         usage: dict = {}
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from .._errors import UserInputError
 from ..traces import canonical_field, canonical_value, iter_jsonl
+from ..traces.importers import json_value
 from ._annotation_set import AnnotationSet, utc_now
 from ._span_labels import PROVENANCE_KIND, SpanIndex, check_tool
 
@@ -90,12 +91,7 @@ def _get(row: dict, *keys: str) -> object:
 
 
 def _meta(row: dict) -> dict:
-    meta = row.get("metadata")
-    if isinstance(meta, str):
-        try:
-            meta = json.loads(meta)
-        except ValueError:
-            meta = None
+    meta = json_value(row.get("metadata"))  # span exports keep structures as JSON text
     return meta if isinstance(meta, dict) else {}
 
 

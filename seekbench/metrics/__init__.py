@@ -4,8 +4,10 @@ import warnings as _warnings
 
 from ._audit import AUDIT_COLUMNS, FLAG_DEFINITIONS, FLAGS, audit_flag_rates, trace_audit, worst_traces
 from ._bootstrap import (
+    EstimateResult,
     bootstrap_ci,
     bootstrap_statistic_ci,
+    bootstrap_statistic_cis,
     bootstrap_sums,
     check_bootstrap_options,
     cluster_labels,
@@ -56,6 +58,7 @@ from ._trace_sums import ce_columns, erf_columns, rqi_columns
 __all__ = [
     "AUDIT_COLUMNS",
     "CalibrationResult",
+    "EstimateResult",
     "EvidenceRecoveryFitter",
     "EvidenceSetResult",
     "FLAGS",
@@ -75,6 +78,7 @@ __all__ = [
     "audit_flag_rates",
     "bootstrap_ci",
     "bootstrap_statistic_ci",
+    "bootstrap_statistic_cis",
     "bootstrap_sums",
     "calibration_error",
     "ce_columns",

@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Literal, TypeGuard
+from dataclasses import dataclass, field
+from typing import ClassVar, Literal, TypeGuard
 
 import numpy as np
 import pandas as pd
@@ -250,14 +251,80 @@ def bootstrap_statistic_ci(
     >>> 0.0 <= lo <= 0.75 <= hi <= 1.0
     True
     """
+    return bootstrap_statistic_cis(
+        columns, [statistic], n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters, universe=universe
+    )[0]
+
+
+def bootstrap_statistic_cis(
+    columns: np.ndarray,
+    statistics: Sequence[Callable[[np.ndarray], np.ndarray]],
+    *,
+    n_boot: int = 2000,
+    seed: int | None = 0,
+    alpha: float = 0.05,
+    clusters: Sequence | np.ndarray | None = None,
+    universe: Sequence | np.ndarray | None = None,
+) -> list[tuple[float, float]]:
+    """Percentile CIs of several statistics of the same resampled column sums.
+
+    As :func:`bootstrap_statistic_ci`, but every statistic sees the same B resamples (e.g.
+    Cohen's kappa and Gwet's AC1 of one confusion matrix), whatever the seed. Each CI is
+    ``(nan, nan)`` when ``n_boot = 0`` or there are no rows.
+
+    >>> cols = np.column_stack([[1.0, 0.0, 1.0, 1.0], np.ones(4)])
+    >>> (lo, hi), (lo0, hi0) = bootstrap_statistic_cis(cols, [ratio, lambda s: 1 - ratio(s)], n_boot=200)
+    >>> abs(lo - (1 - hi0)) < 1e-12
+    True
+    """
     check_bootstrap_options(n_boot, alpha)
     cols = np.asarray(columns, dtype=float)
     if n_boot == 0 or cols.shape[0] == 0:
-        return (float("nan"), float("nan"))
+        return [(float("nan"), float("nan")) for _ in statistics]
     sums = bootstrap_sums(cols, n_boot=n_boot, seed=seed, clusters=clusters, universe=universe)
     with np.errstate(invalid="ignore", divide="ignore"):
-        stats = statistic(sums)
-    return percentile_interval(stats, alpha=alpha)
+        return [percentile_interval(statistic(sums), alpha=alpha) for statistic in statistics]
+
+
+@dataclass
+class EstimateResult:
+    """An estimate with its percentile bootstrap CI: what every rich result shares.
+
+    A subclass adds its counts and decompositions, and names the row and the count columns
+    of :attr:`summary` in ``_summary_name`` and ``_summary_columns`` (attribute names, or
+    ``(column, attribute)`` pairs where the column is named otherwise).
+
+    Attributes
+    ----------
+    value : float
+        The estimate (NaN when undefined).
+    ci : tuple of float
+        Percentile bootstrap CI resampling whole traces (or the groups given);
+        ``(nan, nan)`` without resamples.
+    options : dict
+        The options it was computed with.
+
+    Examples
+    --------
+    >>> EstimateResult(0.5, (0.25, 0.75)).summary.columns.tolist()
+    ['estimate', 'lower', 'upper']
+    """
+
+    value: float
+    ci: tuple[float, float]
+    options: dict = field(default_factory=dict, kw_only=True)
+
+    _summary_name: ClassVar[str] = "estimate"
+    _summary_columns: ClassVar[tuple[str | tuple[str, str], ...]] = ()
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """One row: ``estimate``, CI bounds ``lower`` and ``upper``, then the counts."""
+        row: dict[str, object] = {"estimate": self.value, "lower": self.ci[0], "upper": self.ci[1]}
+        for col in self._summary_columns:
+            column, attribute = col if isinstance(col, tuple) else (col, col)
+            row[column] = getattr(self, attribute)
+        return pd.DataFrame([row], index=pd.Index([self._summary_name]))
 
 
 def ratio(sums: np.ndarray) -> np.ndarray:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning
 from ..traces import LABEL_VALUES
-from ._bootstrap import Cluster, bootstrap_ci, check_bootstrap_options, cluster_labels
+from ._bootstrap import Cluster, EstimateResult, bootstrap_ci, check_bootstrap_options, cluster_labels
 from ._evidence import step_evidence, trace_segments
 from ._options import (
     MAPPING_OPTIONS,
@@ -99,15 +99,13 @@ def rqi_score(steps: pd.DataFrame, *, aggregate: RQIAggregate = "trace") -> floa
 
 
 @dataclass
-class RQIResult:
+class RQIResult(EstimateResult):
     """What :func:`reasoning_quality` computes for one group of traces.
 
     Attributes
     ----------
     value : float
         RQI in [0, 1] (NaN when undefined).
-    ci : tuple of float
-        Percentile bootstrap CI resampling whole traces.
     n_traces : int
         Traces with at least one labeled reasoning step (those RQI averages over).
     n_steps : int
@@ -125,8 +123,6 @@ class RQIResult:
         E = k and their share; sum(share * rqi) over k equals the step-pooled RQI.
     """
 
-    value: float
-    ci: tuple[float, float]
     aggregate: str
     n_traces: int
     n_steps: int
@@ -135,26 +131,9 @@ class RQIResult:
     per_trace: pd.Series
     by_type: pd.DataFrame
     by_evidence: pd.DataFrame
-    options: dict = field(default_factory=dict)
 
-    @property
-    def summary(self) -> pd.DataFrame:
-        """One row: estimate, CI bounds, the n used and the unlabeled counts."""
-        return pd.DataFrame(
-            [
-                {
-                    "estimate": self.value,
-                    "lower": self.ci[0],
-                    "upper": self.ci[1],
-                    "n_traces": self.n_traces,
-                    "n_steps": self.n_steps,
-                    "n_unlabeled_steps": self.n_unlabeled,
-                    "n_traces_unlabeled": self.n_traces_unlabeled,
-                    "aggregate": self.aggregate,
-                }
-            ],
-            index=pd.Index(["rqi"]),
-        )
+    _summary_name = "rqi"
+    _summary_columns = ("n_traces", "n_steps", ("n_unlabeled_steps", "n_unlabeled"), "n_traces_unlabeled", "aggregate")
 
 
 def _decompose(g: pd.Series, key: pd.Series, levels: list, name: str) -> pd.DataFrame:

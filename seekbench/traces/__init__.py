@@ -8,7 +8,7 @@ from ._evidence_record import (
     evidence_set_of,
     evidence_set_table,
     is_false_premise,
-    tri,
+    normalize_judgment,
 )
 from ._normalize import normalize_answer, normalize_query
 from ._ontology import FIELDS_BY_KIND, LABEL_FIELDS, LABEL_VALUES, STEP_KINDS, canonical_field, canonical_value
@@ -44,10 +44,10 @@ __all__ = [
     "iter_traces",
     "json_path",
     "normalize_answer",
+    "normalize_judgment",
     "normalize_query",
     "read_tables",
     "read_traces",
-    "tri",
     "valid_traces",
     "validate_trace",
     "write_jsonl",

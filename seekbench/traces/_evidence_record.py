@@ -54,8 +54,17 @@ def slot_key(k: object) -> int:
     return int(text)
 
 
-def tri(value: object) -> bool | None:
-    """A judgment as True, False or None (pending). ``-1`` (the published pending marker) is None."""
+def normalize_judgment(value: object) -> bool | None:
+    """An evidence-set judgment as True (correct), False (wrong) or None (not judged yet).
+
+    Accepts booleans, 1 / 0, None, and ``-1`` (the published pending marker, read as None);
+    anything else is a user error.
+
+    Examples
+    --------
+    >>> [normalize_judgment(v) for v in (True, 1, 0, -1, None)]
+    [True, True, False, None, None]
+    """
     if value is None or isinstance(value, bool):
         return value
     if isinstance(value, (int, float)) and value in (0, 1):
@@ -74,9 +83,9 @@ def evidence_set_of(trace: Mapping) -> dict | None:
     if not isinstance(es, Mapping):
         raise UserInputError("metadata.evidence_set must be an object", trace_id=tid, path="$.metadata.evidence_set")
     try:
-        judgments = {slot_key(k): tri(v) for k, v in (es.get("judgments") or {}).items()}
+        judgments = {slot_key(k): normalize_judgment(v) for k, v in (es.get("judgments") or {}).items()}
         answers = {slot_key(k): v for k, v in (es.get("answers") or {}).items()}
-        no_ret = tri(es.get("no_retrieval_correct"))
+        no_ret = normalize_judgment(es.get("no_retrieval_correct"))
     except UserInputError as e:
         raise UserInputError(e.message, trace_id=tid, path="$.metadata.evidence_set") from e
     evidence = list(es.get("evidence") or [])

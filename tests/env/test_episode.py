@@ -139,3 +139,23 @@ def test_multiple_queries_per_step_capped():
     assert t["metadata"]["self_estimates"] == [None, None]
     assert not any("self_estimate" in s for s in t["steps"])
     assert np.all(np.diff(t["metadata"]["completeness_curve"]) >= 0)
+
+
+def test_agent_sees_each_step_of_its_episode():
+    from seekbench.env import Action, EpisodeStep
+
+    seen: list[EpisodeStep] = []
+
+    class Recorder:
+        name = "recorder"
+
+        def act(self, belief, *, step):
+            seen.append(step)
+            return Action(["cats"])
+
+    doc = make_document()
+    (t,) = run_episodes([doc], [Recorder()], ["trajectory"], embedder=make_embedder("tfidf"), theta=0.1,
+                        max_steps=3, queries_per_step=2)
+    assert [s.number for s in seen] == [1, 2, 3]
+    assert {(s.max_steps, s.queries_per_step, s.episode_id) for s in seen} == {(3, 2, t["trace_id"])}
+    assert len({id(s.rng) for s in seen}) == 1  # one seeded generator for the whole episode

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -10,8 +12,10 @@ from hypothesis import strategies as st
 from seekbench._errors import UserInputError
 from seekbench.metrics import _bootstrap
 from seekbench.metrics._bootstrap import (
+    EstimateResult,
     bootstrap_ci,
     bootstrap_statistic_ci,
+    bootstrap_statistic_cis,
     bootstrap_sums,
     cluster_labels,
     percentile_interval,
@@ -105,9 +109,44 @@ def test_bad_options():
 
 
 @SETTINGS
-@given(st.lists(st.floats(0, 1, allow_nan=False), min_size=8, max_size=60).filter(lambda v: np.ptp(v) > 1e-6),
-       st.integers(0, 2**31 - 1))
+@given(
+    st.lists(st.floats(0, 1, allow_nan=False), min_size=8, max_size=60).filter(lambda v: np.ptp(v) > 1e-6),
+    st.integers(0, 2**31 - 1),
+)
 def test_ci_contains_point_estimate_and_is_reproducible(values, seed):
     lo, hi = bootstrap_ci(values, n_boot=2000, seed=seed)
     assert lo <= np.mean(values) <= hi
     assert (lo, hi) == bootstrap_ci(values, n_boot=2000, seed=seed)
+
+
+def test_statistic_cis_share_resamples_even_unseeded():
+    # seed=None draws afresh on every call, so two separate calls differ; one call's
+    # statistics see the same B resamples: the same statistic twice gives one interval twice
+    cols = np.column_stack([np.arange(20.0) % 3, np.ones(20)])
+    first, second = bootstrap_statistic_cis(cols, [ratio, ratio], n_boot=200, seed=None)
+    assert first == second
+    assert np.isnan(bootstrap_statistic_cis(cols, [ratio, ratio], n_boot=0)).all()
+
+
+def test_statistic_ci_is_the_first_of_statistic_cis():
+    cols = np.column_stack([[1.0, 0.0, 1.0, 1.0, 0.0], np.ones(5)])
+    one = bootstrap_statistic_ci(cols, ratio, n_boot=300, seed=3)
+    assert bootstrap_statistic_cis(cols, [ratio, lambda s: s[:, 1]], n_boot=300, seed=3)[0] == one
+
+
+@dataclass
+class _Share(EstimateResult):
+    n: int
+    n_missing: int
+
+    _summary_name = "share"
+    _summary_columns = ("n", ("n_unlabeled", "n_missing"))
+
+
+def test_estimate_result_summary_row():
+    res = _Share(0.5, (0.25, 0.75), 4, 1, options={"n_boot": 10})
+    row = res.summary
+    assert row.index.tolist() == ["share"]
+    assert row.columns.tolist() == ["estimate", "lower", "upper", "n", "n_unlabeled"]
+    assert row.loc["share"].tolist() == [0.5, 0.25, 0.75, 4, 1]
+    assert res.options == {"n_boot": 10}

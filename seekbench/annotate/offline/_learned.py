@@ -295,7 +295,8 @@ def fit_learned_model(
     Returns
     -------
     LearnedModel
-        Without a card (see :func:`._train.train_learned_model` for the full training with CV scores).
+        Without a card (:func:`fit_with_card` adds one; :func:`seekbench.analysis.train_learned_model`
+        also its grouped-CV scores).
     """
     fields: dict[str, FieldModel] = {}
     unsupported: dict[str, str] = {}

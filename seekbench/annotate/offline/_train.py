@@ -23,12 +23,8 @@ def fit_with_card(
 
     Parameters
     ----------
-    traces : list of dict
-        Canonical traces.
-    labels : dict
-        Their human labels, ``(trace_id, step, field) -> value``.
-    seed : int, default 0
-        ``random_state`` of the classifiers (recorded in the card).
+    traces, labels, seed :
+        Passed to :func:`fit_learned_model` (the card records the seed and a hash of the data).
     source : str, optional
         Where the training data came from (a file name, for the card).
     cv : dict, optional

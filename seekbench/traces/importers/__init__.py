@@ -2,6 +2,7 @@
 
 from ._base import ImportedRecord
 from ._detect import FORMATS, available_formats, detect_format, importer_for
+from ._otel_spans import json_value
 from ._parquet import write_parquet
 from ._summary import ImportSummary
 from ._tools import is_search_tool
@@ -14,5 +15,6 @@ __all__ = [
     "detect_format",
     "importer_for",
     "is_search_tool",
+    "json_value",
     "write_parquet",
 ]

@@ -137,9 +137,8 @@ def _convert(
         file=file,
         line=line,
         record_id=rid,
+        path=prefix,
     )
-    if prefix != "$":
-        trace["source"]["path"] = prefix
     meta: dict = {"schema_version": version}
     for key in ("agent", "notes", "final_metrics"):
         if doc.get(key) is not None:

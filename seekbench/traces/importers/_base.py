@@ -49,8 +49,13 @@ def new_trace(
     file: str | None,
     line: int | None,
     record_id: str | None = None,
+    path: str | None = "$",
 ) -> dict[str, Any]:
-    """A canonical trace skeleton with the fields every importer fills."""
+    """A canonical trace skeleton with the fields every importer fills.
+
+    ``path`` is where the record sits inside its document (a JSON path); the document itself,
+    ``"$"``, is recorded as no path (None).
+    """
     return {
         "schema_version": SCHEMA_VERSION,
         "trace_id": trace_id,
@@ -61,7 +66,13 @@ def new_trace(
         "gold_answers": [],
         "final_answer": None,
         "correct": None,
-        "source": {"format": fmt, "file": file, "line": line, "record_id": record_id, "path": None},
+        "source": {
+            "format": fmt,
+            "file": file,
+            "line": line,
+            "record_id": record_id,
+            "path": None if path == "$" else path,
+        },
         "steps": [],
     }
 
@@ -125,6 +136,15 @@ def expect_type(
         got = names.get(type(value), type(value).__name__)
         raise UserInputError(f"{what} must be {want}, got {got}", file=file, line=line, trace_id=trace_id, path=path)
     return value
+
+
+def starts_with_bytes(path: str | os.PathLike, magic: bytes) -> bool:
+    """True for a readable file whose first bytes are ``magic`` (a binary format's signature)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(magic)) == magic
+    except OSError:
+        return False
 
 
 def default_agent(file: str) -> str:

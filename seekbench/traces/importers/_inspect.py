@@ -148,8 +148,8 @@ def convert_sample(
         file=file,
         line=line,
         record_id=sample.get("uuid") if isinstance(sample.get("uuid"), str) else None,
+        path=where,
     )
-    trace["source"]["path"] = where
     trace["dataset"] = task if isinstance(task, str) else None
     trace["question_id"] = str(sid)
     target = sample.get("target")

@@ -21,6 +21,7 @@ from typing import Literal, cast
 
 from ..._errors import UserInputError
 from ..._io import read_text
+from ._base import starts_with_bytes
 
 ZIP_MAGIC = b"PK\x03\x04"
 _ZSTD = 93  # the zip compression method number of Zstandard
@@ -40,11 +41,7 @@ def has_inspect() -> bool:
 
 
 def is_zip(path: str | os.PathLike) -> bool:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(4) == ZIP_MAGIC
-    except OSError:
-        return False
+    return starts_with_bytes(path, ZIP_MAGIC)
 
 
 def is_eval_zip(path: str | os.PathLike) -> bool:

@@ -353,9 +353,8 @@ def _convert(
         file=file,
         line=line,
         record_id=rid if rid is not None else key,
+        path=prefix,
     )
-    if prefix != "$":
-        trace["source"]["path"] = prefix
     given = fields["question"] if fields["question"] is not None else question
     sources = dict(fields["sources"])
     # the keys holding the steps (an Agents SDK run state's items, or the message list) are not metadata
@@ -457,14 +456,10 @@ def _assistant(
             break
     raw_calls = msg.get("tool_calls") or []
     raw_calls = expect_type(raw_calls, list, what="tool_calls", path=f"{p}.tool_calls", **ctx)
-    calls = []
-    for j, tc in enumerate(raw_calls):
-        tp = p if msg.get("_item") else f"{p}.tool_calls[{j}]"  # a Responses item is the call itself
-        fp = p if msg.get("_item") else f"{tp}.function"
-        tc = expect_type(tc, dict, what="tool call", path=tp, **ctx)
-        fn = tc.get("function")
-        fn = expect_type(fn, dict, what="tool call function", path=fp, **ctx)
-        expect_type(tc.get("id"), (str, type(None)), what="tool call id", path=f"{tp}.id", **ctx)
+    calls: list[tuple[dict, str, str | None]] = []
+
+    def add_call(fn: dict, fp: str, original_kind: str, where: str, call_id: str | None) -> None:
+        """One call's step from its ``name`` and ``arguments`` (at ``fp``), typed search or other."""
         step = search_step(
             fn.get("name"),
             fn.get("arguments"),
@@ -475,22 +470,21 @@ def _assistant(
             search_tools=search_tools,
         )
         kinds[step["tool"]] = step["kind"]
-        calls.append(({**step, "original_kind": "tool_call"}, tp, tc.get("id")))
+        calls.append(({**step, "original_kind": original_kind}, where, call_id))
+
+    for j, tc in enumerate(raw_calls):
+        tp = p if msg.get("_item") else f"{p}.tool_calls[{j}]"  # a Responses item is the call itself
+        fp = p if msg.get("_item") else f"{tp}.function"
+        tc = expect_type(tc, dict, what="tool call", path=tp, **ctx)
+        fn = tc.get("function")
+        fn = expect_type(fn, dict, what="tool call function", path=fp, **ctx)
+        expect_type(tc.get("id"), (str, type(None)), what="tool call id", path=f"{tp}.id", **ctx)
+        add_call(fn, fp, "tool_call", tp, tc.get("id"))
     legacy = msg.get("function_call")
     if legacy is not None:
         lp = f"{p}.function_call"
         legacy = expect_type(legacy, dict, what="function_call", path=lp, **ctx)
-        step = search_step(
-            legacy.get("name"),
-            legacy.get("arguments"),
-            ctx,
-            f"{lp}.name",
-            f"{lp}.arguments",
-            classify=True,
-            search_tools=search_tools,
-        )
-        kinds[step["tool"]] = step["kind"]
-        calls.append(({**step, "original_kind": "function_call"}, lp, None))
+        add_call(legacy, lp, "function_call", lp, None)
     answer = b.model_turn(reasoning, content, ("content", f"{p}.content"), calls, final=final, answer_tag=answer_tag)
     if answer is not None:
         trace["final_answer"] = answer

@@ -37,8 +37,8 @@ from typing import Any, cast
 from ..._errors import UserInputError
 from ._base import ImportedRecord, RecordContext, new_trace
 from ._openai_chat import StepBuilder, extract_answer, search_step
-from ._otel_messages import indexed, json_value, messages
-from ._otel_spans import Span, first_is_spans, malformed, read_spans, span_table_columns
+from ._otel_messages import indexed, messages
+from ._otel_spans import Span, first_is_spans, json_value, malformed, read_spans, span_table_columns
 from ._search_r1 import apply_fields, record_fields
 
 FORMAT = "otel"

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 
-from ._otel_spans import Span
+from ._otel_spans import Span, json_value
 
 _INDEX = re.compile(r"^(\d+)\.(.+)$")
 _INPUT_EVENTS = {
@@ -42,16 +42,6 @@ def indexed(attrs: dict, prefix: str) -> list[tuple[int, dict]]:
             if m:
                 groups.setdefault(int(m.group(1)), {})[m.group(2)] = value
     return sorted(groups.items())
-
-
-def json_value(value: object) -> object:
-    """A JSON-encoded attribute decoded (attributes hold only scalars, so structures travel as text)."""
-    if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
 
 
 def _text(value: object) -> str | None:

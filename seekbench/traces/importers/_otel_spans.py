@@ -31,6 +31,22 @@ from ..._errors import UserInputError
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 
 
+def json_value(value: object) -> object:
+    """A JSON-encoded attribute decoded (attributes hold only scalars, so structures travel as text).
+
+    A string that is not a JSON array or object, or does not parse, comes back as it was.
+
+    >>> json_value('{"k": [1, 2]}'), json_value("plain"), json_value(3)
+    ({'k': [1, 2]}, 'plain', 3)
+    """
+    if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
 @dataclass
 class Span:
     """One span, whatever file it came from. ``start`` sorts spans in time (nanoseconds, or text)."""
@@ -192,12 +208,7 @@ def span_from_row(row: dict, *, file: str, line: int | None) -> Span:
     ctx = row.get("context")
     ctx = ctx if isinstance(ctx, dict) else {}
     attrs: dict = {}
-    nested = row.get("attributes")
-    if isinstance(nested, str):
-        try:
-            nested = json.loads(nested)
-        except ValueError:
-            nested = None
+    nested = json_value(row.get("attributes"))
     if isinstance(nested, dict):
         flatten("", nested, attrs)
     for key, value in row.items():

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..._errors import UserInputError
 from ..._io import atomic_writer
-from ._base import ImportedRecord
+from ._base import ImportedRecord, starts_with_bytes
 
 FORMAT = "parquet"
 MAGIC = b"PAR1"
@@ -26,11 +26,7 @@ BATCH = 4096
 
 def is_parquet(path: str | os.PathLike) -> bool:
     """True for a file that starts with the Parquet magic bytes ``PAR1``."""
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(4) == MAGIC
-    except OSError:
-        return False
+    return starts_with_bytes(path, MAGIC)
 
 
 def sniff(path: str, head: str, first: object) -> bool:

@@ -302,9 +302,8 @@ def _convert(
         file=file,
         line=line,
         record_id=rid,
+        path=prefix,
     )
-    if prefix != "$":
-        trace["source"]["path"] = prefix
     apply_fields(trace, fields)
     sources = dict(fields["sources"])
     if q is not None and "question" not in sources:
