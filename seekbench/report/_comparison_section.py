@@ -8,7 +8,7 @@ import math
 
 import pandas as pd
 
-from ..analysis import HEADLINE_METRICS, Comparison
+from ..analysis import HEADLINE_METRICS, Comparison, HeadlineMetric
 
 _ARROW = {"higher": "\u2191", "lower": "\u2193"}
 #: Styles of this section only (the page's stylesheet is shared by every report page).
@@ -55,36 +55,31 @@ def _metric_head(m) -> str:
     return f"{html.escape(m.name)} <span class='dir'>{_ARROW[m.better]} {html.escape(m.direction)}</span>"
 
 
-def _values_frame(c: Comparison) -> pd.DataFrame:
-    """Agent (rows) by metric (columns): value and rank, for the Markdown table."""
-    v = c.values
-    rows = []
-    for a in c.agents:
-        sub = v[v["agent"] == a].set_index("metric")
-        row = {"agent": a}
-        for m in HEADLINE_METRICS:
-            r = sub.loc[m.key]
-            rank = "" if pd.isna(r["rank"]) else f" #{int(r['rank'])}"
-            row[f"{m.short} {_ARROW[m.better]}"] = _num(r["value"]) + rank + (" (best)" if r["best"] else "")
-        rows.append(row)
-    return pd.DataFrame(rows)
+def _grid(table: pd.DataFrame, agents) -> list[tuple[str, list[tuple[HeadlineMetric, pd.Series]]]]:
+    """Per agent (in the order given), per headline metric, its row of ``table`` (values or differences)."""
+    by = {(r["agent"], r["metric"]): r for _, r in table.iterrows()}
+    return [(a, [(m, by[(a, m.key)]) for m in HEADLINE_METRICS]) for a in agents]
 
 
-def _differences_frame(c: Comparison) -> pd.DataFrame:
-    """Agent (rows, the baseline left out) by metric (columns): difference, CI and whether it is clear."""
-    d = c.against_baseline()
-    rows = []
-    for a in c.agents:
-        if a == c.baseline:
-            continue
-        sub = d[d["agent"] == a].set_index("metric")
-        row = {"agent": a}
-        for m in HEADLINE_METRICS:
-            r = sub.loc[m.key]
-            mark = (" clearly better" if r["better"] else " clearly worse") if r["clear"] else ""
-            row[f"{m.short} {_ARROW[m.better]}"] = f"{_signed(r['difference'])} {_ci(r['lower'], r['upper'])}{mark}"
-        rows.append(row)
-    return pd.DataFrame(rows)
+def _value_text(r: pd.Series) -> str:
+    rank = "" if pd.isna(r["rank"]) else f" #{int(r['rank'])}"
+    return _num(r["value"]) + rank + (" (best)" if r["best"] else "")
+
+
+def _difference_text(r: pd.Series) -> str:
+    mark = (" clearly better" if r["better"] else " clearly worse") if r["clear"] else ""
+    return f"{_signed(r['difference'])} {_ci(r['lower'], r['upper'])}{mark}"
+
+
+def _others(c: Comparison) -> list[str]:
+    return [a for a in c.agents if a != c.baseline]
+
+
+def _frame(grid, text) -> pd.DataFrame:
+    """Agent (rows) by metric (columns) for the Markdown tables, each cell ``text(row)``."""
+    return pd.DataFrame(
+        [{"agent": a, **{f"{m.short} {_ARROW[m.better]}": text(r) for m, r in cells}} for a, cells in grid]
+    )
 
 
 def _head() -> str:
@@ -133,53 +128,37 @@ def comparison_html(c: Comparison) -> str:
         f"<ul class='verdicts'>{items}</ul>",
         f"<p class='muted'>{html.escape(_paired_note(c))}</p>",
     ]
-    v = c.values
-    body = []
-    for a in c.agents:
-        sub = v[v["agent"] == a].set_index("metric")
-        cells = []
-        for m in HEADLINE_METRICS:
-            r = sub.loc[m.key]
-            rank = "" if pd.isna(r["rank"]) else f" <span class='ci'>#{int(r['rank'])}</span>"
-            ci = (
-                ""
-                if pd.isna(r["lower"])
-                else f"<br><span class='ci'>{_ci(r['lower'], r['upper'], signed=False)}</span>"
-            )
-            cls = " class='best'" if r["best"] else ""
-            cells.append(f"<td{cls}>{_num(r['value'])}{rank}{ci}</td>")
-        body.append(f"<tr><th class='l'>{_name(a)}</th>{''.join(cells)}</tr>")
     table = (
         "<div style='overflow-x:auto'><table class='cmp'><thead><tr><th class='l'>agent</th>{}</tr></thead>"
         "<tbody>{}</tbody></table></div>"
     )
+
+    def body(grid, cell) -> str:
+        return "".join(
+            f"<tr><th class='l'>{_name(a)}</th>{''.join(cell(r) for _, r in cells)}</tr>" for a, cells in grid
+        )
+
+    def value_cell(r: pd.Series) -> str:
+        rank = "" if pd.isna(r["rank"]) else f" <span class='ci'>#{int(r['rank'])}</span>"
+        ci = "" if pd.isna(r["lower"]) else f"<br><span class='ci'>{_ci(r['lower'], r['upper'], signed=False)}</span>"
+        best = " class='best'" if r["best"] else ""
+        return f"<td{best}>{_num(r['value'])}{rank}{ci}</td>"
+
+    def difference_cell(r: pd.Series) -> str:
+        cls = (" class='clear-better'" if r["better"] else " class='clear-worse'") if r["clear"] else ""
+        return f"<td{cls}>{_signed(r['difference'])}<br><span class='ci'>{_ci(r['lower'], r['upper'])}</span></td>"
+
     parts += [
         "<h3>Values and order</h3><p class='muted'>Each agent's value with its own 95% CI (none for tool calls "
         "and repeated queries); #1 is best in the metric's direction (\u2191 higher, \u2193 lower is better), "
         "bold the best (ties share it). Hover a heading for the metric's name.</p>",
-        table.format(_head(), "".join(body)),
+        table.format(_head(), body(_grid(c.values, c.agents), value_cell)),
     ]
-    d = c.against_baseline()
-    body = []
-    for a in c.agents:
-        if a == c.baseline:
-            continue
-        sub = d[d["agent"] == a].set_index("metric")
-        cells = []
-        for m in HEADLINE_METRICS:
-            r = sub.loc[m.key]
-            cls = ""
-            if r["clear"]:
-                cls = " class='clear-better'" if r["better"] else " class='clear-worse'"
-            cells.append(
-                f"<td{cls}>{_signed(r['difference'])}<br><span class='ci'>{_ci(r['lower'], r['upper'])}</span></td>"
-            )
-        body.append(f"<tr><th class='l'>{_name(a)}</th>{''.join(cells)}</tr>")
     parts += [
         f"<h3 id='baseline'>Differences against {html.escape(c.baseline)}</h3>",
         "<p class='muted'>Agent minus baseline (<code>--baseline NAME</code> picks another). Green: clearly "
         f"better than the baseline; red: clearly worse ({_level(c)}% CI excludes 0); plain: not clear.</p>",
-        table.format(_head(), "".join(body)),
+        table.format(_head(), body(_grid(c.against_baseline(), _others(c)), difference_cell)),
         "</section>",
     ]
     return "\n".join(parts)
@@ -196,9 +175,9 @@ def comparison_markdown(c: Comparison, table) -> str:
         "",
         _paired_note(c) + "\n",
         "### Values and order\n",
-        table(_values_frame(c)),
+        table(_frame(_grid(c.values, c.agents), _value_text)),
         f"\n### Differences against {c.baseline}\n",
-        table(_differences_frame(c)),
+        table(_frame(_grid(c.against_baseline(), _others(c)), _difference_text)),
         "",
     ]
     return "\n".join(lines)
