@@ -11,6 +11,7 @@ from ._audit import analyze_audit
 from ._comparison import compare_agents
 from ._completeness import analyze_completeness
 from ._disagreements import disagreement_examples
+from ._episode_conformal import agent_self_conformal, self_estimate_states
 from ._explorer_data import AUDIT_OPTION_DEFAULTS, ExplorerData, explorer_data, flag_definitions
 from ._headline import HEADLINE_METRICS, HeadlineMetric
 from ._judge_eval import (
@@ -53,6 +54,7 @@ __all__ = [
     "OutcomeAnalysis",
     "ProcessAnalysis",
     "Provenance",
+    "agent_self_conformal",
     "agreement_analysis",
     "agreement_summary",
     "agreement_table",
@@ -75,5 +77,6 @@ __all__ = [
     "kappa_score",
     "model_card_markdown",
     "panel_table",
+    "self_estimate_states",
     "train_learned_model",
 ]

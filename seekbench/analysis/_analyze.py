@@ -16,6 +16,7 @@ from ._agreement import analyze_agreement
 from ._audit import analyze_audit
 from ._comparison import compare_agents
 from ._completeness import analyze_completeness
+from ._episode_conformal import agent_self_conformal
 from ._explorer_data import explorer_data
 from ._outcome import analyze_outcome
 from ._process import analyze_process
@@ -63,7 +64,8 @@ def analyze(
         ``tiebreaker`` breaks majority-panel ties); the explorer lists their disagreements.
     estimates : DataFrame, optional
         Completeness estimates of synthetic belief states (:func:`seekbench.env.conformal.read_estimates`):
-        adds split-conformal coverage at level ``alpha``, and each agent's q_hat beside its completeness.
+        adds split-conformal coverage at level ``alpha``. Each seeking agent's q_hat and coverage beside
+        its completeness come from its own per-step self-estimates, calibrated at the same ``alpha``.
     explorer : bool, default True
         Also compute the trace explorer's data; ``labels`` and ``label_source`` name the labels' raters.
     baseline : str, optional
@@ -110,7 +112,11 @@ def analyze(
         recovery=options.get("recovery", "evidence_or_correct"),
     )
     outcome = analyze_outcome(steps, traces, trace_dicts)
-    per_agent = conformal.for_agents(sorted(traces["agent"].unique())) if conformal is not None else None
+    # Each seeking agent's own completeness estimates calibrated; agents that never estimated fall back
+    # to a synthetic-state estimator named like them (ConformalResult.for_agents), when estimates were given.
+    per_agent = agent_self_conformal(trace_dicts, alpha=alpha, seed=options.get("seed", 0))
+    if per_agent.empty:
+        per_agent = conformal.for_agents(sorted(traces["agent"].unique())) if conformal is not None else None
     completeness = analyze_completeness(
         steps,
         traces,

@@ -163,7 +163,9 @@ class CompletenessAnalysis:
         :func:`seekbench.env.completeness_summary` by agent and belief, and by agent.
     by_agent : DataFrame
         Per agent: ``episodes, completeness, ci_low, ci_high, self_estimate_error``, the
-        conformal columns when given, and the process metrics ``rqi, recovered_by_8, ce``.
+        conformal columns (the agent's own self-estimates calibrated: ``self_estimates, q_hat,
+        coverage, coverage_ci_lower, coverage_ci_upper, width, conformal_note``), and the process
+        metrics ``rqi, recovered_by_8, ce`` each with ``<name>_ci_lo`` and ``<name>_ci_hi``.
     conformal_columns : tuple of str
         Which columns of ``by_agent`` came from the conformal result.
     curves, diversity, topics : DataFrame
@@ -203,10 +205,14 @@ class AgreementAnalysis:
     result : AgreementResult
         :func:`seekbench.agreement.compare_annotations`.
     kappa_cost : DataFrame
-        The pooled rows of judges with a cost row: ``rater, cost_per_trace, score, lower,
-        upper, known`` (cost recorded) and ``on_front`` (on the Pareto front of cost and score).
+        The pooled rows of judges with a cost row: ``rater, cost_per_trace, latency_s_per_trace,
+        tokens_per_trace, score, lower, upper``, ``known`` (a value on ``cost_axis``) and
+        ``on_front`` (on the Pareto front of that axis and the score).
     score : {"kappa", "ac1"}
         The score ``kappa_cost`` holds.
+    cost_axis : str or None
+        The column of ``kappa_cost`` to plot the score against (cost, else latency, else
+        tokens per trace); None when no judge recorded any of them.
     examples : DataFrame or None
         :func:`seekbench.analysis.disagreement_examples`: a few steps per (judge, field, step kind)
         where judge and reference differ; None when the traces were not at hand.
@@ -215,6 +221,7 @@ class AgreementAnalysis:
     result: AgreementResult
     kappa_cost: pd.DataFrame
     score: str = "kappa"
+    cost_axis: str | None = None
     examples: pd.DataFrame | None = None
 
 

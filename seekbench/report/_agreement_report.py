@@ -19,7 +19,9 @@ import pandas as pd
 from .._io import write_bytes, write_text
 from .._version import __version__
 from ..analysis import AgreementAnalysis
+from ._agreement_plots import AXIS_LABELS, NO_COST_PLOT
 from ._disagreement_examples import disagreement_examples_html, disagreement_examples_markdown
+from ._figures import figure_html
 from ._figures import figure_png as _png
 from ._html import _img, _table
 from ._page import html_page
@@ -67,8 +69,9 @@ def agreement_figures(agreement: AgreementAnalysis) -> dict[str, bytes]:
             )
         fig.suptitle(f"{_stratum_name(f, kind)}: reference (rows) vs rater (columns)", fontsize=10)
         out[f"agreement_confusion_{f}_{kind}"] = _png(fig)
-    if len(result.costs):
-        out["agreement_kappa_cost"] = _png(plot_kappa_cost(agreement.kappa_cost, score=agreement.score))
+    if len(result.costs) and agreement.cost_axis is not None:
+        points, axis = agreement.kappa_cost, agreement.cost_axis
+        out["agreement_kappa_cost"] = _png(plot_kappa_cost(points, axis=axis, score=agreement.score))
     return out
 
 
@@ -218,11 +221,16 @@ def render_agreement_section(agreement: AgreementAnalysis, figures: dict[str, by
             "<h3>What each judge cost</h3><p>From label provenance; n/a = not recorded.</p>",
             _table(result.costs, left=("rater", "kind", "top_unscored_reason")),
         ]
-        if "agreement_kappa_cost" in figures:
-            parts.append(
-                f"<figure>{_img(figures['agreement_kappa_cost'], 'kappa vs cost')}<figcaption>Pooled "
-                "kappa against cost per trace; the red line is the Pareto front.</figcaption></figure>"
+        parts.append(
+            figure_html(
+                figures,
+                "agreement_kappa_cost",
+                "kappa vs cost",
+                f"Pooled kappa against {AXIS_LABELS.get(str(agreement.cost_axis), 'cost')}; the red staircase "
+                "is the Pareto front.",
+                note=NO_COST_PLOT,
             )
+        )
     sens: Any = result.sensitivity
     if sens is not None:
         t = sens.table

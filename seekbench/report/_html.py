@@ -7,31 +7,20 @@ import html
 import math
 from collections.abc import Sequence
 
-import pandas as pd
-
 from ..analysis import Analysis
 from ._comparison_section import comparison_html
 from ._explorer_section import audit_section
+from ._figures import NO_CALIBRATION, figure_html
+from ._glossary import glossary_section
 from ._page import html_page
 from ._tables import display_table, fmt, fmt_p
+from ._tables import html_table as _table
 from ._toc import html_with_toc
 
 
 def _img(png: bytes, alt: str) -> str:
     data = base64.b64encode(png).decode("ascii")
     return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
-
-
-def _table(df: pd.DataFrame, left: tuple[str, ...] = ()) -> str:
-    head = "".join(f'<th class="{"l" if c in left else ""}">{html.escape(str(c))}</th>' for c in df.columns)
-    rows = []
-    for _, r in df.iterrows():
-        cells = "".join(f'<td class="{"l" if c in left else ""}">{html.escape(fmt(r[c]))}</td>' for c in df.columns)
-        rows.append(f"<tr>{cells}</tr>")
-    return (
-        f"<div style='overflow-x:auto'><table><thead><tr>{head}</tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table></div>"
-    )
 
 
 def render_html(
@@ -91,8 +80,13 @@ def render_html(
         "steps by reasoning type.</figcaption></figure>"
     )
     parts.append(
-        f"<figure>{_img(figures['calibration'], 'calibration chart')}<figcaption>Probability of answering "
-        "at each evidence state; the ideal policy answers exactly when E = 2.</figcaption></figure>"
+        figure_html(
+            figures,
+            "calibration",
+            "calibration chart",
+            "Probability of answering at each evidence state; the ideal policy answers exactly when E = 2.",
+            note=NO_CALIBRATION,
+        )
     )
     parts.append(
         f"<figure>{_img(figures['prevalence'], 'evidence prevalence')}<figcaption>Share of decision "
@@ -118,5 +112,6 @@ def render_html(
         )
     else:
         parts.append("<p>Every step the metrics need was labeled.</p>")
+    parts.append(glossary_section(parts))
     toc, parts = html_with_toc(parts)
     return html_page("seekbench report", "seekbench process audit", meta, [toc, *parts], sep="\n")

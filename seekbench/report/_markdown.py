@@ -9,6 +9,7 @@ import pandas as pd
 from ..analysis import Analysis
 from ._comparison_section import comparison_markdown
 from ._explorer_section import audit_section
+from ._figures import NO_CALIBRATION
 from ._page import markdown_page
 from ._tables import display_table, fmt, fmt_p
 from ._toc import markdown_toc
@@ -61,7 +62,7 @@ def render_markdown(
     out += [
         "## Groundedness and calibration\n",
         f"![RQI by type]({figure_files['rqi_heatmap']})\n",
-        f"![Calibration]({figure_files['calibration']})\n",
+        f"![Calibration]({figure_files['calibration']})\n" if "calibration" in figure_files else NO_CALIBRATION + "\n",
         f"![Evidence prevalence]({figure_files['prevalence']})\n",
         audit_section(a.audit, explorer=explorer)[1],
         "\n## Options\n",

@@ -16,9 +16,10 @@ from pathlib import Path
 import pandas as pd
 
 from .._io import write_bytes, write_text
-from ..analysis import Analysis, ProcessAnalysis
+from ..analysis import Analysis
 from ._explorer_page import write_explorer
 from ._explorer_section import audit_tables
+from ._figures import process_figures as _figures
 from ._html import render_html
 from ._markdown import render_markdown
 
@@ -33,26 +34,6 @@ class ReportFiles:
     figures: list[Path]
     tables: list[Path]
     explorer: Path | None = None
-
-
-def _figures(content: ProcessAnalysis) -> dict[str, bytes]:
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
-
-    from ._figures import figure_png, plot_calibration, plot_erf_curves, plot_evidence_prevalence, plot_rqi_heatmap
-
-    made = {}
-    png = figure_png
-
-    made["erf"] = png(plot_erf_curves(content.erf_fitters))
-    made["erf_km"] = png(
-        plot_erf_curves(content.erf_km_fitters, title="1 - Kaplan-Meier, stopped traces censored (overstates)")
-    )
-    made["rqi_heatmap"] = png(plot_rqi_heatmap(content.rqi_by_type, content.rqi_by_type_n))
-    made["calibration"] = png(plot_calibration(content.calibration))
-    made["prevalence"] = png(plot_evidence_prevalence(content.prevalence))
-    return made
 
 
 def _add_seeking_sections(analysis: Analysis, figures, html_parts, md_parts, tables) -> None:
