@@ -9,16 +9,18 @@ import math
 import pandas as pd
 
 from ..analysis import HEADLINE_METRICS, Comparison, HeadlineMetric
+from ._glossary import header_cell, term
 
 _ARROW = {"higher": "\u2191", "lower": "\u2193"}
 #: Styles of this section only (the page's stylesheet is shared by every report page).
-_STYLE = (
-    "<style>#comparison>h2{margin-top:.8rem}.verdicts{margin:.3rem 0 .6rem;padding-left:1.2rem;font-size:.93rem;"
-    "line-height:1.38}.verdicts li{margin:.15rem 0}"
-    ".dir{color:#555;font-size:.8rem;white-space:nowrap}.cmp td{white-space:nowrap}"
-    ".cmp th.l{min-width:9rem;max-width:16rem;white-space:normal}"
-    ".clear-better{background:#e3f4e1;font-weight:600}.clear-worse{background:#fbe3e1;font-weight:600}"
-    ".best{font-weight:700}.ci{color:#555;font-size:.78rem}</style>"
+_STYLE = (  # scoped to the section: the page's own rules (e.g. .ci in other tables) stay as they are
+    "<style>#comparison>h2{margin-top:.8rem}#comparison .verdicts{margin:.3rem 0 .6rem;padding-left:1.2rem;"
+    "font-size:.93rem;line-height:1.38}#comparison .verdicts li{margin:.15rem 0}"
+    "#comparison .dir{color:#555;font-size:.8rem;white-space:nowrap}#comparison .cmp td{white-space:nowrap}"
+    "#comparison .cmp th.l{min-width:9rem;max-width:16rem;white-space:normal}"
+    "#comparison .clear-better{background:#e3f4e1;font-weight:600}"
+    "#comparison .clear-worse{background:#fbe3e1;font-weight:600}"
+    "#comparison .best{font-weight:700}#comparison .ci{color:#555;font-size:.78rem}</style>"
 )
 
 
@@ -82,13 +84,31 @@ def _frame(grid, text) -> pd.DataFrame:
     )
 
 
+#: The glossary term of each headline metric's column.
+_TERM = {
+    "rqi": "RQI",
+    "ce": "CE",
+    "recovered_by_8": "ERF(8)",
+    "accuracy": "accuracy",
+    "overconfident": "overconfident",
+    "overcautious": "overcautious",
+    "tool_calls": "tool calls",
+    "duplicate_query_rate": "repeated queries",
+}
+
+
 def _head() -> str:
-    """The metric column headings: short name and arrow, the full name and direction on hover."""
-    return "".join(
-        f"<th title='{html.escape(m.name)}: {html.escape(m.direction)}'>{html.escape(m.short)} "
-        f"<span class='dir'>{_ARROW[m.better]}</span></th>"
-        for m in HEADLINE_METRICS
-    )
+    """The column headings: agent, then each metric's short name and arrow; the definition and direction on
+    hover, and a ``data-term`` the page's glossary collects."""
+    cells = [header_cell("agent", left=True)]
+    for m in HEADLINE_METRICS:
+        label = _TERM.get(m.key, m.short)
+        title = f"{term(label)[1] or m.name} ({m.direction})"
+        cells.append(
+            f"<th data-term='{html.escape(label, quote=True)}'><abbr title='{html.escape(title, quote=True)}'>"
+            f"{html.escape(m.short)}</abbr> <span class='dir'>{_ARROW[m.better]}</span></th>"
+        )
+    return "".join(cells)
 
 
 def _level(c: Comparison) -> str:
@@ -128,10 +148,7 @@ def comparison_html(c: Comparison) -> str:
         f"<ul class='verdicts'>{items}</ul>",
         f"<p class='muted'>{html.escape(_paired_note(c))}</p>",
     ]
-    table = (
-        "<div style='overflow-x:auto'><table class='cmp'><thead><tr><th class='l'>agent</th>{}</tr></thead>"
-        "<tbody>{}</tbody></table></div>"
-    )
+    table = "<div style='overflow-x:auto'><table class='cmp'><thead><tr>{}</tr></thead><tbody>{}</tbody></table></div>"
 
     def body(grid, cell) -> str:
         return "".join(

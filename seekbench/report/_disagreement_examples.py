@@ -8,10 +8,16 @@ import html
 import pandas as pd
 
 from ._explorer_section import explorer_link
+from ._glossary import header_cell
 
 _INTRO = (
     "A few steps per field where the judge's label differs from the reference's (those with the judge's "
     "explanation first): read them before trusting a kappa. The step text is clipped"
+)
+
+
+_HEAD = "".join(
+    header_cell(c, left=True) for c in ("trace", "step text", "reference label", "judge label", "judge's explanation")
 )
 
 
@@ -40,8 +46,7 @@ def disagreement_examples_html(examples: pd.DataFrame, *, explorer: bool) -> str
             )
         parts.append(
             f"<h4>{html.escape(fld)} ({html.escape(kind)} steps): {html.escape(str(rater))}</h4>"
-            "<div style='overflow-x:auto'><table><thead><tr><th class='l'>trace</th><th class='l'>step text</th>"
-            "<th class='l'>reference</th><th class='l'>judge</th><th class='l'>judge's explanation</th></tr></thead>"
+            f"<div style='overflow-x:auto'><table><thead><tr>{_HEAD}</tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table></div>"
         )
     return "\n".join(parts)
