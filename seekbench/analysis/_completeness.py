@@ -21,7 +21,7 @@ from ._result import CompletenessAnalysis
 
 
 def _by_agent(per_agent: pd.DataFrame, process, conformal: pd.DataFrame | None) -> tuple[pd.DataFrame, tuple]:
-    """Per agent: completeness with its CI, self-estimate error, conformal columns, RQI, ERF(8) and CE."""
+    """Per agent: completeness with its CI, self-estimate error, conformal columns, RQI, ERF(8) and CE with CIs."""
     groups = {g.get("agent"): g for g in (process.groups if process is not None else [])}
     extra = (
         tuple(c for c in conformal.columns if c != "agent")
@@ -43,7 +43,10 @@ def _by_agent(per_agent: pd.DataFrame, process, conformal: pd.DataFrame | None) 
             c = conformal[conformal["agent"] == r["agent"]]
             for col in extra:
                 row[col] = c[col].iloc[0] if len(c) else None
-        row.update({"rqi": g.get("rqi"), "recovered_by_8": g.get("recovered_by_8"), "ce": g.get("ce")})
+        for key in ("rqi", "recovered_by_8", "ce"):
+            row[key] = g.get(key)
+            lo, hi = (list(g.get(f"{key}_ci") or []) + [None, None])[:2]
+            row[f"{key}_ci_lo"], row[f"{key}_ci_hi"] = lo, hi
         rows.append(row)
     return pd.DataFrame(rows), extra
 

@@ -163,7 +163,9 @@ class CompletenessAnalysis:
         :func:`seekbench.env.completeness_summary` by agent and belief, and by agent.
     by_agent : DataFrame
         Per agent: ``episodes, completeness, ci_low, ci_high, self_estimate_error``, the
-        conformal columns when given, and the process metrics ``rqi, recovered_by_8, ce``.
+        conformal columns (the agent's own self-estimates calibrated: ``self_estimates, q_hat,
+        coverage, coverage_ci_lower, coverage_ci_upper, width, conformal_note``), and the process
+        metrics ``rqi, recovered_by_8, ce`` each with ``<name>_ci_lo`` and ``<name>_ci_hi``.
     conformal_columns : tuple of str
         Which columns of ``by_agent`` came from the conformal result.
     curves, diversity, topics : DataFrame
@@ -203,15 +205,97 @@ class AgreementAnalysis:
     result : AgreementResult
         :func:`seekbench.agreement.compare_annotations`.
     kappa_cost : DataFrame
-        The pooled rows of judges with a cost row: ``rater, cost_per_trace, score, lower,
-        upper, known`` (cost recorded) and ``on_front`` (on the Pareto front of cost and score).
+        The pooled rows of judges with a cost row: ``rater, cost_per_trace, latency_s_per_trace,
+        tokens_per_trace, score, lower, upper``, ``known`` (a value on ``cost_axis``) and
+        ``on_front`` (on the Pareto front of that axis and the score).
     score : {"kappa", "ac1"}
         The score ``kappa_cost`` holds.
+    cost_axis : str or None
+        The column of ``kappa_cost`` to plot the score against (cost, else latency, else
+        tokens per trace); None when no judge recorded any of them.
+    examples : DataFrame or None
+        :func:`seekbench.analysis.disagreement_examples`: a few steps per (judge, field, step kind)
+        where judge and reference differ; None when the traces were not at hand.
     """
 
     result: AgreementResult
     kappa_cost: pd.DataFrame
     score: str = "kappa"
+    cost_axis: str | None = None
+    examples: pd.DataFrame | None = None
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Which agent is better on each headline metric, and by how much, with paired bootstrap CIs.
+
+    Made by :func:`seekbench.analysis.compare_agents`; the metrics are
+    :data:`seekbench.analysis.HEADLINE_METRICS`.
+
+    Attributes
+    ----------
+    baseline : str
+        The agent the pairwise table compares with.
+    agents : tuple of str
+    metrics : DataFrame
+        One row per metric: ``metric, name, better`` ("higher" or "lower"), ``direction`` (in
+        words), ``order`` (agents with a value, best first, ``" > "``-joined), ``best`` (the best
+        agent, or the tied best ones), ``n_agents`` and ``sentence`` (who is best and how sure).
+    values : DataFrame
+        One row per (metric, agent): ``value`` and its own CI ``lower, upper`` (NaN where the
+        summary has none), ``rank`` (1 = best; tied agents share the better rank) and ``best``.
+    differences : DataFrame
+        One row per computed (metric, agent, other): ``value, other_value, difference`` (agent -
+        other), its 95% CI ``lower, upper``, ``clear`` (the CI excludes 0), ``better`` (the agent
+        is better than the other in the metric's direction), ``paired`` and
+        ``n_shared_questions`` (questions both answered). Every agent has a row against the
+        baseline (the baseline's own row is 0 with CI [0, 0]), and each metric's best agent(s)
+        one against every other agent.
+    options : dict
+        ``n_boot, seed, alpha, cluster`` ("question") and ``horizon``.
+    """
+
+    baseline: str
+    agents: tuple[str, ...]
+    metrics: pd.DataFrame
+    values: pd.DataFrame
+    differences: pd.DataFrame
+    options: dict
+
+    def to_dict(self) -> dict:
+        """JSON-ready: the tables as lists of records, NaN as None.
+
+        >>> import json
+        >>> from seekbench.analysis import analyze
+        >>> from seekbench.data import sample_traces_path
+        >>> from seekbench.traces import build_tables, read_traces
+        >>> traces = read_traces(sample_traces_path()).traces
+        >>> c = analyze(*build_tables(traces), trace_dicts=traces, n_boot=20, explorer=False).comparison
+        >>> d = json.loads(json.dumps(c.to_dict()))
+        >>> first = d["metrics"].pop(0)
+        >>> d["baseline"], first["metric"], first["better"]
+        ('careful-planner', 'rqi', 'higher')
+        """
+        import json
+
+        def records(df: pd.DataFrame) -> list:
+            return json.loads(df.to_json(orient="records"))
+
+        return {
+            "baseline": self.baseline,
+            "agents": list(self.agents),
+            "metrics": records(self.metrics),
+            "values": records(self.values),
+            "differences": records(self.differences),
+            "options": dict(self.options),
+        }
+
+    def against_baseline(self) -> pd.DataFrame:
+        """The rows of ``differences`` against the baseline, renamed for a table: ``baseline`` and
+        ``baseline_value`` instead of ``other`` and ``other_value``, in metric and agent order."""
+        d = self.differences
+        rows = d[d["other"] == self.baseline].rename(columns={"other": "baseline", "other_value": "baseline_value"})
+        return rows.reset_index(drop=True)
 
 
 @dataclass(frozen=True)
@@ -234,6 +318,8 @@ class Analysis:
         When raters were given.
     explorer : ExplorerData or None
         The trace explorer's data, when asked for.
+    comparison : Comparison or None
+        The agents compared on the headline metrics; None with fewer than two agents.
     """
 
     provenance: Provenance
@@ -246,3 +332,4 @@ class Analysis:
     conformal: ConformalResult | None
     agreement: AgreementAnalysis | None
     explorer: ExplorerData | None
+    comparison: Comparison | None = None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
+
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
@@ -11,9 +13,19 @@ _METHOD_NAMES = {"aalen_johansen": "Aalen-Johansen", "km": "Kaplan-Meier (stops 
 
 
 def plot_erf(
-    fitter, ax: Axes | None = None, ci: bool = True, *, raw: bool = False, ci_alpha: float = 0.25, **kw: Any
+    fitter,
+    ax: Axes | None = None,
+    ci: bool = True,
+    *,
+    raw: bool = False,
+    ci_alpha: float = 0.25,
+    until: float | None = None,
+    **kw: Any,
 ) -> Axes:
     """Draw a fitted ERF as a right-continuous step curve with its pointwise CI band.
+
+    The band is drawn in the curve's colour and left out of the legend, so a legend names
+    each curve once.
 
     Parameters
     ----------
@@ -26,6 +38,10 @@ def plot_erf(
         Shade the band between ``curve_["lower"]`` and ``curve_["upper"]``.
     raw : bool, default False
         Also draw the raw curve (1/N) sum 1(T_i <= t), dashed.
+    until : float, optional
+        Draw the curve (and band) on to this time when the fit ends earlier: a cumulative
+        incidence keeps its value after the group's last time, as
+        :func:`seekbench.metrics.summarize` reads ``recovered_by_8``.
     ci_alpha : float, default 0.25
         Opacity of the band.
     **kw
@@ -52,6 +68,8 @@ def plot_erf(
 
         ax = plt.gca()
     curve = fitter.curve_
+    if until is not None and len(curve) and until > curve.index.max():
+        curve = pd.concat([curve, curve.iloc[[-1]].set_axis([until])])
     t = curve.index.to_numpy(dtype=float)
     kw.setdefault("label", fitter.label_)
     (line,) = ax.step(t, curve["erf"].to_numpy(), where="post", **kw)
@@ -65,12 +83,12 @@ def plot_erf(
             alpha=ci_alpha,
             color=color,
             linewidth=0,
-            label=f"{kw['label']} {100 * (1 - fitter.alpha):g}% CI",
+            label=f"_{kw['label']} {100 * (1 - fitter.alpha):g}% CI",
         )
     if raw:
         ax.step(
             t,
-            fitter.raw_curve_.to_numpy(),
+            fitter.raw_curve_.reindex(curve.index).ffill().to_numpy(),
             where="post",
             linestyle="--",
             color=color,
@@ -80,7 +98,7 @@ def plot_erf(
     ax.set_ylim(0.0, 1.02)
     ax.set_xlabel("step" if fitter.time == "step" else "turn")
     ax.set_ylabel(f"ERF(t), {_METHOD_NAMES.get(fitter.method, fitter.method)}")
-    if curve.index.dtype.kind == "i":
+    if fitter.curve_.index.dtype.kind == "i":
         from matplotlib.ticker import MaxNLocator
 
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))

@@ -5,18 +5,10 @@ matplotlib is imported inside each function, only when plotting.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 
-
-def _axes(ax, figsize=(4.2, 3.6)):
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=figsize)
-    return ax
+from ._figures import _axes, legend_outside, wrap_name
 
 
 def plot_confusion_matrix(confusion: pd.DataFrame, *, ax=None, title: str | None = None, normalize: bool = True):
@@ -37,7 +29,7 @@ def plot_confusion_matrix(confusion: pd.DataFrame, *, ax=None, title: str | None
     -------
     matplotlib Axes
     """
-    ax = _axes(ax)
+    ax = _axes(ax, figsize=(4.2, 3.6))
     counts = confusion.to_numpy(dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         shade = counts / counts.sum(axis=1, keepdims=True) if normalize else counts / max(counts.max(), 1.0)
@@ -66,17 +58,41 @@ def plot_confusion_matrix(confusion: pd.DataFrame, *, ax=None, title: str | None
     return ax
 
 
-def plot_kappa_cost(points: pd.DataFrame, *, field: str = "all (pooled)", score: str = "kappa", ax=None):
-    """Each judge's agreement with the reference against its cost per trace, with the Pareto front.
+#: Said instead of the kappa-versus-cost plot when no judge recorded cost, time or tokens.
+NO_COST_PLOT = (
+    "No kappa-versus-cost plot: no judge recorded a cost, model time or token count (a rules judge or a "
+    "person makes no model calls), so there is no axis to place them on; their agreement is in the table above."
+)
 
-    Judges whose cost is not recorded in label provenance are drawn hollow at cost 0 and
-    are not on the front; error bars are the bootstrap CIs.
+#: Axis label of each column the kappa-versus-cost plot can use as x.
+AXIS_LABELS = {
+    "cost_per_trace": "cost per trace (USD)",
+    "latency_s_per_trace": "model time per trace (s)",
+    "tokens_per_trace": "tokens per trace",
+}
+
+
+def plot_kappa_cost(
+    points: pd.DataFrame,
+    *,
+    axis: str = "cost_per_trace",
+    field: str = "all (pooled)",
+    score: str = "kappa",
+    ax=None,
+):
+    """Each judge's agreement with the reference against its cost (or time, or tokens) per trace, with the Pareto front.
+
+    Only judges with a value on ``axis`` are drawn (no judge is put at a made-up 0); the others
+    are named under the axis. The front (no other judge cheaper and better) is the red staircase,
+    drawn on to the right edge; error bars are the bootstrap CIs.
 
     Parameters
     ----------
     points : DataFrame
         :func:`seekbench.analysis.kappa_cost_table` (``AgreementAnalysis.kappa_cost``): columns
-        ``rater, cost_per_trace, score, lower, upper, known, on_front``.
+        ``rater, score, lower, upper, on_front`` and the ``axis`` column.
+    axis : str, default "cost_per_trace"
+        ``AgreementAnalysis.cost_axis``: ``cost_per_trace``, ``latency_s_per_trace`` or ``tokens_per_trace``.
     field : str, default "all (pooled)"
         The label field the points are for (named on the y axis).
     score : {"kappa", "ac1"}
@@ -88,43 +104,31 @@ def plot_kappa_cost(points: pd.DataFrame, *, field: str = "all (pooled)", score:
     matplotlib Axes
     """
     ax = _axes(ax, figsize=(5.6, 3.8))
-    rows = points
-    cost = rows["cost_per_trace"].to_numpy(dtype=float)
-    val = rows["score"].to_numpy(dtype=float)
-    lo = rows["lower"].to_numpy(dtype=float)
-    hi = rows["upper"].to_numpy(dtype=float)
-    known = rows["known"].to_numpy(dtype=bool)
-    x = np.where(known, cost, 0.0)
-    front = rows["on_front"].to_numpy(dtype=bool)
+    x = points[axis].to_numpy(dtype=float)
+    val = points["score"].to_numpy(dtype=float)
+    drawn = np.isfinite(x) & np.isfinite(val)
+    lo = points["lower"].to_numpy(dtype=float)
+    hi = points["upper"].to_numpy(dtype=float)
     yerr = np.vstack([np.nan_to_num(val - lo), np.nan_to_num(hi - val)])
-    for mask, style in (
-        (known, {"fmt": "o", "color": "#2171b5"}),
-        (~known, {"fmt": "o", "color": "#2171b5", "mfc": "white"}),
-    ):
-        if mask.any():
-            ax.errorbar(x[mask], val[mask], yerr=yerr[:, mask], capsize=3, lw=1, **style)
+    ax.errorbar(x[drawn], val[drawn], yerr=yerr[:, drawn], fmt="o", color="#2171b5", capsize=3, lw=1, label="judge")
+    front = points["on_front"].to_numpy(dtype=bool) & drawn
     if front.any():
-        order = np.argsort(cost[front])
-        ax.step(
-            cost[front][order],
-            val[front][order],
-            where="post",
-            color="#cb181d",
-            lw=1.2,
-            label="Pareto front (cheaper and better)",
-        )
-        ax.legend(fontsize=7, loc="lower right")
-    for xi, yi, name, k in zip(x, val, rows["rater"], known, strict=True):
-        if math.isfinite(yi):
-            ax.annotate(
-                str(name) + ("" if k else " (cost not recorded)"),
-                (xi, yi),
-                fontsize=7,
-                xytext=(4, 4),
-                textcoords="offset points",
-            )
-    ax.set_xlabel("cost per trace (USD)")
+        order = np.argsort(x[front])
+        fx, fy = x[front][order], val[front][order]
+        span = max(float(np.nanmax(x[drawn]) - np.nanmin(x[drawn])), float(np.nanmax(x[drawn])) * 0.1, 1e-9)
+        right = float(np.nanmax(x[drawn])) + 0.15 * span
+        ax.step(np.append(fx, right), np.append(fy, fy[-1]), where="post", color="#cb181d", lw=1.4, zorder=1)
+        ax.plot(fx, fy, "o", mfc="none", mec="#cb181d", ms=11, label="Pareto front (no judge cheaper and better)")
+        ax.set_xlim(left=min(0.0, float(np.nanmin(x[drawn]))), right=right)
+    for xi, yi, name in zip(x[drawn], val[drawn], points["rater"][drawn], strict=True):
+        ax.annotate(wrap_name(name, 18), (xi, yi), fontsize=7, xytext=(5, 4), textcoords="offset points")
+    missing = [str(r) for r, d in zip(points["rater"], drawn, strict=True) if not d]
+    label = AXIS_LABELS.get(axis, axis)
+    if missing:
+        label += "\nnot drawn (no value recorded): " + ", ".join(missing)
+    ax.set_xlabel(label)
     ax.set_ylabel({"kappa": "Cohen's kappa", "ac1": "Gwet's AC1"}.get(score, score) + f" ({field})")
-    ax.set_title("Agreement with the reference vs. cost", fontsize=10)
+    ax.set_title("Agreement with the reference vs. " + AXIS_LABELS.get(axis, axis).split(" (")[0], fontsize=10)
     ax.grid(alpha=0.3)
+    legend_outside(ax, where="below", ncol=2)
     return ax

@@ -13,16 +13,28 @@ import pandas as pd
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
+from ._figures import _axes, curves_axes, wrap_name
+
+_CURVE_LABELS = {
+    "x": "step",
+    "y": "completeness (share of goal passages retrieved)",
+    "title": "Completeness over steps (band: 95% CI of the mean)",
+}
+_DIVERSITY_LABELS = {
+    "x": "step",
+    "y": "query diversity (1 - max cosine to earlier queries)",
+    "title": "Query diversity over steps",
+}
 _BELIEF_STYLE = {"trajectory": ":", "deduplicated": "-", "oracle": "--"}
 
 
-def _axes(ax, figsize=(6.4, 4.0)):
-    if ax is not None:
-        return ax
-    import matplotlib.pyplot as plt
+def _colour_of():
+    """A function giving each agent one colour of the default cycle, in order of first request."""
+    import matplotlib
 
-    _, ax = plt.subplots(figsize=figsize)
-    return ax
+    colours: dict[str, str] = {}
+    cycle = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+    return lambda agent: colours.setdefault(str(agent), cycle[len(colours) % len(cycle)])
 
 
 def _groups(table: pd.DataFrame) -> list[tuple[dict, pd.DataFrame]]:
@@ -72,25 +84,17 @@ def plot_completeness_curves(
     [0.0, 1.0]
     """
     ax = _axes(ax)
-    colours: dict[str, str] = {}
-    cycle = iter(__import__("matplotlib").rcParams["axes.prop_cycle"].by_key()["color"] * 10)
+    colour_of = _colour_of()
     for key, g in _groups(curves):
-        agent = str(key.get("agent", ""))
-        colour = colours.setdefault(agent, next(cycle))
+        colour = colour_of(key.get("agent", ""))
         style = _BELIEF_STYLE.get(str(key.get("belief")), "-")
-        label = " / ".join(str(v) for v in key.values()) or "episodes"
+        label = wrap_name(" / ".join(str(v) for v in key.values()) or "episodes", 26)
         g = g.sort_values("step")
         ax.plot(g["step"], g["mean"], linestyle=style, color=colour, marker="o", markersize=2.5, label=label)
         if band and {"lower", "upper"} <= set(g.columns):
             ok = g["lower"].notna() & g["upper"].notna()
             ax.fill_between(g["step"][ok], g["lower"][ok], g["upper"][ok], color=colour, alpha=band_alpha, linewidth=0)
-    ax.set_xlabel("step")
-    ax.set_ylabel("completeness (share of goal passages retrieved)")
-    ax.set_ylim(0.0, 1.0)
-    ax.set_title(title or "Completeness over steps (band: 95% CI of the mean)")
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=7, ncol=2, loc="upper left")
-    return ax
+    return curves_axes(ax, _CURVE_LABELS, title=title)
 
 
 def plot_topic_agent_heatmap(table: pd.DataFrame, ax: Axes | None = None, *, title: str | None = None) -> Axes:
@@ -122,7 +126,7 @@ def plot_topic_agent_heatmap(table: pd.DataFrame, ax: Axes | None = None, *, tit
                     fontsize=7,
                     color="white" if not np.isnan(v) and v < 0.6 else "black",
                 )
-    ax.set_xticks(range(len(table.columns)), [str(c) for c in table.columns], rotation=30, ha="right", fontsize=8)
+    ax.set_xticks(range(len(table.columns)), [wrap_name(c, 14) for c in table.columns], fontsize=8)
     ax.set_yticks(range(len(table.index)), [str(i) for i in table.index], fontsize=8)
     ax.set_title(title or "Final completeness by topic and agent", fontsize=10)
     return ax
@@ -131,11 +135,9 @@ def plot_topic_agent_heatmap(table: pd.DataFrame, ax: Axes | None = None, *, tit
 def plot_query_diversity(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Mean query diversity per step and (agent, belief) (:func:`seekbench.env.query_diversity_table`)."""
     ax = _axes(ax)
-    colours: dict[str, str] = {}
-    cycle = iter(__import__("matplotlib").rcParams["axes.prop_cycle"].by_key()["color"] * 10)
+    colour_of = _colour_of()
     for key, g in _groups(table):
-        agent = str(key.get("agent", ""))
-        colour = colours.setdefault(agent, next(cycle))
+        colour = colour_of(key.get("agent", ""))
         g = g.sort_values("step")
         ax.plot(
             g["step"],
@@ -144,12 +146,6 @@ def plot_query_diversity(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
             color=colour,
             marker="o",
             markersize=2.5,
-            label=" / ".join(str(v) for v in key.values()),
+            label=wrap_name(" / ".join(str(v) for v in key.values()), 26),
         )
-    ax.set_xlabel("step")
-    ax.set_ylabel("query diversity (1 - max cosine to earlier queries)")
-    ax.set_ylim(bottom=0)
-    ax.set_title("Query diversity over steps")
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=7, ncol=2)
-    return ax
+    return curves_axes(ax, _DIVERSITY_LABELS, ylim=(0.0, None))

@@ -14,22 +14,32 @@ import html
 import pandas as pd
 
 from ..analysis import CompletenessAnalysis
+from ._figures import figure_html
 from ._figures import figure_png as _png
-from ._html import _img, _table
 from ._markdown import _md_table
 from ._tables import fmt
+from ._tables import html_table as _table
 
 FIGURES = ("completeness_curves", "completeness_topics", "query_diversity")
+_ALT = {
+    "completeness_curves": "Completeness curves",
+    "query_diversity": "Query diversity",
+    "completeness_topics": "Completeness by topic and agent",
+}
 _LEFT = ("agent", "belief", "topic")
 
 
+def _with_ci(value, lo, hi) -> str:
+    """``value [lo, hi]``, or the value alone when the interval is undefined."""
+    return f"{fmt(value)} {fmt([lo, hi])}" if fmt([lo, hi]) != "n/a" and fmt(value) != "n/a" else fmt(value)
+
+
 def _ci(row) -> str:
-    lo, hi = row.get("ci_low"), row.get("ci_high")
-    return f"{fmt(row['completeness'])} {fmt([lo, hi])}" if fmt(lo) != "n/a" else fmt(row["completeness"])
+    return _with_ci(row["completeness"], row.get("ci_low"), row.get("ci_high"))
 
 
 def _by_agent(table: pd.DataFrame, conformal_columns: tuple[str, ...]) -> pd.DataFrame:
-    """The per-agent table as shown: completeness with its CI in one cell, every number formatted."""
+    """The per-agent table as shown: every value with its CI in one cell, the conformal columns readable."""
     rows = []
     for _, r in table.iterrows():
         row = {
@@ -38,10 +48,29 @@ def _by_agent(table: pd.DataFrame, conformal_columns: tuple[str, ...]) -> pd.Dat
             "completeness [95% CI]": _ci(r),
             "self-estimate error": fmt(r["self_estimate_error"]),
         }
-        row.update({col: fmt(r[col]) for col in conformal_columns})
-        row.update({"RQI": fmt(r["rqi"]), "ERF(8)": fmt(r["recovered_by_8"]), "CE": fmt(r["ce"])})
+        for col in conformal_columns:
+            if col == "self_estimates":
+                row["self-estimates"] = fmt(r[col])
+            elif col in ("estimator", "q_hat"):
+                row[col] = fmt(r[col])
+            elif col == "coverage":
+                lo = r.get("coverage_ci_lower", r.get("ref_coverage_ci_lower"))
+                hi = r.get("coverage_ci_upper", r.get("ref_coverage_ci_upper"))
+                row["coverage [95% CI]"] = _with_ci(r[col], lo, hi)
+            elif col == "width":
+                row["interval width"] = fmt(r[col])
+        for header, key in (("RQI", "rqi"), ("ERF(8)", "recovered_by_8"), ("CE", "ce")):
+            row[header] = _with_ci(r[key], r.get(f"{key}_ci_lo"), r.get(f"{key}_ci_hi"))
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _conformal_notes(table: pd.DataFrame) -> str:
+    """Why an agent's conformal numbers are n/a, one sentence per agent (empty when none is)."""
+    if "conformal_note" not in table.columns:
+        return ""
+    notes = [f"{r['agent']}: {r['conformal_note']}." for _, r in table.iterrows() if r["conformal_note"]]
+    return " ".join(notes)
 
 
 def completeness_section(analysis: CompletenessAnalysis | None, *, figure_dir: str = "figures"):
@@ -72,17 +101,15 @@ def completeness_section(analysis: CompletenessAnalysis | None, *, figure_dir: s
     import matplotlib
 
     matplotlib.use("Agg", force=True)
-    figures = {
-        "completeness_curves": _png(
-            plot_completeness_curves(
-                curves, band=True, title=None if band == "ci" else "Completeness over steps (band: +- 1 std)"
-            )
-        ),
-        "completeness_topics": _png(
-            plot_topic_agent_heatmap(topics, title=f"Final completeness by topic and agent ({topic_belief} belief)")
-        ),
-        "query_diversity": _png(plot_query_diversity(diversity)),
-    }
+    figures = {}
+    if not curves.empty:
+        title = None if band == "ci" else "Completeness over steps (band: +- 1 std)"
+        figures["completeness_curves"] = _png(plot_completeness_curves(curves, band=True, title=title))
+    if not topics.empty:
+        title = f"Final completeness by topic and agent ({topic_belief} belief)"
+        figures["completeness_topics"] = _png(plot_topic_agent_heatmap(topics, title=title))
+    if not diversity.empty and diversity["diversity"].notna().any():
+        figures["query_diversity"] = _png(plot_query_diversity(diversity))
     shown = summary.assign(**{"completeness [95% CI]": summary.apply(_ci, axis=1)})[
         [
             "agent",
@@ -101,8 +128,11 @@ def completeness_section(analysis: CompletenessAnalysis | None, *, figure_dir: s
         f"embedder {', '.join(settings)}; at most {fmt(a.max_steps)} steps. Completeness is the "
         "share of a document's goal passages retrieved (a query retrieves every passage with cosine above "
         "theta). Self-estimate error: mean |c - c_hat| over the steps where the agent estimated its "
-        "completeness. RQI, ERF and CE are n/a until the episodes' steps are labeled (seekbench annotate)."
+        "completeness. q_hat, coverage and interval width calibrate the agent's own estimates by split "
+        "conformal (halves split by document, 3 x 10 splits; coverage and its Clopper-Pearson CI on split 0). "
+        "RQI, ERF and CE are n/a until the episodes' steps are labeled (seekbench annotate)."
     )
+    notes = _conformal_notes(a.by_agent)
     tables = {
         "completeness_by_agent": joint,
         "completeness": summary,
@@ -118,18 +148,29 @@ def completeness_section(analysis: CompletenessAnalysis | None, *, figure_dir: s
         _table(joint, left=_LEFT),
         "<h3>Per agent and belief representation</h3>",
         _table(shown, left=_LEFT),
+        *([f"<p class='note'>{html.escape(notes)}</p>"] if notes else []),
         "<div class='grid'>",
-        (
-            f"<figure>{_img(figures['completeness_curves'], 'completeness curves')}<figcaption>c_t per agent "
-            "(colour) and belief (line style), with the band.</figcaption></figure>"
+        figure_html(
+            figures,
+            "completeness_curves",
+            "completeness curves",
+            "c_t per agent (colour) and belief (line style), with the band.",
+            note="No completeness curves: no episode recorded a step.",
         ),
-        (
-            f"<figure>{_img(figures['query_diversity'], 'query diversity')}<figcaption>Mean query diversity per "
-            "step (the first query of an episode has none).</figcaption></figure></div>"
+        figure_html(
+            figures,
+            "query_diversity",
+            "query diversity",
+            "Mean query diversity per step (the first query of an episode has none).",
+            note="No query diversity: no episode sent a second query.",
         ),
-        (
-            f"<figure>{_img(figures['completeness_topics'], 'topic by agent heatmap')}<figcaption>Mean final "
-            f"completeness per topic and agent, {html.escape(topic_belief)} belief.</figcaption></figure>"
+        "</div>",
+        figure_html(
+            figures,
+            "completeness_topics",
+            "topic by agent heatmap",
+            f"Mean final completeness per topic and agent, {html.escape(topic_belief)} belief.",
+            note="No topic figure: no episode names a topic.",
         ),
     ]
     md = [
@@ -140,8 +181,6 @@ def completeness_section(analysis: CompletenessAnalysis | None, *, figure_dir: s
         "\n### Per agent and belief representation\n",
         _md_table(shown),
         "",
-        f"![Completeness curves]({figure_dir}/completeness_curves.png)\n",
-        f"![Query diversity]({figure_dir}/query_diversity.png)\n",
-        f"![Completeness by topic and agent]({figure_dir}/completeness_topics.png)\n",
+        *(f"![{alt}]({figure_dir}/{name}.png)\n" for name, alt in _ALT.items() if name in figures),
     ]
     return "\n".join(h), "\n".join(md) + "\n", figures, tables

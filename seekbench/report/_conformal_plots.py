@@ -10,17 +10,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ._figures import _axes, legend_outside
+
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
-
-
-def _axes(ax, figsize=(5.2, 4.6)):
-    if ax is not None:
-        return ax
-    import matplotlib.pyplot as plt
-
-    _, ax = plt.subplots(figsize=figsize)
-    return ax
 
 
 def plot_conformal_scatter(
@@ -42,7 +35,7 @@ def plot_conformal_scatter(
     ax : Axes, optional
     title : str, optional
     """
-    ax = _axes(ax)
+    ax = _axes(ax, figsize=(5.2, 5.2))
     x = data["true_completeness"].to_numpy(dtype=float)
     y = data["c_hat"].to_numpy(dtype=float)
     covered = data["covered"].to_numpy(dtype=bool) if "covered" in data else np.abs(x - y) <= q_hat + 1e-12
@@ -67,8 +60,8 @@ def plot_conformal_scatter(
     ax.set_aspect("equal")
     ax.set_xlabel("true completeness c")
     ax.set_ylabel("estimated completeness c_hat")
-    ax.set_title(title or "Estimated vs true completeness (test half)")
-    ax.legend(fontsize=7, loc="upper left")
+    ax.set_title(title or "Estimated vs true completeness (test half)", fontsize=10)
+    legend_outside(ax, where="below", ncol=2)
     return ax
 
 
@@ -99,8 +92,8 @@ def plot_nonconformity_hist(
     ax.set_xlim(0, 1)
     ax.set_xlabel("nonconformity e = |c - c_hat|")
     ax.set_ylabel("calibration states")
-    ax.set_title(title or f"Nonconformity scores (n = {s.size})")
-    ax.legend(fontsize=8)
+    ax.set_title(title or f"Nonconformity scores (n = {s.size})", fontsize=10)
+    legend_outside(ax, where="below")
     return ax
 
 
@@ -136,6 +129,6 @@ def plot_coverage_by_bin(bins: pd.DataFrame, target: float, ax: Axes | None = No
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("true completeness bin")
     ax.set_ylabel("test coverage")
-    ax.set_title("Coverage by completeness bin")
-    ax.legend(fontsize=7, ncol=min(len(names) + 1, 4), loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    ax.set_title("Coverage by completeness bin", fontsize=10)
+    legend_outside(ax, where="below", ncol=min(len(names) + 1, 4))
     return ax

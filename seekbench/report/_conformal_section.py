@@ -20,10 +20,11 @@ import pandas as pd
 from .._io import write_bytes, write_text
 from .._version import __version__
 from ._figures import figure_png as _png
-from ._html import _img, _table
+from ._html import _img
 from ._markdown import _md_table
 from ._page import html_page, markdown_page
 from ._tables import fmt
+from ._tables import html_table as _table
 
 
 @dataclass
@@ -73,12 +74,12 @@ def conformal_tables(result) -> dict[str, pd.DataFrame]:
         "conformal_unscored": result.unscored,
         "conformal_reference": result.reference,
     }
-    if result.stopping is not None:
-        tables["conformal_stopping"] = result.stopping
-    if result.stopping_summary is not None:
-        tables["conformal_stopping_summary"] = result.stopping_summary
-    if result.anova is not None:
-        tables["completeness_anova"] = result.anova
+    optional = {
+        "conformal_stopping": result.stopping,
+        "conformal_stopping_summary": result.stopping_summary,
+        "completeness_anova": result.anova,
+    }
+    tables.update({name: df for name, df in optional.items() if df is not None})
     return tables
 
 

@@ -10,6 +10,7 @@ import pandas as pd
 
 from ..analysis import AuditAnalysis
 from ._explorer_page import PAGE
+from ._glossary import header_cell
 
 
 def explorer_link(**params: str) -> str:
@@ -64,7 +65,7 @@ def audit_section(audit: AuditAnalysis, *, explorer: bool = True) -> tuple[str, 
         "<code>tables/audit.csv</code>; rates and worst traces are <code>tables/audit_rates.csv</code> and "
         "<code>tables/worst_traces.csv</code>.</p>",
     ]
-    head = "".join(f"<th>{h}</th>" for h in ("traces", "flagged", *flags, "mean score"))
+    head = "".join(header_cell(h) for h in ("traces", "flagged", *flags, "mean score"))
     rows = []
     for r in rates.to_dict("records"):
         agent = str(r["agent"])
@@ -91,9 +92,11 @@ def audit_section(audit: AuditAnalysis, *, explorer: bool = True) -> tuple[str, 
             f"<td class='l'>{links}</td></tr>"
         )
     parts.append(
-        "<div style='overflow-x:auto'><table><thead><tr><th class='l'>agent</th>"
+        "<div class='tw'><table><thead><tr>"
+        + header_cell("agent", left=True)
         + head
-        + "<th class='l'>worst traces (score)</th></tr></thead><tbody>"
+        + header_cell("worst traces (score)", left=True)
+        + "</tr></thead><tbody>"
         + "".join(rows)
         + "</tbody></table></div>"
     )

@@ -7,12 +7,15 @@ import html
 import math
 from collections.abc import Sequence
 
-import pandas as pd
-
 from ..analysis import Analysis
+from ._comparison_section import comparison_html
 from ._explorer_section import audit_section
+from ._figures import NO_CALIBRATION, figure_html
+from ._glossary import glossary_section
 from ._page import html_page
 from ._tables import display_table, fmt, fmt_p
+from ._tables import html_table as _table
+from ._toc import html_with_toc
 
 
 def _img(png: bytes, alt: str) -> str:
@@ -20,24 +23,20 @@ def _img(png: bytes, alt: str) -> str:
     return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
 
 
-def _table(df: pd.DataFrame, left: tuple[str, ...] = ()) -> str:
-    head = "".join(f'<th class="{"l" if c in left else ""}">{html.escape(str(c))}</th>' for c in df.columns)
-    rows = []
-    for _, r in df.iterrows():
-        cells = "".join(f'<td class="{"l" if c in left else ""}">{html.escape(fmt(r[c]))}</td>' for c in df.columns)
-        rows.append(f"<tr>{cells}</tr>")
-    return (
-        f"<div style='overflow-x:auto'><table><thead><tr>{head}</tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table></div>"
-    )
-
-
 def render_html(
-    analysis: Analysis, figures: dict[str, bytes], *, explorer: bool = True, sections: Sequence[str] = ()
+    analysis: Analysis,
+    figures: dict[str, bytes],
+    *,
+    explorer: bool = True,
+    sections: Sequence[str] = (),
+    lead: Sequence[str] = (),
 ) -> str:
-    """The whole report page as a string; ``sections`` are extra HTML sections placed before the options.
+    """The whole report page as a string, with a table of contents under the title.
 
-    With ``explorer`` (explorer.html written beside the page) each agent's audit row and worst traces link into it.
+    The comparison of the agents comes first, then ``lead`` (sections a reader needs before the
+    details, such as judge agreement), then the per-group metrics and figures, the audit, and
+    ``sections`` (extra HTML sections placed before the options). With ``explorer`` (explorer.html
+    written beside the page) each agent's audit row and worst traces link into it.
     """
     a = analysis
     c = a.process
@@ -48,7 +47,8 @@ def render_html(
         f"{html.escape(str(prov.inputs.get('labels', 'inline')))}"
         + (f" ({html.escape(str(prov.inputs['labeled_steps']))})" if "labeled_steps" in prov.inputs else "")
     )
-    parts = []
+    parts = [comparison_html(a.comparison)] if a.comparison is not None else []
+    parts.extend(lead)
     mt = display_table(c.summary.groups, c.by)
     parts += [
         "<h2>Per-group metrics</h2>",
@@ -80,8 +80,13 @@ def render_html(
         "steps by reasoning type.</figcaption></figure>"
     )
     parts.append(
-        f"<figure>{_img(figures['calibration'], 'calibration chart')}<figcaption>Probability of answering "
-        "at each evidence state; the ideal policy answers exactly when E = 2.</figcaption></figure>"
+        figure_html(
+            figures,
+            "calibration",
+            "calibration chart",
+            "Probability of answering at each evidence state; the ideal policy answers exactly when E = 2.",
+            note=NO_CALIBRATION,
+        )
     )
     parts.append(
         f"<figure>{_img(figures['prevalence'], 'evidence prevalence')}<figcaption>Share of decision "
@@ -107,4 +112,6 @@ def render_html(
         )
     else:
         parts.append("<p>Every step the metrics need was labeled.</p>")
-    return html_page("seekbench report", "seekbench process audit", meta, parts, sep="\n")
+    parts.append(glossary_section(parts))
+    toc, parts = html_with_toc(parts)
+    return html_page("seekbench report", "seekbench process audit", meta, [toc, *parts], sep="\n")

@@ -6,10 +6,10 @@ import html
 
 #: The stylesheet every report page inlines.
 CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2rem auto;max-width:1150px;
+body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2rem auto;max-width:1200px;
 color:#1b1b1b;line-height:1.45;padding:0 1rem}
 h1{font-size:1.7rem;margin-bottom:.2rem}h2{margin-top:2.2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}
-table{border-collapse:collapse;font-size:.85rem;margin:.6rem 0}th,td{border:1px solid #ddd;padding:.25rem .5rem;
+table{border-collapse:collapse;font-size:.8rem;margin:.6rem 0}th,td{border:1px solid #ddd;padding:.25rem .4rem;
 text-align:right}th{background:#f4f4f4}td.l,th.l{text-align:left}.muted{color:#666;font-size:.85rem}
 figure{margin:1rem 0}figure img{max-width:100%;border:1px solid #eee}figcaption{font-size:.85rem;color:#444}
 .grid{display:grid;grid-template-columns:1fr 1fr;gap:1rem}details{margin:.3rem 0;border:1px solid #e4e4e4;
@@ -18,6 +18,11 @@ border-left:3px solid #bbb;font-size:.85rem;white-space:pre-wrap}.k-reasoning{bo
 .k-search{border-color:#2171b5}.k-search_result{border-color:#41ab5d;color:#333}.k-answer{border-color:#cb181d}
 .lab{font-size:.75rem;background:#eef;border-radius:3px;padding:0 .3rem;margin-left:.3rem}
 .warn{background:#fff7e6;border:1px solid #f0c36d;padding:.5rem .8rem;border-radius:4px}
+.tw{overflow-x:auto;max-width:100%}th{vertical-align:bottom}td.l{overflow-wrap:break-word;min-width:6em}td.v{white-space:nowrap}
+.ci{font-size:.8em;color:#555}abbr[title]{text-decoration:none;border-bottom:1px dotted #888;cursor:help}
+.note{background:#f4f6fa;border:1px dashed #aab;padding:.6rem .8rem;border-radius:4px;font-size:.9rem}
+dl.glossary{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;font-size:.85rem}
+dl.glossary dt{font-weight:600}dl.glossary dd{margin:0}
 """
 
 

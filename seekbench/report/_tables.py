@@ -1,10 +1,14 @@
-"""What the report's tables show, and the one number format it uses."""
+"""What the report's tables show, how a table becomes HTML, and the one number format it uses."""
 
 from __future__ import annotations
 
+import html
 import math
+import re
 
 import pandas as pd
+
+from ._glossary import header_cell
 
 AUDIT_SHOWN = [
     "trace_id",
@@ -50,6 +54,31 @@ def display_table(groups: list[dict], by: tuple[str, ...]) -> pd.DataFrame:
                 row[header] = fmt(v)
         rows.append(row)
     return pd.DataFrame(rows, columns=[*by, *(h for h, _, _ in _DISPLAY)])
+
+
+#: A formatted value followed by its interval: "0.241 [0.15, 0.32]" or "0.468 ± 0.004".
+_WITH_CI = re.compile(r"^(\S+) (\[[^\]]*\]|± \S+)$")
+
+
+def html_cell(text: str, *, left: bool = False) -> str:
+    """One ``<td>``; a value with its CI stays on one line, the CI in smaller type."""
+    m = _WITH_CI.match(text)
+    if m and not left:
+        return f"<td class='v'>{html.escape(m.group(1))} <span class='ci'>{html.escape(m.group(2))}</span></td>"
+    return f"<td class='l'>{html.escape(text)}</td>" if left else f"<td>{html.escape(text)}</td>"
+
+
+def html_table(df: pd.DataFrame, left: tuple[str, ...] = ()) -> str:
+    """A table as HTML: readable headers with their definitions on hover, every number through :func:`fmt`.
+
+    Columns in ``left`` are text (left-aligned, wrapped); the others are numbers. The wrapper
+    scrolls sideways only if the table cannot fit, which the report's tests rule out at 1280 px.
+    """
+    head = "".join(header_cell(c, left=c in left) for c in df.columns)
+    body = "".join(
+        "<tr>" + "".join(html_cell(fmt(r[c]), left=c in left) for c in df.columns) + "</tr>" for _, r in df.iterrows()
+    )
+    return f"<div class='tw'><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
 
 
 def fmt_p(p) -> str:

@@ -14,7 +14,8 @@ import pytest
 
 import seekbench
 from seekbench import analysis
-from seekbench.analysis import Analysis, analyze, kappa_cost_table
+from seekbench.analysis import Analysis, agent_self_conformal, analyze, kappa_cost_table, self_estimate_states
+from seekbench.env.conformal import evaluate_conformal
 from seekbench.data import sample_traces_path
 from seekbench.labels import AnnotationSet, load_annotations
 from seekbench.metrics import EvidenceRecoveryFitter, audit_flag_rates, summarize, trace_audit, worst_traces
@@ -85,7 +86,10 @@ def test_agreement_part_and_its_pareto_front(sample):
     res = a.agreement.result
     assert set(res.raters) >= set(judge.raters)
     pts = a.agreement.kappa_cost
-    assert list(pts.columns) == ["rater", "cost_per_trace", "score", "lower", "upper", "known", "on_front"]
+    assert list(pts.columns) == ["rater", "cost_per_trace", "latency_s_per_trace", "tokens_per_trace", "score",
+                                 "lower", "upper", "known", "on_front"]
+    # The sample's second annotator is a person: no cost, time or tokens, so no axis to plot on.
+    assert a.agreement.cost_axis is None and not pts["known"].any()
     # Hand example of the front: costs 1, 2, 3 with kappa 0.6, 0.5, 0.8; the 2-cost judge is dominated
     # (dearer and worse than the first), an unknown cost is never on the front.
     summary = pd.DataFrame({"rater": list("abcd"), "field": "all (pooled)", "kappa": [0.6, 0.5, 0.8, 0.9],
@@ -166,7 +170,52 @@ def test_episodes_add_completeness_and_estimates_conformal():
     c = a.completeness
     assert c is not None and len(c.episodes) == 12 and c.n_documents == 3
     by = c.by_agent.set_index("agent")
-    assert set(c.conformal_columns) >= {"coverage", "q_hat"}
-    assert by.loc["keyphrase", "q_hat"] == pytest.approx(a.conformal.for_agents(["keyphrase"])["q_hat"].iloc[0])
-    assert pd.isna(by.loc["sentence", "q_hat"])  # no estimator for this agent: undefined, not 0
+    assert set(c.conformal_columns) >= {"coverage", "q_hat", "self_estimates"}
+    # Each agent's q_hat and coverage calibrate its own per-step self-estimates (the scripted agents give one
+    # per environment step: 3 steps x 6 episodes), not the synthetic estimator that happens to share its name.
+    states = self_estimate_states(eps)
+    for agent in ("keyphrase", "sentence"):
+        own = states[states["estimator"] == agent]
+        assert by.loc[agent, "self_estimates"] == len(own) == 18
+        ref = evaluate_conformal(own, alpha=0.2).summary.iloc[0]
+        assert by.loc[agent, "q_hat"] == pytest.approx(ref["q_hat"])
+        assert by.loc[agent, "coverage"] == pytest.approx(ref["ref_coverage"])
+        assert by.loc[agent, "coverage_ci_lower"] <= by.loc[agent, "coverage"] <= by.loc[agent, "coverage_ci_upper"]
     assert by["rqi"].isna().all()  # unlabeled steps: RQI undefined, never 0
+
+
+def test_kappa_cost_axis_is_the_first_recorded_one():
+    from seekbench.analysis._agreement import kappa_cost_axis
+
+    summary = pd.DataFrame({"rater": ["a", "b"], "field": "all (pooled)", "kappa": [0.6, 0.7],
+                            "kappa_lower": 0.5, "kappa_upper": 0.8})
+    # Costs recorded as 0 (a local model) and latency known: cost would be a fake range, latency is real.
+    costs = pd.DataFrame({"rater": ["a", "b"], "cost_per_trace": [0.0, 0.0], "latency_s_per_trace": [2.0, 1.0],
+                          "tokens_per_trace": [900.0, 400.0]})
+    t = kappa_cost_table(summary, costs)
+    assert kappa_cost_axis(t) == "latency_s_per_trace"
+    # b is faster (1 s < 2 s) and better (0.7 > 0.6): it alone is on the front.
+    assert t["on_front"].tolist() == [False, True] and t["known"].all()
+    t = kappa_cost_table(summary, costs.assign(cost_per_trace=[0.01, np.nan]))
+    assert kappa_cost_axis(t) == "cost_per_trace" and t["known"].tolist() == [True, False]
+    nothing = kappa_cost_table(summary, pd.DataFrame({"rater": ["a", "b"], "cost_per_trace": [np.nan, 0.0]}))
+    assert kappa_cost_axis(nothing) is None and not nothing["on_front"].any()
+
+
+def test_agent_self_conformal_hand_example():
+    # Agent a estimates every state 0.1 too high: all scores are 0.1, so q_hat = 0.1 (any rank), every test state
+    # is covered, and the interval [c, c + 0.2] lies inside [0, 1] (c <= 0.7), so its width is 0.2.
+    # Agent b searched a single document: no split by document is possible, its numbers are n/a with the reason.
+    def episode(agent, doc, cs, offset):
+        return {"trace_id": f"{agent}{doc}", "agent": agent, "env": {"document_id": doc},
+                "steps": [{"index": i, "kind": "search", "completeness": c, "self_estimate": c + offset}
+                          for i, c in enumerate(cs)]}
+
+    eps = [episode("a", f"d{d}", [0.0, 0.2, 0.4, 0.6], 0.1) for d in range(6)] + [episode("b", "d0", [0.0, 0.5], 0.2)]
+    eps.append({"trace_id": "plain", "agent": "c", "steps": [{"index": 0, "kind": "search", "self_estimate": 0.5}]})
+    t = agent_self_conformal(eps, alpha=0.1).set_index("agent")
+    assert list(t.index) == ["a", "b"]  # c is not a seeking episode (no env)
+    assert t.loc["a", "self_estimates"] == 24 and t.loc["a", "q_hat"] == pytest.approx(0.1)
+    assert t.loc["a", "coverage"] == 1.0 and t.loc["a", "width"] == pytest.approx(0.2)
+    assert t.loc["a", "coverage_ci_upper"] == 1.0 and t.loc["a", "conformal_note"] == ""
+    assert pd.isna(t.loc["b", "q_hat"]) and "2 documents" in t.loc["b", "conformal_note"]

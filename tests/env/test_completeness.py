@@ -129,9 +129,9 @@ def test_report_section(default_docs):
     assert "## Completeness (seeking environment)" in md and "figures/completeness_curves.png" in md
     assert set(figures) == set(FIGURES) and all(v.startswith(b"\x89PNG") for v in figures.values())
     joint = tables["completeness_by_agent"].set_index("agent")
-    assert list(joint.columns) == ["episodes", "completeness [95% CI]", "self-estimate error", "coverage", "q_hat",
-                                   "RQI", "ERF(8)", "CE"]
-    assert joint.loc["keyphrase", "coverage"] == "0.910" and joint.loc["sentence", "q_hat"] == "n/a"
+    assert list(joint.columns) == ["episodes", "completeness [95% CI]", "self-estimate error", "coverage [95% CI]",
+                                   "q_hat", "RQI", "ERF(8)", "CE"]
+    assert joint.loc["keyphrase", "coverage [95% CI]"] == "0.910" and joint.loc["sentence", "q_hat"] == "n/a"
     assert joint.loc["keyphrase", "RQI"] == "n/a"  # unlabeled: undefined, never 0
     assert len(tables["completeness_episodes"]) == 12
     assert {"completeness", "completeness_curves", "completeness_topics", "query_diversity"} <= set(tables)
