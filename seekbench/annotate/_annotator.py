@@ -17,6 +17,7 @@ import functools
 import os
 import time
 from collections.abc import Iterable
+from typing import Any
 
 from .._errors import UserInputError
 from ..llm import (
@@ -27,17 +28,26 @@ from ..llm import (
     LLMClient,
     NoReply,
     PromptTemplate,
+    ResponseFormats,
+    ServerInfo,
     call,
+    context_refusal,
+    is_local,
     load_judge_config,
+    probe_server,
     progress_bar,
+    resolve_api_key,
 )
 from ..traces import read_traces
 from ._batch import run_batch
 from ._job import TraceJob
 from ._offline_run import annotate_offline
-from ._output import AnnotationOutput
+from ._output import AnnotationOutput, start_run
 from ._replay import feed, tally
 from ._summary import AnnotateSummary
+
+#: ``--granularity``: one request per trace (the default), or one per step (the published design).
+GRANULARITIES = ("trace", "step")
 
 
 class _OnlineRun:
@@ -57,11 +67,30 @@ class _OnlineRun:
         base_url: str | None,
         api_key: str | None,
         concurrency: int,
+        granularity: str = "trace",
+        server: ServerInfo | None = None,
     ) -> None:
         self.cfg, self.template, self.cache, self.out = cfg, template, cache, out
         self.summary, self.bar, self.rater = summary, bar, rater
+        self.granularity, self.server = granularity, server or ServerInfo()
         self.client = LLMClient(cfg, base_url=base_url, api_key=api_key)
         self.ctx = CallContext(cache, budget, concurrency, thread_name="seekbench-annotate-io")
+        endpoint = (base_url or cfg.resolved_base_url() or "https://api.openai.com/v1").rstrip("/")
+        self.formats = ResponseFormats(
+            cfg.response_format, endpoint=endpoint, model=cfg.model, cache=cache, judge=cfg.name
+        )
+        # the server's window when it reports a smaller one than the judge file assumes
+        self.context_tokens = min(cfg.context_tokens, self.server.context_tokens or cfg.context_tokens)
+
+    def job(self, trace: dict) -> TraceJob:
+        return TraceJob(
+            trace,
+            self.cfg,
+            self.template,
+            granularity=self.granularity,
+            mode=lambda: self.formats.mode,
+            context_tokens=self.context_tokens,
+        )
 
     @property
     def fatal(self) -> BaseException | None:
@@ -96,12 +125,20 @@ class _OnlineRun:
                 if got.kind != "failed":
                     return False
                 s.count_error(got.reason)
+                if self.formats.fallback(got.status, got.message, body):
+                    job.rebuild()  # the same request in the next format (the refusal cost nothing)
+                    continue
+                refused, window = context_refusal(got.status, got.message)
+                if refused and job.refused_context(window):
+                    s.context_refusals += 1
+                    continue
                 s.note_failure(got.reason)
                 if got.unreachable:  # every other trace would fail the same way
                     s.stopped_unreachable = True
                     return False
                 job.fail(got.reason)
                 break
+            self.formats.accepted()
             if not got.cached:
                 comp = got.completion
                 s.requests += 1
@@ -114,7 +151,7 @@ class _OnlineRun:
             )
             if not got.cached and job.result is not None and not job.result.ok:  # feed set the result
                 s.count_error("invalid_output")
-        records = job.records(rater=self.rater)
+        records = job.records(rater=self.rater, served=self.server.provenance())
         await self._durable(self.out.append, records)
         tally(s, job, records)
         self.bar.update(1)
@@ -129,7 +166,7 @@ class _OnlineRun:
                 if self.ctx.stopped_by_budget or self.ctx.unreachable is not None or self.ctx.fatal is not None:
                     self.summary.not_started += 1
                     continue
-                job = TraceJob(trace, self.cfg, self.template)
+                job = self.job(trace)
                 if not await self.run_job(job):
                     self.summary.not_started += 1
 
@@ -146,7 +183,7 @@ def annotate(
     output: str | os.PathLike,
     *,
     cache: str | os.PathLike | JudgeCache | None = None,
-    concurrency: int = 8,
+    concurrency: int | None = None,
     budget_usd: float | None = None,
     batch: bool = False,
     limit: int | None = None,
@@ -154,6 +191,7 @@ def annotate(
     progress: bool | None = False,
     base_url: str | None = None,
     api_key: str | None = None,
+    granularity: str = "trace",
 ) -> AnnotateSummary:
     """Label every step of some traces with a judge; append the labels to an annotation set.
 
@@ -168,8 +206,11 @@ def annotate(
         The annotation set (JSONL) to append to; traces already in it are skipped.
     cache : path or JudgeCache, optional
         The SQLite cache (default :func:`~seekbench.annotate.default_cache_path`).
-    concurrency : int, default 8
-        Traces worked on at once.
+    concurrency : int, optional
+        Traces worked on at once. Default: for a judge on this machine, the
+        server's parallel slots where it reports them (llama.cpp ``/props``
+        ``total_slots``), else 1 (a server that serves one request at a time
+        only slows down when asked more); for a remote API, 8.
     budget_usd : float, optional
         Stop, before sending any request whose worst-case cost would take the
         run's spending past this amount.
@@ -183,6 +224,18 @@ def annotate(
         Show a tqdm bar on stderr (None: only on a terminal).
     base_url, api_key : str, optional
         Override the judge's endpoint and key (tests, local servers).
+    granularity : {"trace", "step"}, default "trace"
+        ``trace``: one request per trace (windows of steps when it is longer than
+        the judge's context); ``step``: the published SeekBench design, one request
+        per step with the trace so far. Same labels and records; the granularity is
+        in the provenance, and ``step`` names its rater ``<judge>@step`` by default
+        so the two designs can be compared with ``seekbench agree``.
+
+    Notes
+    -----
+    Before the first request the server is asked for its context window,
+    slots and model (:func:`~seekbench.llm.probe_server`); a smaller window than
+    the judge file's is used, and labels record the model the server reports.
 
     Returns
     -------
@@ -194,8 +247,10 @@ def annotate(
     >>> with OpenAIServer() as srv:  # doctest: +SKIP
     ...     s = annotate("traces.jsonl", "local", "labels.jsonl", base_url=srv.base_url)
     """
-    if concurrency < 1:
+    if concurrency is not None and concurrency < 1:
         raise UserInputError(f"--concurrency must be >= 1, got {concurrency}")
+    if granularity not in GRANULARITIES:
+        raise UserInputError(f"--granularity is {granularity!r}; use one of {', '.join(GRANULARITIES)}")
     if budget_usd is not None and not budget_usd >= 0:
         raise UserInputError(f"--budget-usd must be >= 0, got {budget_usd}")
     if limit is not None and limit < 0:
@@ -213,51 +268,24 @@ def annotate(
     start = time.monotonic()
     if isinstance(cfg, dict):
         return annotate_offline(traces, cfg, output, rater=rater, start=start)
-    rater = rater or cfg.name
+    rater = rater or (cfg.name if granularity == "trace" else f"{cfg.name}@{granularity}")
     template = PromptTemplate.load(cfg.prompt_path, version=cfg.prompt_version)
-    out = AnnotationOutput(output, rater=rater)
-    state = out.recover()
-    todo = [t for t in traces if state.get(str(t["trace_id"])) != "done"]
-    summary = AnnotateSummary(
-        judge=cfg.name,
-        output=str(output),
-        mode="batch" if batch else "online",
-        n_traces=len(traces),
-        already_done=len(traces) - len(todo),
-        budget_usd=budget_usd,
-    )
+    mode = "batch" if batch else "online"
+    out, todo, summary = start_run(output, traces, rater=rater, judge=cfg.name, mode=mode, budget_usd=budget_usd)
     owned = not isinstance(cache, JudgeCache)
     jc = cache if isinstance(cache, JudgeCache) else JudgeCache(cache)
     bar = progress_bar(len(todo), f"annotate {cfg.name}", progress)
+    # what both paths share: the judge, the cache, the output, the tally, the budget, the bar
+    shared = (cfg, template, jc, out, summary, Budget(budget_usd), bar)
+    where: dict[str, Any] = {"rater": rater, "base_url": base_url, "api_key": api_key, "granularity": granularity}
     try:
         if batch:
-            run_batch(
-                todo,
-                cfg,
-                template,
-                jc,
-                out,
-                summary,
-                Budget(budget_usd),
-                bar,
-                rater=rater,
-                base_url=base_url,
-                api_key=api_key,
-            )
+            run_batch(todo, *shared, **where)
         elif todo:
-            run = _OnlineRun(
-                cfg,
-                template,
-                jc,
-                out,
-                summary,
-                Budget(budget_usd),
-                bar,
-                rater=rater,
-                base_url=base_url,
-                api_key=api_key,
-                concurrency=concurrency,
-            )
+            asks = any(TraceJob.needs_judge(t) for t in todo)  # else not even the server is asked anything
+            server, concurrency = _server_limits(cfg, base_url, api_key, concurrency, probe=asks)
+            summary.concurrency = concurrency
+            run = _OnlineRun(*shared, **where, concurrency=concurrency, server=server)
             asyncio.run(run.main(todo, concurrency))
             if run.fatal is not None:
                 raise run.fatal
@@ -268,3 +296,21 @@ def annotate(
             jc.close()
     summary.elapsed_s = round(time.monotonic() - start, 3)
     return summary
+
+
+def _server_limits(
+    cfg: JudgeConfig, base_url: str | None, api_key: str | None, concurrency: int | None, *, probe: bool = True
+) -> tuple[ServerInfo, int]:
+    """What the server reports about itself, and the concurrency to use (see :func:`annotate`)."""
+    url = base_url or cfg.resolved_base_url()
+    local = is_local(url)
+    info = ServerInfo()
+    if url and probe:
+        try:
+            key = api_key or resolve_api_key(cfg, url)
+        except UserInputError:
+            key = None  # a cached run needs no key; the first paid request says so
+        info = probe_server(url, key, cfg.model)
+    if concurrency is None:
+        concurrency = (info.slots or 1) if local else 8
+    return info, concurrency

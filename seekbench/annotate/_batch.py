@@ -53,7 +53,11 @@ def _new_round(jobs: list[TraceJob], cfg, prices: Prices, budget: Budget, summar
             continue
         key, body = job.next_request()
         bound = request_cost_bound(
-            body["messages"], cfg.max_tokens, prices, batch=True, extra_text=json.dumps(body.get("response_format"))
+            body["messages"],
+            int(body.get(cfg.max_tokens_param) or cfg.max_tokens),
+            prices,
+            batch=True,
+            extra_text=json.dumps(body.get("response_format")),
         )
         if not budget.reserve(bound):
             summary.stopped_by_budget = True
@@ -85,11 +89,12 @@ def run_batch(
     rater: str,
     base_url: str | None,
     api_key: str | None,
+    granularity: str = "trace",
 ) -> None:
     """Label ``todo`` through the Batch API, round after round, resuming the batches left by a crash."""
     path = state_path_for(out.path)
     prices = Prices.of(cfg)
-    jobs = [TraceJob(t, cfg, template) for t in todo]
+    jobs = [TraceJob(t, cfg, template, granularity=granularity) for t in todo]
     line_failures: dict[str, int] = {}
     fresh: set[str] = set()
     written: set[str] = set()

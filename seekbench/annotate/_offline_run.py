@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-from ._output import AnnotationOutput
+from ._output import start_run
 from ._summary import AnnotateSummary
 from .offline import load_offline_judge
 
@@ -20,16 +20,7 @@ def annotate_offline(traces: list[dict], table: dict, output, *, rater: str | No
     """Label ``traces`` with the offline judge described by ``table`` (a judge file's contents)."""
     judge = load_offline_judge(table)
     rater = rater or judge.name
-    out = AnnotationOutput(output, rater=rater)
-    state = out.recover()
-    todo = [t for t in traces if state.get(str(t["trace_id"])) != "done"]
-    summary = AnnotateSummary(
-        judge=judge.name,
-        output=str(output),
-        mode=str(table["kind"]),
-        n_traces=len(traces),
-        already_done=len(traces) - len(todo),
-    )
+    out, todo, summary = start_run(output, traces, rater=rater, judge=judge.name, mode=str(table["kind"]))
     try:
         records = judge.label_traces(todo, rater=rater) if todo else []
         by_trace: dict[str, list[dict]] = {}

@@ -20,6 +20,7 @@ from pathlib import Path
 from .._errors import UserInputError
 from .._io import atomic_writer, dumps
 from ._job import REQUEST_FAILED
+from ._summary import AnnotateSummary
 
 
 def _blocks(records: list[tuple[int, dict]]) -> list[tuple[int, list[dict]]]:
@@ -162,3 +163,21 @@ class AnnotationOutput:
                     fh.write(dumps(rec) + "\n")
                     n += 1
         return n
+
+
+def start_run(
+    output: str | os.PathLike, traces: list[dict], *, rater: str, judge: str, mode: str, budget_usd: float | None = None
+) -> tuple[AnnotationOutput, list[dict], AnnotateSummary]:
+    """Open the output (repairing a crashed tail), the traces still to do, and the run's summary."""
+    out = AnnotationOutput(output, rater=rater)
+    state = out.recover()
+    todo = [t for t in traces if state.get(str(t["trace_id"])) != "done"]
+    summary = AnnotateSummary(
+        judge=judge,
+        output=str(output),
+        mode=mode,
+        n_traces=len(traces),
+        already_done=len(traces) - len(todo),
+        budget_usd=budget_usd,
+    )
+    return out, todo, summary

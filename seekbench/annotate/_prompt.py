@@ -101,16 +101,34 @@ def step_specs(trace: dict, rules: dict[tuple[int, str], RuleLabel]) -> dict[int
     return out
 
 
-def _step_rows(trace: dict, specs: dict[int, StepSpec]) -> list[tuple[dict, str]]:
-    """Each step's row head (step, kind, rule labels) and its neutralised text, computed once per render."""
+def _step_rows(
+    trace: dict, specs: dict[int, StepSpec], shown: set[int] | None = None, clip: dict[int, int] | None = None
+) -> list[tuple[dict, str]]:
+    """Each shown step's row head (step, kind, rule labels) and its neutralised text (cut to ``clip[step]``
+    characters, with the marker, for the summary of what came before a window)."""
     rows = []
     for step in trace["steps"]:
         idx = int(step["index"])
+        if shown is not None and idx not in shown:
+            continue
         head: dict = {"step": idx, "kind": step["kind"]}
         if specs[idx].rule_fixed:
             head["rule_labels"] = dict(specs[idx].rule_fixed)
-        rows.append((head, neutralise(step_text(step))))
+        text = neutralise(step_text(step))
+        if clip is not None and idx in clip and len(text) > clip[idx]:
+            text = text[: clip[idx]] + TRUNCATION_MARKER.format(n=len(text) - clip[idx])
+        rows.append((head, text))
     return rows
+
+
+#: The line that asks for some steps only (a window, one step, or a repair); the test server reads it too.
+ONLY_STEPS = "Label only these steps: {steps}."
+ONLY_STEPS_NOTE = " The other steps are shown as context (earlier ones may be cut short): give them no entry."
+
+
+def only_steps_line(steps) -> str:
+    """``Label only these steps: 3, 7.`` plus the note that the others are context."""
+    return "\n\n" + ONLY_STEPS.format(steps=", ".join(str(s) for s in steps)) + ONLY_STEPS_NOTE
 
 
 def _steps_block(rows: list[tuple[dict, str]], cap: int | None) -> tuple[str, tuple[int, ...]]:
@@ -124,7 +142,7 @@ def _steps_block(rows: list[tuple[dict, str]], cap: int | None) -> tuple[str, tu
 
 
 def _user_message(
-    template: PromptTemplate, trace: dict, rows: list[tuple[dict, str]], cap: int | None
+    template: PromptTemplate, trace: dict, rows: list[tuple[dict, str]], cap: int | None, tail: str = ""
 ) -> tuple[str, tuple[int, ...]]:
     question = json_data(neutralise(trace.get("question") or ""))
     steps_block, cut = _steps_block(rows, cap)
@@ -134,7 +152,7 @@ def _user_message(
         "{{STEPS_BLOCK}}": steps_block,
     }
     # One pass over the template: a placeholder spelled inside the data is data, never substituted.
-    return fill(template.user, values), cut
+    return fill(template.user, values) + tail, cut
 
 
 def render_prompt(
@@ -144,6 +162,9 @@ def render_prompt(
     *,
     context_tokens: int = 128_000,
     max_tokens: int = 4096,
+    label_steps: list[int] | None = None,
+    shown_steps: set[int] | None = None,
+    clip: dict[int, int] | None = None,
 ) -> RenderedPrompt:
     """Render the judge request of one trace: one system and one user message.
 
@@ -157,6 +178,15 @@ def render_prompt(
     context_tokens, max_tokens : int
         The judge's context window and answer budget: the prompt is cut to fit
         ``context_tokens - max_tokens - 256`` tokens by :func:`estimate_tokens`.
+    label_steps : list of int, optional
+        Ask for these steps only (a window of a long trace, one step of the
+        step-level design, a repair): the user message ends with
+        :data:`ONLY_STEPS` naming them, and ``steps`` holds only their specs.
+        Default: every step (the message is then exactly the template's).
+    shown_steps : set of int, optional
+        The steps shown in the block (default: all); the others are left out.
+    clip : dict, optional
+        ``step -> characters``: context steps cut to a summary length.
 
     Returns
     -------
@@ -166,39 +196,57 @@ def render_prompt(
         fit (thousands of steps): such a prompt must not be sent.
     """
     specs = step_specs(trace, rules)
-    rows = _step_rows(trace, specs)
+    rows = _step_rows(trace, specs, shown_steps, clip)
+    tail = "" if label_steps is None else only_steps_line(label_steps)
     limit = context_tokens - max_tokens - CONTEXT_MARGIN_TOKENS
     sys_tokens = estimate_tokens(template.system)
-    user, cut = _user_message(template, trace, rows, None)
+    user, cut = _user_message(template, trace, rows, None, tail)
     cap, over = None, False
     if sys_tokens + estimate_tokens(user) > limit:
-        user, cut = _user_message(template, trace, rows, 0)
+        user, cut = _user_message(template, trace, rows, 0, tail)
         cap, over = 0, sys_tokens + estimate_tokens(user) > limit  # too long even with every text cut
         lo, hi = 0, 0 if over else max((len(text) for _, text in rows), default=0)  # the largest cap that fits
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if sys_tokens + estimate_tokens(_user_message(template, trace, rows, mid)[0]) <= limit:
+            if sys_tokens + estimate_tokens(_user_message(template, trace, rows, mid, tail)[0]) <= limit:
                 lo = mid
             else:
                 hi = mid - 1
         if lo:
             cap = lo
-            user, cut = _user_message(template, trace, rows, cap)
+            user, cut = _user_message(template, trace, rows, cap, tail)
+    if label_steps is not None:
+        specs = {s: specs[s] for s in label_steps}
     messages = [{"role": "system", "content": template.system}, {"role": "user", "content": user}]
     return RenderedPrompt(str(trace["trace_id"]), messages, specs, bool(cut), cap if cut else None, cut, over)
 
 
-def repair_messages(rendered: RenderedPrompt, error: str, *, repair: int, max_repairs: int) -> list[dict]:
-    """The messages of repair ``repair`` (1-based): the same request, plus a note naming what was wrong.
+def repair_messages(
+    rendered: RenderedPrompt, error: str, *, repair: int, max_repairs: int, steps: list[int] | None = None
+) -> list[dict]:
+    """The messages of repair ``repair`` (1-based): the request, plus a note naming what was wrong.
 
-    The note is outside the fences; the validation error is neutralised and
-    cut to 400 characters, since it may quote the judge's own (untrusted) output.
+    With ``steps`` (the steps still missing or invalid) the note asks for those
+    steps only (:data:`ONLY_STEPS`); the labels already accepted are kept. The
+    note is outside the fences; the validation error is neutralised and cut to
+    400 characters, since it may quote the judge's own (untrusted) output.
     """
     note = json_data(neutralise(error))[1:-1][:400]  # escaped to one line of visible text
     messages = copy.deepcopy(rendered.messages)
-    messages[-1]["content"] += (
-        f"\n\nREPAIR {repair} of {max_repairs}: an earlier answer to this request was rejected: {note}\n"
-        "Answer again with one JSON object that follows the output format exactly."
+    if steps is None:
+        messages[-1]["content"] += (
+            f"\n\nREPAIR {repair} of {max_repairs}: an earlier answer to this request was rejected: {note}\n"
+            "Answer again with one JSON object that follows the output format exactly."
+        )
+        return messages
+    content = messages[-1]["content"]
+    asked = content.rfind("\n\n" + ONLY_STEPS.split("{", 1)[0])
+    base = content[:asked] if asked >= 0 else content  # the earlier ask for some steps is replaced
+    messages[-1]["content"] = (
+        base + f"\n\nREPAIR {repair} of {max_repairs}: the labels of the other steps were accepted; these were "
+        f"missing or invalid: {note}"
+        + only_steps_line(steps)
+        + " Answer with one JSON object that follows the output format exactly."
     )
     return messages
 
@@ -225,8 +273,8 @@ def strict_output_schema() -> dict:
     return schema
 
 
-def response_format(mode: str) -> dict:
-    """The ``response_format`` request parameter for ``json_schema`` or ``json_object`` mode."""
+def response_format(mode: str) -> dict | None:
+    """The ``response_format`` request parameter for ``json_schema`` or ``json_object`` mode (None for ``text``)."""
     if mode == "json_schema":
         return {
             "type": "json_schema",
@@ -234,14 +282,45 @@ def response_format(mode: str) -> dict:
         }
     if mode == "json_object":
         return {"type": "json_object"}
+    if mode == "text":
+        return None
     raise ValueError(f"unknown response_format mode {mode!r}")
 
 
-def request_body(config, messages: list[dict]) -> dict:
-    """The chat-completions request body for ``messages`` under a judge config (what is sent and hashed)."""
-    return {
-        "model": config.model,
-        "messages": messages,
-        **config.decoding(),
-        "response_format": response_format(config.response_format),
-    }
+def request_body(
+    config, messages: list[dict], *, mode: str | None = None, repair: int = 0, max_tokens: int | None = None
+) -> dict:
+    """The chat-completions request body for ``messages`` under a judge config (what is sent and hashed).
+
+    ``mode`` is the response format in use (default the judge's; ``auto`` starts at
+    ``json_schema``); ``repair`` and ``max_tokens`` go to :meth:`JudgeConfig.decoding`.
+    """
+    mode = mode or config.response_format
+    fmt = response_format("json_schema" if mode == "auto" else mode)
+    body = {"model": config.model, "messages": messages, **config.decoding(repair=repair, max_tokens=max_tokens)}
+    if fmt is not None:
+        body["response_format"] = fmt
+    return body
+
+
+#: Answer tokens allowed per step asked for (an entry is about 25 tokens, 40 with strict json_schema's nulls),
+#: and for the frame around them.
+TOKENS_PER_STEP, TOKENS_FRAME = 64, 256
+#: What an answer typically takes per step: a trace is split into windows only when ``max_tokens`` could
+#: not hold that much for its steps (the per-step allowance above only caps a runaway answer).
+TOKENS_PER_STEP_TYPICAL = 32
+
+
+def answer_tokens(config, n_steps: int) -> int | None:
+    """``max_tokens`` sized to the steps being labeled, so a runaway answer is cut early.
+
+    ``256 + 64 * n_steps``, never above the judge file's ``max_tokens``; None (the
+    file's value) for a reasoning model, whose budget also covers its thinking.
+
+    >>> from types import SimpleNamespace as Cfg
+    >>> answer_tokens(Cfg(max_tokens=4096, reasoning_effort=None), 10)
+    896
+    """
+    if config.reasoning_effort is not None:
+        return None
+    return min(config.max_tokens, TOKENS_FRAME + TOKENS_PER_STEP * n_steps)

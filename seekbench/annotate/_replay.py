@@ -13,11 +13,15 @@ def tally(summary: AnnotateSummary, job: TraceJob, records: list[dict]) -> None:
     summary.labeled += status == "labeled"
     summary.unscored += status == "unscored"
     summary.failed += status == "failed"
-    summary.truncated += job.rendered.truncated
-    if status == "unscored" and not job.calls and job.rendered.over_context:
+    summary.truncated += job.truncated
+    summary.windowed += job.windows > 1
+    summary.partial += status == "unscored" and any(
+        r["value"] is not None and r["provenance"]["kind"] == "judge" for r in records
+    )
+    summary.repaired_labels += sum(1 for r in records if r["provenance"].get("from_repair") and r["value"] is not None)
+    if job.over_context:
         summary.count_error(OVER_CONTEXT)  # never sent: too long for the judge even with every text cut
-    if job.result is not None:
-        summary.rule_conflicts += len(job.result.rule_conflicts)
+    summary.rule_conflicts += len(job.rule_conflicts)
     if job.calls and all(c.from_cache for c in job.calls):
         summary.from_cache += 1
     for rec in records:
@@ -34,7 +38,7 @@ def tally(summary: AnnotateSummary, job: TraceJob, records: list[dict]) -> None:
 def feed(cache: JudgeCache, job: TraceJob, key: str, comp: Completion, cost: float, *, from_cache: bool) -> None:
     """Give a completion to its job and record the check's outcome in the cache."""
     res = job.feed(comp, key=key, cost_usd=cost, from_cache=from_cache)
-    labels = {f"{s}:{f}": v for (s, f), v in res.labels.items()} if res.ok else None
+    labels = {f"{s}:{f}": v for (s, f), v in res.labels.items()} or None  # what validated, even in part
     cache.set_parsed(key, valid=res.ok, labels=labels, error=res.error)
 
 

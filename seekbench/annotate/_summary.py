@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, field
+
+_KIND = re.compile(r"[a-z_]{1,40}|HTTP \d{3}|connection error")
 
 
 @dataclass
@@ -22,6 +25,8 @@ class AnnotateSummary:
     judge: str
     output: str
     mode: str = "online"
+    #: Traces worked on at once (the server's slots for a local judge, unless given).
+    concurrency: int | None = None
     n_traces: int = 0
     already_done: int = 0
     labeled: int = 0
@@ -35,6 +40,14 @@ class AnnotateSummary:
     abstentions: int = 0
     rule_conflicts: int = 0
     truncated: int = 0
+    #: Traces judged in windows of steps (longer than the judge's context or answer budget).
+    windowed: int = 0
+    #: Unscored traces that still kept some judge labels (partial acceptance).
+    partial: int = 0
+    #: Judge labels that came from a repair (the first answer lacked them or had them invalid).
+    repaired_labels: int = 0
+    #: Requests the server refused as longer than its context, judged again in smaller windows.
+    context_refusals: int = 0
     requests: int = 0
     repairs: int = 0
     retries: int = 0
@@ -59,7 +72,10 @@ class AnnotateSummary:
             self.first_error = reason
 
     def count_error(self, reason: str) -> None:
-        key = reason.split(":", 1)[0][:60]
+        """Count an error under its kind (``invalid_output``, ``HTTP 500``); a reason with no short kind
+        in front (``gave up after 8 attempts; last error: ...``) is counted whole, never cut."""
+        head = reason.split(":", 1)[0]
+        key = head if _KIND.fullmatch(head) else reason
         self.errors[key] = self.errors.get(key, 0) + 1
 
     def to_dict(self) -> dict:
@@ -77,7 +93,8 @@ class AnnotateSummary:
             f"from cache {self.from_cache}",
             f"labels: judge {self.judge_labels} | rule {self.rule_labels} | unscored {self.unscored_labels} "
             f"(abstained {self.abstentions}) | rule conflicts ignored {self.rule_conflicts} | "
-            f"truncated prompts {self.truncated}",
+            f"truncated prompts {self.truncated} | windowed traces {self.windowed} | "
+            f"labels from repairs {self.repaired_labels} | partly labeled traces {self.partial}",
             f"requests paid: {self.requests} (repairs {self.repairs}, retries {self.retries}) | tokens "
             f"{self.prompt_tokens} in / {self.completion_tokens} out | cost ${self.cost_usd:.4f}"
             + (f" (${rate:.5f}/request)" if self.requests else "")

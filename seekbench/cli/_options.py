@@ -167,8 +167,17 @@ LLM_OPTIONS: dict[str, tuple[str, dict]] = {
 }
 
 
-def add_llm_options(p, *names: str, helps: dict[str, str] | None = None, aliases: dict[str, str] | None = None):
+def add_llm_options(
+    p,
+    *names: str,
+    helps: dict[str, str] | None = None,
+    aliases: dict[str, str] | None = None,
+    defaults: dict[str, object] | None = None,
+):
     """The options of ``names`` (keys of :data:`LLM_OPTIONS`), in that order; ``helps`` rewords one for a command.
+
+    ``defaults`` changes a default where the command decides it at run time (annotate's concurrency: the
+    server's slot count).
 
     ``aliases`` keeps an old spelling working beside the flag (e.g. ``{"no_progress": "--quiet"}``).
     """
@@ -177,6 +186,8 @@ def add_llm_options(p, *names: str, helps: dict[str, str] | None = None, aliases
         kw = {**kw, "dest": name}
         if helps and name in helps:
             kw["help"] = helps[name]
+        if defaults and name in defaults:
+            kw["default"] = defaults[name]
         p.add_argument(flag, *([aliases[name]] if aliases and name in aliases else []), **kw)
 
 

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from .._errors import UserInputError
+from ..llm import SQLiteStore, user_cache_path
 
 EMBED_CACHE_ENV = "SEEKBENCH_EMBED_CACHE"
 
@@ -32,10 +31,7 @@ CREATE TABLE IF NOT EXISTS embeddings (
 
 def default_embed_cache_path() -> Path:
     """``$SEEKBENCH_EMBED_CACHE``, else ``$XDG_CACHE_HOME/seekbench/embeddings.sqlite`` (``~/.cache`` by default)."""
-    if os.environ.get(EMBED_CACHE_ENV):
-        return Path(os.environ[EMBED_CACHE_ENV])
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "seekbench" / "embeddings.sqlite"
+    return user_cache_path(EMBED_CACHE_ENV, "embeddings.sqlite")
 
 
 def text_sha256(text: str) -> str:
@@ -43,7 +39,7 @@ def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-class EmbeddingCache:
+class EmbeddingCache(SQLiteStore):
     """Embeddings on disk, keyed by model key and text hash.
 
     Parameters
@@ -61,28 +57,8 @@ class EmbeddingCache:
     """
 
     def __init__(self, path: str | os.PathLike | None = None) -> None:
-        self.path = Path(path) if path is not None else default_embed_cache_path()
-        if self.path.is_dir():
-            raise UserInputError("the embedding cache path is a directory; give a file path", file=str(self.path))
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.executescript(_SCHEMA)
-        except sqlite3.DatabaseError as e:
-            raise UserInputError(
-                f"cannot open the embedding cache: {e}; pass another --embed-cache or delete the file",
-                file=str(self.path),
-            ) from e
-
-    def close(self) -> None:
-        self._db.close()
-
-    def __enter__(self) -> EmbeddingCache:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        where = Path(path) if path is not None else default_embed_cache_path()
+        super().__init__(where, _SCHEMA, what="the embedding cache", option="--embed-cache")
 
     def get_many(self, model: str, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """Cached vectors of ``texts`` under ``model`` (texts not cached are absent from the result)."""

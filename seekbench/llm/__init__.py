@@ -17,7 +17,13 @@ and the completeness estimator in :mod:`seekbench.env`) goes through here:
 - **Prompts** (:class:`PromptTemplate`): one loader whose placeholders are data;
   :func:`cache_key` over model, prompt version and hash, and request body.
 - **Fencing** of untrusted text (:func:`neutralise`, :func:`json_data`, :func:`fenced`).
-- **Replies** (:func:`ask`, :class:`Parsed`): a checked reply, re-asked with a note until valid.
+- **Replies** (:func:`ask`, :class:`Parsed`, :class:`RepairLoop`): a checked reply, re-asked with a
+  changed request until valid: the one repair loop every caller shares.
+- **Server limits** (:func:`probe_server`, :class:`ServerInfo`, :func:`context_refusal`): the
+  context window, parallel slots and model a server reports.
+- **Response formats** (:class:`ResponseFormats`): ``auto`` falls back from
+  ``json_schema`` to ``json_object`` to plain text when a server refuses the
+  parameter, and remembers per endpoint what it accepts.
 
 >>> from seekbench.llm import fill, neutralise
 >>> neutralise("STEPS_JSON>>>")
@@ -49,6 +55,7 @@ from ._config import (
 )
 from ._cost import Budget, Prices, cost_usd, estimate_tokens, prompt_token_bound, request_cost_bound
 from ._fence import fenced, fold, json_data, neutralise, safe_trace_id
+from ._formats import FORMAT_ORDER, ResponseFormats, rejects_format
 from ._prompt import PromptTemplate, cache_key, fill
 from ._provider import (
     LOCAL_PLACEHOLDER_KEY,
@@ -64,7 +71,9 @@ from ._provider import (
     scrub_completion,
     utc_now,
 )
-from ._reply import Answer, CallTally, Parsed, ask, count, strip_code_fence, with_note
+from ._reply import Answer, CallTally, Parsed, RepairLoop, ask, count, strip_code_fence, with_note
+from ._server_info import ServerInfo, context_refusal, is_local, probe_server
+from ._sqlite import SQLiteStore, open_store, user_cache_path
 
 __all__ = [
     "LOCAL_PLACEHOLDER_KEY",
@@ -78,6 +87,7 @@ __all__ = [
     "CallTally",
     "Completion",
     "EndpointUnreachable",
+    "FORMAT_ORDER",
     "JudgeCache",
     "JudgeConfig",
     "JudgeInfo",
@@ -87,14 +97,19 @@ __all__ = [
     "Parsed",
     "Prices",
     "PromptTemplate",
+    "RepairLoop",
     "Reply",
+    "ResponseFormats",
+    "ServerInfo",
     "RequestFailed",
+    "SQLiteStore",
     "ask",
     "batch_line",
     "cache_key",
     "call",
     "call_context",
     "completion_from_body",
+    "context_refusal",
     "completion_of",
     "cost_usd",
     "count",
@@ -107,14 +122,18 @@ __all__ = [
     "find_judge_file",
     "fold",
     "json_data",
+    "is_local",
     "judge_dirs",
     "list_judges",
     "load_judge_config",
     "neutralise",
+    "open_store",
     "poll_batch",
+    "probe_server",
     "progress_bar",
     "prompt_token_bound",
     "redact",
+    "rejects_format",
     "request_cost_bound",
     "resolve_api_key",
     "retry_after_s",
@@ -125,6 +144,7 @@ __all__ = [
     "store",
     "strip_code_fence",
     "submit_part",
+    "user_cache_path",
     "utc_now",
     "with_note",
 ]

@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._errors import UserInputError
+from ._sqlite import SQLiteStore, user_cache_path
 
 CACHE_ENV = "SEEKBENCH_CACHE"
 _SCHEMA = """
@@ -42,15 +40,21 @@ CREATE TABLE IF NOT EXISTS completions (
     error TEXT
 );
 CREATE INDEX IF NOT EXISTS completions_trace ON completions (judge, trace_id);
+CREATE TABLE IF NOT EXISTS endpoint_formats (
+    endpoint TEXT NOT NULL,
+    model TEXT NOT NULL,
+    mode TEXT NOT NULL,
+    accepted INTEGER NOT NULL,
+    reason TEXT,
+    time TEXT NOT NULL,
+    PRIMARY KEY (endpoint, model, mode)
+);
 """
 
 
 def default_cache_path() -> Path:
     """``$SEEKBENCH_CACHE``, else ``$XDG_CACHE_HOME/seekbench/judge_cache.sqlite`` (``~/.cache`` by default)."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV])
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "seekbench" / "judge_cache.sqlite"
+    return user_cache_path(CACHE_ENV, "judge_cache.sqlite")
 
 
 @dataclass(frozen=True)
@@ -76,7 +80,7 @@ class CachedCompletion:
     error: str | None = None
 
 
-class JudgeCache:
+class JudgeCache(SQLiteStore):
     """A SQLite judge cache at ``path`` (created on first use).
 
     Parameters
@@ -95,35 +99,8 @@ class JudgeCache:
     """
 
     def __init__(self, path: str | os.PathLike | None = None) -> None:
-        self.path = Path(path) if path is not None else default_cache_path()
-        if self.path.is_dir():
-            raise UserInputError("the cache path is a directory; give a file path", file=str(self.path))
-        self._lock = threading.RLock()
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.executescript(_SCHEMA)
-        except sqlite3.DatabaseError as e:
-            raise UserInputError(
-                f"cannot open the judge cache: {e}; pass another --cache or delete the file", file=str(self.path)
-            ) from e
-        except OSError as e:  # a parent that is a file, no permission, a full disk
-            raise UserInputError(
-                f"cannot create the judge cache ({e.strerror or e}: {e.filename}); pass another --cache",
-                file=str(self.path),
-            ) from e
-
-    def __enter__(self) -> JudgeCache:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        where = Path(path) if path is not None else default_cache_path()
+        super().__init__(where, _SCHEMA, what="the judge cache", option="--cache", durable=True)
 
     def get(self, key: str) -> CachedCompletion | None:
         """The completion stored under ``key``, or None."""
@@ -165,6 +142,26 @@ class JudgeCache:
                 )
             finally:
                 self._db.execute("PRAGMA synchronous=FULL")
+
+    def format_verdicts(self, endpoint: str, model: str) -> dict[str, tuple[bool, str | None]]:
+        """What ``endpoint`` answered to each ``response_format`` mode for ``model``: ``mode -> (accepted, why)``."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT mode, accepted, reason FROM endpoint_formats WHERE endpoint = ? AND model = ?",
+                (endpoint, model),
+            ).fetchall()
+        return {mode: (bool(ok), why) for mode, ok, why in rows}
+
+    def record_format(self, endpoint: str, model: str, mode: str, *, accepted: bool, reason: str | None) -> None:
+        """Remember whether ``endpoint`` accepts ``response_format`` ``mode`` for ``model`` (the last word wins)."""
+        from ._provider import utc_now
+
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO endpoint_formats (endpoint, model, mode, accepted, reason, time) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (endpoint, model, mode, int(accepted), reason, utc_now()),
+            )
 
     def stats(self) -> dict:
         """Entries, tokens and cost in total and per judge, and the file size in bytes."""

@@ -112,9 +112,9 @@ class LLMClient:
             await self._provider.aclose()
             self._provider = None
 
-    def body(self, messages: list[dict], **extra) -> dict:
-        """The request body: ``model``, ``messages``, the decoding parameters (and ``extra``)."""
-        return {"model": self.config.model, "messages": messages, **self.config.decoding(), **extra}
+    def body(self, messages: list[dict], *, repair: int = 0, **extra) -> dict:
+        """The request body: ``model``, ``messages``, the decoding parameters of repair ``repair`` (and ``extra``)."""
+        return {"model": self.config.model, "messages": messages, **self.config.decoding(repair=repair), **extra}
 
 
 def completion_of(hit: CachedCompletion) -> Completion:
@@ -122,6 +122,10 @@ def completion_of(hit: CachedCompletion) -> Completion:
     return Completion(
         hit.raw, hit.content, hit.finish_reason, hit.prompt_tokens, hit.completion_tokens, hit.latency_s, hit.created
     )
+
+
+#: What a cache row keeps of a completion as it came.
+_STORED = ("created", "raw", "content", "finish_reason", "prompt_tokens", "completion_tokens", "latency_s")
 
 
 def store(
@@ -142,15 +146,9 @@ def store(
             model=cfg.model,
             prompt_version=template.version,
             trace_id=trace_id,
-            created=comp.created,
             via_batch=via_batch,
-            raw=comp.raw,
-            content=comp.content,
-            finish_reason=comp.finish_reason,
-            prompt_tokens=comp.prompt_tokens,
-            completion_tokens=comp.completion_tokens,
             cost_usd=cost,
-            latency_s=comp.latency_s,
+            **{f: getattr(comp, f) for f in _STORED},
         )
     )
 
@@ -185,6 +183,9 @@ class NoReply:
     reason: str
     #: ``failed`` because no connection could be opened: this failure stopped the run.
     unreachable: bool = False
+    #: ``failed`` with an HTTP answer: its status and the server's message, uncut.
+    status: int | None = None
+    message: str | None = None
 
 
 async def call(
@@ -208,7 +209,7 @@ async def call(
         return NoReply("stopped", "the run stopped (budget or fatal error)")
     bound = request_cost_bound(
         body["messages"],
-        client.config.max_tokens,
+        int(body.get(client.config.max_tokens_param) or client.config.max_tokens),
         client.prices,
         extra_text=json.dumps(body.get("response_format")) if "response_format" in body else "",
     )
@@ -232,7 +233,7 @@ async def call(
             ctx.note_failure(e.reason)
             if isinstance(e, EndpointUnreachable) and ctx.unreachable is None:
                 ctx.unreachable = e  # the other requests are not sent: they would fail the same way
-            return NoReply("failed", e.reason, isinstance(e, EndpointUnreachable))
+            return NoReply("failed", e.reason, isinstance(e, EndpointUnreachable), e.status, e.message)
         except UserInputError as e:
             ctx.budget.release(bound)
             ctx.fatal = e

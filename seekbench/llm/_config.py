@@ -35,32 +35,38 @@ OFFLINE_KINDS = ("rules", "learned")
 LLM_KINDS = ("openai", "answer")
 KINDS = (*LLM_KINDS, *OFFLINE_KINDS)
 
+_TEXT_KEYS = (
+    "name",
+    "kind",
+    "description",
+    "model",
+    "base_url",
+    "base_url_env",
+    "api_key_env",
+    "max_tokens_param",
+    "reasoning_effort",
+    "prompt",
+    "prompt_version",
+    "response_format",
+)
+_INT_KEYS = ("seed", "max_tokens", "context_tokens", "max_repairs", "max_attempts")
+#: Numbers a file may write as integers, kept as floats in a :class:`JudgeConfig`.
+_FLOAT_KEYS = (
+    "temperature",
+    "price_input_per_mtok",
+    "price_output_per_mtok",
+    "batch_discount",
+    "timeout_s",
+    "backoff_base_s",
+    "backoff_max_s",
+    "poll_interval_s",
+)
+#: Keys that may not be negative (all floats but the temperature, and the repairs).
+_NON_NEGATIVE = (*_FLOAT_KEYS[1:], "max_repairs")
 _OPENAI_KEYS: dict[str, type | tuple[type, ...]] = {
-    "name": str,
-    "kind": str,
-    "description": str,
-    "model": str,
-    "base_url": str,
-    "base_url_env": str,
-    "api_key_env": str,
-    "temperature": (int, float),
-    "seed": int,
-    "max_tokens": int,
-    "max_tokens_param": str,
-    "reasoning_effort": str,
-    "price_input_per_mtok": (int, float),
-    "price_output_per_mtok": (int, float),
-    "batch_discount": (int, float),
-    "prompt": str,
-    "prompt_version": str,
-    "context_tokens": int,
-    "response_format": str,
-    "max_repairs": int,
-    "max_attempts": int,
-    "timeout_s": (int, float),
-    "backoff_base_s": (int, float),
-    "backoff_max_s": (int, float),
-    "poll_interval_s": (int, float),
+    **dict.fromkeys(_TEXT_KEYS, str),
+    **dict.fromkeys(_INT_KEYS, int),
+    **dict.fromkeys(_FLOAT_KEYS, (int, float)),
     "published": bool,
 }
 #: Keys only an answer judge (``kind = "answer"``) may have.
@@ -103,7 +109,7 @@ class JudgeConfig:
     reasoning_effort: str | None = None
     batch_discount: float = 0.5
     context_tokens: int = 128_000
-    response_format: Literal["json_schema", "json_object"] = "json_schema"
+    response_format: Literal["json_schema", "json_object", "text", "auto"] = "json_schema"
     max_repairs: int = 2
     max_attempts: int = 8
     timeout_s: float = 120.0
@@ -118,13 +124,23 @@ class JudgeConfig:
         """The endpoint: ``base_url`` from the file, else the ``base_url_env`` variable, else None (OpenAI)."""
         return self.base_url or os.environ.get(self.base_url_env) or None
 
-    def decoding(self) -> dict[str, Any]:
-        """The decoding parameters sent with every request (and hashed into the cache key)."""
-        out: dict[str, Any] = {self.max_tokens_param: self.max_tokens}
+    def decoding(self, *, repair: int = 0, max_tokens: int | None = None) -> dict[str, Any]:
+        """The decoding parameters sent with a request (and hashed into the cache key).
+
+        A repair (``repair`` > 0) always changes the request: the seed moves on by
+        ``repair`` (or, for a judge without a seed, a temperature of
+        ``0.1 * repair`` is sent), so a deterministic server does not answer the
+        same thing again. ``max_tokens`` overrides the answer budget (never above
+        the file's ``max_tokens``).
+        """
+        cap = self.max_tokens if max_tokens is None else max(1, min(max_tokens, self.max_tokens))
+        out: dict[str, Any] = {self.max_tokens_param: cap}
         if self.temperature is not None:
             out["temperature"] = self.temperature
         if self.seed is not None:
-            out["seed"] = self.seed
+            out["seed"] = self.seed + repair
+        elif repair:
+            out["temperature"] = round((self.temperature or 0.0) + 0.1 * repair, 3)
         if self.reasoning_effort is not None:
             out["reasoning_effort"] = self.reasoning_effort
         return out
@@ -219,22 +235,13 @@ def _openai_config(table: dict[str, Any], path: Path) -> JudgeConfig:
         if key not in table:
             raise UserInputError(f"missing required key {key!r}", file=file, path=key)
     choices = {
-        "response_format": ("json_schema", "json_object"),
+        "response_format": ("json_schema", "json_object", "text", "auto"),
         "max_tokens_param": ("max_completion_tokens", "max_tokens"),
     }
     for key, allowed in choices.items():
         if key in table and table[key] not in allowed:
             raise UserInputError(f"{key} is {table[key]!r}; use one of {', '.join(allowed)}", file=file, path=key)
-    for key in (
-        "price_input_per_mtok",
-        "price_output_per_mtok",
-        "batch_discount",
-        "timeout_s",
-        "backoff_base_s",
-        "backoff_max_s",
-        "poll_interval_s",
-        "max_repairs",
-    ):
+    for key in _NON_NEGATIVE:
         if key in table and table[key] < 0:
             raise UserInputError(f"{key} must be >= 0", file=file, path=key)
     for key in ("max_tokens", "context_tokens", "max_attempts"):
@@ -255,16 +262,7 @@ def _openai_config(table: dict[str, Any], path: Path) -> JudgeConfig:
                 path="false_premise_prompt",
             )
         kwargs["false_premise_prompt_path"] = fp_path
-    for key in (
-        "temperature",
-        "price_input_per_mtok",
-        "price_output_per_mtok",
-        "batch_discount",
-        "timeout_s",
-        "backoff_base_s",
-        "backoff_max_s",
-        "poll_interval_s",
-    ):
+    for key in _FLOAT_KEYS:
         if key in kwargs:
             kwargs[key] = float(kwargs[key])
     kwargs.setdefault("temperature", None)

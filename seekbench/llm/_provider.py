@@ -20,10 +20,11 @@ import os
 import random
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from urllib.parse import urlparse
 
 from .._errors import SeekbenchError, UserInputError
+from ._formats import rejects_format
 
 #: Sent as the key to a server on this machine when the judge's key variable is unset.
 LOCAL_PLACEHOLDER_KEY = "sk-no-key-local"
@@ -31,21 +32,27 @@ _KEYLIKE = re.compile(r"\b(sk|key|rk)-[A-Za-z0-9_\-*.]{3,}")
 _LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
+@dataclass(eq=False)
 class RequestFailed(SeekbenchError):
     """A request for one trace failed for good (attempts exhausted, or rejected by the server).
 
     ``reason`` is the whole story in one line: attempts, status, endpoint and the server's
-    message, uncut (the run summary shows the first one in full).
+    message, uncut (the run summary shows the first one in full). ``message`` is the
+    server's own error message, uncut (None: no HTTP answer).
     """
 
-    def __init__(
-        self, reason: str, *, status: int | None = None, attempts: int = 1, endpoint: str | None = None
-    ) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.status = status
-        self.attempts = attempts
-        self.endpoint = endpoint
+    reason: str
+    _: KW_ONLY
+    status: int | None = None
+    attempts: int = 1
+    endpoint: str | None = None
+    message: str | None = None
+
+    def __post_init__(self) -> None:
+        super().__init__(self.reason)
+
+    def __str__(self) -> str:
+        return self.reason
 
 
 class EndpointUnreachable(RequestFailed):
@@ -225,7 +232,7 @@ class OpenAIProvider:
         import openai
 
         cfg = self.config
-        last, status = "no attempt made", None
+        last, status, message = "no attempt made", None, None
         where = f"POST {self.endpoint}"
         for attempt in range(1, cfg.max_attempts + 1):
             start = time.monotonic()
@@ -237,7 +244,8 @@ class OpenAIProvider:
             except openai.APIStatusError as e:
                 self.reached = True
                 status = e.status_code
-                last = self.scrub(f"HTTP {status}: {_error_message(e)} ({where})")
+                message = self.scrub(_error_message(e))
+                last = f"HTTP {status}: {message} ({where})"
                 if status in (401, 403):
                     raise UserInputError(
                         f"the {self.role} endpoint refused the API key from ${cfg.api_key_env} ({last}); check the key"
@@ -247,8 +255,11 @@ class OpenAIProvider:
                         f"the {self.role} endpoint has no model {cfg.model!r} or no chat completions "
                         f"at {self.base_url or 'the default OpenAI URL'} ({last})"
                     ) from None
-                if status not in (408, 409, 429) and status < 500:
-                    raise RequestFailed(last, status=status, attempts=attempt, endpoint=self.endpoint) from None
+                if (status not in (408, 409, 429) and status < 500) or rejects_format(status, message, body):
+                    # a refused parameter is not transient: retrying the same body gets the same answer
+                    raise RequestFailed(
+                        last, status=status, attempts=attempt, endpoint=self.endpoint, message=message
+                    ) from None
                 wait_hint = retry_after_s(e.response.headers)
             except openai.APITimeoutError:
                 last = f"timed out after {cfg.timeout_s:g} s ({where})"
@@ -275,6 +286,7 @@ class OpenAIProvider:
             status=status,
             attempts=cfg.max_attempts,
             endpoint=self.endpoint,
+            message=message,
         )
 
 
@@ -291,8 +303,8 @@ def _error_message(e) -> str:
     if isinstance(body, dict):
         msg = body.get("message") or (body.get("error") or {}).get("message")
         if isinstance(msg, str):
-            return msg[:4000]
-    return str(getattr(e, "message", "") or type(e).__name__)[:4000]
+            return msg  # uncut: the server's whole message is what the user needs to act on
+    return str(getattr(e, "message", "") or type(e).__name__)
 
 
 def _cause(e: BaseException) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from ._client import CallContext, LLMClient, NoReply, Reply, call
 from ._prompt import PromptTemplate, cache_key
@@ -109,6 +109,100 @@ def with_note(messages: list[dict], note: str) -> list[dict]:
     return [*messages[:-1], {**messages[-1], "content": messages[-1]["content"] + note}]
 
 
+class RepairLoop(Generic[T]):
+    """One question to a model and its repairs: the repair loop every caller shares.
+
+    A small state machine, free of I/O, so the online caller (:func:`ask`, the
+    step judge's annotator) and the Batch API path drive the same loop:
+    :meth:`request` is the body to send (or look up in the cache) while not
+    :attr:`done`, :meth:`feed` takes the reply and moves to done or to the next
+    repair. A repair always changes the request: its messages come from
+    ``repair`` and its body from ``body(messages, repair_number)`` (callers vary
+    the seed per repair, see :meth:`~seekbench.llm.JudgeConfig.decoding`). The
+    loop stops on a valid reply, after ``max_repairs`` repairs, or as soon as a
+    reply repeats the previous one word for word (``stalled``): asking again
+    would pay for the same answer.
+
+    Parameters
+    ----------
+    messages : list of dict
+        The first request's messages.
+    body : callable
+        ``(messages, repair number from 0) -> request body``.
+    parse : callable
+        Reply (anything with ``content``) -> :class:`Parsed`.
+    repair : callable
+        ``(messages, repair number from 1, last check) -> messages`` of the repair request.
+    max_repairs : int
+
+    Examples
+    --------
+    >>> loop = RepairLoop(
+    ...     [{"role": "user", "content": "Say 1"}],
+    ...     body=lambda m, n: {"messages": m, "seed": n},
+    ...     parse=lambda r: Parsed(r.content == "1", r.content, None if r.content == "1" else "not 1"),
+    ...     repair=lambda m, n, p: with_note(m, f" (repair {n}: {p.error})"),
+    ...     max_repairs=2,
+    ... )
+    >>> from types import SimpleNamespace as Reply
+    >>> loop.feed(Reply(content="2")).ok, loop.request()["seed"]
+    (False, 1)
+    >>> loop.feed(Reply(content="2")).ok, loop.done, loop.stalled
+    (False, True, True)
+    """
+
+    def __init__(
+        self,
+        messages: list[dict],
+        *,
+        body: Callable[[list[dict], int], dict],
+        parse: Callable[[Any], Parsed[T]],
+        repair: Callable[[list[dict], int, Parsed[T]], list[dict]],
+        max_repairs: int,
+    ) -> None:
+        self.messages = messages
+        self._body, self._parse, self._repair = body, parse, repair
+        self.max_repairs = max_repairs
+        self.repairs = 0
+        self.parsed: Parsed[T] | None = None
+        self.errors: list[str] = []
+        self.done = False
+        #: The last reply repeated the one before it: no further repair was asked for.
+        self.stalled = False
+        self._last: str | None = None
+        self._pending = body(messages, 0)
+
+    def request(self) -> dict:
+        """The body of the request to send next; only while not :attr:`done`."""
+        if self.done:
+            raise RuntimeError("the repair loop is done; it has no request to send")
+        return self._pending
+
+    def rebuild(self) -> None:
+        """Make the pending body again (the caller changed what ``body`` gives, e.g. a response format)."""
+        if not self.done:
+            self._pending = self._body(self.messages, self.repairs)
+
+    def feed(self, reply) -> Parsed[T]:
+        """Check the reply to the pending request; move to done or to the next repair."""
+        parsed = self._parse(reply)
+        self.parsed = parsed
+        if parsed.ok:
+            self.done = True
+            return parsed
+        self.errors.append(parsed.error or "")
+        content = getattr(reply, "content", None)
+        self.stalled = self.repairs > 0 and content == self._last
+        if self.stalled or self.repairs >= self.max_repairs:
+            self.done = True
+            return parsed
+        self._last = content
+        self.repairs += 1
+        self.messages = self._repair(self.messages, self.repairs, parsed)
+        self._pending = self._body(self.messages, self.repairs)
+        return parsed
+
+
 async def ask(
     client: LLMClient,
     template: PromptTemplate,
@@ -127,6 +221,9 @@ async def ask(
 ) -> Answer[T]:
     """Ask until a reply parses, at most ``max_repairs`` repairs; the last check, or why no reply came.
 
+    Drives a :class:`RepairLoop` online: each request goes through :func:`call`
+    (cache, budget, endpoint).
+
     Parameters
     ----------
     parse : callable
@@ -143,12 +240,19 @@ async def ask(
         Called with each reply (usage accounting of the caller).
     body : callable, optional
         Messages -> request body, for a caller whose body changes per attempt
-        (a seed drawn each time); default ``client.body(messages, **extra)``.
+        (a seed drawn each time); default ``client.body(messages, repair=n, **extra)``,
+        whose seed changes with each repair.
     """
-    parsed: Parsed[T] | None = None
+    loop: RepairLoop[T] = RepairLoop(
+        messages,
+        body=(lambda m, n: body(m)) if body is not None else (lambda m, n: client.body(m, repair=n, **(extra or {}))),
+        parse=parse,
+        repair=lambda m, n, p: with_note(m, repair_note(n, p.error or "")),
+        max_repairs=max_repairs,
+    )
     got: Reply | NoReply | None = None
-    for attempt in range(max_repairs + 1):
-        req = body(messages) if body is not None else client.body(messages, **(extra or {}))
+    while not loop.done:
+        req = loop.request()
         key = cache_key(client.config, template, req)
         tally.cache_key = key
         got = await call(client, template, req, key, trace_id, ctx)
@@ -157,12 +261,9 @@ async def ask(
             return Answer(None, got)
         if on_reply is not None:
             on_reply(got)
-        parsed = parse(got)
+        parsed = loop.feed(got)
         tally.raw = got.content
+        tally.repairs = loop.repairs
         if record_parsed and ctx.cache is not None:
             await ctx.durable(ctx.cache.set_parsed, key, valid=parsed.ok, labels=parsed.labels, error=parsed.error)
-        if parsed.ok or attempt == max_repairs:
-            break
-        tally.repairs += 1
-        messages = with_note(messages, repair_note(tally.repairs, parsed.error or ""))
-    return Answer(parsed, None, got if isinstance(got, Reply) else None)
+    return Answer(loop.parsed, None, got if isinstance(got, Reply) else None)

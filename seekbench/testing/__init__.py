@@ -20,9 +20,11 @@ from ._faults import (
     FaultSpec,
     apply_content_fault,
 )
+from ._profile import ServerProfile
 from ._prompts import ShippedPrompts, default_policy
 from ._protocol import (
     MOCK_FIELDS_BY_KIND,
+    ONLY_STEPS_PREFIX,
     RULE_DERIVED_VALUES,
     STEPS_BEGIN,
     STEPS_END,
@@ -34,6 +36,7 @@ from ._protocol import (
     extract_steps,
     extract_trace_id,
     label_steps,
+    only_steps,
     render_steps_block,
 )
 from ._server import OpenAIServer
@@ -47,12 +50,14 @@ __all__ = [
     "FAULT_KINDS",
     "FaultSpec",
     "MOCK_FIELDS_BY_KIND",
+    "ONLY_STEPS_PREFIX",
     "OpenAIServer",
     "Policy",
     "PolicyError",
     "RULE_DERIVED_VALUES",
     "STEPS_BEGIN",
     "STEPS_END",
+    "ServerProfile",
     "ShippedPrompts",
     "StepLabeler",
     "TRACE_ID_PREFIX",
@@ -63,5 +68,6 @@ __all__ = [
     "extract_steps",
     "extract_trace_id",
     "label_steps",
+    "only_steps",
     "render_steps_block",
 ]

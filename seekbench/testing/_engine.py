@@ -26,6 +26,7 @@ from ._faults import (
     apply_content_fault,
     request_key,
 )
+from ._profile import ServerProfile
 from ._prompts import default_policy
 from ._protocol import (
     Policy,
@@ -79,8 +80,10 @@ class Engine:
         request_log: str | Path | None = None,
         retry_after_s: int = 0,
         models: tuple[str, ...] = DEFAULT_MODELS,
+        profile: ServerProfile | None = None,
     ) -> None:
         self.policy: Policy = policy if policy is not None else default_policy
+        self.profile = profile if profile is not None else ServerProfile()
         self.faults = FaultSpec.parse(faults)
         self.seed = seed
         self.retry_after_s = retry_after_s
@@ -200,6 +203,8 @@ class Engine:
         return _error_reply(ApiError(status, message, type=kind, code=code, headers=headers))
 
     def _route(self, method: str, path: str, headers: Mapping[str, str], body: bytes, entry: dict) -> Reply:
+        if path == "/props" and method == "GET" and self.profile.props() is not None:
+            return _json_reply(200, self.profile.props())
         parts = path.strip("/").split("/")
         if parts[:1] != ["v1"]:
             raise ApiError(404, f"unknown path {path}; the mock server serves /v1/...")
@@ -236,9 +241,8 @@ class Engine:
                 return _json_reply(200, store.cancel_batch(parts[1]))
         raise ApiError(404, f"the mock server has no {method} {path}")
 
-    @staticmethod
-    def _model(model_id: str) -> dict[str, Any]:
-        return {"id": model_id, "object": "model", "created": 0, "owned_by": "seekbench"}
+    def _model(self, model_id: str) -> dict[str, Any]:
+        return self.profile.model_entry({"id": model_id, "object": "model", "created": 0, "owned_by": "seekbench"})
 
     @staticmethod
     def _parse_json(body: bytes) -> Any:
@@ -279,6 +283,8 @@ class Engine:
         entry["fault"] = fault
         if fault in _IMMEDIATE:
             return 0, {}, fault
+        n_prompt = prompt_tokens(request)
+        self.profile.check(request, n_prompt)
         try:
             content = self.policy(request)
         except PolicyError as e:
@@ -291,12 +297,11 @@ class Engine:
         if fault in CONTENT_FAULTS:
             content, finish_reason = apply_content_fault(fault, content, request_steps(request))
         completion_tokens = count_tokens(content)
-        n_prompt = prompt_tokens(request)
         payload = {
             "id": "chatcmpl-" + hashlib.sha256(f"{key}|{attempt}".encode()).hexdigest()[:24],
             "object": "chat.completion",
             "created": int(_dt.datetime.now(_dt.UTC).timestamp()),
-            "model": request["model"],
+            "model": self.profile.served_model or request["model"],
             "system_fingerprint": "seekbench-mock",
             "choices": [
                 {

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..traces import normalize_answer
-from ._protocol import STEPS_BEGIN, PolicyError, StepLabeler, last_user_text
+from ._protocol import STEPS_BEGIN, PolicyError, StepLabeler, required_user_text
 
 ANSWER_FENCES = ("<<<QUESTION_JSON", "<<<GOLD_ANSWERS_JSON", "<<<CANDIDATE_JSON")
 STATEMENTS_BEGIN, HISTORY_BEGIN, BELIEF_BEGIN = "<<<STATEMENTS_JSON", "<<<HISTORY_JSON", "<<<BELIEF_JSON"
@@ -127,9 +127,7 @@ class ShippedPrompts:
         return f"ShippedPrompts(steps={self.steps!r})"
 
     def __call__(self, request: Mapping[str, Any]) -> str:
-        text = last_user_text(request)
-        if text is None:
-            raise PolicyError("seekbench mock server: the request has no user message")
+        text = required_user_text(request)
         fences = {line.strip() for line in text.split("\n") if line.strip().startswith("<<<")}
         if STEPS_BEGIN in fences:
             return self.steps(request)

@@ -103,6 +103,14 @@ def last_user_text(request: Mapping[str, Any]) -> str | None:
     return None
 
 
+def required_user_text(request: Mapping[str, Any]) -> str:
+    """The last user message's text; a :class:`PolicyError` (HTTP 400) when the request has none."""
+    text = last_user_text(request)
+    if text is None:
+        raise PolicyError("seekbench mock server: the request has no user message")
+    return text
+
+
 def prompt_tokens(request: Mapping[str, Any]) -> int:
     """``prompt_tokens`` of a request: :func:`count_tokens` summed over its messages' text."""
     return sum(count_tokens(message_text(m)) for m in _messages(request))
@@ -203,14 +211,37 @@ def request_steps(request: Mapping[str, Any]) -> list[dict[str, Any]]:
         return []
 
 
+#: The line of a prompt that asks for some steps only (outside the fences, after the steps block).
+ONLY_STEPS_PREFIX = "Label only these steps:"
+_ONLY_STEPS_RE = re.compile(r"^" + re.escape(ONLY_STEPS_PREFIX) + r"\s*([\d,\s]+)", re.M)
+
+
+def only_steps(text: str) -> set[int] | None:
+    """The steps a ``Label only these steps: 3, 7.`` line after the steps block asks for (None: all)."""
+    tail = text.rsplit(STEPS_END, 1)[-1] if STEPS_END in text else ""
+    found = _ONLY_STEPS_RE.findall(tail)
+    if not found:
+        return None
+    return {int(n) for n in re.findall(r"\d+", found[-1])}
+
+
 class StepLabeler:
     """The default labeling policy: scripted step labels for prompts that follow the contract.
+
+    Honours a ``Label only these steps: ...`` line after the steps block (a window,
+    one step, or a repair asking for the steps still missing): only those steps get labels.
 
     Parameters
     ----------
     salt : str, default ""
         Mixed into the hash, so two labelers with different salts disagree
         like two independent judges.
+    omit_every : int, default 0
+        Like a small model that loses track: a first ask (no ``REPAIR`` note)
+        leaves out every ``omit_every``-th step it would label (the 2nd, 4th, ...
+        for 2). A repair asking for them gets them. 0: nothing left out.
+    never : iterable of int
+        Steps never labeled, however often asked (they stay unscored).
 
     Raises
     ------
@@ -218,15 +249,21 @@ class StepLabeler:
         When the last user message has no valid steps block (the server answers 400).
     """
 
-    def __init__(self, salt: str = "") -> None:
+    def __init__(self, salt: str = "", *, omit_every: int = 0, never=()) -> None:
         self.salt = salt
+        self.omit_every = omit_every
+        self.never = frozenset(never)
 
     def __repr__(self) -> str:
-        return f"StepLabeler(salt={self.salt!r})"
+        return f"StepLabeler(salt={self.salt!r}, omit_every={self.omit_every}, never={sorted(self.never)})"
 
     def __call__(self, request: Mapping[str, Any]) -> str:
-        text = last_user_text(request)
-        if text is None:
-            raise PolicyError("seekbench mock server: the request has no user message")
+        text = required_user_text(request)
         labels = label_steps(extract_steps(text), salt=self.salt)
+        wanted = only_steps(text)
+        if wanted is not None:
+            labels = [lab for lab in labels if lab["step"] in wanted]
+        if self.omit_every and "\nREPAIR " not in text:
+            labels = [lab for n, lab in enumerate(labels, start=1) if n % self.omit_every]
+        labels = [lab for lab in labels if lab["step"] not in self.never]
         return json.dumps({"labels": labels}, ensure_ascii=False)

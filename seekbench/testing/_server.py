@@ -12,6 +12,7 @@ from typing import Any
 
 from ._engine import DEFAULT_MODELS, Engine, Reply
 from ._faults import FaultSpec
+from ._profile import ServerProfile
 from ._protocol import Policy
 
 HOST = "127.0.0.1"
@@ -181,6 +182,10 @@ class OpenAIServer:
         Ids listed by ``GET /v1/models``; chat completions accept any model.
     verbose : bool, default False
         Print one line per request (method, path, status) to stderr.
+    profile : ServerProfile, optional
+        The kind of server to play: the response formats it accepts, its context
+        window (over-long prompts refused with a 400), slots and model metadata
+        (``GET /props``, ``/v1/models`` fields). Default: accepts everything, reports nothing.
 
     Examples
     --------
@@ -205,6 +210,7 @@ class OpenAIServer:
         retry_after_s: int = 0,
         models: tuple[str, ...] = DEFAULT_MODELS,
         verbose: bool = False,
+        profile: ServerProfile | None = None,
     ) -> None:
         if latency_ms < 0 or timeout_s < 0 or retry_after_s < 0:
             raise ValueError("latency_ms, timeout_s and retry_after_s must be >= 0")
@@ -220,6 +226,7 @@ class OpenAIServer:
             request_log=request_log,
             retry_after_s=retry_after_s,
             models=models,
+            profile=profile,
         )
         self.stopping = threading.Event()
         self._httpd: _HTTPServer | None = None

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from .._errors import UserInputError
 from ._faults import FAULT_HEADER, FAULT_KINDS, FaultSpec
+from ._profile import ServerProfile
 from ._protocol import STEPS_BEGIN, STEPS_END, TRACE_ID_PREFIX
 from ._server import OpenAIServer
 
@@ -83,6 +84,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--request-log", default=None, metavar="FILE", help="append one JSON line per request to FILE")
     parser.add_argument("--seed", type=int, default=0, help="seed of the fault draws and ids (default 0)")
     parser.add_argument("--quiet", action="store_true", help="do not print one line per request to stderr")
+    parser.add_argument(
+        "--profile",
+        choices=("openai", "llama.cpp", "vllm"),
+        default="openai",
+        help="the server to play: llama.cpp refuses json_schema with HTTP 500 and serves /props; vllm reports "
+        "max_model_len in /v1/models (default openai: accepts everything, reports nothing)",
+    )
+    parser.add_argument(
+        "--context-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help="refuse prompts longer than N tokens with a context-length 400 (and report N as the server would)",
+    )
+    parser.add_argument("--slots", type=int, default=1, metavar="N", help="llama.cpp profile: total_slots (default 1)")
     return parser
 
 
@@ -99,7 +115,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(e))
     if args.latency_ms < 0 or args.timeout_s < 0 or args.retry_after < 0:
         parser.error("--latency-ms, --timeout-s and --retry-after must be >= 0")
+    if args.profile == "llama.cpp":
+        profile = ServerProfile.llama_cpp(context_tokens=args.context_tokens or 8192, slots=args.slots)
+    elif args.profile == "vllm":
+        profile = ServerProfile.vllm(context_tokens=args.context_tokens or 8192)
+    else:
+        profile = ServerProfile(context_tokens=args.context_tokens)
     server = OpenAIServer(
+        profile=profile,
         port=args.port,
         faults=faults,
         latency_ms=args.latency_ms,

@@ -35,7 +35,7 @@ def test_shipped_judges_load():
     gpt5 = load_judge_config("gpt-5")
     assert "temperature" not in gpt5.decoding() and gpt5.decoding()["reasoning_effort"] == "low"
     local = load_judge_config("local")
-    assert local.base_url == "http://127.0.0.1:8000/v1" and local.response_format == "json_object"
+    assert local.base_url == "http://127.0.0.1:8000/v1" and local.response_format == "auto"
     assert "max_tokens" in local.decoding()
     names = {j.name for j in list_judges() if j.kind == "openai"}
     assert {"gpt-4.1-mini", "gpt-4.1", "gpt-5", "local"} <= names

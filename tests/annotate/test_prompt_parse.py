@@ -126,19 +126,48 @@ def test_parse_accepts_a_valid_answer():
 
 @pytest.mark.parametrize("labels, extra, finish, message", [
     (GOOD, {"note": "ignore the rubric"}, "stop", "output schema"),
-    ([*GOOD[:2], {"step": 3, "search_type": "Maybe"}], {}, "stop", "output schema"),
     ([*GOOD, {"step": 9, "grounding": "Grounded"}], {}, "stop", "does not exist"),
-    ([*GOOD, {"step": 4, "grounding": "Grounded"}], {}, "stop", "does not apply"),
-    ([*GOOD, {"step": 0, "grounding": "Grounded"}], {}, "stop", "labeled twice"),
-    (GOOD[:2], {}, "stop", "step 3 (search) lacks search_type"),
-    ([*GOOD[:2], {"step": 3, "search_type": "InitialQuery"}], {}, "stop", "not the first search"),
-    ([{**GOOD[0], "confidence": 0.9}, *GOOD[1:]], {}, "stop", "output schema"),
+    ([*GOOD[:2], {"step": "3", "search_type": "RefinedQuery"}], {}, "stop", "no step number"),
     (GOOD, {}, "length", "cut off"),
 ])
-def test_parse_rejects_with_a_reason(labels, extra, finish, message):
+def test_parse_rejects_whole_with_a_reason(labels, extra, finish, message):
+    """What makes every label of the answer suspect rejects it whole: nothing is kept."""
     res = parse_judge_output(_answer(labels, **extra), SPECS, finish_reason=finish)
-    assert not res.ok and not res.labels
+    assert not res.ok and not res.labels and not res.problems
     assert message in res.error
+
+
+# Each answer below is wrong about one step only; every other label is kept (partial acceptance).
+@pytest.mark.parametrize("labels, step, message, kept", [
+    ([*GOOD[:2], {"step": 3, "search_type": "Maybe"}], 3, "'Maybe' is not allowed", 4),
+    ([*GOOD, {"step": 4, "grounding": "Grounded"}], 4, "does not apply", 5),
+    ([*GOOD, {"step": 0, "grounding": "Grounded"}], 0, "labeled twice", 3),
+    (GOOD[:2], 3, "(search) lacks search_type", 4),
+    ([*GOOD[:2], {"step": 3, "search_type": "InitialQuery"}], 3, "not the first search", 4),
+    ([{**GOOD[0], "confidence": 0.9}, *GOOD[1:]], 0, "unknown field", 3),
+    ([{**GOOD[0], "grounding": "Maybe"}, *GOOD[1:]], 0, "grounding 'Maybe' is not allowed", 4),
+])
+def test_parse_keeps_every_valid_label_and_names_the_bad_step(labels, step, message, kept):
+    res = parse_judge_output(_answer(labels), SPECS)
+    assert not res.ok and set(res.problems) == {step}
+    assert message in res.problems[step] and f"step {step}" in res.error
+    assert len(res.labels) == kept and all(s != step or f == "reasoning_type" for s, f in res.labels)
+
+
+def test_parse_only_the_steps_asked_for():
+    """A window or a repair asks for some steps: labels of the other (context) steps are ignored,
+    a step the trace does not have still rejects the answer."""
+    asked = {3: SPECS[3]}
+    res = parse_judge_output(_answer(GOOD), asked, known_steps=set(SPECS))
+    assert res.ok and res.labels == {(3, "search_type"): "FollowUpQuery"}
+    res = parse_judge_output(_answer([*GOOD, {"step": 7}]), asked, known_steps=set(SPECS))
+    assert not res.ok and "does not exist" in res.error
+
+
+def test_plain_text_reply_is_extracted():
+    text = "Sure, here are the labels:\n" + _answer(GOOD) + "\nLet me know if you need more."
+    assert not parse_judge_output(text, SPECS).ok
+    assert parse_judge_output(text, SPECS, extract=True).ok
 
 
 def test_parse_rejects_prose_and_empty():
@@ -176,6 +205,7 @@ def test_mock_policy_answers_validate(shared_traces, template):
 
 
 def test_trace_job_repairs_then_stops_with_no_request_left(judge_cfg):
+    """The job runs the client layer's repair loop; a repair changes the request (note and seed)."""
     from seekbench.annotate._job import INVALID_OUTPUT, TraceJob
     from seekbench.llm import cache_key
     from seekbench.llm._provider import completion_from_body
@@ -191,6 +221,8 @@ def test_trace_job_repairs_then_stops_with_no_request_left(judge_cfg):
     assert not job.done and job.repairs == 1
     repair_key, repair_body = job.next_request()
     assert repair_key != key and "REPAIR 1 of 1" in repair_body["messages"][-1]["content"]
+    assert repair_body["seed"] == body["seed"] + 1
+    assert "Label only these steps: 0." in repair_body["messages"][-1]["content"]
     job.feed(bad, key=repair_key, cost_usd=0.0, from_cache=False)
     assert job.done and job.status == "unscored" and len(job.errors) == 2
     with pytest.raises(RuntimeError, match="job-1"):

@@ -248,17 +248,19 @@ def test_a_1mb_document_is_cut_with_a_marker_and_the_cut_is_in_the_provenance(tm
     tr = canonical_trace("big-doc", 7)
     tr["steps"][2]["documents"][0]["text"] = "word " * 210_000  # 1 MB, far over the local judge's 32k tokens
     seen: list[str] = []
+    answer_budget: list[int] = []
 
     def policy(request):
         seen.append(request["messages"][-1]["content"])
+        answer_budget.append(request["max_tokens"])  # sized to the steps asked for, below the file's 4096
         return default_policy(request)
 
     with OpenAIServer(policy=policy) as srv:
         s = annotate([tr], judge_cfg, tmp_path / "o.jsonl", cache=tmp_path / "c.sqlite", base_url=srv.base_url)
-    assert s.labeled == 1 and s.truncated == 1 and len(seen) == 1
+    assert s.labeled == 1 and s.truncated == 1 and len(seen) == 1  # one long page: cut, not windowed
     steps_block = seen[0].split(STEPS_BEGIN, 1)[1]
     assert TRUNCATION_MARKER.split("{n}")[1].strip() in steps_block
-    assert len(seen[0].encode()) / 3 <= judge_cfg.context_tokens - judge_cfg.max_tokens
+    assert len(seen[0].encode()) / 3 <= judge_cfg.context_tokens - answer_budget[0] < 32768 - 256
     judged = [r for r in _records(tmp_path / "o.jsonl") if r["provenance"]["kind"] == "judge"]
     assert judged and all(r["provenance"]["truncated"] is True for r in judged)
     cap = judged[0]["provenance"]["truncated_to_chars"]
@@ -266,23 +268,37 @@ def test_a_1mb_document_is_cut_with_a_marker_and_the_cut_is_in_the_provenance(tm
     assert {r["step"] for r in judged if r["provenance"]["step_truncated"]} == {2}
 
 
-def test_a_trace_too_long_for_the_context_is_not_sent_and_says_why(tmp_path, judge_cfg):
-    """10,000 steps do not fit 32k tokens even with every text cut: recorded unscored, nothing paid or sent."""
+def test_a_trace_too_long_for_the_context_is_judged_in_windows(tmp_path, judge_cfg):
+    """10,000 steps do not fit 32k tokens even with every text cut: judged in windows of steps."""
     tr = _long_trace(10_000)
     short = canonical_trace("short", 4)
     with OpenAIServer() as srv:
         s = annotate([tr, short], judge_cfg, tmp_path / "o.jsonl", cache=tmp_path / "c.sqlite",
                      base_url=srv.base_url)
         sent = [r for r in srv.requests if r["path"] == "/v1/chat/completions"]
-    assert len(sent) == 1 and s.labeled == 1 and s.unscored == 1 and s.errors.get("over_context") == 1
+    assert s.labeled == 2 and s.windowed == 1 and s.failed == 0
+    judged = [r for r in _records(tmp_path / "o.jsonl") if r["trace_id"] == "long"
+              and r["provenance"]["kind"] == "judge"]
+    assert judged and all(r["value"] is not None for r in judged)
+    assert {r["provenance"]["windows"] for r in judged} == {len(sent) - 1}
+    again = annotate([tr, short], judge_cfg, tmp_path / "o.jsonl", cache=tmp_path / "c.sqlite",
+                     base_url="http://127.0.0.1:9/v1")  # nothing left to send: no server needed
+    assert again.already_done == 2
+
+
+def test_a_step_too_long_for_any_window_is_not_sent_and_says_why(tmp_path, judge_cfg):
+    """A context smaller than the judge's own instructions: no window fits, nothing is sent or paid."""
+    tr = _long_trace(50)
+    cfg = judge_cfg.with_overrides(context_tokens=1500)
+    with OpenAIServer() as srv:
+        s = annotate([tr], cfg, tmp_path / "o.jsonl", cache=tmp_path / "c.sqlite", base_url=srv.base_url)
+        sent = [r for r in srv.requests if r["path"] == "/v1/chat/completions"]
+    assert not sent and s.unscored == 1 and s.errors.get("over_context") == 1
     judged = [r for r in _records(tmp_path / "o.jsonl") if r["trace_id"] == "long"
               and r["provenance"]["kind"] == "judge"]
     assert judged and all(r["value"] is None and r["unscored_reason"].startswith("over_context: ")
-                          and "32768" in r["unscored_reason"] and r["provenance"]["requests"] == 0
+                          and "1500" in r["unscored_reason"] and r["provenance"]["requests"] == 0
                           for r in judged)
     rules = [r for r in _records(tmp_path / "o.jsonl") if r["trace_id"] == "long"
              and r["provenance"]["kind"] == "rule"]
     assert len(rules) == len(rule_labels(tr))  # the free rule labels are still recorded
-    again = annotate([tr, short], judge_cfg, tmp_path / "o.jsonl", cache=tmp_path / "c.sqlite",
-                     base_url="http://127.0.0.1:9/v1")  # nothing left to send: no server needed
-    assert again.already_done == 2
