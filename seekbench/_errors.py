@@ -40,6 +40,10 @@ class UserInputError(SeekbenchError):
         self.path = path
         super().__init__(self.one_line())
 
+    def __reduce__(self):
+        # Pickled whole (file, line, ...), not as its one line: errors come back from worker processes.
+        return (_user_input_error, (type(self), self.message, self.file, self.line, self.trace_id, self.path))
+
     def one_line(self) -> str:
         where = []
         if self.file is not None:
@@ -50,6 +54,10 @@ class UserInputError(SeekbenchError):
             where.append(f"at {self.path}")
         prefix = ", ".join(where) + ": " if where else ""
         return _printable(prefix + self.message)
+
+
+def _user_input_error(cls, message, file, line, trace_id, path) -> UserInputError:
+    return cls(message, file=file, line=line, trace_id=trace_id, path=path)
 
 
 def _printable(text: str) -> str:

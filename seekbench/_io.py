@@ -93,26 +93,31 @@ def iter_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, object | UserInpu
             if lineno == 1 and raw.startswith(b"PK\x03\x04"):
                 yield lineno, UserInputError(ZIP_NOT_TEXT, file=name)
                 return
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                yield (
-                    lineno,
-                    UserInputError(
-                        f"invalid UTF-8 at byte {e.start}; re-encode the file as UTF-8", file=name, line=lineno
-                    ),
-                )
-                continue
-            text = text.rstrip("\r\n")
-            if not text or text.isspace():
-                continue
-            if "\x00" in text:
-                yield lineno, UserInputError("NUL byte in line; the file is binary or corrupt", file=name, line=lineno)
-                continue
-            try:
-                yield lineno, parse_json_line(text, file=name, line=lineno)
-            except UserInputError as e:
-                yield lineno, e
+            value = parse_jsonl_bytes(raw, file=name, line=lineno)
+            if value is not BLANK:
+                yield lineno, value
+
+
+#: What :func:`parse_jsonl_bytes` returns for a blank line (not a record).
+BLANK = object()
+
+
+def parse_jsonl_bytes(raw: bytes, *, file: str, line: int) -> object:
+    """One line of a JSONL file (bytes, newline included or not) as its value, a :class:`UserInputError`
+    saying why it is not one, or :data:`BLANK`. The first line's BOM and zip checks are the caller's."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return UserInputError(f"invalid UTF-8 at byte {e.start}; re-encode the file as UTF-8", file=file, line=line)
+    text = text.rstrip("\r\n")
+    if not text or text.isspace():
+        return BLANK
+    if "\x00" in text:
+        return UserInputError("NUL byte in line; the file is binary or corrupt", file=file, line=line)
+    try:
+        return parse_json_line(text, file=file, line=line)
+    except UserInputError as e:
+        return e
 
 
 @contextlib.contextmanager

@@ -15,7 +15,18 @@ process whose only child it is; the memory of the stages before it counts). Stag
 - ``report``: ``write_report`` (HTML, Markdown, figures, CSV) after loading as
   ``seekbench report`` does (trace dicts kept for the per-trace view);
 - ``end_to_end``: the command ``seekbench metrics FILE --json`` (wall time from outside,
-  interpreter start and imports included): the figure the targets are about.
+  interpreter start and imports included): the figure the targets are about; run once per
+  engine of ``--engines`` (``--engine local --jobs N`` or ``--engine ray``);
+- ``scale``: the path ``seekbench metrics`` takes (issue 17), in one process per engine:
+  ``reduce_traces`` with ``trace_statistics`` (fragments read and reduced by ``--jobs``
+  worker processes or Ray tasks), then ``summarize_statistics`` with B resamples. It gives
+  three rows: ``read`` and ``reduce`` (the CPU seconds the workers spent reading fragments
+  to tables and reducing them, summed, beside the wall time of the two together, which
+  interleave) and ``aggregate`` (the driver's bootstrap and per-group aggregation); peak RSS
+  is the driver's, and the largest worker's in ``worker peak RSS``.
+
+Each row records the load average (1 min) when its runs started and ended: figures
+taken under load (other sessions share the machine) say so beside themselves.
 
 Other sessions share the machine, so timings are noisy: the script records the load
 average before and after; read medians, not single runs. Writes
@@ -31,6 +42,7 @@ Run (from the repo root, after ``make_corpus.py --scale 0.1 --scale 1 --scale 10
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import platform
@@ -43,10 +55,32 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = Path(__file__).resolve().parent / "results"
 DEFAULT_CORPORA = Path("/tmp/seekbench-bench")
-STAGES = ("load", "validate", "tables", "metrics", "report", "end_to_end")
+STAGES = ("load", "validate", "tables", "metrics", "report", "end_to_end", "scale")
 
 
 # -- worker: one stage in this (fresh) process -----------------------------------------------------------------
+
+def _scale_worker(path: str, n_boot: int, engine: str, jobs: int | None) -> dict:
+    """Read + reduce (``reduce_traces`` with ``trace_statistics``), then aggregate, timed apart."""
+    import functools
+    import resource
+
+    from seekbench.metrics import MetricOptions, summarize_statistics, trace_statistics
+    from seekbench.scale import reduce_traces
+
+    opts = MetricOptions()
+    t0, c0 = time.perf_counter(), time.process_time()
+    red = reduce_traces(path, functools.partial(trace_statistics, options=opts), engine=engine, jobs=jobs)
+    t1, c1 = time.perf_counter(), time.process_time()
+    rss_reduce = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    summary = summarize_statistics(red.rows, options=opts, n_boot=n_boot)
+    t2, c2 = time.perf_counter(), time.process_time()
+    return {"stage": "scale", "format": next(iter(red.read.formats.values())), "n_traces": len(red.rows),
+            "n_steps": int(red.rows["n_steps"].sum()), "n_groups": len(summary.groups),
+            "n_fragments": red.n_fragments, "reduce_wall_s": t1 - t0, "driver_reduce_cpu_s": c1 - c0,
+            "aggregate_wall_s": t2 - t1, "aggregate_cpu_s": c2 - c1, "driver_rss_after_reduce_mib": rss_reduce,
+            **red.cost}
+
 
 def _worker(stage: str, path: str, n_boot: int, out_dir: str | None) -> dict:
     import warnings
@@ -130,24 +164,39 @@ def _measure(cmd: list[str], timeout: float) -> tuple[float, float, float, int, 
     return info["wall"], info["cpu"], info["rss_mib"], info["code"], info["last"]
 
 
-def _stage_runs(stage: str, path: Path, args: argparse.Namespace, tmp: Path, repeats: int) -> dict:
+def _engine_flags(engine: str, jobs: int | None) -> list[str]:
+    return ["--engine", engine] + (["--jobs", str(jobs)] if jobs is not None and engine == "local" else [])
+
+
+def _stage_runs(stage: str, path: Path, args: argparse.Namespace, tmp: Path, repeats: int,
+                engine: str = "local") -> dict:
     runs = []
+    load = {"load_before": os.getloadavg()[0]}
     for _ in range(repeats):
         if stage == "end_to_end":
-            cmd = [sys.executable, "-m", "seekbench", "metrics", str(path), "--json", "--n-boot", str(args.n_boot)]
+            cmd = [sys.executable, "-m", "seekbench", "metrics", str(path), "--json", "--n-boot", str(args.n_boot),
+                   *_engine_flags(engine, args.jobs)]
+        elif stage == "scale":
+            cmd = [sys.executable, __file__, "--worker", stage, "--input", str(path), "--n-boot", str(args.n_boot),
+                   *_engine_flags(engine, args.jobs)]
         else:
             cmd = [sys.executable, __file__, "--worker", stage, "--input", str(path), "--n-boot", str(args.n_boot),
                    "--out", str(tmp / "report")]
         wall, cpu, rss, code, out = _measure(cmd, args.timeout)
         if code != 0:
-            return {"stage": stage, "error": f"exit code {code}", "runs": runs}
+            return {"stage": stage, "error": f"exit code {code}", "runs": runs, **load}
         info = {"wall": wall, "process_cpu": cpu, "rss_mib": rss}
         if stage != "end_to_end":
             info.update(json.loads(out))
         runs.append(info)
+    load["load_after"] = os.getloadavg()[0]
+    if stage == "scale":
+        for r in runs:
+            r["seconds"] = r["reduce_wall_s"] + r["aggregate_wall_s"]
     secs = [r["seconds"] if "seconds" in r else r["wall"] for r in runs]
-    return {"stage": stage, "runs": runs, "median_s": statistics.median(secs), "min_s": min(secs),
-            "max_s": max(secs), "median_process_cpu_s": statistics.median(r["process_cpu"] for r in runs),
+    return {"stage": stage, "engine": engine, "runs": runs, **load, "median_s": statistics.median(secs),
+            "min_s": min(secs), "max_s": max(secs),
+            "median_process_cpu_s": statistics.median(r["process_cpu"] for r in runs),
             "peak_rss_mib": max(r["rss_mib"] for r in runs),
             "median_rss_mib": statistics.median(r["rss_mib"] for r in runs)}
 
@@ -163,22 +212,48 @@ def _machine() -> dict:
             "platform": platform.platform()}
 
 
+def _median_of(runs: list[dict], key: str) -> float:
+    return statistics.median(r[key] for r in runs)
+
+
 def _markdown(results: dict) -> str:
-    lines = ["| corpus | format | traces | steps | stage | median s | min-max s | process CPU s | peak RSS MiB | runs |",
-             "|---|---|---:|---:|---|---:|---:|---:|---:|---:|"]
+    lines = ["| corpus | format | traces | steps | stage | engine | median s | min-max s | process CPU s | "
+             "peak RSS MiB | runs | load avg |",
+             "|---|---|---:|---:|---|---|---:|---:|---:|---:|---:|---|"]
     for row in results["rows"]:
+        engine = row.get("engine", "local")
+        load = (f"{row['load_before']:.1f}-{row['load_after']:.1f}" if "load_after" in row
+                else f"{row.get('load_before', float('nan')):.1f}")
         if "error" in row:
-            lines.append(f"| {row['scale']} | {row['format']} | | | {row['stage']} | {row['error']} | | | | |")
+            lines.append(f"| {row['scale']} | {row['format']} | | | {row['stage']} | {engine} | {row['error']} "
+                         f"| | | | | {load} |")
             continue
         size = [f"{row[k]:,}" if row.get(k) is not None else "" for k in ("n_traces", "n_steps")]
-        lines.append(f"| {row['scale']} | {row['format']} | {size[0]} | {size[1]} | "
-                     f"{row['stage']} | {row['median_s']:.2f} | {row['min_s']:.2f}-{row['max_s']:.2f} | "
-                     f"{row.get('median_process_cpu_s', float('nan')):.1f} | {row['peak_rss_mib']:.0f} | "
-                     f"{len(row['runs'])} |")
+        head = f"| {row['scale']} | {row['format']} | {size[0]} | {size[1]} |"
+        n = len(row["runs"])
+        if row["stage"] == "scale":
+            med = functools.partial(_median_of, row["runs"])
+            jobs = "" if engine == "ray" else f" ({row['runs'][0].get('n_fragments', '?')} fragments)"
+            workers = max(r.get("worker_peak_rss_mib", 0.0) for r in row["runs"])
+            lines += [
+                f"{head} read{jobs} | {engine} | {med('reduce_wall_s'):.2f} (read+reduce wall) | | "
+                f"{med('read_cpu_s'):.1f} (workers) | {workers:.0f} (largest worker) | {n} | {load} |",
+                f"{head} reduce | {engine} | | | {med('reduce_cpu_s'):.1f} (workers) | | {n} | {load} |",
+                f"{head} aggregate (B={results['n_boot']}) | {engine} | {med('aggregate_wall_s'):.2f} | | "
+                f"{med('aggregate_cpu_s'):.1f} | {row['peak_rss_mib']:.0f} (driver, whole run) | {n} | {load} |",
+                f"{head} scale total (process) | {engine} | {med('wall'):.2f} | | "
+                f"{row.get('median_process_cpu_s', float('nan')):.1f} | {row['peak_rss_mib']:.0f} | {n} | {load} |",
+            ]
+            continue
+        lines.append(f"{head} {row['stage']} | {engine} | {row['median_s']:.2f} | "
+                     f"{row['min_s']:.2f}-{row['max_s']:.2f} | {row.get('median_process_cpu_s', float('nan')):.1f} | "
+                     f"{row['peak_rss_mib']:.0f} | {n} | {load} |")
     la = results["load_average"]
     lines.append(f"\nB = {results['n_boot']} bootstrap resamples; {results['machine']['cpus']} CPUs, "
                  f"{results['machine']['memory_gib']} GiB; load average {la['before'][0]:.1f} before, "
-                 f"{la['after'][0]:.1f} after (other sessions share the machine).")
+                 f"{la['after'][0]:.1f} after (other sessions share the machine). Process CPU and peak RSS are "
+                 "the measured process's and its waited-for children's (RUSAGE_CHILDREN: worker processes of a "
+                 "fork server or Ray are not all counted; the scale rows give the workers' own).")
     return "\n".join(lines)
 
 
@@ -197,12 +272,20 @@ def main(argv: list[str] | None = None) -> int:
                     help="skip the report stage for corpora larger than this scale (default 1: no 10x report)")
     ap.add_argument("--skip-annotator", action="store_true", help="do not run annotator_throughput.py")
     ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--engines", default="local", help="engines of the end_to_end and scale stages (local,ray)")
+    ap.add_argument("--jobs", type=int, default=None, help="--jobs of the local engine (default: all cores)")
+    ap.add_argument("--formats-by-scale", default="",
+                    help="formats per corpus, e.g. '1x=jsonl;10x=parquet;100x=parquet' (default: --formats for all)")
+    ap.add_argument("--engine", default="local", help=argparse.SUPPRESS)
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--input", help=argparse.SUPPRESS)
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--measure"]:
         return _wrapper(argv[1:])
     args = ap.parse_args(argv)
+    if args.worker == "scale":
+        print(json.dumps(_scale_worker(args.input, args.n_boot, args.engine, args.jobs)))
+        return 0
     if args.worker:
         print(json.dumps(_worker(args.worker, args.input, args.n_boot, args.out and str(args.out))))
         return 0
@@ -213,8 +296,9 @@ def main(argv: list[str] | None = None) -> int:
                "load_average": {"before": os.getloadavg()}, "rows": [],
                "command": "PYTHONPATH=. python scripts/bench/bench_pipeline.py " + " ".join(argv)}
     with tempfile.TemporaryDirectory(prefix="seekbench-bench-") as tmp:
+        by_scale = dict(kv.split("=", 1) for kv in args.formats_by_scale.split(";") if kv)
         for scale in args.scales.split(","):
-            for fmt in args.formats.split(","):
+            for fmt in by_scale.get(scale, args.formats).split(","):
                 path = args.corpora / f"corpus_{scale}.{fmt}"
                 if not path.exists():
                     print(f"skip {path}: not found (make it with scripts/bench/make_corpus.py)", file=sys.stderr)
@@ -224,13 +308,17 @@ def main(argv: list[str] | None = None) -> int:
                     if stage == "report" and float(scale.rstrip("x")) > args.skip_report_above:
                         continue
                     repeats = args.large_repeats if float(scale.rstrip("x")) >= 10 else args.repeats
-                    row = {"scale": scale, "format": fmt, **_stage_runs(stage, path, args, Path(tmp), repeats)}
-                    for r in row.get("runs", []):
-                        size.update({k: r[k] for k in ("n_traces", "n_steps") if r.get(k) is not None})
-                    row.update(size)
-                    results["rows"].append(row)
-                    print(f"{scale:>5} {fmt:<8} {stage:<10} " + (row["error"] if "error" in row else
-                          f"{row['median_s']:8.2f} s  {row['peak_rss_mib']:8.0f} MiB"), file=sys.stderr)
+                    engines = args.engines.split(",") if stage in ("end_to_end", "scale") else ["local"]
+                    for engine in engines:
+                        row = {"scale": scale, "format": fmt,
+                               **_stage_runs(stage, path, args, Path(tmp), repeats, engine)}
+                        for r in row.get("runs", []):
+                            size.update({k: r[k] for k in ("n_traces", "n_steps") if r.get(k) is not None})
+                        row.update(size)
+                        results["rows"].append(row)
+                        print(f"{scale:>5} {fmt:<8} {stage:<10} {engine:<5} " + (row["error"] if "error" in row else
+                              f"{row['median_s']:8.2f} s  {row['peak_rss_mib']:8.0f} MiB  load "
+                              f"{row['load_before']:.1f}-{row['load_after']:.1f}"), file=sys.stderr)
                 for row in results["rows"]:  # the sizes come from the stages that read them
                     if row["scale"] == scale and row["format"] == fmt:
                         row.update({k: v for k, v in size.items() if row.get(k) is None})

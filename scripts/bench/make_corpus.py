@@ -10,12 +10,16 @@ evaluated. Question ids are kept, so ``cluster="question"`` bootstraps still clu
 and ``metadata.resampled_from`` names the source trace. Labels stay inline.
 
 The canonical JSONL is written streaming (one trace at a time, atomically renamed at
-the end), so memory stays flat at any scale. With ``--parquet`` the JSONL is then
-converted with ``seekbench convert FILE --to parquet`` (itself streaming).
+the end), so memory stays flat at any scale. ``--parquet`` writes the same traces as
+seekbench Parquet (the rows ``seekbench convert --to parquet`` writes), streaming too: each
+source trace's rows are laid out once, and every batch of 4,096 drawn traces is those rows
+taken again with the fresh ``trace_id``, agent and ``source.record_id``, one row group per
+batch; memory holds one batch. ``--no-jsonl`` skips the JSONL (26 GB at ``--scale 100``).
 
 Run (from the repo root)::
 
     PYTHONPATH=. python scripts/bench/make_corpus.py --scale 1 --out /tmp/seekbench-bench [--parquet]
+    PYTHONPATH=. python scripts/bench/make_corpus.py --scale 100 --parquet --no-jsonl
 
 Corpora go outside git (default ``/tmp/seekbench-bench``); never commit them.
 """
@@ -25,7 +29,6 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -101,6 +104,44 @@ def write_corpus(path: Path, templates: list[dict], n: int, *, seed: int, runs: 
     return n, n_steps
 
 
+def write_parquet_corpus(path: Path, templates: list[dict], n: int, *, seed: int, runs: int,
+                         tag: str) -> tuple[int, int]:
+    """Stream the traces of :func:`resampled` (same seed: the same traces) to seekbench Parquet at ``path``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from seekbench.traces.importers._parquet import BATCH, rows_table
+    from seekbench.traces.importers._parquet_layout import SCHEMA
+
+    # Each template's rows, laid out once with a placeholder id; only three columns vary per drawn trace.
+    laid = [rows_table([next(resampled([t], 1, seed=0, runs=1, tag="x"))]) for t in templates]
+    n_rows = np.array([t.num_rows for t in laid])
+    first_row = np.cumsum(n_rows) - n_rows
+    rows = pa.concat_tables(laid).combine_chunks()  # one table: a batch is one vectorised take
+    rng = np.random.default_rng(seed)
+    pick = rng.integers(0, len(templates), size=n)
+    run = rng.integers(0, runs, size=n)
+    width = len(str(n - 1))
+    n_steps = 0
+    names = SCHEMA.names
+    with atomic_writer(path, "wb") as fh, pq.ParquetWriter(fh, SCHEMA, compression="zstd") as writer:
+        for lo in range(0, n, BATCH):
+            k, r = pick[lo:lo + BATCH], run[lo:lo + BATCH]
+            ids = [f"bench-{tag}-{i:0{width}d}" for i in range(lo, lo + len(k))]
+            agents = [f"{templates[a]['agent']}@run{b}" for a, b in zip(k.tolist(), r.tolist(), strict=True)]
+            counts = n_rows[k]
+            owner_np = np.repeat(np.arange(len(k)), counts)
+            offset = np.arange(len(owner_np)) - np.repeat(np.cumsum(counts) - counts, counts)
+            table = rows.take(pa.array(first_row[k][owner_np] + offset))
+            owner = pa.array(owner_np)
+            for name, values in (("trace_id", ids), ("agent", agents), ("source_record_id", ids)):
+                col = pa.array(values, SCHEMA.field(name).type).take(owner)
+                table = table.set_column(names.index(name), SCHEMA.field(name), col)
+            writer.write_table(table)
+            n_steps += int(sum(len(templates[a]["steps"]) for a in k.tolist()))
+    return n, n_steps
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--scale", type=float, action="append", default=None,
@@ -109,30 +150,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output directory (default {DEFAULT_OUT})")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--runs", type=int, default=4, help="agents per source agent (default 4)")
-    ap.add_argument("--parquet", action="store_true", help="also convert each corpus to Parquet")
+    ap.add_argument("--parquet", action="store_true", help="also write each corpus as Parquet (streaming)")
+    ap.add_argument("--no-jsonl", action="store_true", help="write no JSONL (with --parquet)")
     args = ap.parse_args(argv)
     templates = [copy.deepcopy(t) for t in read_traces(args.data).traces]
     for scale in args.scale or [1.0]:
         name = scale_name(scale)
-        jsonl = args.out / f"corpus_{name}.jsonl"
-        t0 = time.perf_counter()
-        n, n_steps = write_corpus(jsonl, templates, n_traces(scale), seed=args.seed, runs=args.runs,
-                                  tag=name.replace(".", "p"))
-        size = jsonl.stat().st_size / 2**20
-        print(f"{jsonl}: {n} traces, {n_steps} steps, {size:.0f} MiB in {time.perf_counter() - t0:.1f} s")
+        tag = name.replace(".", "p")
+        args.out.mkdir(parents=True, exist_ok=True)
+        if not args.no_jsonl:
+            jsonl = args.out / f"corpus_{name}.jsonl"
+            t0 = time.perf_counter()
+            n, n_steps = write_corpus(jsonl, templates, n_traces(scale), seed=args.seed, runs=args.runs, tag=tag)
+            size = jsonl.stat().st_size / 2**20
+            print(f"{jsonl}: {n} traces, {n_steps} steps, {size:.0f} MiB in {time.perf_counter() - t0:.1f} s")
         if args.parquet:
             pq = args.out / f"corpus_{name}.parquet"
             t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "seekbench", "convert", str(jsonl), "--to", "parquet",
-                            "-o", str(pq)], check=True, cwd=REPO, env={**_env(), "PYTHONPATH": str(REPO)})
-            print(f"{pq}: converted in {time.perf_counter() - t0:.1f} s")
+            n, n_steps = write_parquet_corpus(pq, templates, n_traces(scale), seed=args.seed, runs=args.runs,
+                                              tag=tag)
+            size = pq.stat().st_size / 2**20
+            print(f"{pq}: {n} traces, {n_steps} steps, {size:.0f} MiB in {time.perf_counter() - t0:.1f} s")
     return 0
-
-
-def _env() -> dict:
-    import os
-
-    return dict(os.environ)
 
 
 if __name__ == "__main__":

@@ -8,9 +8,12 @@ returns an :class:`Analysis`; :mod:`seekbench.report` only renders it.
 from ._agreement import agreement_analysis, analyze_agreement, kappa_cost_table
 from ._analyze import analyze
 from ._audit import analyze_audit
+from ._comparison import compare_agents
 from ._completeness import analyze_completeness
+from ._disagreements import disagreement_examples
 from ._episode_conformal import agent_self_conformal, self_estimate_states
 from ._explorer_data import AUDIT_OPTION_DEFAULTS, ExplorerData, explorer_data, flag_definitions
+from ._headline import HEADLINE_METRICS, HeadlineMetric
 from ._judge_eval import (
     CVResult,
     agreement_summary,
@@ -29,6 +32,7 @@ from ._result import (
     AgreementAnalysis,
     Analysis,
     AuditAnalysis,
+    Comparison,
     CompletenessAnalysis,
     OutcomeAnalysis,
     ProcessAnalysis,
@@ -43,7 +47,10 @@ __all__ = [
     "AuditAnalysis",
     "CVResult",
     "CompletenessAnalysis",
+    "Comparison",
     "ExplorerData",
+    "HEADLINE_METRICS",
+    "HeadlineMetric",
     "OutcomeAnalysis",
     "ProcessAnalysis",
     "Provenance",
@@ -57,8 +64,10 @@ __all__ = [
     "analyze_completeness",
     "analyze_outcome",
     "analyze_process",
+    "compare_agents",
     "correctness_sources",
     "cross_validate_learned",
+    "disagreement_examples",
     "evaluate_judge",
     "explorer_data",
     "flag_definitions",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -11,6 +12,7 @@ import pandas as pd
 from .._errors import UndefinedMetricWarning
 from ..agreement import POOLED_FIELD, AgreementResult, compare_annotations, pareto_front
 from ..labels import AnnotationSet
+from ._disagreements import disagreement_examples
 from ._result import AgreementAnalysis
 
 #: What a judge can be plotted against, in order of preference: the first axis with a recorded positive value.
@@ -72,7 +74,8 @@ def analyze_agreement(
     seed: int = 0,
     **metric_options,
 ) -> AgreementAnalysis:
-    """Compare each rater with the reference (:func:`seekbench.agreement.compare_annotations`).
+    """Compare each rater with the reference (:func:`seekbench.agreement.compare_annotations`), with a few
+    disagreement examples per field (:func:`disagreement_examples`).
 
     Undefined coefficients are not warned about here: the result lists them with their reasons.
     ``metric_options`` are the metric options of the sensitivity table (``by`` is ignored).
@@ -97,4 +100,5 @@ def analyze_agreement(
         result = compare_annotations(
             reference, *raters, tiebreaker=tiebreaker, traces=traces, n_boot=n_boot, seed=seed, **opts
         )
-    return agreement_analysis(result)
+    examples = disagreement_examples(reference, raters, traces)
+    return replace(agreement_analysis(result), examples=examples)

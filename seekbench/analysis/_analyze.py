@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import datetime as _dt
+import warnings
 from collections.abc import Sequence
 
 import pandas as pd
 
+from .._errors import UndefinedMetricWarning
 from .._version import __version__
 from ..env.conformal import evaluate_conformal
 from ..labels import AnnotationSet
 from ._agreement import analyze_agreement
 from ._audit import analyze_audit
+from ._comparison import compare_agents
 from ._completeness import analyze_completeness
 from ._episode_conformal import agent_self_conformal
 from ._explorer_data import explorer_data
@@ -39,6 +42,7 @@ def analyze(
     explorer: bool = True,
     labels: AnnotationSet | None = None,
     label_source: str = "inline labels",
+    baseline: str | None = None,
     **options,
 ) -> Analysis:
     """Compute the process audit of a set of traces: everything the report renders.
@@ -64,6 +68,9 @@ def analyze(
         its completeness come from its own per-step self-estimates, calibrated at the same ``alpha``.
     explorer : bool, default True
         Also compute the trace explorer's data; ``labels`` and ``label_source`` name the labels' raters.
+    baseline : str, optional
+        The agent the comparison's pairwise table compares with (default: the first agent);
+        an unknown name raises :class:`~seekbench._errors.UserInputError` listing the agents.
     **options
         Metric options of :func:`seekbench.metrics.summarize` (``n_boot``, ``seed``, ``evidence_mapping``, ...).
 
@@ -94,6 +101,7 @@ def analyze(
     if estimates is not None:
         conformal = evaluate_conformal(estimates, alpha=alpha, **{k: options[k] for k in ("seed",) if k in options})
     process = analyze_process(steps, traces, by=by, **options)
+    comparison = _comparison(steps, traces, process.summary, by=by, baseline=baseline, options=options)
     ev_opts = {k: options[k] for k in _EVIDENCE if k in options}
     audit = analyze_audit(
         steps,
@@ -151,7 +159,22 @@ def analyze(
         conformal=conformal,
         agreement=agreement,
         explorer=data,
+        comparison=comparison,
     )
+
+
+def _comparison(steps, traces, summary, *, by, baseline, options):
+    """The agents compared (:func:`compare_agents`) on the per-agent summary; one more summary without
+    CIs when the metrics are grouped otherwise."""
+    from ..metrics import summarize
+
+    if by != ("agent",):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)  # the grouped summary reported them
+            summary = summarize(steps, traces, by=("agent",), **{**options, "n_boot": 0})
+    boot = {k: options[k] for k in ("n_boot", "seed", "alpha", "horizon") if k in options}
+    metric = {k: v for k, v in options.items() if k not in ("n_boot", "seed", "alpha", "horizon", "cluster")}
+    return compare_agents(steps, traces, summary, baseline=baseline, **boot, **metric)
 
 
 def labeled_steps_line(steps: pd.DataFrame) -> str:

@@ -213,12 +213,89 @@ class AgreementAnalysis:
     cost_axis : str or None
         The column of ``kappa_cost`` to plot the score against (cost, else latency, else
         tokens per trace); None when no judge recorded any of them.
+    examples : DataFrame or None
+        :func:`seekbench.analysis.disagreement_examples`: a few steps per (judge, field, step kind)
+        where judge and reference differ; None when the traces were not at hand.
     """
 
     result: AgreementResult
     kappa_cost: pd.DataFrame
     score: str = "kappa"
     cost_axis: str | None = None
+    examples: pd.DataFrame | None = None
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Which agent is better on each headline metric, and by how much, with paired bootstrap CIs.
+
+    Made by :func:`seekbench.analysis.compare_agents`; the metrics are
+    :data:`seekbench.analysis.HEADLINE_METRICS`.
+
+    Attributes
+    ----------
+    baseline : str
+        The agent the pairwise table compares with.
+    agents : tuple of str
+    metrics : DataFrame
+        One row per metric: ``metric, name, better`` ("higher" or "lower"), ``direction`` (in
+        words), ``order`` (agents with a value, best first, ``" > "``-joined), ``best`` (the best
+        agent, or the tied best ones), ``n_agents`` and ``sentence`` (who is best and how sure).
+    values : DataFrame
+        One row per (metric, agent): ``value`` and its own CI ``lower, upper`` (NaN where the
+        summary has none), ``rank`` (1 = best; tied agents share the better rank) and ``best``.
+    differences : DataFrame
+        One row per computed (metric, agent, other): ``value, other_value, difference`` (agent -
+        other), its 95% CI ``lower, upper``, ``clear`` (the CI excludes 0), ``better`` (the agent
+        is better than the other in the metric's direction), ``paired`` and
+        ``n_shared_questions`` (questions both answered). Every agent has a row against the
+        baseline (the baseline's own row is 0 with CI [0, 0]), and each metric's best agent(s)
+        one against every other agent.
+    options : dict
+        ``n_boot, seed, alpha, cluster`` ("question") and ``horizon``.
+    """
+
+    baseline: str
+    agents: tuple[str, ...]
+    metrics: pd.DataFrame
+    values: pd.DataFrame
+    differences: pd.DataFrame
+    options: dict
+
+    def to_dict(self) -> dict:
+        """JSON-ready: the tables as lists of records, NaN as None.
+
+        >>> import json
+        >>> from seekbench.analysis import analyze
+        >>> from seekbench.data import sample_traces_path
+        >>> from seekbench.traces import build_tables, read_traces
+        >>> traces = read_traces(sample_traces_path()).traces
+        >>> c = analyze(*build_tables(traces), trace_dicts=traces, n_boot=20, explorer=False).comparison
+        >>> d = json.loads(json.dumps(c.to_dict()))
+        >>> first = d["metrics"].pop(0)
+        >>> d["baseline"], first["metric"], first["better"]
+        ('careful-planner', 'rqi', 'higher')
+        """
+        import json
+
+        def records(df: pd.DataFrame) -> list:
+            return json.loads(df.to_json(orient="records"))
+
+        return {
+            "baseline": self.baseline,
+            "agents": list(self.agents),
+            "metrics": records(self.metrics),
+            "values": records(self.values),
+            "differences": records(self.differences),
+            "options": dict(self.options),
+        }
+
+    def against_baseline(self) -> pd.DataFrame:
+        """The rows of ``differences`` against the baseline, renamed for a table: ``baseline`` and
+        ``baseline_value`` instead of ``other`` and ``other_value``, in metric and agent order."""
+        d = self.differences
+        rows = d[d["other"] == self.baseline].rename(columns={"other": "baseline", "other_value": "baseline_value"})
+        return rows.reset_index(drop=True)
 
 
 @dataclass(frozen=True)
@@ -241,6 +318,8 @@ class Analysis:
         When raters were given.
     explorer : ExplorerData or None
         The trace explorer's data, when asked for.
+    comparison : Comparison or None
+        The agents compared on the headline metrics; None with fewer than two agents.
     """
 
     provenance: Provenance
@@ -253,3 +332,4 @@ class Analysis:
     conformal: ConformalResult | None
     agreement: AgreementAnalysis | None
     explorer: ExplorerData | None
+    comparison: Comparison | None = None

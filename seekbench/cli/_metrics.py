@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import math
 
+from .._errors import UserInputError
 from ..metrics import MetricOptions
 from ._inputs import add_input_arguments, add_label_arguments, load_input
 from ._options import add_command, add_json, add_seed, check_at_least
 from ._output import finish, fixed_width
+from ._scale import add_engine_arguments, scaled_summary
 
 BY_CHOICES = {"agent": ("agent",), "dataset": ("dataset",), "agent,dataset": ("agent", "dataset")}
 
@@ -86,6 +88,7 @@ def register(sub) -> None:
     add_input_arguments(p, files_required=False)
     add_label_arguments(p)
     add_metric_options(p)
+    add_engine_arguments(p)
     add_json(p, what="one JSON object instead of a table")
     p.set_defaults(run=run)
 
@@ -93,11 +96,22 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..metrics import summarize
 
-    loaded = load_input(args)
+    if not args.files:
+        from ..data import sample_traces_path
+
+        args.files = [str(sample_traces_path())]
     by = BY_CHOICES[args.by]
-    summary = summarize(loaded.steps, loaded.traces, by=by, options=metric_options(args), **bootstrap_kwargs(args))
+    if args.labels is None:  # streamed fragment by fragment (seekbench.scale); labels need the whole step table
+        summary = scaled_summary(args, by=by, options=metric_options(args))
+        inputs = {"files": args.files, "labels": "inline labels", "skipped_records": args.n_skipped}
+    else:
+        if args.engine != "local":
+            raise UserInputError("--labels is read with --engine local only; attach the labels to the traces first")
+        loaded = load_input(args)
+        summary = summarize(loaded.steps, loaded.traces, by=by, options=metric_options(args), **bootstrap_kwargs(args))
+        inputs = {"files": args.files, "labels": loaded.label_source, "skipped_records": loaded.read.n_skipped}
     out = summary.to_dict()
-    out["inputs"] = {"files": args.files, "labels": loaded.label_source, "skipped_records": loaded.read.n_skipped}
+    out["inputs"] = inputs
     return finish(args, out, lambda: format_table(out, by=by))
 
 

@@ -14,17 +14,23 @@ from ._output import wrote_report
 
 DESCRIPTION = """\
 Write DIR/report.html (self-contained, opens offline), DIR/report.md, DIR/figures/*.png and
-DIR/tables/*.csv: per-group metrics with CIs, ERF curves, RQI by reasoning type, calibration
-of the answer decision, evidence prevalence and a per-trace audit with each flagged trace's
-steps. Without FILE, the embedded sample traces (offline, labeled) are used.
+DIR/tables/*.csv. It opens with which agent is better: per metric (RQI, CE, ERF(8), accuracy,
+overconfident and overcautious rates, tool calls, repeated queries) its direction, the agents'
+order and one sentence saying whether each difference is clear, and every agent's difference
+from --baseline NAME (default: the first agent) with a bootstrap CI paired by question
+(tables/comparison.csv). Then per-group metrics with CIs, ERF curves, RQI by reasoning type,
+calibration of the answer decision, evidence prevalence and a per-trace audit with each
+flagged trace's steps. Without FILE, the embedded sample traces (offline, labeled) are used.
 
-With --rater (judged annotation sets), the report gains a judge-agreement section (kappa,
-AC1, confusion matrices, kappa versus cost, and how far the judges' labels move RQI, CE and
-ERF). With --agreement, only that agreement report is written (DIR/agreement.html).
+With --rater (judged annotation sets), a judge-agreement section follows the comparison
+(kappa, AC1, disagreement examples linked into the explorer, confusion matrices, kappa versus
+cost, and how far the judges' labels move RQI, CE and ERF). With --agreement, only that
+agreement report is written (DIR/agreement.html).
 
 Examples:
   seekbench report -o demo-report
   seekbench report traces.jsonl --labels judge.jsonl -o report/
+  seekbench report traces.jsonl --baseline fewshot-Qwen2.5-7B-Instruct -o report/
   seekbench report traces.jsonl --reference inline --rater judge.jsonl -o report/
   seekbench report --agreement traces.jsonl --reference human.jsonl --rater a.jsonl --rater b.jsonl -o agr/
 """
@@ -39,6 +45,12 @@ def register(sub) -> None:
     add_metric_options(p)
     add_audit_options(p)
     p.add_argument("--worst", type=int, default=5, metavar="N", help="worst traces listed per agent (default 5)")
+    p.add_argument(
+        "--baseline",
+        default=None,
+        metavar="NAME",
+        help="agent the comparison's pairwise table compares every other agent with (default: the first agent)",
+    )
     g = p.add_argument_group("judge agreement")
     add_reference_options(g)
     g.add_argument("--agreement", action="store_true", help="write only the agreement report")
@@ -89,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
         alpha=args.alpha,
         labels=loaded.labels,
         label_source=loaded.label_source,
+        baseline=args.baseline,
         **judged,
         **kw,
     )

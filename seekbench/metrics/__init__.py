@@ -41,6 +41,7 @@ from ._outcome import (
     pass_at_k,
     pass_at_k_score,
 )
+from ._poisson import AUTO_POISSON_ABOVE
 from ._recovery_events import recovery_events
 from ._reference_steps import (
     ReferenceStepCoverageResult,
@@ -52,11 +53,13 @@ from ._reference_steps import (
     reference_step_coverage_score,
 )
 from ._rqi import RQIResult, reasoning_quality, rqi_score
-from ._summary import RECOVERED_BY, MetricsSummary, summarize
+from ._summary import RECOVERED_BY, MetricsSummary, summarize, summarize_statistics
+from ._trace_stats import TRACE_STATISTICS_COLUMNS, trace_statistics
 from ._trace_sums import ce_columns, erf_columns, rqi_columns
 
 __all__ = [
     "AUDIT_COLUMNS",
+    "AUTO_POISSON_ABOVE",
     "CalibrationResult",
     "EstimateResult",
     "EvidenceRecoveryFitter",
@@ -72,6 +75,7 @@ __all__ = [
     "ReferenceStepCoverageResult",
     "RuleMatcher",
     "SkeletonStep",
+    "TRACE_STATISTICS_COLUMNS",
     "accuracy_score",
     "answer_calibration",
     "attribute_groups",
@@ -119,7 +123,9 @@ __all__ = [
     "run_counts",
     "step_evidence",
     "summarize",
+    "summarize_statistics",
     "trace_audit",
+    "trace_statistics",
     "worst_traces",
 ]
 

@@ -8,12 +8,14 @@ show each agent's few worst traces instead of a list of most of the corpus.
 
 from __future__ import annotations
 
+from typing import Unpack
+
 import numpy as np
 import pandas as pd
 
 from .._errors import UserInputError
-from ._evidence import EvidenceMapping, EvidenceScope, evidence_by_turn
-from ._options import Recovery
+from ._evidence import evidence_by_turn
+from ._options import EvidenceKeywords, Recovery, evidence_keywords
 from ._recovery_events import recovery_events
 
 #: The flags, in the order ``flags`` lists them.
@@ -68,14 +70,13 @@ def trace_audit(
     steps: pd.DataFrame,
     traces: pd.DataFrame,
     *,
-    evidence_mapping: EvidenceMapping = "sum",
-    evidence_scope: EvidenceScope = "cumulative",
     recovery: Recovery = "evidence_or_correct",
     ungrounded_threshold: float = 0.75,
     min_reasoning_labeled: int = 3,
     answer_evidence_below: int = 1,
     repeated_queries_threshold: int = 2,
     recovery_horizon: int | None = None,
+    **evidence: Unpack[EvidenceKeywords],
 ) -> pd.DataFrame:
     """One row per trace with the process failures a reviewer looks for, and a severity score.
 
@@ -106,13 +107,16 @@ def trace_audit(
     ----------
     steps, traces : DataFrame
         The tables of :func:`seekbench.traces.build_tables` (labels attached).
-    evidence_mapping, evidence_scope, recovery : str
-        As in :func:`evidence_by_turn` and :func:`recovery_events`.
+    recovery : str
+        As in :func:`recovery_events`.
     ungrounded_threshold : float in (0, 1], default 0.75
     min_reasoning_labeled : int >= 1, default 3
     answer_evidence_below : {0, 1, 2}, default 1
     repeated_queries_threshold : int >= 1, default 2
     recovery_horizon : int >= 0 or None, default None
+    **evidence
+        ``evidence_mapping`` (default "sum") and ``evidence_scope`` (default "cumulative"),
+        as in :func:`evidence_by_turn`.
 
     Returns
     -------
@@ -135,6 +139,7 @@ def trace_audit(
     _check(
         ungrounded_threshold, min_reasoning_labeled, answer_evidence_below, repeated_queries_threshold, recovery_horizon
     )
+    ev = evidence_keywords("trace_audit", evidence)
     reasoning = steps[steps["kind"] == "reasoning"]
     labeled = reasoning[reasoning["grounding"].notna()]
     ung = (
@@ -145,7 +150,7 @@ def trace_audit(
     searches = steps[(steps["kind"] == "search") & steps["query_norm"].notna()]
     repeats = searches.duplicated(["trace_id", "query_norm"]).groupby(searches["trace_id"], sort=False).sum()
     n_queries = searches.groupby("trace_id", sort=False).size()
-    ebt = evidence_by_turn(steps, mapping=evidence_mapping, scope=evidence_scope)
+    ebt = evidence_by_turn(steps, mapping=ev["evidence_mapping"], scope=ev["evidence_scope"])
     at_answer = (
         traces[["trace_id", "answer_turn"]]
         .dropna()
@@ -156,9 +161,7 @@ def trace_audit(
         )
         .set_index("trace_id")["E"]
     )
-    events = recovery_events(
-        steps, traces, recovery=recovery, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope
-    ).set_index("trace_id")
+    events = recovery_events(steps, traces, recovery=recovery, **ev).set_index("trace_id")
     out = pd.DataFrame(
         {
             "trace_id": traces["trace_id"],

@@ -18,13 +18,14 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal, TypeGuard
+from typing import ClassVar, Literal, TypedDict, TypeGuard, Unpack
 
 import numpy as np
 import pandas as pd
 
 from .._errors import UserInputError
 from ._options import check_option
+from ._poisson import BootstrapMethod, poisson_sums
 
 Cluster = Literal["trace", "question"]
 _CLUSTERS = ("trace", "question")
@@ -61,6 +62,7 @@ def bootstrap_sums(
     seed: int | None = 0,
     clusters: Sequence | np.ndarray | None = None,
     universe: Sequence | np.ndarray | None = None,
+    bootstrap: BootstrapMethod = "exact",
 ) -> np.ndarray:
     """Resampled column sums: ``(n_boot x m)`` array, row b = sum over resample b's traces.
 
@@ -78,6 +80,10 @@ def bootstrap_sums(
     universe : sequence, optional
         All cluster labels to draw from (default: those in ``clusters``). Two groups drawn
         with the same universe and seed share their cluster draws: a paired bootstrap.
+    bootstrap : {"exact", "poisson"}
+        Multinomial resample counts (default), or independent Poisson(1) weights per cluster
+        (the Poisson bootstrap, :mod:`seekbench.metrics._poisson`; ``"auto"`` is resolved by
+        the caller). Poisson draws are paired across the columns of one call only.
 
     Returns
     -------
@@ -88,6 +94,7 @@ def bootstrap_sums(
     >>> bootstrap_sums(np.ones(4), n_boot=3, seed=1)[:, 0].tolist()
     [4.0, 4.0, 4.0]
     """
+    check_option("bootstrap", bootstrap, ("exact", "poisson"))
     cols = np.asarray(columns, dtype=float)
     if cols.ndim == 1:
         cols = cols[:, None]
@@ -95,13 +102,18 @@ def bootstrap_sums(
     if not np.isfinite(cols).all():
         raise ValueError("bootstrap_sums needs finite columns; mask undefined values first")
     units: Sequence | np.ndarray = np.arange(n) if clusters is None else clusters
-    labels = pd.Index(pd.unique(pd.Series(list(universe) if universe is not None else list(units), dtype=object)))
-    codes = labels.get_indexer(pd.Series(list(units), dtype=object))
+    if universe is None:  # clusters numbered in order of first appearance, as pd.unique lists them
+        codes, labels = pd.factorize(np.asarray(units), use_na_sentinel=False)
+    else:
+        labels = pd.Index(pd.unique(pd.Series(list(universe), dtype=object)))
+        codes = labels.get_indexer(pd.Series(list(units), dtype=object))
     if (codes < 0).any():
         raise ValueError("every cluster label must be in the universe")
     n_clusters = len(labels)
     per_cluster = np.zeros((n_clusters, cols.shape[1]))
     np.add.at(per_cluster, codes, cols)
+    if bootstrap == "poisson":
+        return poisson_sums(per_cluster, n_boot=n_boot, seed=seed)
     out = np.empty((n_boot, cols.shape[1]))
     if n_boot == 0 or n_clusters == 0:
         out[:] = 0.0
@@ -231,29 +243,37 @@ def percentile_interval(stats: np.ndarray, *, alpha: float = 0.05) -> tuple[floa
     return (float(lo), float(hi))
 
 
+class Resampling(TypedDict, total=False):
+    """The resampling keywords of :func:`bootstrap_statistic_cis`, which :func:`bootstrap_statistic_ci`
+    and :func:`bootstrap_ci` pass on."""
+
+    n_boot: int
+    seed: int | None
+    clusters: Sequence | np.ndarray | None
+    universe: Sequence | np.ndarray | None
+    bootstrap: BootstrapMethod
+
+
 def bootstrap_statistic_ci(
     columns: np.ndarray,
     statistic: Callable[[np.ndarray], np.ndarray],
     *,
-    n_boot: int = 2000,
-    seed: int | None = 0,
     alpha: float = 0.05,
-    clusters: Sequence | np.ndarray | None = None,
-    universe: Sequence | np.ndarray | None = None,
+    **resampling: Unpack[Resampling],
 ) -> tuple[float, float]:
     """Percentile CI of a statistic computed from per-trace column sums.
 
     ``statistic`` maps the ``(B x m)`` resampled sums to B values (vectorised); it is
     the same function that gives the point estimate from the ``(1 x m)`` full-sample sums.
+    The resampling keywords (``n_boot, seed, clusters, universe, bootstrap``) are those of
+    :func:`bootstrap_statistic_cis`.
 
     >>> cols = np.column_stack([[1.0, 0.0, 1.0, 1.0], np.ones(4)])
     >>> lo, hi = bootstrap_statistic_ci(cols, lambda s: s[:, 0] / s[:, 1], n_boot=200, seed=0)
     >>> 0.0 <= lo <= 0.75 <= hi <= 1.0
     True
     """
-    return bootstrap_statistic_cis(
-        columns, [statistic], n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters, universe=universe
-    )[0]
+    return bootstrap_statistic_cis(columns, [statistic], alpha=alpha, **resampling)[0]
 
 
 def bootstrap_statistic_cis(
@@ -265,6 +285,7 @@ def bootstrap_statistic_cis(
     alpha: float = 0.05,
     clusters: Sequence | np.ndarray | None = None,
     universe: Sequence | np.ndarray | None = None,
+    bootstrap: BootstrapMethod = "exact",
 ) -> list[tuple[float, float]]:
     """Percentile CIs of several statistics of the same resampled column sums.
 
@@ -281,7 +302,7 @@ def bootstrap_statistic_cis(
     cols = np.asarray(columns, dtype=float)
     if n_boot == 0 or cols.shape[0] == 0:
         return [(float("nan"), float("nan")) for _ in statistics]
-    sums = bootstrap_sums(cols, n_boot=n_boot, seed=seed, clusters=clusters, universe=universe)
+    sums = bootstrap_sums(cols, n_boot=n_boot, seed=seed, clusters=clusters, universe=universe, bootstrap=bootstrap)
     with np.errstate(invalid="ignore", divide="ignore"):
         return [percentile_interval(statistic(sums), alpha=alpha) for statistic in statistics]
 
@@ -337,11 +358,8 @@ def bootstrap_ci(
     values: Sequence[float] | np.ndarray,
     denominators: Sequence[float] | np.ndarray | None = None,
     *,
-    n_boot: int = 2000,
-    seed: int | None = 0,
     alpha: float = 0.05,
-    clusters: Sequence | np.ndarray | None = None,
-    universe: Sequence | np.ndarray | None = None,
+    **resampling: Unpack[Resampling],
 ) -> tuple[float, float]:
     """Percentile bootstrap CI of a mean over traces, or of a ratio of per-trace sums.
 
@@ -353,9 +371,12 @@ def bootstrap_ci(
     Parameters
     ----------
     values, denominators : array-like of shape (n_traces,)
-    n_boot, seed, alpha : resamples B (2000), seed of ``numpy.random.default_rng`` (0),
+    alpha : float
         1 - confidence level (0.05).
-    clusters, universe : see :func:`bootstrap_sums`.
+    **resampling
+        ``n_boot, seed, clusters, universe, bootstrap``, the resampling keywords of
+        :func:`bootstrap_statistic_cis` (:class:`Resampling`): resamples B (2000), seed of
+        ``numpy.random.default_rng`` (0), and see :func:`bootstrap_sums`.
 
     Returns
     -------
@@ -377,8 +398,6 @@ def bootstrap_ci(
         mask = np.isfinite(v) & np.isfinite(d)
         cols = np.column_stack([np.where(mask, v, 0.0), np.where(mask, d, 0.0)])
     if not mask.any():
-        check_bootstrap_options(n_boot, alpha)
+        check_bootstrap_options(resampling.get("n_boot", 2000), alpha)
         return (float("nan"), float("nan"))
-    return bootstrap_statistic_ci(
-        cols, ratio, n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters, universe=universe
-    )
+    return bootstrap_statistic_ci(cols, ratio, alpha=alpha, **resampling)

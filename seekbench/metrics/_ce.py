@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
+from typing import Unpack
 
 import numpy as np
 import pandas as pd
@@ -17,12 +17,13 @@ from ._bootstrap import (
     bootstrap_statistic_ci,
     check_bootstrap_options,
     cluster_labels,
+    ratio,
 )
 from ._decisions import (
     decision_counts,
-    decision_point_table,
     evidence_labeled,
     observation_label_counts,
+    step_points,
     turn_points,
 )
 from ._options import (
@@ -33,10 +34,13 @@ from ._options import (
     SCOPE_OPTIONS,
     CEAggregate,
     DecisionPoints,
+    EvidenceKeywords,
     EvidenceMapping,
+    EvidenceOptions,
     EvidenceScope,
     Prevalence,
     check_option,
+    evidence_keywords,
 )
 
 #: Ideal policy pi*(k) = 1 if k = 2 else 0.
@@ -92,31 +96,38 @@ def evidence_prevalence(
     traces: pd.DataFrame,
     *,
     decision_points: DecisionPoints = "turn",
-    evidence_mapping: EvidenceMapping = "sum",
-    evidence_scope: EvidenceScope = "cumulative",
+    **evidence: Unpack[EvidenceKeywords],
 ) -> pd.Series:
     """P(E = k), k = 0, 1, 2, over all decision points of the traces given.
 
     Computed on the whole corpus (all agents) it is the global prevalence that
     ``answer_calibration(..., aggregate="pooled", prevalence="global", global_prevalence=...)``
     uses for one group. All NaN when there are observations and none is labeled.
+    ``evidence_mapping`` and ``evidence_scope`` as in :func:`answer_calibration`.
 
     Returns a Series indexed 0, 1, 2 summing to 1 (all NaN when there is no decision point).
 
     Examples
     --------
-    >>> steps = pd.DataFrame({"trace_id": ["x"] * 3, "pos": [0, 1, 2], "turn": [1, 1, 1],
-    ...                       "kind": ["search", "search_result", "answer"],
-    ...                       "clarity": [None, "Clear", None], "sufficiency": [None, "Sufficient", None]})
-    >>> traces = pd.DataFrame({"trace_id": ["x"], "answered": [True], "answer_turn": [1.0]})
-    >>> evidence_prevalence(steps, traces).tolist()  # turn 0 at E = 0, turn 1 at E = 2
-    [0.5, 0.0, 0.5]
+    >>> from seekbench.traces import build_tables
+    >>> obs = {"kind": "search_result", "labels": {"clarity": "Unclear", "sufficiency": "Sufficient"}}
+    >>> steps, traces = build_tables([{"trace_id": "x", "agent": "a", "steps": [
+    ...     {"index": 0, "kind": "search", "query": "q"}, dict(obs, index=1), {"index": 2, "kind": "answer"}]}])
+    >>> evidence_prevalence(steps, traces).tolist()  # turn 0 at E = 0, the answer turn 1 at E = 1
+    [0.5, 0.5, 0.0]
     """
-    _check("trace", "global", decision_points, evidence_mapping, evidence_scope)
-    counts = _counts(
-        steps, traces, decision_points=decision_points, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope
-    )[3]
-    n_k = counts[["n0", "n1", "n2"]].sum().to_numpy()
+    check_option("decision_points", decision_points, DECISION_POINTS)
+    ev = evidence_keywords("evidence_prevalence", evidence)
+    return prevalence_from_columns(calibration_trace_columns(steps, traces, decision_points, ev))
+
+
+def prevalence_from_columns(per: pd.DataFrame) -> pd.Series:
+    """P(E = k) from the :func:`calibration_trace_columns` of the traces (sums of ``n0, n1, n2``).
+
+    All NaN when the traces have observations and none is labeled, or no decision point.
+    """
+    used = per if evidence_labeled(per) else per.iloc[:0]
+    n_k = used[["n0", "n1", "n2"]].sum().to_numpy(dtype=float)
     total = n_k.sum()
     return pd.Series(n_k / total if total > 0 else np.full(3, np.nan), index=[0, 1, 2], name="prevalence")
 
@@ -187,49 +198,79 @@ def _warn(what: str, why: str) -> None:
 
 
 def _weights(
-    steps: pd.DataFrame,
-    traces: pd.DataFrame,
-    *,
-    aggregate: CEAggregate,
-    prevalence: Prevalence,
-    decision_points: DecisionPoints,
-    evidence_mapping: EvidenceMapping,
-    evidence_scope: EvidenceScope,
-    global_prevalence: Sequence[float] | pd.Series | None,
+    aggregate: CEAggregate, prevalence: Prevalence, given: Sequence[float] | pd.Series | None, per: pd.DataFrame
 ) -> np.ndarray | None:
-    """The P(E = k) weights of the pooled CE (None: the group's own prevalence or trace CE)."""
+    """The P(E = k) weights of the pooled CE (None: the group's own prevalence or trace CE);
+    ``given`` (else the prevalence of the traces ``per`` describes) when they are global."""
     if aggregate != "pooled" or prevalence != "global":
         return None
-    if global_prevalence is None:
-        global_prevalence = evidence_prevalence(
-            steps,
-            traces,
-            decision_points=decision_points,
-            evidence_mapping=evidence_mapping,
-            evidence_scope=evidence_scope,
-        )
-    weights = np.asarray(global_prevalence, dtype=float).reshape(-1)
+    weights = np.asarray(prevalence_from_columns(per) if given is None else given, dtype=float).reshape(-1)
     if weights.shape != (3,):
         raise UserInputError(f"global_prevalence must hold P(E=k) for k = 0, 1, 2, got {weights.size} values")
     return weights
 
 
-def _counts(
-    steps: pd.DataFrame,
-    traces: pd.DataFrame,
-    *,
-    decision_points: DecisionPoints,
-    evidence_mapping: EvidenceMapping,
-    evidence_scope: EvidenceScope,
-) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """The traces used (none when the group has no evidence label), the evidence coverage
-    of ``traces``, the decision points of the used traces and their ``[n0..a2]`` counts."""
-    cov = observation_label_counts(steps, traces, evidence_mapping=evidence_mapping)
-    tr = traces if evidence_labeled(cov) else traces.iloc[:0]
-    points = decision_point_table(
-        steps, tr, decision_points=decision_points, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope
-    )
-    return tr, cov, points, decision_counts(points, pd.Index(tr["trace_id"]))
+#: Columns of :func:`calibration_trace_columns`: decision points and answers by E, the
+#: observation label counts, and what the companions need.
+CALIBRATION_COLUMNS = (
+    "n0", "n1", "n2", "a0", "a1", "a2", "n_obs", "n_obs_unlabeled",
+    "answered", "answer_turn", "correct", "e_answer", "first_e2",
+)  # fmt: skip
+
+
+def calibration_trace_columns(
+    steps: pd.DataFrame, traces: pd.DataFrame, decision_points: DecisionPoints, ev: EvidenceOptions
+) -> pd.DataFrame:
+    """Per trace of ``traces`` (indexed by trace id, in its order): :data:`CALIBRATION_COLUMNS`.
+
+    ``n0..n2, a0..a2``: decision points and answers by E (``decision_points``);
+    ``n_obs, n_obs_unlabeled``: observations and those without E; ``answered, answer_turn,
+    correct`` (1.0 / 0.0 / NaN) from the trace table; ``e_answer``: E at the answer turn and
+    ``first_e2``: the first turn with E = 2 up to the answer (NaN if none), from the turn
+    decision points (E under the options ``ev``). Every CE number of a group is a function of these rows
+    (:func:`calibration_from_columns`).
+    """
+    ids = pd.Index(traces["trace_id"])
+    cov = observation_label_counts(steps, traces, evidence_mapping=ev["evidence_mapping"])
+    turns = turn_points(steps, traces, ev)
+    points = turns if decision_points == "turn" else step_points(steps, traces, ev)
+    out = decision_counts(points, ids)
+    out["n_obs"] = cov["n_obs"].to_numpy(dtype=float)
+    out["n_obs_unlabeled"] = cov["n_obs_unlabeled"].to_numpy(dtype=float)
+    out["answered"] = traces["answered"].astype(bool).to_numpy()
+    out["answer_turn"] = traces["answer_turn"].to_numpy(dtype=float)
+    correct = traces["correct"] if "correct" in traces.columns else pd.Series(np.nan, index=traces.index)
+    out["correct"] = pd.to_numeric(correct.map({True: 1.0, False: 0.0}), errors="coerce").to_numpy()
+    # Turn points come in trace order, t increasing: a trace's first E = 2 point is its earliest.
+    uniq = ids if ids.is_unique else pd.Index(pd.unique(ids))
+    code = uniq.get_indexer(turns["trace_id"])
+    e, t, a = (turns[c].to_numpy() for c in ("E", "t", "A"))
+    first_e2 = np.full(len(uniq), np.nan)
+    hit = np.flatnonzero((e == 2) & (code >= 0))
+    found, first = np.unique(code[hit], return_index=True)
+    first_e2[found] = t[hit[first]]
+    e_answer = np.full(len(uniq), np.nan)
+    ans = (a == 1) & (code >= 0)
+    e_answer[code[ans]] = e[ans]
+    back = uniq.get_indexer(ids)
+    out["e_answer"], out["first_e2"] = e_answer[back], first_e2[back]
+    return out
+
+
+def ce_sums(
+    counts: np.ndarray, aggregate: CEAggregate, weights: np.ndarray | None
+) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+    """CE of traces with decision counts ``counts`` (rows ``[n0, n1, n2, a0, a1, a2]``) as
+    per-trace columns and the statistic of their sums: [CE_i, 1] where CE_i is defined
+    (trace aggregate, the ratio of the sums), or the counts themselves (pooled, with the
+    P(E = k) ``weights``, None for the resample's own). The columns every CE bootstrap
+    resamples (:func:`~seekbench.metrics.ce_columns` too).
+    """
+    if aggregate == "pooled":
+        return counts, lambda s: _pooled_ce(s, weights)
+    per = _trace_ce(counts)
+    ok = np.isfinite(per)
+    return np.column_stack([np.where(ok, per, 0.0), ok.astype(float)]), ratio
 
 
 def _point_estimate(c: np.ndarray, aggregate: str, weights: np.ndarray | None) -> float:
@@ -317,34 +358,57 @@ def answer_calibration(
     """
     _check(aggregate, prevalence, decision_points, evidence_mapping, evidence_scope)
     check_bootstrap_options(n_boot, alpha, cluster)
+    _check_horizon(horizon)
+    ev: EvidenceOptions = {"evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope}
+    per = calibration_trace_columns(steps, traces, decision_points, ev)
+    weights = _weights(aggregate, prevalence, global_prevalence, per)
+    clusters = cluster_labels(traces["trace_id"], traces.get("question_id"), cluster=cluster)
+    boot = {"n_boot": n_boot, "seed": seed, "alpha": alpha, "clusters": clusters}
+    res = calibration_from_columns(
+        per, aggregate=aggregate, prevalence=prevalence, weights=weights, horizon=horizon, boot=boot
+    )
+    res.decision_points = decision_points
+    res.options = {
+        "aggregate": aggregate,
+        "prevalence": prevalence,
+        "horizon": horizon,
+        "decision_points": decision_points,
+        **ev,
+    }
+    return res
+
+
+def _check_horizon(horizon: object) -> None:
     if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 0:
         raise UserInputError(f"horizon must be a non-negative integer number of turns, got {horizon!r}")
-    weights = _weights(
-        steps,
-        traces,
-        aggregate=aggregate,
-        prevalence=prevalence,
-        global_prevalence=global_prevalence,
-        decision_points=decision_points,
-        evidence_mapping=evidence_mapping,
-        evidence_scope=evidence_scope,
-    )
-    tr, cov, points, counts = _counts(
-        steps, traces, decision_points=decision_points, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope
-    )
-    c = counts.to_numpy()
-    per_trace = pd.Series(_trace_ce(c), index=counts.index, name="ce")
+
+
+def calibration_from_columns(
+    per: pd.DataFrame,
+    *,
+    aggregate: CEAggregate,
+    prevalence: Prevalence,
+    weights: np.ndarray | None,
+    horizon: int,
+    boot: dict,
+) -> CalibrationResult:
+    """The :class:`CalibrationResult` of a group from its :func:`calibration_trace_columns`.
+
+    ``weights``: the global P(E = k) of the pooled CE (None: the group's own, or trace CE);
+    ``boot``: the keywords of :func:`~seekbench.metrics.bootstrap_ci` with one cluster per
+    row. When the group's observations are all unlabeled no trace is used (every number
+    NaN). The one aggregation behind :func:`answer_calibration` and
+    :func:`~seekbench.metrics.summarize_statistics`.
+    """
+    labeled = evidence_labeled(per)
+    used = np.full(len(per), labeled)
+    tr = per[used]
+    boot = {**boot, "clusters": np.asarray(boot["clusters"], dtype=object)[used]}
+    c = tr[["n0", "n1", "n2", "a0", "a1", "a2"]].to_numpy(dtype=float)
+    per_trace = pd.Series(_trace_ce(c), index=tr.index, name="ce")
     ce = _point_estimate(c, aggregate, weights)
-    clusters = cluster_labels(tr["trace_id"], tr.get("question_id"), cluster=cluster)
-    if aggregate == "trace":
-        ci = bootstrap_ci(per_trace.to_numpy(), n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters)
-    elif len(c):
-        ci = bootstrap_statistic_ci(
-            c, lambda s: _pooled_ce(s, weights), n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters
-        )
-    else:
-        ci = (np.nan, np.nan)
-    why = "no observation has evidence labels" if len(traces) else "no traces"
+    ci = bootstrap_statistic_ci(*ce_sums(c, aggregate, weights), **boot)
+    why = "no observation has evidence labels" if len(per) else "no traces"
     if np.isnan(ce):
         _warn("CE", why)
 
@@ -364,17 +428,14 @@ def answer_calibration(
         }
     )
 
-    if decision_points != "turn":
-        points = turn_points(steps, tr, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope)
-    comp = _companions(points, tr, horizon=horizon)
+    comp = _companions(tr, horizon=horizon)
     answered = comp[comp["answered"]]
     n_answered, n_reached = len(answered), int(comp["reached"].sum())
     overconfident = float((answered["e_answer"] < 2).mean()) if n_answered else np.nan
     overcautious = float(comp["overcautious"].mean()) if len(comp) else np.nan
     given = float(comp.loc[comp["reached"], "overcautious"].mean()) if n_reached else np.nan
-    boot = partial(bootstrap_ci, n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters)
-    over_ci = boot(np.where(comp["answered"], (comp["e_answer"] < 2).astype(float), np.nan))
-    caut_ci = boot(comp["overcautious"].astype(float).to_numpy())
+    over_ci = bootstrap_ci(np.where(comp["answered"], (comp["e_answer"] < 2).astype(float), np.nan), **boot)
+    caut_ci = bootstrap_ci(comp["overcautious"].astype(float).to_numpy(), **boot)
     if not n_answered:
         _warn("overconfident rate", why if not len(tr) else "no answered trace")
     if not len(comp):
@@ -387,13 +448,14 @@ def answer_calibration(
     )
     acc = acc.assign(n=acc["n"].fillna(0).astype(int), n_known=acc["n_known"].fillna(0).astype(int))
     acc = acc.rename_axis("E").reset_index()
+    all_unlabeled = (per["n_obs"] > 0) & (per["n_obs_unlabeled"] == per["n_obs"])
     return CalibrationResult(
         ce=ce,
         ci=ci,
         aggregate=aggregate,
         prevalence=prevalence,
-        decision_points=decision_points,
-        per_trace=per_trace.reindex(pd.Index(traces["trace_id"])),
+        decision_points="turn",
+        per_trace=per_trace.reindex(per.index),
         answer_table=answer_table,
         overconfident_rate=overconfident,
         overcautious_rate=overcautious,
@@ -403,30 +465,17 @@ def answer_calibration(
         n_decision_points=int(c[:, :3].sum()),
         n_answered=n_answered,
         n_reached_evidence=n_reached,
-        n_traces_all_unlabeled=int(cov["all_unlabeled"].sum()),
-        options={
-            "aggregate": aggregate,
-            "prevalence": prevalence,
-            "horizon": horizon,
-            "decision_points": decision_points,
-            "evidence_mapping": evidence_mapping,
-            "evidence_scope": evidence_scope,
-        },
+        n_traces_all_unlabeled=int(all_unlabeled.sum()),
         overconfident_ci=over_ci,
         overcautious_ci=caut_ci,
     )
 
 
-def _companions(points: pd.DataFrame, traces: pd.DataFrame, *, horizon: int) -> pd.DataFrame:
-    """Per trace, from its turn decision points: answered, E at the answer turn, first turn
-    with E = 2, overcautious, correct."""
-    first2 = points[points["E"] == 2].groupby("trace_id", sort=False)["t"].min()
-    e_answer = points[points["A"] == 1].set_index("trace_id")["E"]
-    out = traces[["trace_id", "answered", "answer_turn", "correct"]].set_index("trace_id")
-    out = out.assign(
-        answered=out["answered"].astype(bool), e_answer=e_answer.reindex(out.index), first_e2=first2.reindex(out.index)
-    )
-    out["correct"] = pd.to_numeric(out["correct"].map({True: 1.0, False: 0.0}), errors="coerce")
+def _companions(per: pd.DataFrame, *, horizon: int) -> pd.DataFrame:
+    """Per trace, from its columns: answered, E at the answer turn, first turn with E = 2,
+    reached, overcautious, correct."""
+    out = per[["answered", "answer_turn", "correct", "e_answer", "first_e2"]].copy()
+    out["answered"] = out["answered"].astype(bool)
     out["reached"] = out["first_e2"].notna()
     late = out["answer_turn"] - out["first_e2"] > horizon
     out["overcautious"] = out["reached"] & (~out["answered"] | late)
@@ -437,16 +486,16 @@ def calibration_error(
     steps: pd.DataFrame,
     traces: pd.DataFrame,
     *,
+    global_prevalence: Sequence[float] | pd.Series | None = None,
     aggregate: CEAggregate = "trace",
     prevalence: Prevalence = "global",
     decision_points: DecisionPoints = "turn",
-    evidence_mapping: EvidenceMapping = "sum",
-    evidence_scope: EvidenceScope = "cumulative",
-    global_prevalence: Sequence[float] | pd.Series | None = None,
+    **evidence: Unpack[EvidenceKeywords],
 ) -> float:
     """CE of the answer decision (spec section 5): a float in [0, 1], lower is better.
 
-    See :func:`answer_calibration` for the formula and options; this is its ``ce`` without
+    See :func:`answer_calibration` for the formula and the options (the same keywords,
+    ``evidence_mapping`` and ``evidence_scope`` included); this is its ``ce`` without
     companions or CI. NaN with an ``UndefinedMetricWarning`` when the traces have
     observations and none has evidence labels.
 
@@ -459,20 +508,11 @@ def calibration_error(
     >>> calibration_error(steps, traces)  # answered at turn 0 holding E = 0
     1.0
     """
-    _check(aggregate, prevalence, decision_points, evidence_mapping, evidence_scope)
-    weights = _weights(
-        steps,
-        traces,
-        aggregate=aggregate,
-        prevalence=prevalence,
-        global_prevalence=global_prevalence,
-        decision_points=decision_points,
-        evidence_mapping=evidence_mapping,
-        evidence_scope=evidence_scope,
-    )
-    counts = _counts(
-        steps, traces, decision_points=decision_points, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope
-    )[3]
+    ev = evidence_keywords("calibration_error", evidence)
+    _check(aggregate, prevalence, decision_points, ev["evidence_mapping"], ev["evidence_scope"])
+    per = calibration_trace_columns(steps, traces, decision_points, ev)
+    weights = _weights(aggregate, prevalence, global_prevalence, per)
+    counts = per[["n0", "n1", "n2", "a0", "a1", "a2"]] if evidence_labeled(per) else per.iloc[:0, :6]
     ce = _point_estimate(counts.to_numpy(), aggregate, weights)
     if np.isnan(ce):
         _warn("CE", "no observation has evidence labels" if len(traces) else "no traces")

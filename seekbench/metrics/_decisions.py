@@ -18,32 +18,32 @@ record the evidence state E it holds (spec section 2) and A = 1 if it answers th
 
 from __future__ import annotations
 
+from typing import Unpack
+
 import numpy as np
 import pandas as pd
 
 from ._evidence import (
-    observation_evidence,
+    ANSWER,
+    OBSERVATION,
+    observation_evidence_of,
+    step_kinds,
     trace_segments,
     turn_grid,
 )
-from ._options import DECISION_POINTS, MAPPING_OPTIONS, SCOPE_OPTIONS, EvidenceMapping, EvidenceScope, check_option
+from ._options import (
+    DECISION_POINTS,
+    MAPPING_OPTIONS,
+    SCOPE_OPTIONS,
+    EvidenceKeywords,
+    EvidenceMapping,
+    EvidenceOptions,
+    EvidenceScope,
+    check_option,
+    evidence_keywords,
+)
 from ._segments import Segments
 from ._shared import memo
-
-
-def _obs_evidence(steps: pd.DataFrame, mapping: EvidenceMapping) -> pd.Series:
-    """E of each step's own observation (NaN for non-observations and unlabeled ones)."""
-    return memo("obs_evidence", (steps,), (mapping,), lambda: _compute_obs_evidence(steps, mapping)).copy()
-
-
-def _compute_obs_evidence(steps: pd.DataFrame, mapping: EvidenceMapping) -> pd.Series:
-    is_obs = (steps["kind"] == "search_result").to_numpy()
-    e = np.full(len(steps), np.nan)
-    if is_obs.any():
-        e[is_obs] = observation_evidence(
-            steps["clarity"][is_obs], steps["sufficiency"][is_obs], mapping=mapping
-        ).to_numpy()
-    return pd.Series(e, index=steps.index)
 
 
 def steps_of(steps: pd.DataFrame, traces: pd.DataFrame) -> pd.DataFrame:
@@ -78,7 +78,7 @@ def held_evidence(
     """
     check_option("evidence_mapping", evidence_mapping, MAPPING_OPTIONS)
     check_option("evidence_scope", evidence_scope, SCOPE_OPTIONS)
-    e = _obs_evidence(steps, evidence_mapping).to_numpy()
+    e = observation_evidence_of(steps, evidence_mapping)
     seg = trace_segments(steps)
     if evidence_scope == "cumulative":
         held = seg.cummax_small(np.where(np.isnan(e), 0.0, e))
@@ -107,8 +107,8 @@ def observation_label_counts(
 
 def _label_counts(steps: pd.DataFrame, traces: pd.DataFrame, evidence_mapping: EvidenceMapping) -> pd.DataFrame:
     ids = pd.Index(traces["trace_id"])
-    obs = (steps["kind"] == "search_result").to_numpy()
-    e = _obs_evidence(steps, evidence_mapping).to_numpy()
+    obs = step_kinds(steps) == OBSERVATION
+    e = observation_evidence_of(steps, evidence_mapping)
     seg = trace_segments(steps)
     pos = pd.Index(seg.uniques).get_indexer(ids)
     found = pos >= 0
@@ -132,20 +132,14 @@ def evidence_labeled(counts: pd.DataFrame) -> bool:
     return n_obs == 0 or int(counts["n_obs_unlabeled"].sum()) < n_obs
 
 
-def turn_points(
-    steps: pd.DataFrame,
-    traces: pd.DataFrame,
-    *,
-    evidence_mapping: EvidenceMapping = "sum",
-    evidence_scope: EvidenceScope = "cumulative",
-) -> pd.DataFrame:
-    """Turn decision points of every trace of ``traces``: columns ``trace_id, t, E, A``.
+def turn_points(steps: pd.DataFrame, traces: pd.DataFrame, ev: EvidenceOptions) -> pd.DataFrame:
+    """Turn decision points of every trace of ``traces``: columns ``trace_id, t, E, A`` (E under ``ev``).
 
     Turns 0 .. answer turn, or every turn of a trace without an answer (a trace without
     steps has the single point t = 0, E = 0, A = 0).
     """
     ids = traces["trace_id"].to_numpy()
-    grid = turn_grid(steps, mapping=evidence_mapping, scope=evidence_scope)
+    grid = turn_grid(steps, mapping=ev["evidence_mapping"], scope=ev["evidence_scope"])
     # Trace j of ``traces``: its grid cells (steps of other traces are ignored), or one point
     # t = 0, E = 0 when it has no steps.
     code = pd.Index(grid.seg.uniques).get_indexer(ids) if grid.seg.n else np.full(len(ids), -1)
@@ -166,20 +160,14 @@ def turn_points(
     return pd.DataFrame({"trace_id": ids[owner][keep].astype(object), "t": t[keep], "E": e[keep], "A": a[keep]})
 
 
-def step_points(
-    steps: pd.DataFrame,
-    traces: pd.DataFrame,
-    *,
-    evidence_mapping: EvidenceMapping = "sum",
-    evidence_scope: EvidenceScope = "cumulative",
-) -> pd.DataFrame:
+def step_points(steps: pd.DataFrame, traces: pd.DataFrame, ev: EvidenceOptions) -> pd.DataFrame:
     """Step decision points: every step up to the first answer step; columns ``trace_id, t, E, A``.
 
     ``t`` is the step's position in its trace; E is :func:`held_evidence`.
     """
     sub = steps_of(steps, traces)
-    held = held_evidence(sub, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope)
-    is_ans = (sub["kind"] == "answer").to_numpy().astype(np.int64)
+    held = held_evidence(sub, **ev)
+    is_ans = (step_kinds(sub) == ANSWER).astype(np.int64)
     answers_before = Segments(sub["trace_id"]).cumsum(is_ans) - is_ans
     keep = answers_before == 0
     out = pd.DataFrame(
@@ -198,8 +186,7 @@ def decision_point_table(
     traces: pd.DataFrame,
     *,
     decision_points: str = "turn",
-    evidence_mapping: EvidenceMapping = "sum",
-    evidence_scope: EvidenceScope = "cumulative",
+    **evidence: Unpack[EvidenceKeywords],
 ) -> pd.DataFrame:
     """The decision points of every trace of ``traces`` (see the module docstring).
 
@@ -208,8 +195,9 @@ def decision_point_table(
     steps, traces : DataFrame
         The step and trace tables of ``build_tables``.
     decision_points : {"turn", "step"}
-    evidence_mapping : {"sum", "sufficiency_first"}
-    evidence_scope : {"cumulative", "latest"}
+    **evidence
+        ``evidence_mapping`` ({"sum", "sufficiency_first"}) and ``evidence_scope``
+        ({"cumulative", "latest"}).
 
     Returns
     -------
@@ -226,8 +214,8 @@ def decision_point_table(
     [[0, 0, 0], [1, 2, 1]]
     """
     check_option("decision_points", decision_points, DECISION_POINTS)
-    fn = turn_points if decision_points == "turn" else step_points
-    return fn(steps, traces, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope)
+    ev = evidence_keywords("decision_point_table", evidence)
+    return (turn_points if decision_points == "turn" else step_points)(steps, traces, ev)
 
 
 def decision_counts(points: pd.DataFrame, trace_ids: pd.Index) -> pd.DataFrame:

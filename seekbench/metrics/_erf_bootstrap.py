@@ -17,6 +17,7 @@ import pandas as pd
 from ._bootstrap import bootstrap_statistic_ci, check_bootstrap_options
 from ._erf import incidence_from_counts
 from ._options import METHOD_OPTIONS, Method, check_option
+from ._poisson import BootstrapMethod
 from ._recovery_events import check_events
 
 
@@ -78,6 +79,7 @@ def recovered_by_ci(
     seed: int | None = 0,
     alpha: float = 0.05,
     clusters: Sequence | np.ndarray | None = None,
+    bootstrap: BootstrapMethod = "exact",
 ) -> tuple[float, float]:
     """Percentile bootstrap CI of ERF(t) resampling whole traces (or clusters of them).
 
@@ -88,7 +90,7 @@ def recovered_by_ci(
     t : float
         The time read off the curve (8 in the summary).
     method : {"aalen_johansen", "km"}
-    n_boot, seed, alpha, clusters :
+    n_boot, seed, alpha, clusters, bootstrap :
         As :func:`~seekbench.metrics.bootstrap_ci`; ``n_boot=0`` or no traces gives (NaN, NaN).
 
     Returns
@@ -105,4 +107,6 @@ def recovered_by_ci(
     """
     check_bootstrap_options(n_boot, alpha)
     cols, stat = erf_at_columns(events, t, method=method)
-    return bootstrap_statistic_ci(cols, stat, n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters)
+    return bootstrap_statistic_ci(
+        cols, stat, n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters, bootstrap=bootstrap
+    )

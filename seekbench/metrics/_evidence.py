@@ -65,6 +65,35 @@ class TurnGrid:
         return out
 
 
+#: Codes of :func:`step_kinds` (-1: a kind outside the ontology).
+REASONING, SEARCH, OBSERVATION, ANSWER, OTHER = range(5)
+_KINDS = ("reasoning", "search", "search_result", "answer", "other")
+
+
+def step_kinds(steps: pd.DataFrame) -> np.ndarray:
+    """Each step's kind as a small integer (:data:`REASONING` .. :data:`OTHER`), shared within ``shared_work``.
+
+    One hash pass over the ``kind`` strings instead of one string comparison per use.
+    """
+    return memo("step_kinds", (steps,), (), lambda: pd.Categorical(steps["kind"], categories=_KINDS).codes)
+
+
+def observation_evidence_of(steps: pd.DataFrame, mapping: EvidenceMapping) -> np.ndarray:
+    """E of each step's own observation (NaN for other steps and unlabeled observations), shared
+    within ``shared_work``; the caller must not modify it."""
+    return memo("obs_evidence", (steps,), (mapping,), lambda: _obs_evidence(steps, mapping))
+
+
+def _obs_evidence(steps: pd.DataFrame, mapping: EvidenceMapping) -> np.ndarray:
+    is_obs = step_kinds(steps) == OBSERVATION
+    e = np.full(len(steps), np.nan)
+    if is_obs.any():
+        e[is_obs] = observation_evidence(
+            steps["clarity"][is_obs], steps["sufficiency"][is_obs], mapping=mapping
+        ).to_numpy(dtype=float)
+    return e
+
+
 def trace_segments(steps: pd.DataFrame) -> Segments:
     """The traces of a step table as :class:`Segments` (shared within ``shared_work``)."""
     return memo("segments", (steps,), (), lambda: Segments(steps["trace_id"]))
@@ -94,11 +123,9 @@ def _turn_grid(steps: pd.DataFrame, mapping: EvidenceMapping, scope: EvidenceSco
         else np.full(len(steps), -1, dtype=np.int64)
     )
 
-    is_obs = (steps["kind"] == "search_result").to_numpy() & (seg.codes >= 0)
+    is_obs = (step_kinds(steps) == OBSERVATION) & (seg.codes >= 0)
     rows = np.flatnonzero(is_obs)
-    e = observation_evidence(steps["clarity"].iloc[rows], steps["sufficiency"].iloc[rows], mapping=mapping).to_numpy(
-        dtype=float
-    )
+    e = observation_evidence_of(steps, mapping)[rows]
     cells = step_cell[rows]
     unlabeled = np.bincount(cells, weights=np.isnan(e), minlength=n_cells).astype(np.int64)
     e_obs = np.full(n_cells, np.nan)

@@ -10,6 +10,7 @@ with :func:`check_option`, so an unknown value always fails with the same wordin
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Literal, TypedDict, get_args
 
@@ -41,6 +42,32 @@ class EvidenceOptions(TypedDict):
 
     evidence_mapping: EvidenceMapping
     evidence_scope: EvidenceScope
+
+
+class EvidenceKeywords(TypedDict, total=False):
+    """The two options of E as optional keywords of a function (``**evidence``)."""
+
+    evidence_mapping: EvidenceMapping
+    evidence_scope: EvidenceScope
+
+
+def evidence_keywords(function: str, given: Mapping[str, Any]) -> EvidenceOptions:
+    """The E options a function received as ``**evidence``, defaults filled in and checked.
+
+    The functions that only pass E on take its two options as one unit; a keyword other
+    than the two is a TypeError, as for any function without it.
+
+    >>> evidence_keywords("f", {"evidence_scope": "latest"})
+    {'evidence_mapping': 'sum', 'evidence_scope': 'latest'}
+    """
+    unknown = sorted(set(given) - {"evidence_mapping", "evidence_scope"})
+    if unknown:
+        raise TypeError(f"{function}() got unexpected keyword argument(s): {', '.join(unknown)}")
+    mapping = given.get("evidence_mapping", "sum")
+    scope = given.get("evidence_scope", "cumulative")
+    check_option("evidence_mapping", mapping, MAPPING_OPTIONS)
+    check_option("evidence_scope", scope, SCOPE_OPTIONS)
+    return {"evidence_mapping": mapping, "evidence_scope": scope}
 
 
 def check_option(name: str, value: object, allowed: tuple[str, ...]) -> None:

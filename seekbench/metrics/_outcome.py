@@ -11,6 +11,7 @@ import pandas as pd
 from .._errors import UndefinedMetricWarning, UserInputError
 from ._bootstrap import Cluster, bootstrap_ci, check_bootstrap_options, cluster_labels
 from ._decisions import steps_of
+from ._evidence import SEARCH, step_kinds, trace_segments
 
 
 def _warn(what: str, why: str) -> None:
@@ -53,11 +54,30 @@ def accuracy_score(traces: pd.DataFrame) -> float:
 
 
 def _duplicate_share(steps: pd.DataFrame, column: str) -> pd.Series:
-    """Per trace with at least one value in ``column`` among its search steps: share repeated."""
-    s = steps[(steps["kind"] == "search") & steps[column].notna()]
-    s = s[s[column].astype(str) != ""]
-    dup = s.duplicated(["trace_id", column])
-    return dup.groupby(s["trace_id"], sort=False).mean().rename(f"duplicate_{column}")
+    """Per trace with at least one value in ``column`` among its search steps: share repeated.
+
+    A value repeats when an earlier search step of the same trace has it; traces in order of
+    first appearance, as a pandas groupby gives them.
+    """
+    seg = trace_segments(steps)
+    per, has = _duplicate_counts(steps, column)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = per[0] / np.where(has, per[1], 1.0)
+    return pd.Series(share[has], index=pd.Index(seg.uniques[has], name="trace_id"), name=f"duplicate_{column}")
+
+
+def _duplicate_counts(steps: pd.DataFrame, column: str) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
+    """Per trace (segment order): repeated and all non-empty values of ``column`` on search steps."""
+    seg = trace_segments(steps)
+    values = steps[column].to_numpy(dtype=object)
+    valid = (step_kinds(steps) == SEARCH) & (seg.codes >= 0) & pd.notna(values)
+    valid[valid] = values[valid] != ""
+    codes = pd.factorize(values[valid])[0].astype(np.int64)
+    key = seg.codes[valid] * (int(codes.max()) + 1 if len(codes) else 1) + codes  # (trace, value) as one int
+    repeated = np.zeros(len(steps), dtype=bool)
+    repeated[np.flatnonzero(valid)] = pd.Series(key).duplicated().to_numpy()
+    total = seg.count(valid)
+    return (seg.count(repeated).astype(float), total.astype(float)), total > 0
 
 
 def duplicate_query_rate(steps: pd.DataFrame) -> float:
@@ -74,11 +94,7 @@ def duplicate_query_rate(steps: pd.DataFrame) -> float:
     >>> duplicate_query_rate(steps)  # (1/3 + 0) / 2
     0.16666666666666666
     """
-    per = _duplicate_share(steps, "query_norm")
-    if per.empty:
-        _warn("duplicate-query rate", "no trace has a search query")
-        return float("nan")
-    return float(per.mean())
+    return _duplicate_rate(steps, "query_norm", "duplicate-query rate", "no trace has a search query")
 
 
 def duplicate_visit_rate(steps: pd.DataFrame) -> float:
@@ -90,9 +106,14 @@ def duplicate_visit_rate(steps: pd.DataFrame) -> float:
     >>> duplicate_visit_rate(steps)
     0.5
     """
-    per = _duplicate_share(steps, "visit_id")
+    return _duplicate_rate(steps, "visit_id", "duplicate-visit rate", "no trace visits a URL or document")
+
+
+def _duplicate_rate(steps: pd.DataFrame, column: str, what: str, why: str) -> float:
+    """Mean of :func:`_duplicate_share` over the traces that have one; NaN with a warning when none does."""
+    per = _duplicate_share(steps, column)
     if per.empty:
-        _warn("duplicate-visit rate", "no trace visits a URL or document")
+        warnings.warn(f"{what} is undefined ({why}); returning NaN", UndefinedMetricWarning, stacklevel=3)
         return float("nan")
     return float(per.mean())
 
@@ -203,40 +224,76 @@ def outcome_metrics(
     (1.0, 1.0, 1.0)
     """
     check_bootstrap_options(n_boot, alpha, cluster)
+    per = outcome_trace_columns(steps, traces)
+    clusters = cluster_labels(per.index, traces.get("question_id"), cluster=cluster)
+    return outcome_from_columns(per, boot={"n_boot": n_boot, "seed": seed, "alpha": alpha, "clusters": clusters})
+
+
+#: Columns of :func:`outcome_trace_columns`.
+OUTCOME_COLUMNS = (
+    "answered",
+    "correct",
+    "em",
+    "f1",
+    "tool_calls",
+    "searches_before_answer",
+    "duplicate_query_norm",
+    "duplicate_visit_id",
+)
+
+
+def outcome_trace_columns(steps: pd.DataFrame, traces: pd.DataFrame) -> pd.DataFrame:
+    """Per trace of ``traces`` (indexed by trace id, in its order): :data:`OUTCOME_COLUMNS`.
+
+    ``correct`` 1.0 / 0.0 / NaN; ``tool_calls`` the search steps; ``searches_before_answer``
+    those before the answer step (NaN when unanswered); the duplicate shares of
+    :func:`duplicate_query_rate` and :func:`duplicate_visit_rate` (NaN without a query or visit).
+    """
     ids = pd.Index(traces["trace_id"])
     sub = steps_of(steps, traces)
-    search = sub[sub["kind"] == "search"]
-    answer_pos = traces.set_index("trace_id")["answer_pos"].astype(float)
-    before = search["pos"].to_numpy() < search["trace_id"].map(answer_pos).to_numpy()
+    seg = trace_segments(sub)
+    pos = pd.Index(seg.uniques).get_indexer(ids) if seg.n else np.full(len(ids), -1)
+    found = pos >= 0
+
+    def by_trace(per_segment: np.ndarray, missing: float) -> np.ndarray:
+        return np.where(found, per_segment[np.maximum(pos, 0)] if seg.n else missing, missing)
+
+    search = step_kinds(sub) == SEARCH
+    answer_pos = traces["answer_pos"].to_numpy(dtype=float)
+    # Each step's trace answer position (NaN: unanswered, or a trace not in ``traces``).
+    at = pd.Index(ids).get_indexer(seg.uniques) if seg.n else np.zeros(0, dtype=np.int64)
+    step_answer = np.where(at >= 0, answer_pos[np.maximum(at, 0)], np.nan)[seg.codes] if seg.n else np.zeros(0)
+    before = search & (seg.codes >= 0) & (sub["pos"].to_numpy() < step_answer)
+    answered = traces["answered"].astype(bool).to_numpy()
     per = pd.DataFrame(index=ids)
+    per["answered"] = answered
     per["correct"] = _correct(traces).to_numpy()
     per["em"] = traces["em"].astype(float).to_numpy()
     per["f1"] = traces["f1"].astype(float).to_numpy()
-    per["tool_calls"] = search.groupby("trace_id", sort=False).size().reindex(ids, fill_value=0).astype(float)
-    per["searches_before_answer"] = (
-        pd.Series(before, index=search.index)
-        .groupby(search["trace_id"], sort=False)
-        .sum()
-        .reindex(ids, fill_value=0)
-        .astype(float)
-        .where(traces["answered"].astype(bool).to_numpy())
-    )
-    per["duplicate_query_norm"] = _duplicate_share(sub, "query_norm").reindex(ids)
-    per["duplicate_visit_id"] = _duplicate_share(sub, "visit_id").reindex(ids)
+    per["tool_calls"] = by_trace(seg.count(search).astype(float), 0.0)
+    per["searches_before_answer"] = np.where(answered, by_trace(seg.count(before).astype(float), 0.0), np.nan)
+    for column in ("query_norm", "visit_id"):
+        (repeated, total), has = _duplicate_counts(sub, column)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(has, repeated / np.where(has, total, 1.0), np.nan)
+        per[f"duplicate_{column}"] = by_trace(share, np.nan)
+    return per
 
+
+def outcome_from_columns(per: pd.DataFrame, *, boot: dict) -> OutcomeResult:
+    """The :class:`OutcomeResult` of a group from its :func:`outcome_trace_columns`.
+
+    ``boot``: the keywords of :func:`~seekbench.metrics.bootstrap_ci` (one cluster per row).
+    The one aggregation behind :func:`outcome_metrics` and
+    :func:`~seekbench.metrics.summarize_statistics`.
+    """
     n_known = int(per["correct"].notna().sum())
     if not n_known:
         _warn("accuracy", "no trace has a known correctness")
     for col, what in (("duplicate_query_norm", "duplicate-query rate"), ("duplicate_visit_id", "duplicate-visit rate")):
         if per[col].isna().all():
             _warn(what, f"no trace has a {'search query' if col == 'duplicate_query_norm' else 'visited URL'}")
-    ci = bootstrap_ci(
-        per["correct"].to_numpy(),
-        n_boot=n_boot,
-        seed=seed,
-        alpha=alpha,
-        clusters=cluster_labels(ids, traces.get("question_id"), cluster=cluster),
-    )
+    ci = bootstrap_ci(per["correct"].to_numpy(), **boot)
     return OutcomeResult(
         accuracy=_mean(per["correct"]),
         accuracy_ci=ci,
@@ -246,11 +303,11 @@ def outcome_metrics(
         searches_before_answer=_mean(per["searches_before_answer"]),
         duplicate_query_rate=_mean(per["duplicate_query_norm"]),
         duplicate_visit_rate=_mean(per["duplicate_visit_id"]),
-        n_traces=len(ids),
+        n_traces=len(per),
         n_known=n_known,
-        n_answered=int(traces["answered"].astype(bool).sum()),
+        n_answered=int(per["answered"].sum()),
         n_scored=int(per["em"].notna().sum()),
-        per_trace=per,
+        per_trace=per.drop(columns="answered"),
     )
 
 

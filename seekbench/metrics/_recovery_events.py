@@ -18,21 +18,21 @@ and of :func:`~seekbench.metrics._logrank.compare_recovery`.
 
 from __future__ import annotations
 
+from typing import Unpack
+
 import numpy as np
 import pandas as pd
 
 from .._errors import UserInputError
-from ._evidence import evidence_by_turn, observation_evidence
+from ._evidence import observation_evidence, turn_grid
 from ._options import (
-    MAPPING_OPTIONS,
     RECOVERY_OPTIONS,
-    SCOPE_OPTIONS,
     TIME_OPTIONS,
-    EvidenceMapping,
-    EvidenceScope,
+    EvidenceKeywords,
     Recovery,
     TimeScale,
     check_option,
+    evidence_keywords,
 )
 
 #: The three outcomes, in the order the event codes 1, 2, 0 use them.
@@ -55,7 +55,17 @@ _STEP_COLUMNS = ("trace_id", "kind", "turn", "pos", "clarity", "sufficiency")
 _TRACE_COLUMNS = ("trace_id", "agent", "answered", "answer_turn", "answer_pos", "last_turn", "n_steps", "correct")
 
 
-def _require(frame: pd.DataFrame, columns: tuple[str, ...], what: str) -> None:
+def check_unique_ids(traces: pd.DataFrame) -> None:
+    """Raise :class:`UserInputError` naming the first trace id that occurs twice in ``traces``."""
+    dup = traces["trace_id"][traces["trace_id"].duplicated()]
+    if len(dup):
+        raise UserInputError(
+            f"trace id {dup.iloc[0]!r} occurs more than once in the trace table; trace ids must be unique",
+            trace_id=str(dup.iloc[0]),
+        )
+
+
+def require_columns(frame: pd.DataFrame, columns: tuple[str, ...], what: str) -> None:
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise UserInputError(
@@ -91,9 +101,11 @@ def correctness_flags(values) -> tuple[np.ndarray, np.ndarray]:
 def _evidence_hits(steps: pd.DataFrame, *, time: str, mapping: str, scope: str) -> tuple[pd.Series, pd.Series]:
     """First time with E = 2 per trace, and the number of unlabeled observations per trace."""
     if time == "turn":
-        ebt = evidence_by_turn(steps, mapping=mapping, scope=scope)  # type: ignore[arg-type]
-        hit = ebt.loc[ebt["E"] == 2].groupby("trace_id", sort=False)["turn"].min()
-        unlabeled = ebt.groupby("trace_id", sort=False)["unlabeled_obs"].sum()
+        grid = turn_grid(steps, mapping=mapping, scope=scope)  # type: ignore[arg-type]
+        ids = pd.Index(grid.seg.uniques)
+        first = grid.first_turn_at(2)
+        hit = pd.Series(first, index=ids)[~np.isnan(first)]
+        unlabeled = pd.Series(np.bincount(grid.cell_trace, weights=grid.unlabeled, minlength=grid.seg.n), index=ids)
         return hit, unlabeled
     # time == "step": E held at a step is the state after every observation at or before it.
     # Under both scopes it first equals 2 at the first observation whose own E is 2 (the
@@ -111,8 +123,7 @@ def recovery_events(
     *,
     recovery: Recovery = "evidence_or_correct",
     time: TimeScale = "turn",
-    evidence_mapping: EvidenceMapping = "sum",
-    evidence_scope: EvidenceScope = "cumulative",
+    **evidence: Unpack[EvidenceKeywords],
 ) -> pd.DataFrame:
     """One competing-risks outcome (recovered, stopped or cut off) per trace.
 
@@ -135,12 +146,13 @@ def recovery_events(
         search is at t = 0. ``"step"``: t is the step's 0-based position in the trace
         (the ``pos`` column); recovery by evidence happens at the observation step that
         brings E to 2.
-    evidence_mapping : {"sum", "sufficiency_first"}, default "sum"
-        How an observation's clarity and sufficiency give E (spec section 2).
-    evidence_scope : {"cumulative", "latest"}, default "cumulative"
-        E at a turn: max over observations so far, or the latest observation. The first
-        time E = 2 is the same under both scopes, except with ``time="turn"`` when one
-        turn holds several observations and a later one of them has E < 2.
+    **evidence
+        ``evidence_mapping`` ({"sum", "sufficiency_first"}, default "sum"): how an
+        observation's clarity and sufficiency give E (spec section 2).
+        ``evidence_scope`` ({"cumulative", "latest"}, default "cumulative"): E at a turn, the
+        max over observations so far or the latest observation. The first time E = 2 is the
+        same under both scopes, except with ``time="turn"`` when one turn holds several
+        observations and a later one of them has E < 2.
 
     Returns
     -------
@@ -174,18 +186,12 @@ def recovery_events(
     """
     check_option("recovery", recovery, RECOVERY_OPTIONS)
     check_option("time", time, TIME_OPTIONS)
-    check_option("evidence_mapping", evidence_mapping, MAPPING_OPTIONS)
-    check_option("evidence_scope", evidence_scope, SCOPE_OPTIONS)
-    _require(steps, _STEP_COLUMNS, "step")
-    _require(traces, _TRACE_COLUMNS, "trace")
-    dup = traces["trace_id"][traces["trace_id"].duplicated()]
-    if len(dup):
-        raise UserInputError(
-            f"trace id {dup.iloc[0]!r} occurs more than once in the trace table; trace ids must be unique",
-            trace_id=str(dup.iloc[0]),
-        )
+    ev = evidence_keywords("recovery_events", evidence)
+    require_columns(steps, _STEP_COLUMNS, "step")
+    require_columns(traces, _TRACE_COLUMNS, "trace")
+    check_unique_ids(traces)
 
-    hit, unlabeled = _evidence_hits(steps, time=time, mapping=evidence_mapping, scope=evidence_scope)
+    hit, unlabeled = _evidence_hits(steps, time=time, mapping=ev["evidence_mapping"], scope=ev["evidence_scope"])
     tid = traces["trace_id"]
     hit_t = tid.map(hit).to_numpy(dtype=float)
     answered = traces["answered"].to_numpy(dtype=bool)
@@ -221,18 +227,13 @@ def recovery_events(
         },
         columns=EVENT_COLUMNS,
     )
-    out.attrs["options"] = {
-        "recovery": recovery,
-        "time": time,
-        "evidence_mapping": evidence_mapping,
-        "evidence_scope": evidence_scope,
-    }
+    out.attrs["options"] = {"recovery": recovery, "time": time, **ev}
     return out
 
 
 def check_events(events: pd.DataFrame, what: str = "events") -> None:
     """Raise :class:`UserInputError` unless ``events`` looks like a :func:`recovery_events` frame."""
-    _require(events, ("duration", "event"), what)
+    require_columns(events, ("duration", "event"), what)
     bad = ~events["event"].isin(EVENT_KINDS)
     if bad.any():
         raise UserInputError(

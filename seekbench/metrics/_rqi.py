@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -10,8 +11,8 @@ import pandas as pd
 
 from .._errors import UndefinedMetricWarning
 from ..traces import LABEL_VALUES
-from ._bootstrap import Cluster, EstimateResult, bootstrap_ci, check_bootstrap_options, cluster_labels
-from ._evidence import step_evidence, trace_segments
+from ._bootstrap import Cluster, EstimateResult, bootstrap_statistic_ci, check_bootstrap_options, cluster_labels, ratio
+from ._evidence import REASONING, step_evidence, step_kinds, trace_segments
 from ._options import (
     MAPPING_OPTIONS,
     RQI_AGGREGATE_OPTIONS,
@@ -21,16 +22,26 @@ from ._options import (
     RQIAggregate,
     check_option,
 )
+from ._shared import memo
 
 _G = {"Grounded": 1.0, "NotGrounded": 0.0}
+
+
+#: The reasoning types of ``by_type``, in row order.
+REASONING_TYPES: tuple[str, ...] = tuple(LABEL_VALUES["reasoning_type"])
+
+
+def _grounding(steps: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """G of each step (1.0, 0.0, NaN if unlabeled) and whether it is a reasoning step."""
+    g = memo("grounding", (steps,), (), lambda: steps["grounding"].map(_G).to_numpy(dtype=float))
+    return g, step_kinds(steps) == REASONING
 
 
 def _per_trace(steps: pd.DataFrame) -> pd.DataFrame:
     """Per trace (first-appearance order): labeled reasoning steps ``n``, grounded ``g``, unlabeled."""
     ids = pd.Index(pd.unique(steps["trace_id"]))
     seg = trace_segments(steps)
-    g = steps["grounding"].map(_G).to_numpy(dtype=float)
-    r = (steps["kind"] == "reasoning").to_numpy()
+    g, r = _grounding(steps)
     labeled = r & ~np.isnan(g)
     out = pd.DataFrame(
         {
@@ -41,6 +52,34 @@ def _per_trace(steps: pd.DataFrame) -> pd.DataFrame:
         index=pd.Index(seg.uniques),
     )
     return out.reindex(ids, fill_value=0.0).astype(float)
+
+
+def rqi_trace_columns(
+    steps: pd.DataFrame, *, evidence_mapping: EvidenceMapping = "sum", evidence_scope: EvidenceScope = "cumulative"
+) -> pd.DataFrame:
+    """Per trace (first-appearance order): ``g, n, unlabeled`` and the decomposition sums.
+
+    ``g_<type>, n_<type>`` for each reasoning type and ``g_e<k>, n_e<k>`` for k = 0, 1, 2
+    (grounded and labeled reasoning steps of that type, or taken while E = k). Every RQI
+    number of a group is a function of the sums of these columns over its traces (and of
+    g / n per trace for the trace aggregate): :func:`rqi_from_columns`.
+    """
+    per = _per_trace(steps)
+    seg = trace_segments(steps)
+    g, r = _grounding(steps)
+    labeled = r & ~np.isnan(g)
+    g0 = np.where(labeled, g, 0.0)
+    cols: dict[str, np.ndarray] = {}
+    rtype = pd.Categorical(steps["reasoning_type"], categories=REASONING_TYPES).codes  # one pass, not one per type
+    for k, t in enumerate(REASONING_TYPES):
+        m = labeled & (rtype == k)
+        cols[f"g_{t}"], cols[f"n_{t}"] = seg.sum(g0, mask=m), seg.count(m).astype(float)
+    e = step_evidence(steps, mapping=evidence_mapping, scope=evidence_scope).to_numpy() if labeled.any() else None
+    for k in range(3):
+        m = labeled & (e == k) if e is not None else labeled
+        cols[f"g_e{k}"], cols[f"n_e{k}"] = seg.sum(g0, mask=m), seg.count(m).astype(float)
+    extra = pd.DataFrame(cols, index=pd.Index(seg.uniques)).reindex(per.index, fill_value=0.0)
+    return pd.concat([per, extra], axis=1)
 
 
 def _value(per: pd.DataFrame, aggregate: str) -> float:
@@ -136,13 +175,6 @@ class RQIResult(EstimateResult):
     _summary_columns = ("n_traces", "n_steps", ("n_unlabeled_steps", "n_unlabeled"), "n_traces_unlabeled", "aggregate")
 
 
-def _decompose(g: pd.Series, key: pd.Series, levels: list, name: str) -> pd.DataFrame:
-    """Mean G and n within each level of ``key`` (all levels listed, NaN where n = 0)."""
-    stats = g.groupby(key).agg(["mean", "size"]).reindex(levels)
-    n = stats["size"].fillna(0).astype(int).to_numpy()
-    return pd.DataFrame({name: levels, "rqi": stats["mean"].to_numpy(dtype=float), "n": n})
-
-
 def reasoning_quality(
     steps: pd.DataFrame,
     *,
@@ -197,33 +229,64 @@ def reasoning_quality(
     check_option("evidence_mapping", evidence_mapping, MAPPING_OPTIONS)
     check_option("evidence_scope", evidence_scope, SCOPE_OPTIONS)
     check_bootstrap_options(n_boot, alpha, cluster)
-    per = _per_trace(steps)
-    value = _value(per, aggregate)
-    if np.isnan(value):
-        _warn_undefined()
-    labeled_traces = per["n"] > 0
-    per_trace = (per["g"] / per["n"]).where(labeled_traces).rename("rqi")
+    per = rqi_trace_columns(steps, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope)
     qids = None
     if "question_id" in steps.columns:
         seg = trace_segments(steps)
         qids = pd.Series(seg.first_valid(steps["question_id"]), index=pd.Index(seg.uniques)).reindex(per.index)
-    clusters = cluster_labels(per.index, qids, cluster=cluster)
-    if aggregate == "trace":
-        ci = bootstrap_ci(per_trace.to_numpy(), n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters)
-    else:
-        ci = bootstrap_ci(
-            per["g"].to_numpy(), per["n"].to_numpy(), n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters
-        )
+    boot = {
+        "n_boot": n_boot,
+        "seed": seed,
+        "alpha": alpha,
+        "clusters": cluster_labels(per.index, qids, cluster=cluster),
+    }
+    res = rqi_from_columns(per, aggregate=aggregate, boot=boot)
+    res.options = {"aggregate": aggregate, "evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope}
+    return res
 
-    r = steps[(steps["kind"] == "reasoning")]
-    g = r["grounding"].map(_G).astype(float)
-    labeled = g.notna()
-    by_type = _decompose(g[labeled], r.loc[labeled, "reasoning_type"], list(LABEL_VALUES["reasoning_type"]), "type")
-    if labeled.any():
-        e = step_evidence(steps, mapping=evidence_mapping, scope=evidence_scope)[r.index[labeled]]
-    else:
-        e = pd.Series([], dtype=int)
-    by_evidence = _decompose(g[labeled], e, [0, 1, 2], "E")
+
+def _levels(per: pd.DataFrame, levels: Sequence, suffixes: Sequence[str], name: str) -> pd.DataFrame:
+    """Mean G and n per level from the summed ``g_<suffix>, n_<suffix>`` columns (NaN where n = 0).
+
+    G is 0 or 1, so the sums are exact integers and sum / n is the step-pooled mean exactly.
+    """
+    g = np.array([per[f"g_{x}"].sum() for x in suffixes], dtype=float)
+    n = np.array([per[f"n_{x}"].sum() for x in suffixes], dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(n > 0, g / np.where(n > 0, n, 1.0), np.nan)
+    return pd.DataFrame({name: list(levels), "rqi": mean, "n": n.astype(int)})
+
+
+def rqi_sums(per: pd.DataFrame, aggregate: RQIAggregate) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+    """RQI of the traces ``per`` describes (columns ``g, n``) as per-trace columns and the
+    statistic of their sums: [RQI_i, 1] over the traces with a labeled reasoning step
+    (0, 0 for the others), or [G_i, n_i] pooled; the statistic is the ratio of the two sums.
+    The columns every RQI bootstrap resamples (:func:`~seekbench.metrics.rqi_columns` too).
+    """
+    g, n = per["g"].to_numpy(dtype=float), per["n"].to_numpy(dtype=float)
+    if aggregate == "step":
+        return np.column_stack([g, n]), ratio
+    has = n > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.column_stack([np.where(has, g / np.where(has, n, 1.0), 0.0), has.astype(float)]), ratio
+
+
+def rqi_from_columns(per: pd.DataFrame, *, aggregate: RQIAggregate, boot: dict) -> RQIResult:
+    """The :class:`RQIResult` of a group from its :func:`rqi_trace_columns` (one row per trace).
+
+    ``boot`` holds the bootstrap keywords of :func:`~seekbench.metrics.bootstrap_ci`
+    (``n_boot, seed, alpha, clusters`` and optionally ``method``), the clusters one per row.
+    The one aggregation behind :func:`reasoning_quality` and
+    :func:`~seekbench.metrics.summarize_statistics`.
+    """
+    value = _value(per, aggregate)
+    if np.isnan(value):
+        _warn_undefined()
+    labeled_traces = per["n"] > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_trace = (per["g"] / per["n"]).where(labeled_traces).rename("rqi")
+    ci = bootstrap_statistic_ci(*rqi_sums(per, aggregate), **boot)
+    by_evidence = _levels(per, [0, 1, 2], ["e0", "e1", "e2"], "E")
     total = by_evidence["n"].sum()
     by_evidence["share"] = by_evidence["n"] / total if total else np.nan
     return RQIResult(
@@ -235,7 +298,6 @@ def reasoning_quality(
         n_unlabeled=int(per["unlabeled"].sum()),
         n_traces_unlabeled=int((~labeled_traces).sum()),
         per_trace=per_trace,
-        by_type=by_type,
+        by_type=_levels(per, REASONING_TYPES, REASONING_TYPES, "type"),
         by_evidence=by_evidence,
-        options={"aggregate": aggregate, "evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope},
     )

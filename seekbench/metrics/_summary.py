@@ -13,10 +13,9 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
-from . import _rqi
 from ._bootstrap import Cluster, check_bootstrap_options, cluster_labels, prefetch_draws
-from ._ce import answer_calibration, evidence_prevalence
-from ._decisions import evidence_labeled, observation_label_counts
+from ._ce import CalibrationResult, calibration_from_columns, prevalence_from_columns
+from ._decisions import evidence_labeled
 from ._erf import EvidenceRecoveryFitter
 from ._erf_bootstrap import recovered_by_ci
 from ._options import (
@@ -30,10 +29,19 @@ from ._options import (
     Recovery,
     RQIAggregate,
     TimeScale,
+    check_option,
 )
-from ._outcome import outcome_metrics
-from ._rqi import reasoning_quality
-from ._shared import shared_work
+from ._outcome import outcome_from_columns
+from ._poisson import BOOTSTRAP_METHODS, BootstrapMethod, resolve_method
+from ._rqi import RQIResult, rqi_from_columns
+from ._trace_stats import (
+    calibration_part,
+    check_table_options,
+    events_part,
+    outcome_part,
+    rqi_part,
+    trace_statistics,
+)
 
 #: Turn at which ``recovered_by_8`` reads the recovery curve.
 RECOVERED_BY = 8
@@ -106,14 +114,14 @@ def _collect(reasons: dict[str, list[str]], label: str) -> Iterator[None]:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
-def _fit_erf(steps: pd.DataFrame, traces: pd.DataFrame, labeled: bool, **kw) -> EvidenceRecoveryFitter | None:
-    """The group's recovery curve; None when its observations are all unlabeled."""
+def _fit_erf(events: pd.DataFrame, labeled: bool, **kw) -> EvidenceRecoveryFitter | None:
+    """The group's recovery curve from its events; None when its observations are all unlabeled."""
     if not labeled:
         warnings.warn(
             "ERF is undefined (no observation has evidence labels); returning NaN", UndefinedMetricWarning, stacklevel=2
         )
         return None
-    return EvidenceRecoveryFitter(**kw).fit(steps, traces)
+    return EvidenceRecoveryFitter(**kw).fit_events(events)
 
 
 def _erf_entries(fitter: EvidenceRecoveryFitter | None, last: int) -> dict:
@@ -142,37 +150,24 @@ def _erf_entries(fitter: EvidenceRecoveryFitter | None, last: int) -> dict:
     }
 
 
-def _erf_ci(fitter: EvidenceRecoveryFitter | None, traces: pd.DataFrame, method: Method, boot: dict) -> list[float]:
+def _erf_ci(fitter: EvidenceRecoveryFitter | None, method: Method, boot: dict) -> list[float]:
     """Bootstrap CI of ERF(8) over the group's whole traces (questions with ``cluster="question"``)."""
     if fitter is None:
         return [float("nan"), float("nan")]
-    clusters = cluster_labels(traces["trace_id"], traces.get("question_id"), cluster=boot["cluster"])
-    return list(
-        recovered_by_ci(
-            fitter.events_,
-            RECOVERED_BY,
-            method=method,
-            n_boot=boot["n_boot"],
-            seed=boot["seed"],
-            alpha=boot["alpha"],
-            clusters=clusters,
-        )
-    )
+    return list(recovered_by_ci(fitter.events_, RECOVERED_BY, method=method, **boot))
 
 
-def _unlabeled(
-    steps: pd.DataFrame, n_traces: int, rqi: _rqi.RQIResult, cov: pd.DataFrame, n_known: int
-) -> dict[str, int]:
-    kind = steps["kind"]
+def _unlabeled(stats: pd.DataFrame, rqi: RQIResult, cal: CalibrationResult, n_known: int) -> dict[str, int]:
+    n = len(stats)
     return {
         "reasoning_steps_without_grounding": rqi.n_unlabeled,
-        "reasoning_steps_without_type": int(((kind == "reasoning") & steps["reasoning_type"].isna()).sum()),
-        "searches_without_type": int(((kind == "search") & steps["search_type"].isna()).sum()),
-        "observations_without_evidence": int(cov["n_obs_unlabeled"].sum()),
-        "traces_without_labeled_reasoning": n_traces - rqi.n_traces,
-        "traces_with_all_observations_unlabeled": int(cov["all_unlabeled"].sum()),
-        "traces_without_correctness": n_traces - n_known,
-        "other_steps": int((kind == "other").sum()),
+        "reasoning_steps_without_type": int(stats["reasoning_without_type"].sum()),
+        "searches_without_type": int(stats["searches_without_type"].sum()),
+        "observations_without_evidence": int(stats["n_obs_unlabeled"].sum()),
+        "traces_without_labeled_reasoning": n - rqi.n_traces,
+        "traces_with_all_observations_unlabeled": cal.n_traces_all_unlabeled,
+        "traces_without_correctness": n - n_known,
+        "other_steps": int(stats["other_steps"].sum()),
     }
 
 
@@ -197,6 +192,7 @@ def summarize(
     rqi_aggregate: RQIAggregate | None = None,
     horizon: int = 15,
     cluster: Cluster = "trace",
+    bootstrap: BootstrapMethod = "auto",
     n_boot: int = 2000,
     seed: int | None = 0,
     alpha: float = 0.05,
@@ -226,6 +222,13 @@ def summarize(
     horizon : int
         H of the overcautious rate (CE companions), in turns.
     cluster, n_boot, seed, alpha : percentile bootstrap over whole traces (or questions).
+    bootstrap : {"auto", "exact", "poisson"}
+        How the resamples are drawn: multinomial counts (``"exact"``, the classical bootstrap)
+        or independent Poisson(1) weights per resampling unit (``"poisson"``, the Poisson
+        bootstrap of Hanley & MacGibbon 2006 and Chamandy et al. 2012, whose cost does not
+        grow with the number of traces; :mod:`seekbench.metrics._poisson`). ``"auto"``
+        (default): exact up to ``AUTO_POISSON_ABOVE`` = 100,000 traces, Poisson above. When
+        the Poisson bootstrap is used the options record ``"bootstrap": "poisson"``.
 
     Returns
     -------
@@ -269,12 +272,89 @@ def summarize(
         rqi_aggregate=rqi_aggregate,
     )
     check_bootstrap_options(n_boot, alpha, cluster)
-    missing = [c for c in by if c not in traces.columns]
+    _check_by(by, traces.columns)
+    stats = trace_statistics(steps, traces, options=opts)
+    for c in by:  # a free-text column is not in the table; grouping by it still works
+        if c not in stats.columns:
+            stats[c] = traces[c].to_numpy()
+    return summarize_statistics(
+        stats,
+        by=by,
+        options=opts,
+        horizon=horizon,
+        cluster=cluster,
+        n_boot=n_boot,
+        seed=seed,
+        alpha=alpha,
+        bootstrap=bootstrap,
+        _stack=3,
+    )
+
+
+def _check_by(by: tuple[str, ...], columns: pd.Index) -> None:
+    missing = [c for c in by if c not in columns]
     if not by or missing:
         raise UserInputError(
             f"cannot group by {', '.join(missing) or '()'}: choose trace-table columns, "
-            f"e.g. one of: {', '.join(traces.columns)}"
+            f"e.g. one of: {', '.join(columns)}"
         )
+
+
+def summarize_statistics(
+    stats: pd.DataFrame,
+    *,
+    by: str | Sequence[str] = ("agent",),
+    options: MetricOptions | None = None,
+    n_boot: int = 2000,
+    seed: int | None = 0,
+    alpha: float = 0.05,
+    cluster: Cluster = "trace",
+    bootstrap: BootstrapMethod = "auto",
+    horizon: int = 15,
+    _stack: int = 2,
+) -> MetricsSummary:
+    """:func:`summarize` from the per-trace statistics table of :func:`~seekbench.metrics.trace_statistics`.
+
+    ``summarize(steps, traces, **kw)`` is ``summarize_statistics(trace_statistics(steps, traces,
+    options=opts), options=opts, **kw)``: the same numbers, warnings and JSON. The table may be
+    the concatenation of tables reduced chunk by chunk (in any processes); its row order is
+    the trace order the bootstrap resamples in.
+
+    Parameters
+    ----------
+    stats : DataFrame
+        One row per trace, as :func:`~seekbench.metrics.trace_statistics` makes it, made with
+        the same E options, ``decision_points``, ``recovery`` and ``time`` as ``options``.
+    by, options, n_boot, seed, alpha, cluster, bootstrap, horizon :
+        As in :func:`summarize` (``options`` whole; no single option keywords). With
+        ``bootstrap="auto"`` the size that decides is the number of rows of ``stats``.
+
+    Returns
+    -------
+    MetricsSummary
+        As :func:`summarize` returns it (with ``"bootstrap": "poisson"`` in the options when used).
+
+    Examples
+    --------
+    >>> from seekbench.traces import build_tables
+    >>> from seekbench.metrics import trace_statistics
+    >>> tr = [{"trace_id": t, "agent": "x", "steps": [{"index": 0, "kind": "reasoning",
+    ...        "labels": {"grounding": g}}, {"index": 1, "kind": "answer"}]} for t, g in [("a", "Grounded"),
+    ...        ("b", "NotGrounded")]]
+    >>> steps, traces = build_tables(tr)
+    >>> parts = [trace_statistics(steps, traces.iloc[[i]]) for i in range(2)]  # two chunks
+    >>> summarize_statistics(pd.concat(parts), n_boot=0).groups[0]["rqi"]
+    0.5
+    """
+    by = (by,) if isinstance(by, str) else tuple(by)
+    opts = MetricOptions.resolve(options)
+    check_bootstrap_options(n_boot, alpha, cluster)
+    check_option("bootstrap", bootstrap, BOOTSTRAP_METHODS)
+    _check_by(by, stats.columns)
+    check_table_options(stats, opts)
+    method = resolve_method(bootstrap, len(stats))
+    if not isinstance(horizon, (int, np.integer)) or isinstance(horizon, bool) or horizon < 0:
+        raise UserInputError(f"horizon must be a non-negative integer number of turns, got {horizon!r}")
     recorded = {
         "by": list(by),
         **opts.as_dict(),
@@ -284,81 +364,88 @@ def summarize(
         "seed": seed,
         "alpha": alpha,
     }
-    boot = {"n_boot": n_boot, "seed": seed, "alpha": alpha, "cluster": cluster}
+    if method != "exact":  # absent: the exact bootstrap (as before the option existed)
+        recorded["bootstrap"] = method
+    boot = {"n_boot": n_boot, "seed": seed, "alpha": alpha, "bootstrap": method}
     reasons: dict[str, list[str]] = {}
     prevalence = None
     if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global":
         with _collect(reasons, "all"):
-            prevalence = evidence_prevalence(steps, traces, decision_points=opts.decision_points, **opts.evidence)
+            prevalence = prevalence_from_columns(calibration_part(stats)).to_numpy()
 
-    group_of = traces.groupby(list(by), sort=True, dropna=False).ngroup()
-    step_group = steps["trace_id"].map(pd.Series(group_of.to_numpy(), index=traces["trace_id"].to_numpy()))
-    step_parts = dict(tuple(steps.groupby(step_group, sort=False)))
-    parts = list(traces.groupby(group_of.to_numpy(), sort=True))
+    stats = stats.reset_index(drop=True)
+    stats.attrs = {}  # pandas deep-copies attrs on every operation; they were checked above
+    group_of = stats.groupby(list(by), sort=True, dropna=False).ngroup()
+    parts = list(stats.groupby(group_of.to_numpy(), sort=True))
     groups, fitters = [], []
-    sizes = [len(g_tr) for _, g_tr in parts] if cluster == "trace" else []
+    sizes = [len(g) for _, g in parts] if cluster == "trace" and method == "exact" else []
     with prefetch_draws(sizes, n_boot=n_boot, seed=seed) as advance:
-        for i, (gi, g_tr) in enumerate(parts):
+        for i, (_, g) in enumerate(parts):
             advance(i)
-            g_steps = step_parts.get(gi, steps.iloc[:0])
-            keys = {c: _json_safe(g_tr[c].iloc[0]) for c in by}
-            with _collect(reasons, "/".join(str(v) for v in keys.values())), shared_work():
-                group, fitter = _group(
-                    g_steps, g_tr, keys, opts=opts, boot=boot, prevalence=prevalence, horizon=horizon
-                )
+            keys = {c: _json_safe(g[c].iloc[0]) for c in by}
+            with _collect(reasons, "/".join(str(v) for v in keys.values())):
+                clusters = _clusters(g, cluster)
+                group, fitter = _group(g, keys, opts=opts, boot={**boot, "clusters": clusters},
+                                       prevalence=prevalence, horizon=horizon)  # fmt: skip
             groups.append(group)
             fitters.append(fitter)
-    ends = traces["last_turn"] if opts.time == "turn" else traces["n_steps"] - 1
+    ends = stats["last_turn"] if opts.time == "turn" else stats["n_steps"] - 1
     last = max([int(ends.max()) if len(ends) else 0] + [int(f.curve_.index.max()) for f in fitters if f is not None])
     for group, fitter in zip(groups, fitters, strict=True):
         group.update(_erf_entries(fitter, last))
     messages = [f"{msg} [groups: {', '.join(dict.fromkeys(labels))}]" for msg, labels in reasons.items()]
-    for m in messages:
-        warnings.warn(m, UndefinedMetricWarning, stacklevel=2)
+    for m in messages:  # at the caller's line (``_stack``: summarize calls through here)
+        warnings.warn(m, UndefinedMetricWarning, stacklevel=_stack)
     return MetricsSummary(options=recorded, groups=groups, warnings=messages)
 
 
+def _clusters(stats: pd.DataFrame, cluster: Cluster) -> np.ndarray:
+    """The resampling unit of each row: its number when traces are resampled (trace ids are
+    unique, so the numbers are the clusters of :func:`cluster_labels` in the same order,
+    without a string per trace), else its question's label."""
+    if cluster == "trace":
+        return np.arange(len(stats))
+    return cluster_labels(stats["trace_id"], stats["question_id"], cluster=cluster)
+
+
 def _group(
-    steps: pd.DataFrame,
-    traces: pd.DataFrame,
+    stats: pd.DataFrame,
     keys: dict,
     *,
     opts: MetricOptions,
     boot: dict,
-    prevalence: pd.Series | None,
+    prevalence: np.ndarray | None,
     horizon: int,
 ) -> tuple[dict, EvidenceRecoveryFitter | None]:
-    """The summary dict of one group (ERF entries still empty) and its recovery fitter."""
-    ev = opts.evidence
-    rqi = reasoning_quality(steps, aggregate=opts.rqi_aggregate, **ev, **boot)
-    cal = answer_calibration(
-        steps,
-        traces,
+    """The summary dict of one group from its statistics rows (ERF entries still empty) and its recovery fitter."""
+    has_steps = stats["n_step_rows"].to_numpy() > 0
+    rqi = rqi_from_columns(
+        rqi_part(stats), aggregate=opts.rqi_aggregate, boot={**boot, "clusters": boot["clusters"][has_steps]}
+    )
+    cal_cols = calibration_part(stats)
+    cal = calibration_from_columns(
+        cal_cols,
         aggregate=opts.ce_aggregate,
         prevalence=opts.ce_prevalence,
-        decision_points=opts.decision_points,
-        global_prevalence=prevalence,
+        weights=prevalence if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global" else None,
         horizon=horizon,
-        **ev,
-        **boot,
+        boot=boot,
     )
-    out = outcome_metrics(steps, traces, **boot)
-    cov = observation_label_counts(steps, traces, evidence_mapping=opts.evidence_mapping)
+    out = outcome_from_columns(outcome_part(stats), boot=boot)
     fitter = _fit_erf(
-        steps,
-        traces,
-        evidence_labeled(cov),
+        events_part(stats),
+        evidence_labeled(cal_cols),
         method=opts.erf_method,
         recovery=opts.recovery,
         time=opts.time,
         alpha=boot["alpha"],
-        **ev,
+        **opts.evidence,
     )
     answer_rate = cal.answer_table.rename(columns={"p_answer": "answer_rate"})
     return {
         **keys,
-        "n_traces": len(traces),
-        "n_steps": len(steps),
+        "n_traces": len(stats),
+        "n_steps": int(stats["n_step_rows"].sum()),
         "n_answered": out.n_answered,
         "rqi": rqi.value,
         "rqi_ci": list(rqi.ci),
@@ -371,7 +458,7 @@ def _group(
         "overcautious_given_e2": cal.overcautious_given_evidence,
         "n_reached_e2": cal.n_reached_evidence,
         **dict.fromkeys(("erf", "erf_ci", "erf_raw", "median_recovery_turn", f"recovered_by_{RECOVERED_BY}")),
-        f"recovered_by_{RECOVERED_BY}_ci": _erf_ci(fitter, traces, opts.erf_method, boot),
+        f"recovered_by_{RECOVERED_BY}_ci": _erf_ci(fitter, opts.erf_method, boot),
         "accuracy": out.accuracy,
         "accuracy_ci": list(out.accuracy_ci),
         "em": out.em,
@@ -380,7 +467,7 @@ def _group(
         "searches_before_answer": out.searches_before_answer,
         "duplicate_query_rate": out.duplicate_query_rate,
         "duplicate_visit_rate": out.duplicate_visit_rate,
-        "unlabeled": _unlabeled(steps, len(traces), rqi, cov, out.n_known),
+        "unlabeled": _unlabeled(stats, rqi, cal, out.n_known),
         "rqi_by_type": _by_table(rqi.by_type, "type", ("rqi", "n")),
         "rqi_by_evidence": _by_table(rqi.by_evidence, "E", ("rqi", "n", "share")),
         "answer_rate_by_evidence": _by_table(answer_rate, "E", ("answer_rate", "n", "answers")),

@@ -7,8 +7,9 @@ counts [n_k, a_k], ERF(t) through the traces recovering, stopping and ending at 
 (:func:`~seekbench.metrics.erf_at_columns`). Resampling whole traces only reweights the rows,
 so B resamples of several metrics and label sources are one matrix product
 (:func:`~seekbench.metrics.bootstrap_sums`) and each statistic is evaluated on all B sums at
-once. The arithmetic is the metrics' own (``_rqi``, ``_ce``, ``_erf``): these functions only
-lay it out as columns, and on the full sample each statistic equals the metric.
+once. The columns and statistics are the metrics' own, the ones their bootstraps resample
+(``rqi_sums``, ``ce_sums``, ``erf_at_columns``, built from the same per-trace columns as
+:func:`~seekbench.metrics.trace_statistics`): on the full sample each statistic equals the metric.
 """
 
 from __future__ import annotations
@@ -18,20 +19,14 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from ._ce import _pooled_ce, answer_calibration
-from ._decisions import decision_counts, decision_point_table, evidence_labeled, observation_label_counts
+from ._ce import calibration_trace_columns, ce_sums
+from ._decisions import evidence_labeled, observation_label_counts
 from ._erf_bootstrap import erf_at_columns
 from ._options import MetricOptions
 from ._recovery_events import recovery_events
-from ._rqi import _per_trace
+from ._rqi import _per_trace, rqi_sums
 
 Statistic = Callable[[np.ndarray], np.ndarray]
-
-
-def _ratio(s: np.ndarray) -> np.ndarray:
-    """Column 0 / column 1 of each row of sums; NaN where column 1 is 0."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(s[:, 1] > 0, s[:, 0] / np.where(s[:, 1] > 0, s[:, 1], 1.0), np.nan)
 
 
 def _undefined(n: int) -> tuple[np.ndarray, Statistic]:
@@ -69,13 +64,7 @@ def rqi_columns(
     nan
     """
     opts = MetricOptions.resolve(options)
-    per = _per_trace(steps).reindex(trace_ids, fill_value=0.0)
-    if opts.rqi_aggregate == "trace":
-        has = per["n"] > 0
-        cols = np.column_stack([np.where(has, per["g"] / per["n"].where(has, 1.0), 0.0), has.astype(float)])
-    else:
-        cols = per[["g", "n"]].to_numpy(dtype=float)
-    return cols, _ratio
+    return rqi_sums(_per_trace(steps).reindex(trace_ids, fill_value=0.0), opts.rqi_aggregate)
 
 
 def ce_columns(
@@ -104,18 +93,11 @@ def ce_columns(
         has evidence labels the statistic is NaN everywhere (CE is undefined).
     """
     opts = MetricOptions.resolve(options)
-    if not evidence_labeled(observation_label_counts(steps, traces, evidence_mapping=opts.evidence_mapping)):
+    per = calibration_trace_columns(steps, traces, opts.decision_points, opts.evidence)
+    if not evidence_labeled(per):
         return _undefined(len(traces))
-    if opts.ce_aggregate == "trace":
-        per = answer_calibration(
-            steps, traces, aggregate="trace", decision_points=opts.decision_points, n_boot=0, **opts.evidence
-        ).per_trace.to_numpy(dtype=float)
-        ok = np.isfinite(per)
-        return np.column_stack([np.where(ok, per, 0.0), ok.astype(float)]), _ratio
-    points = decision_point_table(steps, traces, decision_points=opts.decision_points, **opts.evidence)
-    counts = decision_counts(points, pd.Index(traces["trace_id"])).to_numpy(dtype=float)
-    weights = global_prevalence if opts.ce_prevalence == "global" else None
-    return counts, lambda s: _pooled_ce(s, weights)
+    weights = global_prevalence if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global" else None
+    return ce_sums(per[["n0", "n1", "n2", "a0", "a1", "a2"]].to_numpy(dtype=float), opts.ce_aggregate, weights)
 
 
 def erf_columns(

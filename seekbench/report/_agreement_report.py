@@ -20,6 +20,7 @@ from .._io import write_bytes, write_text
 from .._version import __version__
 from ..analysis import AgreementAnalysis
 from ._agreement_plots import AXIS_LABELS, NO_COST_PLOT
+from ._disagreement_examples import disagreement_examples_html, disagreement_examples_markdown
 from ._figures import figure_html
 from ._figures import figure_png as _png
 from ._html import _img, _table
@@ -109,6 +110,8 @@ def agreement_tables(agreement: AgreementAnalysis) -> dict[str, pd.DataFrame]:
     }
     if result.panel is not None:
         tables["agreement_panel"] = result.panel.summary
+    if agreement.examples is not None:
+        tables["agreement_disagreements"] = agreement.examples
     sens: Any = result.sensitivity  # a SensitivityResult when the traces were given
     if sens is not None:
         tables["sensitivity"] = sens.table
@@ -120,20 +123,9 @@ def _ci(row, name: str) -> str:
     return f"{fmt(row[name])} [{fmt(row[name + '_lower'])}, {fmt(row[name + '_upper'])}]"
 
 
-def _same_ranking(rankings: pd.DataFrame) -> pd.DataFrame:
-    """The rankings table as shown: yes / no, or n/a with the reason (never None)."""
-    same = [
-        ("yes" if v else "no") if isinstance(v, (bool, np.bool_)) else (note or "n/a")
-        for v, note in zip(rankings["same_ranking"], rankings["note"], strict=True)
-    ]
-    return rankings.drop(columns="note").assign(same_ranking=same)
-
-
-def render_agreement_section(agreement: AgreementAnalysis, figures: dict[str, bytes]) -> str:
-    """The agreement section as an HTML fragment (``<section>``), figures embedded as data URIs."""
-    result = agreement.result
-    s = result.summary
-    shown = pd.DataFrame(
+def _summary_table(s: pd.DataFrame) -> pd.DataFrame:
+    """The agreement summary as shown: one row per rater, field and step kind, coefficients with CIs."""
+    return pd.DataFrame(
         {
             "rater": s["rater"],
             "field": s["field"],
@@ -147,6 +139,24 @@ def render_agreement_section(agreement: AgreementAnalysis, figures: dict[str, by
             "note": s["note"],
         }
     )
+
+
+def _same_ranking(rankings: pd.DataFrame) -> pd.DataFrame:
+    """The rankings table as shown: yes / no, or n/a with the reason (never None)."""
+    same = [
+        ("yes" if v else "no") if isinstance(v, (bool, np.bool_)) else (note or "n/a")
+        for v, note in zip(rankings["same_ranking"], rankings["note"], strict=True)
+    ]
+    return rankings.drop(columns="note").assign(same_ranking=same)
+
+
+def render_agreement_section(agreement: AgreementAnalysis, figures: dict[str, bytes], *, explorer: bool = False) -> str:
+    """The agreement section as an HTML fragment (``<section>``), figures embedded as data URIs.
+
+    With ``explorer`` (explorer.html beside the page) each disagreement example links to its trace.
+    """
+    result = agreement.result
+    shown = _summary_table(result.summary)
     parts = [
         "<section id='agreement'><h2>Judge agreement with the reference</h2>",
         (
@@ -164,6 +174,8 @@ def render_agreement_section(agreement: AgreementAnalysis, figures: dict[str, by
         ),
         _table(shown, left=("rater", "field", "steps", "note")),
     ]
+    if agreement.examples is not None:
+        parts.append(disagreement_examples_html(agreement.examples, explorer=explorer))
     if len(result.exclusions):
         parts += [
             "<h3>Steps not compared</h3>",
@@ -279,3 +291,20 @@ def write_agreement_report(agreement: AgreementAnalysis, out_dir: str | os.PathL
     html_path = out / "agreement.html"
     write_text(html_path, page)
     return AgreementReportFiles(out, html_path, fig_paths, table_paths)
+
+
+def agreement_markdown(agreement: AgreementAnalysis, *, explorer: bool = False) -> str:
+    """The agreement section as Markdown: kappa and AC1 per rater, field and step kind, and the
+    disagreement examples (the figures and detail tables are in the HTML page and tables/)."""
+    from ._markdown import _md_table
+
+    shown = _summary_table(agreement.result.summary)
+    out = [
+        "## Judge agreement with the reference\n",
+        f"Reference: {agreement.result.reference}; raters: {', '.join(map(str, agreement.result.raters))}.\n",
+        _md_table(shown),
+        "",
+    ]
+    if agreement.examples is not None:
+        out.append(disagreement_examples_markdown(agreement.examples, explorer=explorer))
+    return "\n".join(out) + "\n"

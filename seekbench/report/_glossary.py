@@ -73,6 +73,12 @@ _CI = "with its 95% bootstrap CI over whole traces"
 
 #: Header a reader sees -> its definition.
 TERMS = {
+    # the disagreement examples of the agreement section
+    "trace": "The trace's id; with the explorer written beside the report it opens the whole trace.",
+    "step text": "What the label is about (reasoning text, query or documents), clipped; the explorer shows it all.",
+    "reference label": "The label the reference rater gave the step.",
+    "judge label": "The label the judge gave the same step.",
+    "judge's explanation": "Why the judge chose its label, when its label carries an explanation.",
     "agent": "The agent (system) that produced the traces.",
     "group": "The group of traces (the --by columns joined by ' / ').",
     "dataset": "The dataset the question came from.",

@@ -8,12 +8,14 @@ import math
 from collections.abc import Sequence
 
 from ..analysis import Analysis
+from ._comparison_section import comparison_html
 from ._explorer_section import audit_section
 from ._figures import NO_CALIBRATION, figure_html
 from ._glossary import glossary_section
 from ._page import html_page
 from ._tables import display_table, fmt, fmt_p
 from ._tables import html_table as _table
+from ._toc import html_with_toc
 
 
 def _img(png: bytes, alt: str) -> str:
@@ -22,11 +24,19 @@ def _img(png: bytes, alt: str) -> str:
 
 
 def render_html(
-    analysis: Analysis, figures: dict[str, bytes], *, explorer: bool = True, sections: Sequence[str] = ()
+    analysis: Analysis,
+    figures: dict[str, bytes],
+    *,
+    explorer: bool = True,
+    sections: Sequence[str] = (),
+    lead: Sequence[str] = (),
 ) -> str:
-    """The whole report page as a string; ``sections`` are extra HTML sections placed before the options.
+    """The whole report page as a string, with a table of contents under the title.
 
-    With ``explorer`` (explorer.html written beside the page) each agent's audit row and worst traces link into it.
+    The comparison of the agents comes first, then ``lead`` (sections a reader needs before the
+    details, such as judge agreement), then the per-group metrics and figures, the audit, and
+    ``sections`` (extra HTML sections placed before the options). With ``explorer`` (explorer.html
+    written beside the page) each agent's audit row and worst traces link into it.
     """
     a = analysis
     c = a.process
@@ -37,7 +47,8 @@ def render_html(
         f"{html.escape(str(prov.inputs.get('labels', 'inline')))}"
         + (f" ({html.escape(str(prov.inputs['labeled_steps']))})" if "labeled_steps" in prov.inputs else "")
     )
-    parts = []
+    parts = [comparison_html(a.comparison)] if a.comparison is not None else []
+    parts.extend(lead)
     mt = display_table(c.summary.groups, c.by)
     parts += [
         "<h2>Per-group metrics</h2>",
@@ -102,4 +113,5 @@ def render_html(
     else:
         parts.append("<p>Every step the metrics need was labeled.</p>")
     parts.append(glossary_section(parts))
-    return html_page("seekbench report", "seekbench process audit", meta, parts, sep="\n")
+    toc, parts = html_with_toc(parts)
+    return html_page("seekbench report", "seekbench process audit", meta, [toc, *parts], sep="\n")

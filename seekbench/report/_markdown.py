@@ -7,10 +7,12 @@ from collections.abc import Sequence
 import pandas as pd
 
 from ..analysis import Analysis
+from ._comparison_section import comparison_markdown
 from ._explorer_section import audit_section
 from ._figures import NO_CALIBRATION
 from ._page import markdown_page
 from ._tables import display_table, fmt, fmt_p
+from ._toc import markdown_toc
 
 
 def _md_table(df: pd.DataFrame) -> str:
@@ -22,9 +24,15 @@ def _md_table(df: pd.DataFrame) -> str:
 
 
 def render_markdown(
-    analysis: Analysis, figure_files: dict[str, str], *, explorer: bool = True, sections: Sequence[str] = ()
+    analysis: Analysis,
+    figure_files: dict[str, str],
+    *,
+    explorer: bool = True,
+    sections: Sequence[str] = (),
+    lead: Sequence[str] = (),
 ) -> str:
-    """The report page as Markdown; ``sections`` are extra Markdown sections appended at the end."""
+    """The report page as Markdown, in the order of the HTML page: contents, the comparison of the
+    agents, ``lead`` (e.g. judge agreement), the metrics, and ``sections`` appended at the end."""
     a = analysis
     c = a.process
     prov = a.provenance
@@ -35,7 +43,9 @@ def render_markdown(
         + (f" ({prov.inputs['labeled_steps']})" if "labeled_steps" in prov.inputs else "")
         + "."
     )
-    out = [
+    out = [comparison_markdown(a.comparison, _md_table)] if a.comparison is not None else []
+    out += [*lead]
+    out += [
         "## Per-group metrics\n",
         "95% bootstrap CIs over whole traces; n/a = undefined.\n",
         _md_table(mt),
@@ -60,4 +70,5 @@ def render_markdown(
     ]
     if any(c.unusable.values()):
         out.append("\nNot usable: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in c.unusable.items() if v))
-    return markdown_page("seekbench process audit", meta, "\n".join(out) + "\n" + "".join(sections))
+    body = "\n".join(out) + "\n" + "".join(sections)
+    return markdown_page("seekbench process audit", meta, markdown_toc(body) + "\n" + body)

@@ -134,14 +134,26 @@ def write_report(analysis: Analysis, out_dir: str | os.PathLike) -> ReportFiles:
     extra_html: list[str] = []
     extra_tables: dict[str, pd.DataFrame] = {}
     extra_md: list[str] = []
-    _add_seeking_sections(analysis, figures, extra_html, extra_md, extra_tables)
-    if analysis.agreement is not None:
-        from ._agreement_report import agreement_figures, agreement_tables, render_agreement_section
+    lead_html: list[str] = []
+    lead_md: list[str] = []
+    if analysis.comparison is not None:
+        from ._comparison_section import comparison_tables
+
+        extra_tables.update(comparison_tables(analysis.comparison))
+    if analysis.agreement is not None:  # right after the comparison: can the labels be trusted?
+        from ._agreement_report import (
+            agreement_figures,
+            agreement_markdown,
+            agreement_tables,
+            render_agreement_section,
+        )
 
         agr_figs = agreement_figures(analysis.agreement)
-        extra_html.append(render_agreement_section(analysis.agreement, agr_figs))
+        lead_html.append(render_agreement_section(analysis.agreement, agr_figs, explorer=explorer))
+        lead_md.append(agreement_markdown(analysis.agreement, explorer=explorer))
         figures.update(agr_figs)
         extra_tables.update(agreement_tables(analysis.agreement))
+    _add_seeking_sections(analysis, figures, extra_html, extra_md, extra_tables)
     fig_paths = []
     for name, data in figures.items():
         p = out / "figures" / f"{name}.png"
@@ -164,7 +176,10 @@ def write_report(analysis: Analysis, out_dir: str | os.PathLike) -> ReportFiles:
         table_paths.append(p)
     md = out / "report.md"
     write_text(
-        md, render_markdown(analysis, {k: f"figures/{k}.png" for k in figures}, explorer=explorer, sections=extra_md)
+        md,
+        render_markdown(
+            analysis, {k: f"figures/{k}.png" for k in figures}, explorer=explorer, sections=extra_md, lead=lead_md
+        ),
     )
     explorer_page, explorer_paths = None, []
     if analysis.explorer is not None:
@@ -172,6 +187,6 @@ def write_report(analysis: Analysis, out_dir: str | os.PathLike) -> ReportFiles:
         explorer_page = written.html
         explorer_paths = written.paths
     html_path = out / "report.html"
-    write_text(html_path, render_html(analysis, figures, explorer=explorer, sections=extra_html))
+    write_text(html_path, render_html(analysis, figures, explorer=explorer, sections=extra_html, lead=lead_html))
     record_written(out, "report", [*fig_paths, *table_paths, md, html_path, *explorer_paths])
     return ReportFiles(out, html_path, md, fig_paths, table_paths, explorer_page)

@@ -2,6 +2,7 @@
 
 from .._io import atomic_writer, iter_jsonl, write_jsonl, write_text
 from ._answers import exact_match_score, f1_score_tokens
+from ._chunks import FragmentLog, iter_fragment_tables
 from ._evidence_record import (
     EVIDENCE_COLUMNS,
     EVIDENCE_SET_KEY,
@@ -10,6 +11,7 @@ from ._evidence_record import (
     is_false_premise,
     normalize_judgment,
 )
+from ._fragments import Fragment, expand_inputs, is_url, plan_fragments, url_format
 from ._normalize import normalize_answer, normalize_query
 from ._ontology import FIELDS_BY_KIND, LABEL_FIELDS, LABEL_VALUES, STEP_KINDS, canonical_field, canonical_value
 from ._read import ReadResult, importer_options, iter_traces, read_tables, read_traces, valid_traces
@@ -21,6 +23,8 @@ __all__ = [
     "EVIDENCE_COLUMNS",
     "EVIDENCE_SET_KEY",
     "FIELDS_BY_KIND",
+    "Fragment",
+    "FragmentLog",
     "LABEL_FIELDS",
     "LABEL_VALUES",
     "ReadResult",
@@ -37,17 +41,22 @@ __all__ = [
     "evidence_set_of",
     "evidence_set_table",
     "exact_match_score",
+    "expand_inputs",
     "f1_score_tokens",
     "importer_options",
     "is_false_premise",
+    "is_url",
+    "iter_fragment_tables",
     "iter_jsonl",
     "iter_traces",
     "json_path",
     "normalize_answer",
     "normalize_judgment",
     "normalize_query",
+    "plan_fragments",
     "read_tables",
     "read_traces",
+    "url_format",
     "valid_traces",
     "validate_trace",
     "write_jsonl",

@@ -1,0 +1,340 @@
+"""Which agent is better: per headline metric the agents' order, and differences with paired bootstrap CIs.
+
+The difference between agents a and b on metric M is M(a) - M(b). Its 95% percentile CI comes
+from one bootstrap over both agents' traces at once (spec section 3): the resampling unit is
+the question (``cluster_labels(..., cluster="question")``), so when a and b answered the same
+question both of its traces enter or leave a resample together (a paired comparison); a question
+only one of them answered is resampled on its own, and a trace without a question id is its own
+unit. Both agents' metrics are statistics of per-trace column sums
+(:mod:`seekbench.analysis._headline`), so each resample evaluates both from one matrix product
+(:func:`seekbench.metrics.bootstrap_sums`). The draws depend only on the seed and on the sorted set
+of units, so the difference b - a is exactly the negation of a - b, CI included.
+
+A difference is *clear* when its CI excludes 0 (by more than 1e-12, so that rounding in sums of
+equal values never makes a difference clear).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .._errors import UserInputError
+from ..metrics import (
+    MetricOptions,
+    MetricsSummary,
+    bootstrap_sums,
+    check_bootstrap_options,
+    cluster_labels,
+    evidence_prevalence,
+    percentile_interval,
+)
+from ._headline import HEADLINE_METRICS, HeadlineMetric, headline_columns
+from ._result import Comparison
+
+_TIE = 1e-12
+DIFFERENCE_COLUMNS = [
+    "metric",
+    "agent",
+    "other",
+    "value",
+    "other_value",
+    "difference",
+    "lower",
+    "upper",
+    "clear",
+    "better",
+    "paired",
+    "n_shared_questions",
+]
+
+
+def _num(x: float) -> str:
+    return "n/a" if not np.isfinite(x) else (f"{x:.3f}" if abs(x) < 10 else f"{x:.1f}")
+
+
+def _signed(x: float) -> str:
+    return "n/a" if not np.isfinite(x) else ("+" if x > 0 else "") + _num(x)
+
+
+def _join(names: Sequence[str], *, limit: int = 4) -> str:
+    """``a``, ``a and b``, ``a, b and c``; more than ``limit`` names become a count (the tables name them)."""
+    names = list(names)
+    if len(names) > limit:
+        return f"{len(names)} agents"
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+class _AgentData:
+    """One agent's trace ids, question ids, and per metric its columns and statistic."""
+
+    def __init__(self, st, tr, opts, horizon, prevalence, defined):
+        self.ids = tr["trace_id"].tolist()
+        self.questions = tr["question_id"].tolist() if "question_id" in tr else [None] * len(tr)
+        self.question_set = frozenset(q for q in self.questions if q is not None and not pd.isna(q))
+        self.parts = headline_columns(
+            st, tr, options=opts, horizon=horizon, global_prevalence=prevalence, defined=defined
+        )
+
+
+def _pair(a: _AgentData, b: _AgentData, *, n_boot: int, seed, alpha: float) -> dict[str, tuple[float, float]]:
+    """Per metric the CI of M(a) - M(b), one bootstrap over both agents' traces clustered by question."""
+    keys = list(a.parts)
+    blocks_a = [a.parts[k][0] for k in keys]
+    blocks_b = [b.parts[k][0] for k in keys]
+    wa, wb = sum(c.shape[1] for c in blocks_a), sum(c.shape[1] for c in blocks_b)
+    na, nb = len(a.ids), len(b.ids)
+    full = np.zeros((na + nb, wa + wb))
+    if na:
+        full[:na, :wa] = np.concatenate(blocks_a, axis=1)
+    if nb:
+        full[na:, wa:] = np.concatenate(blocks_b, axis=1)
+    units = cluster_labels(a.ids + b.ids, a.questions + b.questions, cluster="question")
+    universe = sorted(set(units))  # the draws depend on the set of units only, not on which agent is first
+    if not n_boot or not len(units):
+        return dict.fromkeys(keys, (np.nan, np.nan))
+    sums = bootstrap_sums(full, n_boot=n_boot, seed=seed, clusters=units, universe=universe)
+    out, ca, cb = {}, 0, wa
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for k, xa, xb in zip(keys, blocks_a, blocks_b, strict=True):
+            da = a.parts[k][1](sums[:, ca : ca + xa.shape[1]])
+            db = b.parts[k][1](sums[:, cb : cb + xb.shape[1]])
+            out[k] = percentile_interval(da - db, alpha=alpha)
+            ca += xa.shape[1]
+            cb += xb.shape[1]
+    return out
+
+
+def _clear(lo: float, hi: float) -> bool:
+    """The CI excludes 0 (beyond rounding: sums of equal per-trace values can differ in the last bit)."""
+    return bool(lo > _TIE or hi < -_TIE)
+
+
+def _order(values: dict[str, float], better: str) -> list[str]:
+    """Agents with a value, best first; ties keep the agents' order."""
+    defined = [a for a, v in values.items() if np.isfinite(v)]
+    sign = -1.0 if better == "higher" else 1.0
+    return sorted(defined, key=lambda a: sign * values[a])
+
+
+def _rank(values: dict[str, float], order: list[str], agent: str, better: str) -> float:
+    """1 + the number of agents strictly better (ties share a rank); NaN without a value."""
+    if agent not in order:
+        return np.nan
+    v = values[agent]
+    ahead = [o for o in order if (values[o] - v > _TIE if better == "higher" else v - values[o] > _TIE)]
+    return float(1 + len(ahead))
+
+
+def _sentence(
+    m: HeadlineMetric, order: list[str], values: dict, leaders: list[str], diffs: dict, *, alpha: float
+) -> str:
+    """One plain sentence: who is best on ``m``, and whether its differences from the others are clear
+    (an agent is clearly behind when its difference from every best agent is clear)."""
+    level = f"{100 * (1 - alpha):g}"
+    missing = [a for a in values if a not in order]
+    tail = f" (n/a for {_join(missing)}: not enough labels or answers)" if missing else ""
+    if len(order) < 2:
+        return f"Fewer than two agents have a {m.name}; nothing to compare{tail}."
+    if len(leaders) == len(order):
+        return f"All agents tie on {m.name} ({_num(values[order[0]])}){tail}."
+    rest = [a for a in order if a not in leaders]
+    whom = "every other agent" if len(rest) == len(order) - 1 and len(rest) > 1 else _join(rest)
+    subject = leaders[0] if len(leaders) == 1 else f"{_join(leaders)} (tied at {_num(values[leaders[0]])}) each"
+    pairs = [(lead, o) for lead in leaders for o in rest]
+    cis = [diffs[p] for p in pairs]
+    if not all(np.isfinite(lo) and np.isfinite(hi) for lo, hi in cis):
+        clarity = "no CI was computed (n_boot = 0)"
+    else:
+        clear = [o for o in rest if all(_clear(*diffs[(lead, o)]) for lead in leaders)]
+        unclear = [o for o in rest if o not in clear]
+        runner = rest[0]
+        lo, hi = diffs[(leaders[0], runner)]
+        gap = f"{_signed(values[leaders[0]] - values[runner])} [{_signed(lo)}, {_signed(hi)}]"
+        if not unclear:
+            clarity = ("each difference is clear" if len(pairs) > 1 else "the difference is clear") + (
+                f" ({level}% CI excludes 0; vs {runner}: {gap})"
+            )
+        elif not clear:
+            clarity = ("no difference is clear" if len(pairs) > 1 else "the difference is not clear") + (
+                f" ({level}% CI includes 0; vs {runner}: {gap})"
+            )
+        else:
+            clarity = (
+                f"clearly so against {_join(clear)}, not clearly against {_join(unclear)} "
+                f"({level}% CI includes 0; vs {runner}: {gap})"
+            )
+    return f"{subject} {m.comparative} than {whom}; {clarity}{tail}."
+
+
+def compare_agents(
+    steps: pd.DataFrame,
+    traces: pd.DataFrame,
+    summary: MetricsSummary,
+    *,
+    baseline: str | None = None,
+    horizon: int = 15,
+    n_boot: int = 2000,
+    seed: int | None = 0,
+    alpha: float = 0.05,
+    **metric_options,
+) -> Comparison | None:
+    """Per headline metric the agents' order and a sentence, and the paired differences between agents.
+
+    For each metric M of :data:`HEADLINE_METRICS` (direction: ``better``) and agents a, b:
+    difference = M(a) - M(b) with a 95% percentile bootstrap CI resampling questions (see the
+    module docstring); *clear* when the CI excludes 0. The differences computed are those against
+    ``baseline`` and those of each metric's best agent(s) against the others (what the sentences state).
+
+    Parameters
+    ----------
+    steps, traces : DataFrame
+        The tables of :func:`seekbench.traces.build_tables` (labels attached).
+    summary : MetricsSummary
+        :func:`seekbench.metrics.summarize` of the same tables grouped by ``agent`` (the values shown).
+    baseline : str, optional
+        The agent the pairwise table compares with (default: the first agent of ``summary``).
+    horizon : int
+        H of the overcautious rate.
+    n_boot, seed, alpha : bootstrap resamples (0 skips CIs), seed, 1 - confidence level.
+    **metric_options
+        The metric options (:class:`~seekbench.metrics.MetricOptions` keywords).
+
+    Returns
+    -------
+    Comparison or None
+        None with fewer than two agents.
+
+    Raises
+    ------
+    UserInputError
+        ``baseline`` is not one of the agents (the message lists them).
+
+    Examples
+    --------
+    >>> from seekbench.data import sample_traces_path
+    >>> from seekbench.metrics import summarize
+    >>> from seekbench.traces import build_tables, read_traces
+    >>> steps, traces = build_tables(read_traces(sample_traces_path()).traces)
+    >>> c = compare_agents(steps, traces, summarize(steps, traces, n_boot=0), n_boot=50)
+    >>> c.baseline, len(c.agents), list(c.metrics["metric"][:3])
+    ('careful-planner', 4, ['rqi', 'ce', 'recovered_by_8'])
+    >>> t = c.against_baseline().set_index(["metric", "agent"])
+    >>> t.loc[("rqi", "careful-planner"), ["difference", "lower", "upper"]].tolist()  # the baseline itself
+    [0.0, 0.0, 0.0]
+    >>> r = t.loc[("rqi", "looper")]
+    >>> bool(r["lower"] <= r["difference"] <= r["upper"]), bool(r["clear"] == (r["lower"] > 0 or r["upper"] < 0))
+    (True, True)
+    """
+    check_bootstrap_options(n_boot, alpha)
+    opts = MetricOptions.resolve(None, **{k: v for k, v in metric_options.items() if k in MetricOptions().as_dict()})
+    if list(summary.options.get("by", ["agent"])) != ["agent"]:
+        raise ValueError("compare_agents needs a summary grouped by agent")
+    groups = {str(g["agent"]): g for g in summary.groups}
+    agents = list(groups)
+    if len(agents) < 2:
+        return None
+    if baseline is None:
+        baseline = agents[0]
+    if baseline not in groups:
+        raise UserInputError(
+            f"--baseline {baseline!r} is not an agent of these traces; choose one of: {', '.join(agents)}"
+        )
+    prevalence = None
+    if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global":
+        prevalence = evidence_prevalence(
+            steps, traces, decision_points=opts.decision_points, **opts.evidence
+        ).to_numpy()
+    values = {m.key: {a: float(groups[a][m.key]) for a in agents} for m in HEADLINE_METRICS}
+    agent_of = traces["agent"].astype(str)
+    trace_parts = dict(tuple(traces.groupby(agent_of.to_numpy(), sort=False)))
+    step_agent = steps["trace_id"].map(pd.Series(agent_of.to_numpy(), index=traces["trace_id"].to_numpy()))
+    step_parts = dict(tuple(steps.groupby(step_agent.to_numpy(), sort=False)))
+    data = {
+        a: _AgentData(
+            step_parts.get(a, steps.iloc[:0]),
+            trace_parts[a],
+            opts,
+            horizon,
+            prevalence,
+            {m.key: bool(np.isfinite(values[m.key][a])) for m in HEADLINE_METRICS},
+        )
+        for a in agents
+    }
+    cache: dict[tuple[str, str], dict] = {}
+
+    def diff_ci(a: str, b: str, key: str) -> tuple[float, float]:
+        first, second = sorted((a, b))
+        if (first, second) not in cache:
+            cache[(first, second)] = _pair(data[first], data[second], n_boot=n_boot, seed=seed, alpha=alpha)
+        lo, hi = cache[(first, second)][key]
+        return (lo, hi) if a == first else (0.0 - hi, 0.0 - lo)  # 0.0 - x: no -0.0
+
+    metric_rows, value_rows, diff_rows = [], [], []
+    for m in HEADLINE_METRICS:
+        vals = values[m.key]
+        order = _order(vals, m.better)
+        leaders = [a for a in order if abs(vals[a] - vals[order[0]]) <= _TIE] if order else []
+        wanted = [(a, baseline) for a in agents] + [(lead, o) for lead in leaders for o in order if o not in leaders]
+        diffs = {}
+        for a, b in dict.fromkeys(wanted):
+            lo, hi = diff_ci(a, b, m.key)
+            diffs[(a, b)] = (lo, hi)
+            d = vals[a] - vals[b]
+            diff_rows.append(
+                {
+                    "metric": m.key,
+                    "agent": a,
+                    "other": b,
+                    "value": vals[a],
+                    "other_value": vals[b],
+                    "difference": d,
+                    "lower": lo,
+                    "upper": hi,
+                    "clear": _clear(lo, hi),
+                    "better": bool(d > _TIE if m.better == "higher" else d < -_TIE),
+                    "paired": bool(_shared(data[a], data[b])),
+                    "n_shared_questions": _shared(data[a], data[b]),
+                }
+            )
+        ci_key = f"{m.key}_ci"
+        for a in agents:
+            lo, hi = groups[a].get(ci_key) or (np.nan, np.nan)
+            value_rows.append(
+                {
+                    "metric": m.key,
+                    "agent": a,
+                    "value": vals[a],
+                    "lower": np.nan if lo is None else float(lo),
+                    "upper": np.nan if hi is None else float(hi),
+                    "rank": _rank(vals, order, a, m.better),
+                    "best": a in leaders,
+                }
+            )
+        metric_rows.append(
+            {
+                "metric": m.key,
+                "name": m.name,
+                "better": m.better,
+                "direction": m.direction,
+                "order": " > ".join(order),
+                "best": ", ".join(leaders),
+                "n_agents": len(order),
+                "sentence": _sentence(m, order, vals, leaders, diffs, alpha=alpha),
+            }
+        )
+    return Comparison(
+        baseline=baseline,
+        agents=tuple(agents),
+        metrics=pd.DataFrame(metric_rows),
+        values=pd.DataFrame(value_rows),
+        differences=pd.DataFrame(diff_rows, columns=DIFFERENCE_COLUMNS),
+        options={"n_boot": n_boot, "seed": seed, "alpha": alpha, "cluster": "question", "horizon": horizon},
+    )
+
+
+def _shared(a: _AgentData, b: _AgentData) -> int:
+    """Questions both agents answered (traces without a question id never pair)."""
+    return len(a.question_set & b.question_set)

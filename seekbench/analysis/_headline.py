@@ -1,0 +1,192 @@
+"""The headline metrics an agent comparison states, and each one's per-trace columns for one agent.
+
+Every headline metric is a statistic of per-trace sums (see :mod:`seekbench.metrics` ``bootstrap_sums``),
+so a paired bootstrap of the difference between two agents resamples the sums of both at once.
+RQI, CE and ERF(8) come as columns from the metrics' own ``rqi_columns``, ``ce_columns`` and
+``erf_columns``; accuracy, tool calls and the duplicate-query rate from the per-trace table of
+``outcome_metrics``; the overconfident and overcautious rates (spec section 5) from the turn
+decision points of ``decision_point_table``. On the full sample each statistic equals the number
+:func:`seekbench.metrics.summarize` reports (tested).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from .._errors import UndefinedMetricWarning
+from ..metrics import (
+    RECOVERED_BY,
+    MetricOptions,
+    ce_columns,
+    decision_point_table,
+    erf_columns,
+    outcome_metrics,
+    rqi_columns,
+)
+
+Statistic = Callable[[np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True)
+class HeadlineMetric:
+    """One metric of the comparison: its key in :func:`seekbench.metrics.summarize`, which way is better,
+    and the words a sentence about it uses.
+
+    Attributes
+    ----------
+    key : str
+        The ``summarize`` group key (``rqi``, ``ce``, ``recovered_by_8``, ...).
+    name : str
+        Display name.
+    better : {"higher", "lower"}
+        Which values are better.
+    direction : str
+        The direction in words (CE: lower is better, 0 is best).
+    comparative : str
+        Completes "<agent> ... than <others>" for the better agent.
+    short : str
+        A column heading of a few characters.
+    """
+
+    key: str
+    name: str
+    better: Literal["higher", "lower"]
+    direction: str
+    comparative: str
+    short: str
+
+
+#: The metrics the comparison states, in the order the report lists them.
+HEADLINE_METRICS = (
+    HeadlineMetric(
+        "rqi", "RQI (grounded reasoning)", "higher", "higher is better", "grounds more of its reasoning", "RQI"
+    ),
+    HeadlineMetric("ce", "CE (calibration error)", "lower", "lower is better, 0 is best", "is better calibrated", "CE"),
+    HeadlineMetric(
+        f"recovered_by_{RECOVERED_BY}",
+        f"ERF({RECOVERED_BY}) (recovery by turn {RECOVERED_BY})",
+        "higher",
+        "higher is better",
+        f"recovers full evidence by turn {RECOVERED_BY} more often",
+        f"ERF({RECOVERED_BY})",
+    ),
+    HeadlineMetric("accuracy", "accuracy", "higher", "higher is better", "answers correctly more often", "accuracy"),
+    HeadlineMetric(
+        "overconfident",
+        "overconfident rate",
+        "lower",
+        "lower is better",
+        "answers without full evidence less often",
+        "overconf.",
+    ),
+    HeadlineMetric(
+        "overcautious",
+        "overcautious rate",
+        "lower",
+        "lower is better",
+        "holds back its answer after full evidence less often",
+        "overcaut.",
+    ),
+    HeadlineMetric(
+        "tool_calls", "tool calls per trace", "lower", "lower is cheaper", "needs fewer tool calls", "tool calls"
+    ),
+    HeadlineMetric(
+        "duplicate_query_rate",
+        "repeated queries",
+        "lower",
+        "lower is better",
+        "repeats its own queries less often",
+        "repeats",
+    ),
+)
+
+
+def _ratio(s: np.ndarray) -> np.ndarray:
+    """Column 0 / column 1 of each row of sums; NaN where column 1 is 0."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(s[:, 1] > 0, s[:, 0] / np.where(s[:, 1] > 0, s[:, 1], 1.0), np.nan)
+
+
+def _mean_columns(values: np.ndarray, defined: np.ndarray | None = None) -> tuple[np.ndarray, Statistic]:
+    """A mean over the traces where ``values`` is defined, as ``[v, 1]`` columns (0 where undefined)."""
+    v = np.asarray(values, dtype=float)
+    ok = np.isfinite(v) if defined is None else np.asarray(defined, dtype=bool) & np.isfinite(v)
+    return np.column_stack([np.where(ok, v, 0.0), ok.astype(float)]), _ratio
+
+
+def _undefined(n: int) -> tuple[np.ndarray, Statistic]:
+    return np.zeros((n, 1)), lambda s: np.full(len(s), np.nan)
+
+
+def _companion_columns(
+    steps: pd.DataFrame, traces: pd.DataFrame, opts: MetricOptions, horizon: int
+) -> dict[str, tuple[np.ndarray, Statistic]]:
+    """Overconfident rate (answered traces whose answer turn held E < 2) and overcautious rate
+    (traces that reached E = 2 and did not answer within ``horizon`` turns of it; one that never
+    answers counts when it ever held E = 2), spec section 5, over turn decision points."""
+    points = decision_point_table(steps, traces, decision_points="turn", **opts.evidence)
+    ids = pd.Index(traces["trace_id"])
+    first2 = points[points["E"] == 2].groupby("trace_id", sort=False)["t"].min().reindex(ids)
+    e_answer = points[points["A"] == 1].groupby("trace_id", sort=False)["E"].first().reindex(ids)
+    answered = traces["answered"].astype(bool).to_numpy()
+    answer_turn = traces["answer_turn"].to_numpy(dtype=float)
+    reached = first2.notna().to_numpy()
+    late = answer_turn - first2.to_numpy(dtype=float) > horizon
+    over = answered & (e_answer.to_numpy(dtype=float) < 2)
+    cautious = reached & (~answered | late)
+    return {
+        "overconfident": _mean_columns(over.astype(float), answered),
+        "overcautious": _mean_columns(cautious.astype(float)),
+    }
+
+
+def headline_columns(
+    steps: pd.DataFrame,
+    traces: pd.DataFrame,
+    *,
+    options: MetricOptions,
+    horizon: int = 15,
+    global_prevalence: np.ndarray | None = None,
+    defined: dict[str, bool] | None = None,
+) -> dict[str, tuple[np.ndarray, Statistic]]:
+    """Per headline metric, one agent's per-trace columns (one row per trace of ``traces``) and the
+    statistic that maps ``(B, m)`` column sums to B values of the metric.
+
+    Parameters
+    ----------
+    steps, traces : DataFrame
+        The agent's step and trace tables.
+    options : MetricOptions
+        The metric options of the report.
+    horizon : int
+        H of the overcautious rate.
+    global_prevalence : array of 3 floats, optional
+        P(E = k) over all agents, for pooled CE with the global prevalence.
+    defined : dict of str to bool, optional
+        Whether ``summarize`` found each metric defined for this agent; an undefined one gets a
+        statistic that is NaN everywhere (never 0).
+    """
+    n = len(traces)
+    ids = pd.Index(traces["trace_id"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)  # summarize reports them once
+        per = outcome_metrics(steps, traces, n_boot=0).per_trace
+        out = {
+            "rqi": rqi_columns(steps, ids, options=options),
+            "ce": ce_columns(steps, traces, options=options, global_prevalence=global_prevalence),
+            f"recovered_by_{RECOVERED_BY}": erf_columns(steps, traces, RECOVERED_BY, options=options),
+            "accuracy": _mean_columns(per["correct"].to_numpy(dtype=float)),
+            **_companion_columns(steps, traces, options, horizon),
+            "tool_calls": _mean_columns(per["tool_calls"].to_numpy(dtype=float)),
+            "duplicate_query_rate": _mean_columns(per["duplicate_query_norm"].to_numpy(dtype=float)),
+        }
+    for key, ok in (defined or {}).items():
+        if not ok:
+            out[key] = _undefined(n)
+    return out

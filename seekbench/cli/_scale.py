@@ -1,0 +1,54 @@
+"""``--jobs`` and ``--engine``: the metrics of a large corpus reduced fragment by fragment (seekbench.scale)."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+
+from ..metrics import MetricOptions, MetricsSummary, summarize_statistics, trace_statistics
+from ._inputs import import_options, report_import, report_skipped
+from ._options import check_at_least
+
+
+def add_engine_arguments(p: argparse.ArgumentParser) -> None:
+    """The options saying where the per-trace reduction runs (the same on every command that takes them)."""
+    g = p.add_argument_group(
+        "scale (large corpora)",
+        "Traces are read in fragments of complete traces and reduced to one row per trace, so memory "
+        "holds those rows, not the traces. Inputs may be folders, globs or URLs (s3://..., through fsspec).",
+    )
+    g.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes reading and reducing fragments (default: all cores; 1: this process only)",
+    )
+    g.add_argument(
+        "--engine",
+        choices=["local", "ray"],
+        default="local",
+        help="local: this machine's cores (default); ray: Ray Data tasks on the Ray cluster named by "
+        "RAY_ADDRESS, else a local Ray instance (pip install 'seekbench[ray]')",
+    )
+
+
+def scaled_summary(args: argparse.Namespace, *, by: tuple[str, ...], options: MetricOptions) -> MetricsSummary:
+    """The metrics summary of ``args.files`` through :func:`seekbench.scale.reduce_traces`, the read reported
+    on stderr as every command reports it."""
+    from ..scale import reduce_traces
+
+    check_at_least(args, ("jobs", 1))
+    red = reduce_traces(
+        args.files,
+        functools.partial(trace_statistics, options=options),
+        engine=args.engine,
+        jobs=args.jobs,
+        format=args.format,
+        skip_invalid=args.skip_invalid,
+        **import_options(args),
+    )
+    report_skipped(red.read.skipped, what="trace records")
+    report_import(red.read)
+    args.n_skipped = red.read.n_skipped
+    return summarize_statistics(red.rows, by=by, options=options, n_boot=args.n_boot, seed=args.seed)

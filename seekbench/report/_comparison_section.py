@@ -1,0 +1,200 @@
+"""The comparison that opens the report: one sentence per headline metric, the agents' values and order,
+and the differences against the baseline agent with their paired CIs (rendered from a ``Comparison``)."""
+
+from __future__ import annotations
+
+import html
+import math
+
+import pandas as pd
+
+from ..analysis import HEADLINE_METRICS, Comparison, HeadlineMetric
+from ._glossary import header_cell, term
+
+_ARROW = {"higher": "\u2191", "lower": "\u2193"}
+#: Styles of this section only (the page's stylesheet is shared by every report page).
+_STYLE = (  # scoped to the section: the page's own rules (e.g. .ci in other tables) stay as they are
+    "<style>#comparison>h2{margin-top:.8rem}#comparison .verdicts{margin:.3rem 0 .6rem;padding-left:1.2rem;"
+    "font-size:.93rem;line-height:1.38}#comparison .verdicts li{margin:.15rem 0}"
+    "#comparison .dir{color:#555;font-size:.8rem;white-space:nowrap}#comparison .cmp td{white-space:nowrap}"
+    "#comparison .cmp th.l{min-width:9rem;max-width:16rem;white-space:normal}"
+    "#comparison .clear-better{background:#e3f4e1;font-weight:600}"
+    "#comparison .clear-worse{background:#fbe3e1;font-weight:600}"
+    "#comparison .best{font-weight:700}#comparison .ci{color:#555;font-size:.78rem}</style>"
+)
+
+
+def _num(x) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    return f"{x:.3f}" if abs(x) < 10 else f"{x:.1f}"
+
+
+def _signed(x) -> str:
+    s = _num(x)
+    return ("+" + s) if s != "n/a" and float(x) > 0 else s
+
+
+def _ci(lo, hi, *, signed: bool = True) -> str:
+    """``[lo, hi]`` to 2 decimals (as every CI of the report), with signs for differences."""
+    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in (lo, hi)):
+        return "no CI"
+
+    def f(x: float) -> str:
+        text = f"{x:.2f}" if abs(x) < 10 else f"{x:.1f}"
+        return "+" + text if signed and x > 0 and text.strip("0.") else text
+
+    return f"[{f(lo)}, {f(hi)}]"
+
+
+def _name(agent: str) -> str:
+    """An agent name that may wrap at its dashes and underscores (long model names)."""
+    esc = html.escape(agent)
+    return esc.replace("-", "-<wbr>").replace("_", "_<wbr>").replace(".", ".<wbr>")
+
+
+def _metric_head(m) -> str:
+    return f"{html.escape(m.name)} <span class='dir'>{_ARROW[m.better]} {html.escape(m.direction)}</span>"
+
+
+def _grid(table: pd.DataFrame, agents) -> list[tuple[str, list[tuple[HeadlineMetric, pd.Series]]]]:
+    """Per agent (in the order given), per headline metric, its row of ``table`` (values or differences)."""
+    by = {(r["agent"], r["metric"]): r for _, r in table.iterrows()}
+    return [(a, [(m, by[(a, m.key)]) for m in HEADLINE_METRICS]) for a in agents]
+
+
+def _value_text(r: pd.Series) -> str:
+    rank = "" if pd.isna(r["rank"]) else f" #{int(r['rank'])}"
+    return _num(r["value"]) + rank + (" (best)" if r["best"] else "")
+
+
+def _difference_text(r: pd.Series) -> str:
+    mark = (" clearly better" if r["better"] else " clearly worse") if r["clear"] else ""
+    return f"{_signed(r['difference'])} {_ci(r['lower'], r['upper'])}{mark}"
+
+
+def _others(c: Comparison) -> list[str]:
+    return [a for a in c.agents if a != c.baseline]
+
+
+def _frame(grid, text) -> pd.DataFrame:
+    """Agent (rows) by metric (columns) for the Markdown tables, each cell ``text(row)``."""
+    return pd.DataFrame(
+        [{"agent": a, **{f"{m.short} {_ARROW[m.better]}": text(r) for m, r in cells}} for a, cells in grid]
+    )
+
+
+#: The glossary term of each headline metric's column.
+_TERM = {
+    "rqi": "RQI",
+    "ce": "CE",
+    "recovered_by_8": "ERF(8)",
+    "accuracy": "accuracy",
+    "overconfident": "overconfident",
+    "overcautious": "overcautious",
+    "tool_calls": "tool calls",
+    "duplicate_query_rate": "repeated queries",
+}
+
+
+def _head() -> str:
+    """The column headings: agent, then each metric's short name and arrow; the definition and direction on
+    hover, and a ``data-term`` the page's glossary collects."""
+    cells = [header_cell("agent", left=True)]
+    for m in HEADLINE_METRICS:
+        label = _TERM.get(m.key, m.short)
+        title = f"{term(label)[1] or m.name} ({m.direction})"
+        cells.append(
+            f"<th data-term='{html.escape(label, quote=True)}'><abbr title='{html.escape(title, quote=True)}'>"
+            f"{html.escape(m.short)}</abbr> <span class='dir'>{_ARROW[m.better]}</span></th>"
+        )
+    return "".join(cells)
+
+
+def _level(c: Comparison) -> str:
+    return f"{100 * (1 - c.options['alpha']):g}"
+
+
+def _paired_note(c: Comparison) -> str:
+    d = c.against_baseline()
+    d = d[d["agent"] != c.baseline].drop_duplicates("agent")
+    n = d["n_shared_questions"].astype(int)
+    if len(d) <= 4:
+        shared = ", ".join(f"{a} {k}" for a, k in zip(d["agent"], n, strict=True))
+    else:
+        shared = f"{n.min()} to {n.max()} per agent"
+    o = c.options
+    return (
+        f"Differences are agent - {c.baseline} with {_level(c)}% percentile bootstrap CIs (B = {o['n_boot']}, seed "
+        f"{o['seed']}) resampling questions, so traces of a question both agents answered stay paired "
+        f"(questions shared with {c.baseline}: {shared}). A difference is clear when its CI excludes 0."
+    )
+
+
+def comparison_tables(c: Comparison) -> dict[str, pd.DataFrame]:
+    """The CSV tables: ``comparison`` (every agent against the baseline, per metric) and
+    ``comparison_summary`` (per metric: direction, order, best, sentence)."""
+    return {"comparison": c.against_baseline(), "comparison_summary": c.metrics}
+
+
+def comparison_html(c: Comparison) -> str:
+    """The section as HTML: sentences first (the first screen), then values and differences."""
+    metrics = {m.key: m for m in HEADLINE_METRICS}
+    items = "".join(
+        f"<li><b>{_metric_head(metrics[r.metric])}</b>: {html.escape(r.sentence)}</li>" for r in c.metrics.itertuples()
+    )
+    parts = [
+        f"<section id='comparison'>{_STYLE}<h2>Which agent is better</h2>",
+        f"<ul class='verdicts'>{items}</ul>",
+        f"<p class='muted'>{html.escape(_paired_note(c))}</p>",
+    ]
+    table = "<div style='overflow-x:auto'><table class='cmp'><thead><tr>{}</tr></thead><tbody>{}</tbody></table></div>"
+
+    def body(grid, cell) -> str:
+        return "".join(
+            f"<tr><th class='l'>{_name(a)}</th>{''.join(cell(r) for _, r in cells)}</tr>" for a, cells in grid
+        )
+
+    def value_cell(r: pd.Series) -> str:
+        rank = "" if pd.isna(r["rank"]) else f" <span class='ci'>#{int(r['rank'])}</span>"
+        ci = "" if pd.isna(r["lower"]) else f"<br><span class='ci'>{_ci(r['lower'], r['upper'], signed=False)}</span>"
+        best = " class='best'" if r["best"] else ""
+        return f"<td{best}>{_num(r['value'])}{rank}{ci}</td>"
+
+    def difference_cell(r: pd.Series) -> str:
+        cls = (" class='clear-better'" if r["better"] else " class='clear-worse'") if r["clear"] else ""
+        return f"<td{cls}>{_signed(r['difference'])}<br><span class='ci'>{_ci(r['lower'], r['upper'])}</span></td>"
+
+    parts += [
+        "<h3>Values and order</h3><p class='muted'>Each agent's value with its own 95% CI (none for tool calls "
+        "and repeated queries); #1 is best in the metric's direction (\u2191 higher, \u2193 lower is better), "
+        "bold the best (ties share it). Hover a heading for the metric's name.</p>",
+        table.format(_head(), body(_grid(c.values, c.agents), value_cell)),
+    ]
+    parts += [
+        f"<h3 id='baseline'>Differences against {html.escape(c.baseline)}</h3>",
+        "<p class='muted'>Agent minus baseline (<code>--baseline NAME</code> picks another). Green: clearly "
+        f"better than the baseline; red: clearly worse ({_level(c)}% CI excludes 0); plain: not clear.</p>",
+        table.format(_head(), body(_grid(c.against_baseline(), _others(c)), difference_cell)),
+        "</section>",
+    ]
+    return "\n".join(parts)
+
+
+def comparison_markdown(c: Comparison, table) -> str:
+    """The section as Markdown; ``table`` renders a DataFrame as a Markdown table."""
+    metrics = {m.key: m for m in HEADLINE_METRICS}
+    lines = ["## Which agent is better\n"]
+    for r in c.metrics.itertuples():
+        m = metrics[r.metric]
+        lines.append(f"- **{m.name}** ({_ARROW[m.better]} {m.direction}): {r.sentence}")
+    lines += [
+        "",
+        _paired_note(c) + "\n",
+        "### Values and order\n",
+        table(_frame(_grid(c.values, c.agents), _value_text)),
+        f"\n### Differences against {c.baseline}\n",
+        table(_frame(_grid(c.against_baseline(), _others(c)), _difference_text)),
+        "",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,201 @@
+"""Reduce every trace of the inputs to one row, fragment by fragment, and merge on the driver.
+
+The driver plans the fragments, an engine (``local`` or ``ray``) runs the same
+:class:`FragmentWork` on each, and the driver merges the results in input order. The
+merge is where the sequential reader's cross-record rules are kept: a trace id seen in an
+earlier fragment is a duplicate (worded as the sequential reader words it, within a file or
+across files), and errors are taken in input order, so the first error without
+``--skip-invalid``, or the list of skipped records with it, is the one a sequential read
+gives. Only the per-trace rows stay in memory: a few numbers per trace.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._errors import UserInputError
+from ..traces import ReadResult, detect_format, expand_inputs, is_url, plan_fragments, url_format
+from ..traces.importers._summary import ImportSummary
+from ._local import default_jobs, run_local
+from ._work import ChunkFunction, FragmentResult, FragmentWork
+
+ENGINES = ("local", "ray")
+#: Importer warnings kept (the rest are counted), as ``read_traces`` keeps.
+MAX_WARNINGS = 100
+
+
+@dataclass
+class Reduction:
+    """The per-trace rows of every valid trace (input order) and what reading found (as ``read_tables``)."""
+
+    rows: pd.DataFrame
+    read: ReadResult
+    n_fragments: int = 0
+    #: CPU seconds the workers spent reading fragments to tables and reducing them, and their largest peak RSS.
+    cost: dict[str, float] = dataclasses.field(default_factory=dict)
+
+
+def reduce_traces(
+    paths: str | os.PathLike | Iterable[str | os.PathLike],
+    fn: ChunkFunction,
+    *,
+    engine: str = "local",
+    jobs: int | None = None,
+    format: str | None = None,
+    skip_invalid: bool = False,
+    chunk_traces: int | None = None,
+    **options,
+) -> Reduction:
+    """Apply ``fn`` to every chunk of complete traces of ``paths`` and gather its per-trace rows.
+
+    Parameters
+    ----------
+    paths : path, URL, folder or glob, or a list of them
+        Trace files; a folder means its ``.parquet``/``.jsonl``/``.json`` files, a glob its
+        matches; ``scheme://`` names are read through fsspec (seekbench Parquet and canonical
+        JSONL only).
+    fn : callable
+        ``fn(steps, traces) -> DataFrame`` with one row per trace of ``traces``, in its order;
+        it sees each trace once, in a chunk of complete traces, so its rows must depend on
+        that trace only. Picklable (a module-level function or a ``functools.partial`` of one).
+    engine : {"local", "ray"}
+        Worker processes of this machine, or Ray Data tasks (``RAY_ADDRESS`` names a cluster).
+    jobs : int, optional
+        Local worker processes (default: all cores).
+    format, skip_invalid, **options
+        As for :func:`seekbench.traces.read_tables`.
+    chunk_traces : int, optional
+        Traces per chunk (default 2048).
+
+    Returns
+    -------
+    Reduction
+        ``rows`` (the concatenated rows, duplicates and invalid records left out) and
+        ``read`` (formats, skipped records, notes, warnings, the import summary).
+
+    Examples
+    --------
+    >>> from seekbench.data import sample_traces_path
+    >>> def n_steps(steps, traces):
+    ...     return traces[["trace_id", "n_steps"]]
+    >>> red = reduce_traces(sample_traces_path(), n_steps, jobs=1)
+    >>> int(red.rows["n_steps"].sum()) > 0
+    True
+    """
+    if engine not in ENGINES:
+        raise UserInputError(f"--engine {engine!r}: choose one of {', '.join(ENGINES)}")
+    jobs = default_jobs() if jobs is None else jobs
+    if jobs < 1:
+        raise UserInputError("--jobs must be >= 1")
+    given = {k: v for k, v in options.items() if v is not None}
+    files = expand_inputs([paths] if isinstance(paths, (str, os.PathLike)) else list(paths))
+    formats = [format or (url_format(f) if is_url(f) else detect_format(f, skip_invalid=skip_invalid)) for f in files]
+    fragments = plan_fragments(files, formats, jobs=jobs, split=not given)
+    work = FragmentWork(fn, skip_invalid, tuple(sorted(given.items())), chunk_traces)
+    if engine == "ray":
+        from ._ray import run_ray
+
+        results: Iterator[FragmentResult] = run_ray(fragments, work)
+    else:
+        results = run_local(fragments, work, jobs=jobs)
+    cost = {"read_cpu_s": 0.0, "reduce_cpu_s": 0.0, "worker_peak_rss_mib": 0.0}
+
+    def costed(results: Iterator[FragmentResult]) -> Iterator[FragmentResult]:
+        for res in results:
+            cost["read_cpu_s"] += res.read_cpu
+            cost["reduce_cpu_s"] += res.reduce_cpu
+            cost["worker_peak_rss_mib"] = max(cost["worker_peak_rss_mib"], res.worker_rss_mib)
+            yield res
+
+    rows, read = merge(costed(results), skip_invalid=skip_invalid, forced=format)
+    if not len(rows) and not read.skipped:
+        raise UserInputError("no traces found; the file holds no records", file=", ".join(files))
+    return Reduction(rows, read, len(fragments), cost)
+
+
+def merge(
+    results: Iterable[FragmentResult], *, skip_invalid: bool, forced: str | None
+) -> tuple[pd.DataFrame, ReadResult]:
+    """The rows and the read of fragment results taken in input order (see the module docstring)."""
+    read = ReadResult()
+    summary: ImportSummary | None = ImportSummary()
+    parts: list[pd.DataFrame] = []
+    ids: list[np.ndarray] = []
+    where: list[tuple[int, str, np.ndarray]] = []  # per fragment: order, file, lines of its valid traces
+    errors: list[tuple[int, float, UserInputError]] = []
+    found: dict[str, bool] = {}
+    records: dict[str, int] = {}
+    for res in results:
+        log, frag = res.log, res.log.fragment
+        read.formats[frag.file] = frag.format
+        read.notes.extend(n for n in log.notes if n not in read.notes)
+        read.n_warnings += log.n_warnings
+        read.warnings.extend(log.warnings[: max(0, MAX_WARNINGS - len(read.warnings))])
+        summary = None if summary is None or log.summary is None else _added(summary, log.summary)
+        errors.extend((frag.order, _key(line), e) for line, e in log.errors)
+        found[frag.file] = found.get(frag.file, False) or log.found
+        records[frag.file] = records.get(frag.file, 0) + len(log.ids) + len(log.errors)
+        if res.rows is not None:
+            parts.append(res.rows)
+        ids.append(np.asarray(log.ids, dtype=object))
+        where.append((frag.order, frag.file, np.asarray([_key(x) for x in log.lines], dtype=float)))
+    all_ids = np.concatenate(ids) if ids else np.zeros(0, dtype=object)
+    keep = _duplicates(all_ids, where, errors)
+    errors.sort(key=lambda e: (e[0], e[1]))
+    if errors and not skip_invalid:
+        raise errors[0][2]
+    read.skipped = [e for _, _, e in errors]
+    read.summary = summary
+    if forced is not None:
+        for file, ok in found.items():
+            if records[file] and not ok:
+                from ..traces._read import _nothing_found
+
+                _nothing_found(file, forced, read)
+    rows = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    if not keep.all():
+        rows = rows[keep].reset_index(drop=True)
+    return rows, read
+
+
+def _key(line: int | None) -> float:
+    return -1.0 if line is None else float(line)
+
+
+def _duplicates(ids: np.ndarray, where: list, errors: list) -> np.ndarray:
+    """Mark every trace id seen before (in input order) as a duplicate error; the mask of the first sightings."""
+    keep = np.ones(len(ids), dtype=bool)
+    if not len(ids):
+        return keep
+    codes, _ = pd.factorize(ids)
+    _, first = np.unique(codes, return_index=True)
+    keep[:] = False
+    keep[first] = True
+    if keep.all():
+        return keep
+    order = np.concatenate([np.full(len(lines), o) for o, _, lines in where])
+    files = np.concatenate([np.full(len(lines), f, dtype=object) for _, f, lines in where])
+    lines = np.concatenate([lines for _, _, lines in where])
+    first_of = first[codes]
+    for p in np.flatnonzero(~keep):
+        f = first_of[p]
+        line = None if lines[p] < 0 else int(lines[p])
+        if files[p] == files[f]:
+            seen = f"line {int(lines[f])}" if lines[f] >= 0 else "an earlier record"
+            msg = f"duplicate trace_id (first seen at {seen}); trace ids must be unique"
+        else:
+            msg = "duplicate trace_id across input files; trace ids must be unique"
+        err = UserInputError(msg, file=files[p], line=line, trace_id=ids[p], path="$.trace_id")
+        errors.append((int(order[p]), _key(line), err))
+    return keep
+
+
+def _added(a: ImportSummary, b: ImportSummary) -> ImportSummary:
+    """The counts of ``a`` and ``b`` together."""
+    return ImportSummary(**{f.name: getattr(a, f.name) + getattr(b, f.name) for f in dataclasses.fields(a)})

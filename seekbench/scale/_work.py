@@ -1,0 +1,81 @@
+"""The per-fragment work both engines run: read a fragment in chunks and reduce each chunk to per-trace rows."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from .._io import paused_gc
+from ..traces import Fragment, FragmentLog, iter_fragment_tables
+
+#: ``fn(steps, traces)``: one row per trace of ``traces``, in its order (any numeric columns).
+ChunkFunction = Callable[[pd.DataFrame, pd.DataFrame], pd.DataFrame]
+
+
+@dataclass
+class FragmentResult:
+    """A fragment's per-trace rows (aligned with ``log.ids``), what reading it found, and what it cost:
+    CPU seconds reading (to tables) and reducing (``fn``), and the worker's peak RSS so far (MiB)."""
+
+    log: FragmentLog
+    rows: pd.DataFrame | None
+    read_cpu: float = 0.0
+    reduce_cpu: float = 0.0
+    worker_rss_mib: float = 0.0
+
+
+@dataclass(frozen=True)
+class FragmentWork:
+    """Read one fragment and apply ``fn`` to each chunk: a picklable callable (processes, Ray tasks)."""
+
+    fn: ChunkFunction
+    skip_invalid: bool = False
+    options: tuple[tuple[str, object], ...] = ()
+    chunk_traces: int | None = None
+
+    def __call__(self, fragment: Fragment) -> FragmentResult:
+        log = FragmentLog(fragment)
+        parts: list[pd.DataFrame] = []
+        extra: dict[str, Any] = dict(self.options)
+        if self.chunk_traces is not None:
+            extra["chunk_traces"] = self.chunk_traces
+        read_cpu = reduce_cpu = 0.0
+        with paused_gc():
+            chunks = iter_fragment_tables(fragment, log, skip_invalid=self.skip_invalid, **extra)
+            while True:
+                t0 = time.process_time()
+                chunk = next(chunks, None)
+                t1 = time.process_time()
+                read_cpu += t1 - t0
+                if chunk is None:
+                    break
+                parts.append(aligned(self.fn(*chunk), chunk[1]))
+                reduce_cpu += time.process_time() - t1
+        rows = pd.concat(parts, ignore_index=True) if parts else None
+        return FragmentResult(log, rows, read_cpu, reduce_cpu, _peak_rss_mib())
+
+
+def _peak_rss_mib() -> float:
+    try:
+        import resource
+    except ImportError:  # not on POSIX
+        return float("nan")
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def aligned(rows: pd.DataFrame, traces: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with a plain index, checked to hold one row per trace of ``traces`` in its order
+    (a ``trace_id`` index or column is compared; a function breaking the contract is a bug, said so)."""
+    ids = traces["trace_id"].to_numpy()
+    if rows.index.name == "trace_id":
+        rows = rows.reset_index()
+    if len(rows) != len(ids) or ("trace_id" in rows.columns and not (rows["trace_id"].to_numpy() == ids).all()):
+        raise ValueError(
+            f"the chunk function returned {len(rows)} rows for {len(ids)} traces (or another order); "
+            "it must return one row per trace, in the order of the trace table"
+        )
+    return rows.reset_index(drop=True)
