@@ -18,7 +18,7 @@ Usage = Literal["per_call", "per_record"]
 _USAGE = ("per_call", "per_record")
 _METERS = ("cost_usd", "latency_s", "input_tokens", "output_tokens")
 #: Provenance keys that identify one provider call, when the pipeline records one.
-_CALL_KEYS = ("call_id", "request_id", "cache_key", "batch_custom_id")
+_CALL_KEYS = ("usage_key", "call_id", "request_id", "cache_key", "batch_custom_id")
 
 COST_COLUMNS = [
     "rater",
@@ -61,7 +61,8 @@ def judge_costs(labels: AnnotationSet, *, usage: Usage = "per_call") -> pd.DataF
     carries the usage of those calls (``provenance.cost_usd``, ``latency_s``,
     ``input_tokens``, ``output_tokens``, and ``requests``, the number of calls). With
     ``usage="per_call"`` (default) that usage is counted once: labels are grouped by
-    ``provenance.call_id`` (or ``request_id``, ``cache_key``, ``batch_custom_id``) when
+    ``provenance.usage_key`` (the judge job that paid it: one trace's calls, repairs and windows
+    included), else ``call_id`` (or ``request_id``, ``cache_key``, ``batch_custom_id``) when
     present, else by trace and identical usage values; ``n_calls`` adds up ``requests``
     (1 when absent). With
     ``usage="per_record"`` every label's usage is added up (for pipelines that record each

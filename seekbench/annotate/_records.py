@@ -58,6 +58,9 @@ def job_records(job: TraceJob, *, rater: str, served: dict | None = None) -> lis
         "requests": len(job.calls),
         "repairs": job.repairs,
         "cache_key": job.calls[-1].key if job.calls else None,
+        # The usage above is the whole job's (every window, step request and repair); a label's own
+        # cache_key names the answer it came from, so cost accounting counts the job once by this key.
+        "usage_key": f"{tid}:{job.calls[0].key}" if job.calls else None,
         "granularity": job.granularity,
     }
     models = sorted({c.model for c in job.calls if c.model})

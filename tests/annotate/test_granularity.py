@@ -87,3 +87,24 @@ def test_cli_granularity_option(tmp_path, judge_cfg):
     bad = subprocess.run(runner_cmd("annotate", data, "--judge", "local", "-o", out, "--granularity", "turn"),
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "granularity" in bad.stderr
+
+
+def test_costs_count_each_trace_job_once_whatever_answer_each_label_came_from(tmp_path, judge_cfg):
+    """Each label's ``cache_key`` names the answer it came from (one per step request at step
+    granularity); the usage on it is the whole trace job's. `agree`'s cost table must count that
+    usage once per trace: the tokens per trace equal what the server was sent, not that times the
+    number of step requests (before the fix: 9 requests of one trace counted as 9 jobs)."""
+    from seekbench.agreement import judge_costs
+
+    traces = [make_trace("u1", 7), make_trace("u2", 10)]
+    rec = Recording()
+    with OpenAIServer(policy=rec) as srv:
+        s = annotate(traces, judge_cfg, tmp_path / "step.jsonl", cache=tmp_path / "c.sqlite",
+                     base_url=srv.base_url, granularity="step", concurrency=1)
+    recs = [r for r in read_jsonl(tmp_path / "step.jsonl") if r["provenance"]["kind"] == "judge"]
+    assert len({r["provenance"]["cache_key"] for r in recs}) > 2  # labels name different answers
+    paid = {r["trace_id"]: r["provenance"]["input_tokens"] for r in recs}  # one job total per trace
+    assert len(paid) == 2 and all(v > 0 for v in paid.values())
+    row = judge_costs(AnnotationSet.from_records(read_jsonl(tmp_path / "step.jsonl"))).iloc[0]
+    assert row["input_tokens_per_trace"] == sum(paid.values()) / 2
+    assert int(row["n_calls"]) == s.requests
