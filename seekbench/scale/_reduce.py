@@ -20,8 +20,16 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UserInputError
-from ..traces import ReadResult, detect_format, expand_inputs, is_url, plan_fragments, url_format
-from ..traces.importers._summary import ImportSummary
+from ..traces import (
+    ReadResult,
+    detect_format,
+    expand_inputs,
+    format_not_found_error,
+    is_url,
+    plan_fragments,
+    url_format,
+)
+from ..traces.importers import ImportSummary
 from ._local import default_jobs, run_local
 from ._work import ChunkFunction, FragmentResult, FragmentWork
 
@@ -155,9 +163,7 @@ def merge(
     if forced is not None:
         for file, ok in found.items():
             if records[file] and not ok:
-                from ..traces._read import _nothing_found
-
-                _nothing_found(file, forced, read)
+                raise format_not_found_error(file, forced, read)
     rows = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
     if not keep.all():
         rows = rows[keep].reset_index(drop=True)

@@ -14,7 +14,15 @@ from ._evidence_record import (
 from ._fragments import Fragment, expand_inputs, is_url, plan_fragments, url_format
 from ._normalize import normalize_answer, normalize_query
 from ._ontology import FIELDS_BY_KIND, LABEL_FIELDS, LABEL_VALUES, STEP_KINDS, canonical_field, canonical_value
-from ._read import ReadResult, importer_options, iter_traces, read_tables, read_traces, valid_traces
+from ._read import (
+    ReadResult,
+    format_not_found_error,
+    importer_options,
+    iter_traces,
+    read_tables,
+    read_traces,
+    valid_traces,
+)
 from ._tables import STEP_COLUMNS, TRACE_COLUMNS, attach_labels, build_tables
 from ._validate import json_path, validate_trace
 from .importers import available_formats, detect_format
@@ -28,6 +36,7 @@ __all__ = [
     "LABEL_FIELDS",
     "LABEL_VALUES",
     "ReadResult",
+    "format_not_found_error",
     "STEP_COLUMNS",
     "STEP_KINDS",
     "TRACE_COLUMNS",

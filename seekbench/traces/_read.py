@@ -127,15 +127,33 @@ def valid_traces(paths: list, out: ReadResult, *, format: str | None, skip_inval
             )
             yield item
         if format is not None and records and not found:
-            _nothing_found(file, format, out)
+            raise format_not_found_error(file, format, out)
 
 
-def _nothing_found(file: str, fmt: str, out: ReadResult) -> None:
-    """A forced ``--format`` that found no record of its format is a user error: no valid record at all, or
-    (tagged text, where any text imports) no tool call, result or answer."""
-    first = next((e for e in out.skipped if e.file == file), None)
+def format_not_found_error(file: str, fmt: str, read: ReadResult) -> UserInputError:
+    """The error for a forced ``--format`` that found no record of its format in ``file``.
+
+    That is a user error: no valid record at all, or (tagged text, where any text imports) no
+    tool call, result or answer. The first problem recorded for ``file`` in ``read.skipped``
+    is named in the message.
+
+    Parameters
+    ----------
+    file : str
+        The file read.
+    fmt : str
+        The format the user forced.
+    read : ReadResult
+        What reading found so far (its ``skipped`` errors).
+
+    Returns
+    -------
+    UserInputError
+        For the caller to raise.
+    """
+    first = next((e for e in read.skipped if e.file == file), None)
     why = f"; first problem: {first.one_line()}" if first is not None else ""
-    raise UserInputError(
+    return UserInputError(
         f"--format {fmt} found nothing of its format here (no record with a tool call, result "
         f"or answer){why}; drop --format to detect the format, or pick the right one",
         file=file,
