@@ -2,7 +2,7 @@
 
 from .._io import atomic_writer, iter_jsonl, write_jsonl, write_text
 from ._answers import exact_match_score, f1_score_tokens
-from ._chunks import FragmentLog, iter_fragment_tables
+from ._chunks import iter_fragment_tables
 from ._evidence_record import (
     EVIDENCE_COLUMNS,
     EVIDENCE_SET_KEY,
@@ -11,6 +11,7 @@ from ._evidence_record import (
     is_false_premise,
     normalize_judgment,
 )
+from ._fragment_log import FragmentLog
 from ._fragments import Fragment, expand_inputs, is_url, plan_fragments, url_format
 from ._normalize import normalize_answer, normalize_query
 from ._ontology import FIELDS_BY_KIND, LABEL_FIELDS, LABEL_VALUES, STEP_KINDS, canonical_field, canonical_value

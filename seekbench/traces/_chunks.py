@@ -17,16 +17,11 @@ them from :attr:`FragmentLog.ids` and :attr:`FragmentLog.lines`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-
-import pandas as pd
 
 from .._errors import UserInputError
 from .._io import BLANK, ZIP_NOT_TEXT, parse_jsonl_bytes
+from ._fragment_log import FragmentLog, Tables, dict_chunks
 from ._fragments import Fragment, open_binary
-from ._tables import _Columns
-from ._validate import validate_trace
-from .importers._summary import ImportSummary
 
 try:  # the scale extra: about 4 times faster than the json module on trace lines
     import orjson as _orjson
@@ -37,29 +32,6 @@ except ImportError:  # pragma: no cover (the standard reader, line by line)
 CHUNK_TRACES = 2048
 #: Importer warnings kept per fragment (the rest are counted), as ``read_traces`` keeps per read.
 MAX_WARNINGS = 100
-
-Tables = tuple[pd.DataFrame, pd.DataFrame]
-
-
-@dataclass
-class FragmentLog:
-    """What reading a fragment found besides its tables.
-
-    ``ids``/``lines``: the valid traces in order (those in the chunks); ``errors``: the
-    invalid records as ``(line, error)`` in record order; ``summary``: counts for the import
-    line (None for Parquet, tabulated from columns as ``read_tables`` does).
-    """
-
-    fragment: Fragment
-    ids: list[str] = field(default_factory=list)
-    lines: list[int | None] = field(default_factory=list)
-    errors: list[tuple[int | None, UserInputError]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    n_warnings: int = 0
-    summary: ImportSummary | None = field(default_factory=ImportSummary)
-    #: A forced --format found something of its format (only tagged text can find nothing).
-    found: bool = False
 
 
 def iter_fragment_tables(
@@ -86,6 +58,7 @@ def iter_fragment_tables(
         Importer options (``agent``, ``tags``, ...), for fragments read by their importer.
     """
     if fragment.format == "parquet" and not options:
+        # Imported here: it imports pyarrow, which a JSONL-only read never needs to load.
         from .importers._parquet_fragments import iter_parquet_tables
 
         log.summary = None
@@ -95,67 +68,6 @@ def iter_fragment_tables(
     fast = fragment.format == "canonical" and not options
     records = _canonical_records(fragment) if fast else _imported_records(fragment, log, skip_invalid, **options)
     yield from dict_chunks(records, log, fragment, skip_invalid=skip_invalid, chunk_traces=chunk_traces, validate=fast)
-
-
-def dict_chunks(
-    records: Iterator[tuple[int | None, object]],
-    log: FragmentLog,
-    fragment: Fragment,
-    *,
-    skip_invalid: bool,
-    chunk_traces: int,
-    validate: bool = True,
-) -> Iterator[Tables]:
-    """Validate ``(line, trace or error)`` records as the sequential reader does (``validate=False``: the
-    importer path did) and tabulate the valid ones."""
-    file = fragment.file
-    seen: dict[str, int | None] = {}
-    chunk: list[dict] = []
-    for line, obj in records:
-        try:
-            if isinstance(obj, UserInputError):
-                raise obj
-            if validate:
-                validate_trace(obj, file=file, line=line)
-            assert isinstance(obj, dict)  # validate_trace passed, or the importer's validated output
-            tid = obj["trace_id"]
-            if tid in seen:
-                where = f"line {seen[tid]}" if seen[tid] is not None else "an earlier record"
-                raise UserInputError(
-                    f"duplicate trace_id (first seen at {where}); trace ids must be unique",
-                    file=file,
-                    line=line,
-                    trace_id=tid,
-                    path="$.trace_id",
-                )
-        except UserInputError as e:
-            log.errors.append((line, e))
-            if not skip_invalid:
-                break
-            continue
-        seen[tid] = line
-        log.ids.append(tid)
-        log.lines.append(line)
-        if log.summary is not None:
-            log.summary.add(obj)
-        log.found = (
-            log.found
-            or fragment.format != "search_r1"
-            or any(st["kind"] in ("search", "search_result", "answer") for st in obj["steps"])
-        )
-        chunk.append(obj)
-        if len(chunk) == chunk_traces:
-            yield tabulate(chunk)
-            chunk = []
-    if chunk:
-        yield tabulate(chunk)
-
-
-def tabulate(chunk: list[dict]) -> Tables:
-    """The tables of a list of valid canonical traces (their inline labels kept)."""
-    cols = _Columns(use_inline=True)
-    cols.add(chunk)
-    return cols.frames()
 
 
 def _canonical_records(fragment: Fragment) -> Iterator[tuple[int | None, object]]:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
+from .._fragment_log import dict_chunks
 from .._fragments import Fragment, open_binary
 from ._parquet import damaged
 from ._parquet_layout import SCHEMA, decode_trace
@@ -25,7 +26,7 @@ from ._parquet_tables import _DICTIONARY, _STEP_READ, _TRACE_READ, _Invalid, _ob
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .._chunks import FragmentLog
+    from .._fragment_log import FragmentLog
 
 
 def _lead(t: pa.Table, tid: object) -> int:
@@ -103,7 +104,6 @@ def iter_parquet_tables(
     """The tables of the traces ``fragment`` owns; invalid ones logged (see :mod:`.._chunks`)."""
     import pyarrow.parquet as pq
 
-    from .._chunks import dict_chunks
     from .._tables import _Columns
 
     with open_binary(fragment.file) as fh:
