@@ -21,6 +21,7 @@ from . import (
     _judge,
     _judge_answers,
     _metrics,
+    _report,
     _span_labels,
     _validate,
 )
@@ -39,6 +40,7 @@ COMMANDS = (
     _conformal,
     _explore,
     _span_labels,
+    _report,
 )
 
 DESCRIPTION = """\
@@ -81,14 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _command_modules():
-    mods = list(COMMANDS)
-    for name in ("_report",):
-        try:
-            mods.append(__import__(f"{__package__}.{name}", fromlist=["register"]))
-        except ModuleNotFoundError as e:
-            if e.name != f"{__package__}.{name}":
-                raise
-    return mods
+    return list(COMMANDS)
 
 
 #: Other options that name a file to write: (dest, as the user typed it).

@@ -23,11 +23,11 @@ import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
 
 import numpy as np
 
 from ..._errors import SeekbenchWarning, UserInputError
+from .._corpus import load_corpus
 
 #: Default interval width Delta (the paper: 10 for Wikipedia, 15 for ML surveys).
 DEFAULT_DELTA = 10
@@ -323,50 +323,8 @@ def render_beliefs(states: Sequence[BeliefState], corpus: Iterable[dict]) -> lis
 
 
 def load_corpus_records(path: str | os.PathLike) -> list[dict]:
-    """Read a corpus JSONL: the environment's ``load_corpus`` when available, else a minimal reader.
-
-    The minimal reader checks only what belief states need: ``doc_id`` and
-    ``sections[].passages[].id`` / ``text``.
-    """
-    try:
-        from .._corpus import load_corpus
-    except ModuleNotFoundError as e:
-        if e.name not in ("seekbench.env._corpus", "seekbench.env"):
-            raise
-    else:
-        return list(load_corpus(path))
-    from ..._io import iter_jsonl
-
-    docs = []
-    for line, rec in iter_jsonl(path):
-        if isinstance(rec, UserInputError):
-            raise rec
-        _check_document(rec, file=str(path), line=line)
-        docs.append(cast(dict, rec))  # _check_document raised unless rec is a JSON object
-    if not docs:
-        raise UserInputError("the corpus holds no documents", file=str(path))
-    return docs
-
-
-def _check_document(rec: object, *, file: str, line: int) -> None:
-    if not isinstance(rec, dict) or not isinstance(rec.get("doc_id"), str) or not rec["doc_id"]:
-        raise UserInputError(
-            "a corpus record must be an object with a non-empty string doc_id", file=file, line=line, path="doc_id"
-        )
-    sections = rec.get("sections")
-    if not isinstance(sections, list):
-        raise UserInputError("sections must be a list", file=file, line=line, path="sections")
-    for i, sec in enumerate(sections):
-        passages = sec.get("passages") if isinstance(sec, dict) else None
-        if not isinstance(passages, list):
-            raise UserInputError(
-                "each section needs a passages list", file=file, line=line, path=f"sections[{i}].passages"
-            )
-        for j, p in enumerate(passages):
-            if not isinstance(p, dict) or not isinstance(p.get("id"), str) or not isinstance(p.get("text"), str):
-                raise UserInputError(
-                    "a passage needs a string id and text", file=file, line=line, path=f"sections[{i}].passages[{j}]"
-                )
+    """Read a corpus JSONL with the environment's :func:`~seekbench.env.load_corpus` (its schema checks)."""
+    return list(load_corpus(path))
 
 
 def write_belief_states(path: str | os.PathLike, states: Iterable[BeliefState]) -> int:
