@@ -77,13 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
         version=f"seekbench {__version__} (trace and annotation schema_version {SCHEMA_VERSION})",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for mod in _command_modules():
+    for mod in COMMANDS:
         mod.register(sub)
     return parser
-
-
-def _command_modules():
-    return list(COMMANDS)
 
 
 #: Other options that name a file to write: (dest, as the user typed it).
