@@ -76,7 +76,8 @@ def _canonical_records(fragment: Fragment) -> Iterator[tuple[int | None, object]
     file = fragment.file
     with open_binary(file) as fh:
         fh.seek(fragment.start)
-        data = fh.read((fragment.stop if fragment.stop is not None else 1 << 62) - fragment.start)
+        # A whole file (stop None) is read to its end: read(n) would allocate n bytes up front.
+        data = fh.read() if fragment.stop is None else fh.read(fragment.stop - fragment.start)
     parts = data.split(b"\n")
     if data.endswith(b"\n") or not data:
         parts.pop()

@@ -90,8 +90,13 @@ def test_parquet_row_group_ranges_equal_the_whole_file_with_traces_across_row_gr
 
 BAD = [
     "{not json",  # malformed
-    {"schema_version": "1.0", "trace_id": "bad-kind", "agent": "a", "question": "q",
-     "steps": [{"index": 0, "kind": "dance"}]},  # an enum
+    {
+        "schema_version": "1.0",
+        "trace_id": "bad-kind",
+        "agent": "a",
+        "question": "q",
+        "steps": [{"index": 0, "kind": "dance"}],
+    },  # an enum
     "[1, 2]",  # not an object
     "",  # blank: not a record
 ]
@@ -177,3 +182,15 @@ def test_object_storage_through_fsspec_memory_filesystem(tmp_path):
         assert_frame_equal(table, want_traces)
     finally:
         fs.rm("/scale-io-test", recursive=True)
+
+
+def test_a_whole_file_fragment_reads_to_its_end(tmp_path):
+    # A Fragment made by hand keeps the default stop=None: the reader once asked read() for 2**62
+    # bytes and failed with MemoryError; the whole file must read as its planned byte range does.
+    path = tmp_path / "c.jsonl"
+    write_jsonl(path, corpus(1))
+    chunks = list(iter_fragment_tables(_fragments.Fragment(str(path), "canonical"), FragmentLog(None)))
+    whole = [pd.concat([c[k] for c in chunks], ignore_index=True) for k in (0, 1)]
+    planned = read_all([str(path)], ["canonical"])
+    assert_frame_equal(whole[0], planned[0])
+    assert_frame_equal(whole[1], planned[1])
