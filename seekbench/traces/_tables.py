@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ._answers import em_f1
-from ._normalize import normalize_query
+from ._normalize import normalized
 from ._ontology import LABEL_FIELDS
 
 STEP_COLUMNS = [
@@ -64,6 +64,9 @@ TRACE_COLUMNS = [
     "f1",
 ]
 
+_INT_COLUMNS = ("step", "pos", "turn", "n_documents")
+#: Step columns repeating a trace column over the trace's steps.
+_REPEATED = ("trace_id", "agent", "dataset", "question_id")
 _VISIT_TOOLS = ("visit", "open", "browse", "fetch", "read", "click")
 
 
@@ -107,6 +110,53 @@ def _turns(kinds: np.ndarray, owner: np.ndarray) -> np.ndarray:
     return (c - np.repeat(c[start] - is_call[start], length)).astype(np.int64)
 
 
+def _step_columns(per_trace: list[list[dict]], n: int, use_inline: bool) -> dict[str, list]:
+    """The per-step columns of :meth:`_Columns.add_columns` from the step dicts of consecutive traces
+    (``n`` steps in all): one pass touching each step once, labels scattered into None-filled columns."""
+    index: list = []
+    kind: list = []
+    query: list = []
+    url: list = []
+    tool: list = []
+    n_documents: list = []
+    labels: dict[str, list] = {f: [None] * n for f in LABEL_FIELDS}
+    # Bound methods and locals: this loop runs once per step of the corpus.
+    add_index, add_kind, add_query, add_url, add_tool, add_docs = (
+        index.append,
+        kind.append,
+        query.append,
+        url.append,
+        tool.append,
+        n_documents.append,
+    )
+    column = labels.get
+    i = 0
+    for steps in per_trace:
+        for st in steps:
+            get = st.get
+            add_index(st["index"])
+            add_kind(st["kind"])
+            add_query(get("query"))
+            add_url(get("url"))
+            add_tool(get("tool"))
+            docs = get("documents")
+            add_docs(len(docs) if docs else 0)
+            if use_inline and (lab := get("labels")):
+                for f, v in lab.items():
+                    if (values := column(f)) is not None:
+                        values[i] = v
+            i += 1
+    return {
+        "index": index,
+        "kind": kind,
+        "query": query,
+        "url": url,
+        "tool": tool,
+        "n_documents": n_documents,
+        **labels,
+    }
+
+
 class _Columns:
     """Step and trace columns, filled one chunk of traces at a time (the single pass)."""
 
@@ -114,33 +164,26 @@ class _Columns:
         self.use_inline = use_inline
         self.steps: dict[str, list] = {c: [] for c in STEP_COLUMNS}
         self.trows: dict[str, list] = {c: [] for c in TRACE_COLUMNS}
+        # Object step columns known to hold only strings and None (checked on the short per-trace
+        # arrays they repeat, or so by construction): frames() need not scan their every step.
+        self.strings = {c: True for c in (*_REPEATED, "query_norm")}
 
     def add(self, chunk: list[dict]) -> None:
         """Add a chunk of canonical traces (dicts)."""
         per_trace = [tr.get("steps", []) for tr in chunk]
-        flat = [st for steps in per_trace for st in steps]
+        counts = np.fromiter(map(len, per_trace), dtype=np.int64, count=len(chunk))
         correct = [tr.get("correct") or {} for tr in chunk]
-        labels = [st.get("labels") or {} for st in flat] if self.use_inline else [{}] * len(flat)
-        self.add_columns(
-            {
-                "trace_id": [tr["trace_id"] for tr in chunk],
-                "agent": [tr["agent"] for tr in chunk],
-                **{
-                    k: [tr.get(k) for tr in chunk]
-                    for k in ("dataset", "question_id", "question", "gold_answers", "final_answer")
-                },
-                "correct_value": [c.get("value") for c in correct],
-                "correct_source": [c.get("source") for c in correct],
+        tcols = {
+            "trace_id": [tr["trace_id"] for tr in chunk],
+            "agent": [tr["agent"] for tr in chunk],
+            **{
+                k: [tr.get(k) for tr in chunk]
+                for k in ("dataset", "question_id", "question", "gold_answers", "final_answer")
             },
-            {
-                "index": [st["index"] for st in flat],
-                "kind": [st["kind"] for st in flat],
-                **{k: [st.get(k) for st in flat] for k in ("query", "url", "tool")},
-                "n_documents": [len(st.get("documents") or ()) for st in flat],
-                **{f: [lab.get(f) for lab in labels] for f in LABEL_FIELDS},
-            },
-            np.fromiter((len(st) for st in per_trace), dtype=np.int64, count=len(chunk)),
-        )
+            "correct_value": [c.get("value") for c in correct],
+            "correct_source": [c.get("source") for c in correct],
+        }
+        self.add_columns(tcols, _step_columns(per_trace, int(counts.sum()), self.use_inline), counts)
 
     def add_columns(
         self, tcols: Mapping[str, list | np.ndarray], scols: Mapping[str, list | np.ndarray], counts: np.ndarray
@@ -149,35 +192,31 @@ class _Columns:
         gold_answers, final_answer, correct_value, correct_source``; per step (``counts[i]`` steps
         of trace i, in order) ``index, kind, query, url, tool, n_documents`` and the label fields."""
         n_traces = len(counts)
-        kinds, queries = _objects(scols["kind"]), scols["query"]
+        kinds, queries = _objects(scols["kind"]), _objects(scols["query"])
         owner = np.repeat(np.arange(n_traces), counts)
         turn = _turns(kinds, owner)
         col = self.steps
-        for name in ("trace_id", "agent", "dataset", "question_id"):
-            col[name].append(np.repeat(_objects(tcols[name]), counts))
+        for name in _REPEATED:
+            values = _objects(tcols[name])
+            self.strings[name] = self.strings[name] and _strings_only(values)
+            col[name].append(np.repeat(values, counts))
         col["step"].append(_objects(scols["index"]))
         first = np.cumsum(counts) - counts
         col["pos"].append(np.arange(len(kinds)) - np.repeat(first, counts))
         col["kind"].append(kinds)
         col["turn"].append(turn)
-        col["query"].append(_objects(queries))
-        # kinds, queries, url and tool are per-step columns of this batch: equal lengths.
-        col["query_norm"].append(
-            _objects(
-                [
-                    normalize_query(q) if k == "search" and isinstance(q, str) else None
-                    for k, q in zip(kinds, queries, strict=True)
-                ]
-            )
-        )
-        col["visit_id"].append(
-            _objects(
-                [
-                    _visit_id(u, t, q) if k == "search" else None
-                    for k, u, t, q in zip(kinds, scols["url"], scols["tool"], queries, strict=True)
-                ]
-            )
-        )
+        col["query"].append(queries)
+        # Normalised queries and visit ids exist for search steps only: computed for those alone.
+        searches = np.flatnonzero(kinds == "search")
+        at = queries[searches]
+        query_norm = np.full(len(kinds), None, dtype=object)
+        query_norm[searches] = _objects([normalized(q) if isinstance(q, str) else None for q in at])
+        col["query_norm"].append(query_norm)
+        visit = np.full(len(kinds), None, dtype=object)
+        urls, tools = _objects(scols["url"])[searches], _objects(scols["tool"])[searches]
+        # urls, tools and at are taken at the same search rows: equal lengths.
+        visit[searches] = _objects([_visit_id(u, t, q) for u, t, q in zip(urls, tools, at, strict=True)])
+        col["visit_id"].append(visit)
         col["n_documents"].append(np.asarray(scols["n_documents"], dtype=np.int64))
         for f in LABEL_FIELDS:
             col[f].append(_objects(scols[f]))
@@ -237,18 +276,23 @@ class _Columns:
         data = {}
         for c in STEP_COLUMNS:
             parts = self.steps[c]
-            arr = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64 if c in _INT_COLUMNS else object)
-            data[c] = arr.astype(np.int64) if c in _INT_COLUMNS else _as_column(arr)
-        step_df = pd.DataFrame(data, columns=STEP_COLUMNS)
+            if not parts:
+                data[c] = [] if c not in _INT_COLUMNS else np.zeros(0, dtype=np.int64)
+                continue
+            arr = np.concatenate(parts) if len(parts) > 1 else parts[0]
+            if c in _INT_COLUMNS:
+                data[c] = arr.astype(np.int64)
+            else:
+                data[c] = arr if self.strings.get(c) and _strings_kept() else _as_column(arr)
+        # copy=False: the arrays are this builder's own, and pandas then keeps them as they are
+        # instead of copying the object columns into one consolidated block.
+        step_df = pd.DataFrame(data, columns=STEP_COLUMNS, copy=False)
         trace_df = pd.DataFrame(self.trows, columns=TRACE_COLUMNS)
         # Correctness is three-valued (True, False, unknown): keep Python objects, never a bool dtype.
         trace_df["correct"] = pd.Series(self.trows["correct"], dtype=object)
         if labels is not None:
             step_df = attach_labels(step_df, labels)
         return step_df, trace_df
-
-
-_INT_COLUMNS = ("step", "pos", "turn", "n_documents")
 
 
 def _objects(values) -> np.ndarray:
@@ -258,13 +302,22 @@ def _objects(values) -> np.ndarray:
     return np.fromiter(values, dtype=object, count=len(values))
 
 
+def _strings_kept() -> bool:
+    """Whether pandas keeps an object column of strings as it is (not with ``future.infer_string``)."""
+    return not pd.get_option("future.infer_string")
+
+
+def _strings_only(arr: np.ndarray) -> bool:
+    """Whether ``arr`` (object) holds only strings and None."""
+    strings = arr[arr != None]  # noqa: E711 (elementwise comparison with None)
+    return pd.api.types.infer_dtype(strings, skipna=False) in ("string", "empty")
+
+
 def _as_column(arr: np.ndarray) -> np.ndarray | list:
     """An object column for the DataFrame: as it is when it holds only strings and None (what
     pandas would infer from a list anyway, without the cost), else as a list for pandas to infer."""
-    if len(arr) and not pd.get_option("future.infer_string"):
-        strings = arr[arr != None]  # noqa: E711 (elementwise comparison with None)
-        if pd.api.types.infer_dtype(strings, skipna=False) in ("string", "empty"):
-            return arr
+    if len(arr) and _strings_kept() and _strings_only(arr):
+        return arr
     return arr.tolist()
 
 
