@@ -70,19 +70,19 @@ def _reference_steps(traces):
     rows = []
     for tr in traces:
         turn = 0
-        for pos, st in enumerate(tr.get("steps", [])):
-            search = st["kind"] == "search"
+        for pos, step in enumerate(tr.get("steps", [])):
+            search = step["kind"] == "search"
             turn += search
-            q, url, tool = st.get("query"), st.get("url"), st.get("tool")
+            q, url, tool = step.get("query"), step.get("url"), step.get("tool")
             visit = url or (q if q and any(v in (tool or "").lower() for v in _VISIT) else None)
-            labels = st.get("labels") or {}
+            labels = step.get("labels") or {}
             rows.append(
                 {
                     **{k: tr.get(k) for k in ("trace_id", "agent", "dataset", "question_id")},
-                    **{"step": st["index"], "pos": pos, "kind": st["kind"], "turn": turn, "query": q},
+                    **{"step": step["index"], "pos": pos, "kind": step["kind"], "turn": turn, "query": q},
                     "query_norm": normalize_query(q) if search and isinstance(q, str) else None,
                     "visit_id": visit if search else None,
-                    "n_documents": len(st.get("documents") or ()),
+                    "n_documents": len(step.get("documents") or ()),
                     **{f: labels.get(f) for f in LABEL_FIELDS},
                 }
             )
