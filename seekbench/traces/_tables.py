@@ -28,7 +28,7 @@ import pandas as pd
 
 from ._answers import em_f1
 from ._normalize import normalized
-from ._ontology import LABEL_FIELDS
+from ._ontology import LABEL_FIELDS, LABEL_VALUES, STEP_KINDS
 
 STEP_COLUMNS = [
     "trace_id",
@@ -110,9 +110,15 @@ def _turns(kinds: np.ndarray, owner: np.ndarray) -> np.ndarray:
     return (c - np.repeat(c[start] - is_call[start], length)).astype(np.int64)
 
 
+#: One string object per step kind and label value: the parser makes a new one for every step, and
+#: the step table's hashing and comparing (kinds, label maps) runs faster on a few shared objects.
+_VOCABULARY = {v: v for v in (*STEP_KINDS, *(v for values in LABEL_VALUES.values() for v in values))}
+
+
 def _step_columns(per_trace: list[list[dict]], n: int, use_inline: bool) -> dict[str, list]:
     """The per-step columns of :meth:`_Columns.add_columns` from the step dicts of consecutive traces
-    (``n`` steps in all): one pass touching each step once, labels scattered into None-filled columns."""
+    (``n`` steps in all): one pass touching each step once, labels scattered into None-filled columns,
+    kinds and label values as the shared strings of :data:`_VOCABULARY` (equal, so the tables are too)."""
     index: list = []
     kind: list = []
     query: list = []
@@ -130,12 +136,14 @@ def _step_columns(per_trace: list[list[dict]], n: int, use_inline: bool) -> dict
         n_documents.append,
     )
     column = labels.get
+    shared = _VOCABULARY.get
     i = 0
     for steps in per_trace:
         for st in steps:
             get = st.get
             add_index(st["index"])
-            add_kind(st["kind"])
+            k = st["kind"]
+            add_kind(shared(k, k) if k.__class__ is str else k)
             add_query(get("query"))
             add_url(get("url"))
             add_tool(get("tool"))
@@ -144,7 +152,7 @@ def _step_columns(per_trace: list[list[dict]], n: int, use_inline: bool) -> dict
             if use_inline and (lab := get("labels")):
                 for f, v in lab.items():
                     if (values := column(f)) is not None:
-                        values[i] = v
+                        values[i] = shared(v, v) if v.__class__ is str else v
             i += 1
     return {
         "index": index,
