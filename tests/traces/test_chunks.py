@@ -194,3 +194,33 @@ def test_a_whole_file_fragment_reads_to_its_end(tmp_path):
     planned = read_all([str(path)], ["canonical"])
     assert_frame_equal(whole[0], planned[0])
     assert_frame_equal(whole[1], planned[1])
+
+
+@pytest.mark.parametrize("cut", [None, 700])
+def test_jsonl_bytes_edge_cases_read_as_the_sequential_reader(tmp_path, cut):
+    # A BOM, CRLF endings, blank and whitespace lines, invalid UTF-8, a NUL byte and no final newline:
+    # the mapped file (split in byte ranges or whole) gives the sequential reader's records and errors.
+    good = [json.dumps(t).encode() for t in corpus(1)[:6]]
+    lines = [b"\xef\xbb\xbf" + good[0], good[1] + b"\r", b"", b"  \t", b'{"x": "\xff"}', good[2]]
+    lines += [b'{"a": "\x00"}', good[3] + b"\r", good[4], good[5]]
+    path = tmp_path / "edge.jsonl"
+    path.write_bytes(b"\n".join(lines))  # no newline after the last line
+    want = read_traces(path, skip_invalid=True)
+    plan = {"jsonl_bytes": cut} if cut else {"split": False}
+    steps, table, logs = read_all([str(path)], ["canonical"], skip_invalid=True, **plan)
+    assert [e.one_line() for log in logs for _, e in log.errors] == [e.one_line() for e in want.skipped]
+    assert [i for log in logs for i in log.lines] == [1, 2, 6, 8, 9, 10]
+    assert_frame_equal(table, build_tables(want.traces)[1])
+
+
+def test_empty_and_zip_files(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    log = FragmentLog(None)
+    assert list(iter_fragment_tables(_fragments.Fragment(str(empty), "canonical"), log)) == []
+    assert log.ids == [] and log.errors == []
+    zipped = tmp_path / "z.jsonl"
+    zipped.write_bytes(b"PK\x03\x04rest of a zip")
+    log = FragmentLog(None)
+    assert list(iter_fragment_tables(_fragments.Fragment(str(zipped), "canonical"), log, skip_invalid=True)) == []
+    assert len(log.errors) == 1 and "zip" in log.errors[0][1].message
