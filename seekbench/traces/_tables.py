@@ -21,7 +21,7 @@ Trace table: one row per trace, columns
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -67,6 +67,8 @@ TRACE_COLUMNS = [
 _INT_COLUMNS = ("step", "pos", "turn", "n_documents")
 #: Step columns repeating a trace column over the trace's steps.
 _REPEATED = ("trace_id", "agent", "dataset", "question_id")
+#: Object step columns whose strings-only check can be known without scanning them.
+_KNOWABLE = (*_REPEATED, "query_norm", "kind", *LABEL_FIELDS)
 _VISIT_TOOLS = ("visit", "open", "browse", "fetch", "read", "click")
 
 
@@ -115,10 +117,13 @@ def _turns(kinds: np.ndarray, owner: np.ndarray) -> np.ndarray:
 _VOCABULARY = {v: v for v in (*STEP_KINDS, *(v for values in LABEL_VALUES.values() for v in values))}
 
 
-def _step_columns(per_trace: list[list[dict]], n: int, use_inline: bool) -> dict[str, list]:
+def _step_columns(per_trace: list[list[dict]], n: int, use_inline: bool) -> tuple[dict[str, list], tuple[str, ...]]:
     """The per-step columns of :meth:`_Columns.add_columns` from the step dicts of consecutive traces
-    (``n`` steps in all): one pass touching each step once, labels scattered into None-filled columns,
-    kinds and label values as the shared strings of :data:`_VOCABULARY` (equal, so the tables are too)."""
+    (``n`` steps in all), and the names of those holding only strings and None.
+
+    One pass touching each step once, labels scattered into None-filled columns, kinds and label
+    values as the shared strings of :data:`_VOCABULARY` (equal, so the tables are too).
+    """
     index: list = []
     kind: list = []
     query: list = []
@@ -137,13 +142,18 @@ def _step_columns(per_trace: list[list[dict]], n: int, use_inline: bool) -> dict
     )
     column = labels.get
     shared = _VOCABULARY.get
+    odd = False  # a kind or label value neither a string nor None (only in unvalidated input)
     i = 0
     for steps in per_trace:
         for st in steps:
             get = st.get
             add_index(st["index"])
             k = st["kind"]
-            add_kind(shared(k, k) if k.__class__ is str else k)
+            if k.__class__ is str:
+                k = shared(k, k)
+            else:
+                odd = True
+            add_kind(k)
             add_query(get("query"))
             add_url(get("url"))
             add_tool(get("tool"))
@@ -152,9 +162,13 @@ def _step_columns(per_trace: list[list[dict]], n: int, use_inline: bool) -> dict
             if use_inline and (lab := get("labels")):
                 for f, v in lab.items():
                     if (values := column(f)) is not None:
-                        values[i] = shared(v, v) if v.__class__ is str else v
+                        if v.__class__ is str:
+                            v = shared(v, v)
+                        elif v is not None:
+                            odd = True
+                        values[i] = v
             i += 1
-    return {
+    cols = {
         "index": index,
         "kind": kind,
         "query": query,
@@ -163,6 +177,7 @@ def _step_columns(per_trace: list[list[dict]], n: int, use_inline: bool) -> dict
         "n_documents": n_documents,
         **labels,
     }
+    return cols, () if odd else ("kind", *LABEL_FIELDS)
 
 
 class _Columns:
@@ -174,7 +189,7 @@ class _Columns:
         self.trows: dict[str, list] = {c: [] for c in TRACE_COLUMNS}
         # Object step columns known to hold only strings and None (checked on the short per-trace
         # arrays they repeat, or so by construction): frames() need not scan their every step.
-        self.strings = {c: True for c in (*_REPEATED, "query_norm")}
+        self.strings: dict[str, bool] = {}
 
     def add(self, chunk: list[dict]) -> None:
         """Add a chunk of canonical traces (dicts)."""
@@ -191,23 +206,34 @@ class _Columns:
             "correct_value": [c.get("value") for c in correct],
             "correct_source": [c.get("source") for c in correct],
         }
-        self.add_columns(tcols, _step_columns(per_trace, int(counts.sum()), self.use_inline), counts)
+        scols, strings = _step_columns(per_trace, int(counts.sum()), self.use_inline)
+        self.add_columns(tcols, scols, counts, strings=strings)
 
     def add_columns(
-        self, tcols: Mapping[str, list | np.ndarray], scols: Mapping[str, list | np.ndarray], counts: np.ndarray
+        self,
+        tcols: Mapping[str, list | np.ndarray],
+        scols: Mapping[str, list | np.ndarray],
+        counts: np.ndarray,
+        *,
+        strings: Collection[str] = (),
     ) -> None:
         """Add traces given as columns: per trace ``trace_id, agent, dataset, question_id, question,
         gold_answers, final_answer, correct_value, correct_source``; per step (``counts[i]`` steps
-        of trace i, in order) ``index, kind, query, url, tool, n_documents`` and the label fields."""
+        of trace i, in order) ``index, kind, query, url, tool, n_documents`` and the label fields.
+        ``strings`` names step columns the caller knows hold only strings and None."""
         n_traces = len(counts)
         kinds, queries = _objects(scols["kind"]), _objects(scols["query"])
         owner = np.repeat(np.arange(n_traces), counts)
         turn = _turns(kinds, owner)
         col = self.steps
+        known = {*strings, "query_norm"}
         for name in _REPEATED:
             values = _objects(tcols[name])
-            self.strings[name] = self.strings[name] and _strings_only(values)
+            if _strings_only(values):  # then so is the step column repeating it
+                known.add(name)
             col[name].append(np.repeat(values, counts))
+        for name in _KNOWABLE:
+            self.strings[name] = self.strings.get(name, True) and name in known
         col["step"].append(_objects(scols["index"]))
         first = np.cumsum(counts) - counts
         col["pos"].append(np.arange(len(kinds)) - np.repeat(first, counts))

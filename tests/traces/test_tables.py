@@ -101,7 +101,7 @@ _step = st.fixed_dictionaries(
             st.none(),
             st.dictionaries(
                 st.sampled_from(["grounding", "reasoning_type", "clarity", "sufficiency", "search_type", "other"]),
-                st.one_of(st.none(), st.sampled_from(["Grounded", "Clear", "PlanFormation"])),
+                st.one_of(st.none(), st.sampled_from(["Grounded", "Clear", "PlanFormation"]), st.integers(0, 1)),
             ),
         ),
     },
