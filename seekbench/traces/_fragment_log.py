@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from .._errors import UserInputError
+from ._dict_columns import DictColumns
 from ._fragments import Fragment
 from ._tables import _Columns
 from ._validate import validate_trace
@@ -55,7 +56,8 @@ def dict_chunks(
     importer path did) and tabulate the valid ones."""
     file = fragment.file
     seen: dict[str, int | None] = {}
-    chunk: list[dict] = []
+    # Each valid trace's columns are gathered at once, while its dicts are fresh in the cache.
+    chunk = DictColumns(use_inline=True)
     for line, obj in records:
         try:
             if isinstance(obj, UserInputError):
@@ -88,16 +90,22 @@ def dict_chunks(
             or fragment.format != "search_r1"
             or any(st["kind"] in ("search", "search_result", "answer") for st in obj["steps"])
         )
-        chunk.append(obj)
+        chunk.add(obj)
         if len(chunk) == chunk_traces:
-            yield tabulate(chunk)
-            chunk = []
-    if chunk:
-        yield tabulate(chunk)
+            yield _tables(chunk)
+    if len(chunk):
+        yield _tables(chunk)
 
 
 def tabulate(chunk: list[dict]) -> Tables:
     """The tables of a list of valid canonical traces (their inline labels kept)."""
     cols = _Columns(use_inline=True)
     cols.add(chunk)
+    return cols.frames()
+
+
+def _tables(gathered: DictColumns) -> Tables:
+    """The tables of the traces in ``gathered`` (which starts afresh)."""
+    cols = _Columns(use_inline=True)
+    cols.add_dicts(gathered)
     return cols.frames()

@@ -27,8 +27,9 @@ import numpy as np
 import pandas as pd
 
 from ._answers import em_f1
+from ._dict_columns import DictColumns
 from ._normalize import normalized
-from ._ontology import LABEL_FIELDS, LABEL_VALUES, STEP_KINDS
+from ._ontology import LABEL_FIELDS
 
 STEP_COLUMNS = [
     "trace_id",
@@ -112,74 +113,6 @@ def _turns(kinds: np.ndarray, owner: np.ndarray) -> np.ndarray:
     return (c - np.repeat(c[start] - is_call[start], length)).astype(np.int64)
 
 
-#: One string object per step kind and label value: the parser makes a new one for every step, and
-#: the step table's hashing and comparing (kinds, label maps) runs faster on a few shared objects.
-_VOCABULARY = {v: v for v in (*STEP_KINDS, *(v for values in LABEL_VALUES.values() for v in values))}
-
-
-def _step_columns(per_trace: list[list[dict]], n: int, use_inline: bool) -> tuple[dict[str, list], tuple[str, ...]]:
-    """The per-step columns of :meth:`_Columns.add_columns` from the step dicts of consecutive traces
-    (``n`` steps in all), and the names of those holding only strings and None.
-
-    One pass touching each step once, labels scattered into None-filled columns, kinds and label
-    values as the shared strings of :data:`_VOCABULARY` (equal, so the tables are too).
-    """
-    index: list = []
-    kind: list = []
-    query: list = []
-    url: list = []
-    tool: list = []
-    n_documents: list = []
-    labels: dict[str, list] = {f: [None] * n for f in LABEL_FIELDS}
-    # Bound methods and locals: this loop runs once per step of the corpus.
-    add_index, add_kind, add_query, add_url, add_tool, add_docs = (
-        index.append,
-        kind.append,
-        query.append,
-        url.append,
-        tool.append,
-        n_documents.append,
-    )
-    column = labels.get
-    shared = _VOCABULARY.get
-    odd = False  # a kind or label value neither a string nor None (only in unvalidated input)
-    i = 0
-    for steps in per_trace:
-        for st in steps:
-            get = st.get
-            add_index(st["index"])
-            k = st["kind"]
-            if k.__class__ is str:
-                k = shared(k, k)
-            else:
-                odd = True
-            add_kind(k)
-            add_query(get("query"))
-            add_url(get("url"))
-            add_tool(get("tool"))
-            docs = get("documents")
-            add_docs(len(docs) if docs else 0)
-            if use_inline and (lab := get("labels")):
-                for f, v in lab.items():
-                    if (values := column(f)) is not None:
-                        if v.__class__ is str:
-                            v = shared(v, v)
-                        elif v is not None:
-                            odd = True
-                        values[i] = v
-            i += 1
-    cols = {
-        "index": index,
-        "kind": kind,
-        "query": query,
-        "url": url,
-        "tool": tool,
-        "n_documents": n_documents,
-        **labels,
-    }
-    return cols, () if odd else ("kind", *LABEL_FIELDS)
-
-
 class _Columns:
     """Step and trace columns, filled one chunk of traces at a time (the single pass)."""
 
@@ -193,20 +126,14 @@ class _Columns:
 
     def add(self, chunk: list[dict]) -> None:
         """Add a chunk of canonical traces (dicts)."""
-        per_trace = [tr.get("steps", []) for tr in chunk]
-        counts = np.fromiter(map(len, per_trace), dtype=np.int64, count=len(chunk))
-        correct = [tr.get("correct") or {} for tr in chunk]
-        tcols = {
-            "trace_id": [tr["trace_id"] for tr in chunk],
-            "agent": [tr["agent"] for tr in chunk],
-            **{
-                k: [tr.get(k) for tr in chunk]
-                for k in ("dataset", "question_id", "question", "gold_answers", "final_answer")
-            },
-            "correct_value": [c.get("value") for c in correct],
-            "correct_source": [c.get("source") for c in correct],
-        }
-        scols, strings = _step_columns(per_trace, int(counts.sum()), self.use_inline)
+        gathered = DictColumns(self.use_inline)
+        for tr in chunk:
+            gathered.add(tr)
+        self.add_dicts(gathered)
+
+    def add_dicts(self, gathered: DictColumns) -> None:
+        """Add the traces gathered in ``gathered`` (which starts afresh)."""
+        tcols, scols, counts, strings = gathered.take()
         self.add_columns(tcols, scols, counts, strings=strings)
 
     def add_columns(
@@ -384,14 +311,13 @@ def build_tables(traces: Iterable[dict], labels: pd.DataFrame | None = None) -> 
     ([1, 1, 1], [1])
     """
     cols = _Columns(use_inline=labels is None)
-    chunk: list[dict] = []
+    gathered = DictColumns(cols.use_inline)
     for tr in traces:
-        chunk.append(tr)
-        if len(chunk) == _CHUNK:
-            cols.add(chunk)
-            chunk = []
-    if chunk:
-        cols.add(chunk)
+        gathered.add(tr)
+        if len(gathered) == _CHUNK:
+            cols.add_dicts(gathered)
+    if len(gathered):
+        cols.add_dicts(gathered)
     return cols.frames(labels)
 
 
