@@ -224,3 +224,33 @@ def test_empty_and_zip_files(tmp_path):
     log = FragmentLog(None)
     assert list(iter_fragment_tables(_fragments.Fragment(str(zipped), "canonical"), log, skip_invalid=True)) == []
     assert len(log.errors) == 1 and "zip" in log.errors[0][1].message
+
+
+def test_import_summary_counts_as_trace_by_trace(tmp_path):
+    # The fragment reader counts the import summary from the gathered columns: the same counts
+    # (and step kinds in order of first appearance) as ImportSummary.add on each valid trace.
+    from seekbench.traces.importers._summary import ImportSummary
+
+    traces = corpus(2)
+    traces[0]["steps"].append({"index": 99, "kind": "other", "tool": "calculator"})  # an action call
+    traces[1]["steps"].append({"index": 99, "kind": "other"})  # not one: no tool
+    traces[2]["steps"] = []  # no tool call
+    traces[3]["question"] = "  "  # an empty question
+    traces[4]["final_answer"] = None
+    traces[5]["source"] = {"format": "search_r1", "file": "x", "line": 1, "record_id": None, "path": None}
+    path = tmp_path / "c.jsonl"
+    write_jsonl(path, traces[:7] + ["{broken"] + traces[7:])
+    _, _, logs = read_all([str(path)], ["canonical"], skip_invalid=True, jsonl_bytes=4000)
+    want = ImportSummary()
+    for tr in read_traces(path, skip_invalid=True).traces:
+        want.add(tr)
+    got = ImportSummary()
+    for log in logs:
+        for name in ("traces", "tool_calls", "action_calls", "documents", "empty_question", "no_answer"):
+            setattr(got, name, getattr(got, name) + getattr(log.summary, name))
+        got.no_tool_call += log.summary.no_tool_call
+        got.steps.update(log.summary.steps)
+        got.formats.update(log.summary.formats)
+    assert got == want and list(got.steps) == list(want.steps)
+    assert want.action_calls == 1 and min(want.no_tool_call, want.empty_question, want.no_answer) >= 1
+    assert want.formats["search_r1"] == 1
