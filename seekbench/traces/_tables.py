@@ -218,19 +218,18 @@ class _Columns:
             values.append(v)
             sources.append(src if v is not None else None)
         row = self.trows
-        for name in ("trace_id", "agent", "dataset", "question_id", "question"):
-            row[name].extend(tcols[name])
-        row["gold_answers"].extend([list(g) for g in golds])
-        row["final_answer"].extend(finals)
-        row["answered"].extend(answered.tolist())
-        row["answer_pos"].extend(answer_pos.tolist())
-        row["answer_turn"].extend(answer_turn.tolist())
-        row["last_turn"].extend(last_turn.tolist())
-        row["correct"].extend(values)
-        row["correct_source"].extend(sources)
-        row["n_steps"].extend(counts.tolist())
-        row["em"].extend([e for e, _ in scores])
-        row["f1"].extend([f for _, f in scores])
+        for name in ("trace_id", "agent", "dataset", "question_id", "question", "final_answer"):
+            row[name].append(_objects(tcols[name]))
+        row["gold_answers"].append(_objects([list(g) for g in golds]))
+        row["answered"].append(answered)
+        row["answer_pos"].append(answer_pos)
+        row["answer_turn"].append(answer_turn)
+        row["last_turn"].append(last_turn)
+        row["correct"].append(_objects(values))
+        row["correct_source"].append(_objects(sources))
+        row["n_steps"].append(np.asarray(counts, dtype=np.int64))
+        row["em"].append(np.array([e for e, _ in scores], dtype=float))
+        row["f1"].append(np.array([f for _, f in scores], dtype=float))
 
     def frames(self, labels: pd.DataFrame | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
         """The step and trace DataFrames of everything added."""
@@ -248,12 +247,25 @@ class _Columns:
         # copy=False: the arrays are this builder's own, and pandas then keeps them as they are
         # instead of copying the object columns into one consolidated block.
         step_df = pd.DataFrame(data, columns=STEP_COLUMNS, copy=False)
-        trace_df = pd.DataFrame(self.trows, columns=TRACE_COLUMNS)
-        # Correctness is three-valued (True, False, unknown): keep Python objects, never a bool dtype.
-        trace_df["correct"] = pd.Series(self.trows["correct"], dtype=object)
+        trace_df = self._trace_frame()
         if labels is not None:
             step_df = attach_labels(step_df, labels)
         return step_df, trace_df
+
+    def _trace_frame(self) -> pd.DataFrame:
+        """The trace DataFrame: the dtypes pandas infers from the rows' Python values, made from arrays."""
+        if not self.trows["trace_id"]:  # no trace: empty columns as pandas makes them, correctness of objects
+            empty = pd.DataFrame({c: [] for c in TRACE_COLUMNS}, columns=TRACE_COLUMNS)
+            empty["correct"] = pd.Series([], dtype=object)
+            return empty
+        data: dict[str, np.ndarray | list] = {}
+        for c in TRACE_COLUMNS:
+            parts = self.trows[c]
+            arr = np.concatenate(parts) if len(parts) > 1 else parts[0]
+            # Correctness is three-valued (True, False, unknown): kept as Python objects, never a bool
+            # dtype; the gold answers are lists. The other object columns go to pandas as rows would.
+            data[c] = arr if arr.dtype != object or c in ("correct", "gold_answers") else _as_column(arr)
+        return pd.DataFrame(data, columns=TRACE_COLUMNS)
 
 
 def _objects(values) -> np.ndarray:

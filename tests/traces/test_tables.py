@@ -106,14 +106,68 @@ _step = st.fixed_dictionaries(
         ),
     },
 )
+
+
+def _reference_traces(traces):
+    """The trace table by its definition, one row dict per trace (NaN where unanswered or unscored)."""
+    import pandas as pd
+
+    from seekbench.traces import TRACE_COLUMNS, exact_match_score, f1_score_tokens
+
+    rows = []
+    for tr in traces:
+        steps = tr.get("steps", [])
+        turns = [sum(s["kind"] == "search" for s in steps[: p + 1]) for p in range(len(steps))]
+        answers = [p for p, s in enumerate(steps) if s["kind"] == "answer"]
+        golds, final = tr.get("gold_answers") or [], tr.get("final_answer")
+        scored = final is not None and bool(golds)
+        em = exact_match_score(final, golds) if scored else float("nan")
+        correct = tr.get("correct") or {}
+        value, source = correct.get("value"), correct.get("source")
+        if value is None and scored:
+            value, source = bool(em), "em"
+        rows.append(
+            {
+                **{k: tr.get(k) for k in ("trace_id", "agent", "dataset", "question_id", "question")},
+                **{"gold_answers": list(golds), "final_answer": final, "answered": bool(answers)},
+                "answer_pos": answers[0] if answers else float("nan"),
+                "answer_turn": turns[answers[0]] if answers else float("nan"),
+                "last_turn": turns[-1] if steps else 0,
+                **{"correct": value, "correct_source": source if value is not None else None, "n_steps": len(steps)},
+                "em": em,
+                "f1": f1_score_tokens(final, golds) if scored else float("nan"),
+            }
+        )
+    out = pd.DataFrame({c: [r[c] for r in rows] for c in TRACE_COLUMNS})
+    out["correct"] = pd.Series([r["correct"] for r in rows], dtype=object)
+    return out
+
+
 _ids = st.one_of(st.none(), st.sampled_from(["d1", "d2"]), st.integers(0, 3))
+
+
+_answer = st.one_of(st.none(), st.sampled_from(["The Thames", "thames river", "x"]))
+_outcome = st.fixed_dictionaries(
+    {},
+    optional={
+        "final_answer": _answer,
+        "gold_answers": st.lists(st.sampled_from(["Thames", "the river", "y"]), max_size=2),
+        "correct": st.one_of(
+            st.none(),
+            st.fixed_dictionaries(
+                {"value": st.sampled_from([True, False, None]), "source": st.sampled_from(["judge", "source_data"])}
+            ),
+        ),
+    },
+)
 
 
 @settings(max_examples=150, deadline=None)
 @given(
-    st.lists(st.tuples(st.lists(_step, max_size=6), _ids, _ids), min_size=1, max_size=5), st.sampled_from([1, 2, 2048])
+    st.lists(st.tuples(st.lists(_step, max_size=6), _ids, _ids, _outcome), min_size=1, max_size=5),
+    st.sampled_from([1, 2, 2048]),
 )
-def test_step_table_is_its_row_by_row_definition(spec, chunk):
+def test_tables_are_their_row_by_row_definition(spec, chunk):
     # Any mix of optional step fields, unknown or null labels, and keys that are not strings (a plain
     # dict input, before validation: pandas then infers those columns as it would from the rows).
     traces = [
@@ -122,15 +176,17 @@ def test_step_table_is_its_row_by_row_definition(spec, chunk):
             "agent": "a",
             "dataset": ds,
             "question_id": qid,
+            "question": "q",
             "steps": [dict(s, index=2 * k) for k, s in enumerate(steps)],
+            **outcome,
         }
-        for i, (steps, ds, qid) in enumerate(spec)
+        for i, (steps, ds, qid, outcome) in enumerate(spec)
     ]
     import seekbench.traces._tables as tables
 
     old, tables._CHUNK = tables._CHUNK, chunk
     try:
-        steps, _ = build_tables(traces)
+        steps, table = build_tables(traces)
     finally:
         tables._CHUNK = old
     want = _reference_steps(traces)
@@ -138,3 +194,4 @@ def test_step_table_is_its_row_by_row_definition(spec, chunk):
         assert_frame_equal(steps, want, check_exact=True)
     else:
         assert len(steps) == 0
+    assert_frame_equal(table, _reference_traces(traces), check_exact=True)
