@@ -54,8 +54,8 @@ class DictColumns:
         add_index, add_kind, add_query, add_url, add_tool, add_docs = self._append
         i = len(self.steps["index"])
         pad = [None] * len(steps)
-        for values in self._labels:
-            values += pad
+        for labels in self._labels:
+            labels += pad
         column = self._label_of.get if self.use_inline else None
         shared = VOCABULARY.get
         odd = False

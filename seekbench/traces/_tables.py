@@ -233,7 +233,7 @@ class _Columns:
 
     def frames(self, labels: pd.DataFrame | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
         """The step and trace DataFrames of everything added."""
-        data = {}
+        data: dict[str, np.ndarray | list] = {}
         for c in STEP_COLUMNS:
             parts = self.steps[c]
             if not parts:
