@@ -23,8 +23,9 @@ import pyarrow as pa
 from pandas.api.types import infer_dtype, union_categoricals
 
 #: How string columns come out of the merge: ``object`` as the chunk function returned them (the
-#: same frame ``pd.concat`` gives), ``compact`` as categoricals (sorted categories) and ``trace_id``
-#: as an Arrow string column (the same values, in a fraction of the memory).
+#: same frame ``pd.concat`` gives), ``compact`` as categoricals (sorted categories) and without the
+#: ``trace_id`` column (the ids are beside the rows, as Arrow strings): the same values in a
+#: fraction of the memory.
 Strings = Literal["object", "compact"]
 STRINGS = ("object", "compact")
 
@@ -104,7 +105,7 @@ def join_rows(
     """The rows of ``parts`` (each with its fragment's ids) one after another, where ``keep``, indexed 0..n-1.
 
     Equal to ``pd.concat`` of the parts' frames then ``[keep]`` (the same columns, dtypes and
-    attrs); the parts' columns are emptied as they are joined.
+    attrs; ``compact``: see :data:`Strings`); the parts' columns are emptied as they are joined.
     """
     if not parts:
         return pd.DataFrame()
@@ -126,11 +127,9 @@ def join_rows(
         del arrays
         release_freed()
     n = int(keep.sum())
-    if first.ids_at is not None:
+    if first.ids_at is not None and strings == "object":
         tids = pa.chunked_array([ids for _, ids in parts], type=pa.string())
-        if drop is not None:
-            tids = tids.filter(pa.array(drop))
-        col = pd.arrays.ArrowStringArray(tids) if strings == "compact" else tids.to_numpy()
+        col = (tids if drop is None else tids.filter(pa.array(drop))).to_numpy()
         items = list(cols.items())
         cols = dict([*items[: first.ids_at], ("trace_id", col), *items[first.ids_at :]])
     rows = pd.DataFrame(cols, index=pd.RangeIndex(n), copy=False)

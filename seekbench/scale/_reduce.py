@@ -43,13 +43,16 @@ MAX_WARNINGS = 100
 
 @dataclass
 class Reduction:
-    """The per-trace rows of every valid trace (input order) and what reading found (as ``read_tables``)."""
+    """The per-trace rows of every valid trace (input order), their trace ids, and what reading found
+    (as ``read_tables``)."""
 
     rows: pd.DataFrame
     read: ReadResult
     n_fragments: int = 0
     #: CPU seconds the workers spent reading fragments to tables and reducing them, and their largest peak RSS.
     cost: dict[str, float] = dataclasses.field(default_factory=dict)
+    #: The trace id of each row (Arrow strings, the buffers the duplicate check read).
+    ids: pa.ChunkedArray = dataclasses.field(default_factory=lambda: pa.chunked_array([], type=pa.string()))
 
 
 def reduce_traces(
@@ -86,14 +89,15 @@ def reduce_traces(
         Traces per chunk (default 2048).
     strings : {"object", "compact"}
         ``object``: string columns as ``fn`` returned them; ``compact``: columns of strings as
-        categoricals (sorted categories) and ``trace_id`` as an Arrow string column, the same
-        values in a fraction of the memory (no Python string per row).
+        categoricals (sorted categories) and no ``trace_id`` column (``ids`` has them): the
+        same values in a fraction of the memory, no Python string per row.
 
     Returns
     -------
     Reduction
-        ``rows`` (the concatenated rows, duplicates and invalid records left out) and
-        ``read`` (formats, skipped records, notes, warnings, the import summary).
+        ``rows`` (the concatenated rows, duplicates and invalid records left out), ``ids``
+        (the trace id of each row) and ``read`` (formats, skipped records, notes, warnings,
+        the import summary).
 
     Examples
     --------
@@ -131,16 +135,17 @@ def reduce_traces(
             cost["worker_peak_rss_mib"] = max(cost["worker_peak_rss_mib"], res.worker_rss_mib)
             yield res
 
-    rows, read = merge(costed(results), skip_invalid=skip_invalid, forced=format, strings=strings)
-    if not len(rows) and not read.skipped:
+    red = merge(costed(results), skip_invalid=skip_invalid, forced=format, strings=strings)
+    if not len(red.rows) and not red.read.skipped:
         raise UserInputError("no traces found; the file holds no records", file=", ".join(files))
-    return Reduction(rows, read, len(fragments), cost)
+    red.n_fragments, red.cost = len(fragments), cost
+    return red
 
 
 def merge(
     results: Iterable[FragmentResult], *, skip_invalid: bool, forced: str | None, strings: Strings = "object"
-) -> tuple[pd.DataFrame, ReadResult]:
-    """The rows and the read of fragment results taken in input order (see the module docstring)."""
+) -> Reduction:
+    """The rows, ids and read of fragment results taken in input order (see the module docstring)."""
     read = ReadResult()
     summary: ImportSummary | None = ImportSummary()
     parts: list[tuple[CompactRows | pd.DataFrame, pa.Array]] = []
@@ -162,6 +167,7 @@ def merge(
             parts.append((res.rows, res.ids))
         frags.add(frag.order, frag.file, res.ids, res.lines)
     keep = frags.duplicates(errors)
+    ids = pa.chunked_array(frags.ids, type=pa.string())
     del frags
     release_freed()
     errors.sort(key=lambda e: (e[0], e[1]))
@@ -173,7 +179,8 @@ def merge(
         for file, ok in found.items():
             if records[file] and not ok:
                 raise format_not_found_error(file, forced, read)
-    return join_rows(parts, keep, strings=strings), read
+    rows = join_rows(parts, keep, strings=strings)
+    return Reduction(rows, read, ids=ids if keep.all() else ids.filter(pa.array(keep)))
 
 
 def _key(line: int | None) -> float:
