@@ -232,7 +232,7 @@ def _first_sightings(ids: pa.ChunkedArray) -> np.ndarray | None:
     """For each id, the position of its first occurrence; None when the ids are unique.
 
     The ids are sorted (as positions) and neighbours compared: no hash table of millions of
-    strings (Arrow's takes some 150 bytes an id).
+    strings (Arrow's takes some 130 bytes an id).
     """
     n = len(ids)
     if n < 2:
