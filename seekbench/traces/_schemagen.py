@@ -1,0 +1,321 @@
+"""A one-sided quick check of a JSON document against a schema: Python source generated from the schema.
+
+The check answers True only for documents the schema accepts; False means "not sure",
+and the caller then asks the exact check (:mod:`._fastschema`, then ``jsonschema``).
+That one-sidedness is what makes it cheap: it accepts only the exact Python types a
+JSON parser produces (``type(v) is str``, ``int`` but not ``bool`` nor a float with no
+fraction, ``list``, ``dict``) and leaves every rarer spelling of a valid value (a str
+subclass, ``1.0`` for an integer, NaN against a bound, a tuple, a ``dict`` subclass)
+to the exact check, so the generated code needs no per-node dispatch.
+
+Objects cost the most. An object's keys, in the order the dict holds them, select a
+function generated for exactly that key tuple (cached, first use compiles it): it
+unpacks ``d.values()`` in one step and checks each present property with straight-line
+code, so absent optional properties cost nothing and unknown or missing keys are
+decided once per key tuple. The number of key tuples kept per object schema is bounded;
+past it, new key tuples answer False (the exact check then decides).
+
+Only the keywords of :mod:`._fastschema` are compiled, under stricter conditions
+(bounds, ``minLength`` and object or array keywords only beside a ``type``; an object
+or array type not mixed with other types; ``oneOf`` only over branches of disjoint JSON
+types, where a one-sided "exactly one" is sound). Anything else compiles to None:
+callers then skip this check.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from .._schemas import load_schema
+
+Predicate = Callable[[object], bool]
+_ANNOTATIONS = frozenset({"description", "title", "$schema", "$id", "$defs", "$comment", "examples", "default"})
+_KNOWN = frozenset(
+    {"type", "enum", "const", "properties", "required", "additionalProperties", "items", "$ref", "oneOf"}
+    | {"minimum", "maximum", "minLength"}
+)
+_JSON_TYPES = ("null", "boolean", "number", "string", "object", "array")
+# Most distinct key tuples kept per object schema: real writers produce a handful each.
+MAX_KEY_TUPLES = 256
+# Object shapes inlined at one place (the rest go through the cache), and examples looked at to find them.
+MAX_INLINED = 8
+MAX_EXAMPLES = 64
+
+
+class Unsupported(Exception):
+    """The schema uses a keyword, or a combination, this generator does not compile."""
+
+
+def _no(d: object) -> bool:
+    return False
+
+
+class _Object:
+    """One object schema's checks: per key tuple, generated when first seen (see the module docstring)."""
+
+    def __init__(self, gen: _Generator, schema: dict) -> None:
+        self.gen = gen
+        self.props: dict[str, dict] = schema.get("properties", {})
+        self.required = frozenset(schema.get("required", ()))
+        extra = schema.get("additionalProperties", True)
+        if extra is not True and extra is not False:
+            raise Unsupported("additionalProperties schema")
+        self.closed = extra is False
+        self.cache: dict[tuple, Predicate] = {}
+        self.cache_name = gen.constant(self.cache)
+        self.make_name = gen.constant(self.make)
+
+    def allows(self, keys: tuple) -> bool:
+        """Whether dicts with these keys can be valid (no unknown key of a closed object, none missing)."""
+        return not (self.closed and any(k not in self.props for k in keys)) and self.required.issubset(keys)
+
+    def body(self, keys: tuple, d: str, examples: list[dict]) -> list[str]:
+        """The checks of dict ``d`` known to have the key tuple ``keys``; ``examples`` have it too."""
+        if not keys:
+            return []
+        names = [self.gen.var() for _ in keys]
+        out = [f"{', '.join(names)}, = {d}.values()"]
+        for i, (name, key) in enumerate(zip(names, keys)):
+            if key in self.props:  # an unknown key of an open object: nothing to check
+                out += self.gen.emit(self.props[key], name, [list(e.values())[i] for e in examples])
+        return out
+
+    def make(self, d: dict) -> Predicate:
+        """Compile (and keep, while there is room) the check of dicts with ``d``'s key tuple."""
+        keys = tuple(d)
+        fn = self.cache.get(keys)
+        if fn is not None:
+            return fn
+        if len(self.cache) >= MAX_KEY_TUPLES:
+            return _no
+        fn = self.gen.function(self.body(keys, "_d", [d]), "_d") if self.allows(keys) else _no
+        self.cache[keys] = fn
+        return fn
+
+    def emit(self, v: str, examples: list) -> list[str]:
+        """Statements checking ``v`` (known to be a dict): the key tuples of the examples inlined, any other
+        looked up (or compiled) in the cache."""
+        shapes: dict[tuple, list[dict]] = {}
+        for e in examples:
+            if type(e) is dict and all(type(k) is str for k in e):
+                keys = tuple(e)
+                if keys in shapes or (len(shapes) < MAX_INLINED and self.allows(keys)):
+                    shapes.setdefault(keys, []).append(e)
+        t = self.gen.var()
+        out = [f"{t} = tuple({v})"]
+        for n, (keys, same) in enumerate(shapes.items()):
+            out.append(f"{'if' if n == 0 else 'elif'} {t} == {self.gen.constant(keys)}:")
+            out += ["    " + line for line in self.body(keys, v, same[:MAX_EXAMPLES]) or ["pass"]]
+        fallback = f"not ({self.cache_name}.get({t}) or {self.make_name}({v}))({v})"
+        out.append(f"{'elif' if shapes else 'if'} {fallback}: return False")
+        return out
+
+
+class _Generator:
+    def __init__(self, root: dict) -> None:
+        self.root = root
+        self.ns: dict[str, Any] = {}
+        self.counter = 0
+        self.expanding: set[str] = set()
+        self.objects: dict[int, _Object] = {}  # by id() of the object schema, wherever it is used
+
+    def constant(self, value: object) -> str:
+        """An expression for ``value``: a literal when Python spells it exactly (folded into the code), else
+        a name in the generated code's namespace."""
+        if type(value) is int or type(value) is str or (type(value) is float and value - value == 0):
+            return repr(value)
+        if type(value) is frozenset and all(type(x) is str for x in value) and value:
+            return "{" + ", ".join(repr(x) for x in sorted(value)) + "}"  # `x in {...}`: a frozenset constant
+        if type(value) is tuple and all(type(x) is str for x in value):
+            return repr(value)
+        self.counter += 1
+        name = f"_K{self.counter}"
+        self.ns[name] = value
+        return name
+
+    def var(self) -> str:
+        self.counter += 1
+        return f"_v{self.counter}"
+
+    def function(self, body: list[str], arg: str) -> Predicate:
+        """Compile ``def f(arg): <body>; return True`` in the shared namespace."""
+        src = "\n".join([f"def _f({arg}):", *("    " + line for line in body), "    return True"])
+        scope: dict[str, Any] = {}
+        exec(compile(src, "<seekbench schema check>", "exec"), self.ns, scope)
+        return scope["_f"]
+
+    def emit(self, schema: object, v: str, examples: list | None = None) -> list[str]:
+        """Statements that ``return False`` unless ``v`` (a variable) is accepted; they return False for
+        some valid values, never pass an invalid one. ``examples``: values seen there, whose object
+        shapes are worth inlining."""
+        examples = examples or []
+        if schema is True:
+            return []
+        if not isinstance(schema, dict):
+            raise Unsupported(f"schema {schema!r}")
+        keys = set(schema) - _ANNOTATIONS
+        if keys - _KNOWN:
+            raise Unsupported(", ".join(sorted(keys - _KNOWN)))
+        out: list[str] = []
+        if "$ref" in schema:
+            out += self.ref(schema["$ref"], v, examples)
+        if "type" in schema:
+            out += self.typed(schema, keys, v, examples)
+        elif keys & {"minimum", "maximum", "minLength", "properties", "required", "additionalProperties", "items"}:
+            raise Unsupported("a type-specific keyword without a type")
+        if "enum" in schema:
+            values = schema["enum"]
+            if not all(x is None or isinstance(x, str) for x in values):
+                raise Unsupported("enum of non-strings")
+            strings = self.constant(frozenset(x for x in values if x is not None))
+            null = f"{v} is None or " if None in values else ""
+            out.append(f"if not ({null}(type({v}) is str and {v} in {strings})): return False")
+        if "const" in schema:
+            if not isinstance(schema["const"], str):
+                raise Unsupported("const of a non-string")
+            out.append(f"if type({v}) is not str or {v} != {self.constant(schema['const'])}: return False")
+        if "oneOf" in schema:
+            out += self.one_of(schema["oneOf"], v)
+        return out
+
+    def ref(self, ref: str, v: str, examples: list) -> list[str]:
+        name = ref[len("#/$defs/") :]
+        if not ref.startswith("#/$defs/") or "/" in name or name not in self.root.get("$defs", {}):
+            raise Unsupported(f"$ref {ref!r}")
+        if name in self.expanding:
+            raise Unsupported(f"recursive $ref {ref!r}")
+        self.expanding.add(name)
+        try:
+            return self.emit(self.root["$defs"][name], v, examples)
+        finally:
+            self.expanding.discard(name)
+
+    def typed(self, schema: dict, keys: set[str], v: str, examples: list) -> list[str]:
+        names = [schema["type"]] if isinstance(schema["type"], str) else list(schema["type"])
+        if not names or any(n not in (*_JSON_TYPES, "integer") for n in names):
+            raise Unsupported(f"type {names!r}")
+        if {"object", "array"} & set(names):
+            if len(names) > 1:
+                raise Unsupported("an object or array type mixed with others")
+            return self.container(schema, names[0], v, examples)
+        if keys & {"properties", "required", "additionalProperties", "items"}:
+            raise Unsupported("object or array keywords on a scalar type")
+        bounds = ""
+        for key, op in (("minimum", ">="), ("maximum", "<=")):
+            if key in schema:
+                if type(schema[key]) not in (int, float):
+                    raise Unsupported(f"{key} {schema[key]!r}")
+                bounds += f" and {v} {op} {self.constant(schema[key])}"
+        length = f" and len({v}) >= {self.constant(schema['minLength'])}" if "minLength" in schema else ""
+        tests = {
+            "null": f"{v} is None",
+            "boolean": f"type({v}) is bool",
+            "string": f"(type({v}) is str{length})",
+            "integer": f"(type({v}) is int{bounds})",
+            # NaN fails both bounds here (jsonschema accepts it): one-sided, so allowed.
+            "number": f"((type({v}) is int or type({v}) is float){bounds})",
+        }
+        if "number" in names and "integer" in names:
+            names.remove("integer")
+        return [f"if not ({' or '.join(tests[n] for n in names)}): return False"]
+
+    def container(self, schema: dict, kind: str, v: str, examples: list) -> list[str]:
+        if kind == "array":
+            if set(schema) - _ANNOTATIONS - {"type", "items"}:
+                raise Unsupported("array keywords other than items")
+            out = [f"if type({v}) is not list: return False"]
+            if "items" in schema:
+                item = self.var()
+                seen = [x for e in examples if type(e) is list for x in e][:MAX_EXAMPLES]
+                inner = self.emit(schema["items"], item, seen)
+                if inner:
+                    out += [f"for {item} in {v}:", *("    " + line for line in inner)]
+            return out
+        if set(schema) - _ANNOTATIONS - {"type", "properties", "required", "additionalProperties"}:
+            raise Unsupported("object keywords other than properties, required, additionalProperties")
+        out = [f"if type({v}) is not dict: return False"]
+        pairs = self.enum_pairs(schema)
+        if pairs is not None:  # every property an enum: one subset test of (key, value) pairs, no dispatch
+            out += ["try:", f"    if not {v}.items() <= {self.constant(pairs)}: return False"]
+            # an unhashable value (a list, a dict), or one whose hash or == fails: not sure
+            out += ["except Exception:", "    return False"]
+        elif {"properties", "required"} & set(schema) or schema.get("additionalProperties", True) is not True:
+            obj = self.objects.get(id(schema))
+            if obj is None:  # one key-tuple cache per object schema, wherever it is used
+                obj = self.objects[id(schema)] = _Object(self, schema)
+                # the properties' checks now, so an unsupported keyword shows when the schema is compiled
+                for prop in obj.props.values():
+                    self.emit(prop, self.var())
+            out += obj.emit(v, examples)
+        return out
+
+    def enum_pairs(self, schema: dict) -> frozenset | None:
+        """The allowed (key, value) pairs of a closed object whose properties are all enums of strings
+        (or null) and none required, else None."""
+        props = schema.get("properties", {})
+        if schema.get("additionalProperties", True) is not False or schema.get("required") or not props:
+            return None
+        pairs = set()
+        for key, prop in props.items():
+            if not isinstance(prop, dict) or set(prop) - _ANNOTATIONS != {"enum"}:
+                return None
+            if not all(x is None or isinstance(x, str) for x in prop["enum"]):
+                return None
+            pairs.update((key, x) for x in prop["enum"])
+        return frozenset(pairs)
+
+    def one_of(self, branches: list, v: str) -> list[str]:
+        kinds = [self.json_types(b) for b in branches]
+        if sum(len(k) for k in kinds) != len(set().union(*kinds)):
+            raise Unsupported("oneOf over branches that may overlap")
+        # The branches' JSON types are disjoint, so at most one can accept: "one accepts" is "exactly one".
+        tests = [self.constant(self.function(self.emit(b, "_x"), "_x")) for b in branches]
+        return [f"if not ({' or '.join(f'{t}({v})' for t in tests)}): return False"]
+
+    def json_types(self, schema: object) -> set[str]:
+        """The JSON types a schema can accept (all of them when it does not say)."""
+        if not isinstance(schema, dict):
+            return set(_JSON_TYPES)
+        if "type" in schema:
+            names = {schema["type"]} if isinstance(schema["type"], str) else set(schema["type"])
+            return {"number" if n == "integer" else n for n in names}
+        if "enum" in schema and all(x is None or isinstance(x, str) for x in schema["enum"]):
+            return {"null" if x is None else "string" for x in schema["enum"]}
+        if isinstance(schema.get("const"), str):
+            return {"string"}
+        if "$ref" in schema and set(schema) - _ANNOTATIONS == {"$ref"}:
+            name = schema["$ref"][len("#/$defs/") :]
+            if name not in self.expanding and name in self.root.get("$defs", {}):
+                self.expanding.add(name)
+                try:
+                    return self.json_types(self.root["$defs"][name])
+                finally:
+                    self.expanding.discard(name)
+        return set(_JSON_TYPES)
+
+
+def generate(schema: dict) -> Predicate:
+    """The quick check of ``schema``; raises :class:`Unsupported` when it cannot be generated."""
+    gen = _Generator(schema)
+    return gen.function(gen.emit(schema, "_root"), "_root")
+
+
+@functools.cache
+def quick_validator(name: str) -> Predicate | None:
+    """The quick check of ``schemas/<name>.schema.json`` (True only for valid documents), or None
+    when the schema uses something this module does not generate.
+
+    Examples
+    --------
+    >>> ok = quick_validator("trace")
+    >>> ok({"schema_version": "1.0", "trace_id": "t", "agent": "a", "question": "q", "steps": []})
+    True
+    >>> ok({"schema_version": "1.0", "trace_id": "", "agent": "a", "question": "q", "steps": []})
+    False
+    """
+    try:
+        return generate(load_schema(name))
+    except Unsupported:
+        return None
