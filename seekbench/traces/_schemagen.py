@@ -71,15 +71,12 @@ class _Object:
         """Whether dicts with these keys can be valid (no unknown key of a closed object, none missing)."""
         return not (self.closed and any(k not in self.props for k in keys)) and self.required.issubset(keys)
 
-    def body(self, keys: tuple, d: str, examples: list[dict]) -> list[str]:
-        """The checks of dict ``d`` known to have the key tuple ``keys``; ``examples`` have it too."""
-        if not keys:
-            return []
-        names = [self.gen.var() for _ in keys]
-        out = [f"{', '.join(names)}, = {d}.values()"]
-        for i, (name, key) in enumerate(zip(names, keys)):
+    def checks(self, keys: tuple, names: list[str], examples: list[dict]) -> list[str]:
+        """The checks of the values ``names`` of keys ``keys`` (of one dict); ``examples`` have these keys."""
+        out: list[str] = []
+        for name, key in zip(names, keys, strict=True):
             if key in self.props:  # an unknown key of an open object: nothing to check
-                out += self.gen.emit(self.props[key], name, [list(e.values())[i] for e in examples])
+                out += self.gen.emit(self.props[key], name, [e[key] for e in examples])
         return out
 
     def make(self, d: dict) -> Predicate:
@@ -90,26 +87,45 @@ class _Object:
             return fn
         if len(self.cache) >= MAX_KEY_TUPLES:
             return _no
-        fn = self.gen.function(self.body(keys, "_d", [d]), "_d") if self.allows(keys) else _no
+        if not self.allows(keys):
+            fn = _no
+        else:
+            names = [self.gen.var() for _ in keys]
+            unpack = [f"{', '.join(names)}, = _d.values()"] if keys else []  # in key order: keys is d's order
+            fn = self.gen.function(unpack + self.checks(keys, names, [d]), "_d")
         self.cache[keys] = fn
         return fn
 
     def emit(self, v: str, examples: list) -> list[str]:
-        """Statements checking ``v`` (known to be a dict): the key tuples of the examples inlined, any other
-        looked up (or compiled) in the cache."""
-        shapes: dict[tuple, list[dict]] = {}
+        """Statements checking ``v`` (known to be a dict). The key sets of the examples are inlined: a
+        dict of ``n`` keys whose ``n`` lookups by name succeed has exactly those keys, in any order
+        (cheaper than building its key tuple); any other dict is checked through the cache."""
+        shapes: dict[frozenset, tuple[tuple, list[dict]]] = {}
         for e in examples:
             if type(e) is dict and all(type(k) is str for k in e):
-                keys = tuple(e)
-                if keys in shapes or (len(shapes) < MAX_INLINED and self.allows(keys)):
-                    shapes.setdefault(keys, []).append(e)
-        t = self.gen.var()
-        out = [f"{t} = tuple({v})"]
-        for n, (keys, same) in enumerate(shapes.items()):
-            out.append(f"{'if' if n == 0 else 'elif'} {t} == {self.gen.constant(keys)}:")
-            out += ["    " + line for line in self.body(keys, v, same[:MAX_EXAMPLES]) or ["pass"]]
-        fallback = f"not ({self.cache_name}.get({t}) or {self.make_name}({v}))({v})"
-        out.append(f"{'elif' if shapes else 'if'} {fallback}: return False")
+                keyset = frozenset(e)
+                if keyset in shapes or (len(shapes) < MAX_INLINED and self.allows(tuple(e))):
+                    shapes.setdefault(keyset, (tuple(e), []))[1].append(e)
+        fallback = f"not ({self.cache_name}.get(tuple({v})) or {self.make_name}({v}))({v})"
+        if not shapes:
+            return [f"if {fallback}: return False"]
+        n, which = self.gen.var(), self.gen.var()
+        out = [f"{n} = len({v})"]
+        for i, keyset in enumerate(shapes, 1):
+            # a key in this shape and not in the other of the same size, for each: the likely shape is tried
+            others = [o for o in shapes if o != keyset and len(o) == len(keyset)]
+            tells = sorted({min(keyset - o) for o in others})
+            test = " and ".join([f"{n} == {len(keyset)}", *(f"{k!r} in {v}" for k in tells)])
+            out.append(f"{'if' if i == 1 else 'elif'} {test}: {which} = {i}")
+        out.append(f"else: {which} = 0")
+        for i, (keys, same) in enumerate(shapes.values(), 1):
+            names = [self.gen.var() for _ in keys]
+            out += [f"{'if' if i == 1 else 'elif'} {which} == {i}:", "    try:"]
+            lookups = [f"{name} = {v}[{key!r}]" for name, key in zip(names, keys, strict=True)]
+            out += ["        " + line for line in lookups or ["pass"]]
+            out += ["    except KeyError:", f"        {which} = 0", "    else:"]
+            out += ["        " + line for line in self.checks(keys, names, same[:MAX_EXAMPLES]) or ["pass"]]
+        out.append(f"if {which} == 0 and {fallback}: return False")
         return out
 
 
@@ -257,7 +273,7 @@ class _Generator:
         props = schema.get("properties", {})
         if schema.get("additionalProperties", True) is not False or schema.get("required") or not props:
             return None
-        pairs = set()
+        pairs: set[tuple[str, str | None]] = set()
         for key, prop in props.items():
             if not isinstance(prop, dict) or set(prop) - _ANNOTATIONS != {"enum"}:
                 return None
