@@ -8,12 +8,16 @@ fraction, ``list``, ``dict``) and leaves every rarer spelling of a valid value (
 subclass, ``1.0`` for an integer, NaN against a bound, a tuple, a ``dict`` subclass)
 to the exact check, so the generated code needs no per-node dispatch.
 
-Objects cost the most. An object's keys, in the order the dict holds them, select a
-function generated for exactly that key tuple (cached, first use compiles it): it
-unpacks ``d.values()`` in one step and checks each present property with straight-line
-code, so absent optional properties cost nothing and unknown or missing keys are
-decided once per key tuple. The number of key tuples kept per object schema is bounded;
-past it, new key tuples answer False (the exact check then decides).
+Objects cost the most. Where the schema has an object, the code generated for a document
+holds the key sets seen in it (up to ``MAX_INLINED`` per place): a dict of ``n`` keys
+whose ``n`` lookups by name succeed has exactly those keys, so it is checked by
+straight-line code over its present properties, with no key tuple built and nothing
+spent on absent optional ones. Any other dict goes to a function generated for its key
+tuple (its first use compiles it, ``d.values()`` unpacked in one step), kept in a cache
+bounded per object schema: past ``MAX_KEY_TUPLES``, new key tuples answer False.
+
+A caller can add its own rules over an array's items to the same pass (``each_item``
+of :func:`generate`): validate_trace checks the step order there.
 
 Only the keywords of :mod:`._fastschema` are compiled, under stricter conditions
 (bounds, ``minLength`` and object or array keywords only beside a ``type``; an object
@@ -31,6 +35,11 @@ from typing import Any
 from .._schemas import load_schema
 
 Predicate = Callable[[object], bool]
+# After an item's schema checks: (the item's variable, {property: variable holding its value} when the
+# item is a dict checked by inlined code, else None) -> statements that return False when the rule fails.
+After = Callable[[str, "dict[str, str] | None"], list[str]]
+# fresh variable names -> (statements before the loop over the array, the check of each item)
+ItemCheck = Callable[[Callable[[], str]], tuple[list[str], After]]
 _ANNOTATIONS = frozenset({"description", "title", "$schema", "$id", "$defs", "$comment", "examples", "default"})
 _KNOWN = frozenset(
     {"type", "enum", "const", "properties", "required", "additionalProperties", "items", "$ref", "oneOf"}
@@ -96,42 +105,43 @@ class _Object:
         self.cache[keys] = fn
         return fn
 
-    def emit(self, v: str, examples: list) -> list[str]:
-        """Statements checking ``v`` (known to be a dict). The key sets of the examples are inlined: a
-        dict of ``n`` keys whose ``n`` lookups by name succeed has exactly those keys, in any order
-        (cheaper than building its key tuple); any other dict is checked through the cache."""
+    def emit(self, v: str, examples: list, after: After | None) -> list[str]:
+        """Statements checking ``v`` (known to be a dict): the key sets of the examples inlined (see the
+        module docstring), any other dict through the cache; then ``after``'s."""
         shapes: dict[frozenset, tuple[tuple, list[dict]]] = {}
         for e in examples:
             if type(e) is dict and all(type(k) is str for k in e):
                 keyset = frozenset(e)
                 if keyset in shapes or (len(shapes) < MAX_INLINED and self.allows(tuple(e))):
                     shapes.setdefault(keyset, (tuple(e), []))[1].append(e)
-        fallback = f"not ({self.cache_name}.get(tuple({v})) or {self.make_name}({v}))({v})"
+        fallback = [f"if not ({self.cache_name}.get(tuple({v})) or {self.make_name}({v}))({v}): return False"]
+        fallback += after(v, None) if after else []
         if not shapes:
-            return [f"if {fallback}: return False"]
-        n, which = self.gen.var(), self.gen.var()
+            return fallback
+        n = self.gen.var()
         out = [f"{n} = len({v})"]
-        for i, keyset in enumerate(shapes, 1):
+        for i, (keyset, (keys, same)) in enumerate(shapes.items()):
             # a key in this shape and not in the other of the same size, for each: the likely shape is tried
             others = [o for o in shapes if o != keyset and len(o) == len(keyset)]
             tells = sorted({min(keyset - o) for o in others})
             test = " and ".join([f"{n} == {len(keyset)}", *(f"{k!r} in {v}" for k in tells)])
-            out.append(f"{'if' if i == 1 else 'elif'} {test}: {which} = {i}")
-        out.append(f"else: {which} = 0")
-        for i, (keys, same) in enumerate(shapes.values(), 1):
             names = [self.gen.var() for _ in keys]
-            out += [f"{'if' if i == 1 else 'elif'} {which} == {i}:", "    try:"]
             lookups = [f"{name} = {v}[{key!r}]" for name, key in zip(names, keys, strict=True)]
-            out += ["        " + line for line in lookups or ["pass"]]
-            out += ["    except KeyError:", f"        {which} = 0", "    else:"]
-            out += ["        " + line for line in self.checks(keys, names, same[:MAX_EXAMPLES]) or ["pass"]]
-        out.append(f"if {which} == 0 and {fallback}: return False")
-        return out
+            body = self.checks(keys, names, same[:MAX_EXAMPLES])
+            body += after(v, dict(zip(keys, names, strict=True))) if after else []
+            out += [f"{'if' if i == 0 else 'elif'} {test}:", "    try:", *_indent(lookups, 2)]
+            out += ["    except KeyError:", *_indent(fallback, 2), "    else:", *_indent(body, 2)]
+        return out + ["else:", *_indent(fallback, 1)]
+
+
+def _indent(lines: list[str], depth: int) -> list[str]:
+    return ["    " * depth + line for line in lines or ["pass"]]
 
 
 class _Generator:
-    def __init__(self, root: dict) -> None:
+    def __init__(self, root: dict, each_item: dict[int, ItemCheck] | None = None) -> None:
         self.root = root
+        self.each_item = each_item or {}
         self.ns: dict[str, Any] = {}
         self.counter = 0
         self.expanding: set[str] = set()
@@ -161,6 +171,18 @@ class _Generator:
         scope: dict[str, Any] = {}
         exec(compile(src, "<seekbench schema check>", "exec"), self.ns, scope)
         return scope["_f"]
+
+    def emit_then(self, schema: object, v: str, examples: list, after: After) -> list[str]:
+        """:meth:`emit`, then ``after``'s statements (inside the inlined shapes when ``schema`` is one object
+        schema, or a ``$ref`` to one, so they can use the variables holding its properties)."""
+        target = schema
+        if isinstance(schema, dict) and set(schema) - _ANNOTATIONS == {"$ref"}:
+            target = self.root.get("$defs", {}).get(schema["$ref"][len("#/$defs/") :])
+        out = self.emit(schema, v, examples)  # also refuses what cannot be generated
+        obj = self.objects.get(id(target))
+        if obj is not None:  # an object schema with only object keywords (else emit refused it)
+            return [f"if type({v}) is not dict: return False", *obj.emit(v, examples, after)]
+        return out + after(v, None)
 
     def emit(self, schema: object, v: str, examples: list | None = None) -> list[str]:
         """Statements that ``return False`` unless ``v`` (a variable) is accepted; they return False for
@@ -242,45 +264,30 @@ class _Generator:
             if set(schema) - _ANNOTATIONS - {"type", "items"}:
                 raise Unsupported("array keywords other than items")
             out = [f"if type({v}) is not list: return False"]
-            if "items" in schema:
-                item = self.var()
-                seen = [x for e in examples if type(e) is list for x in e][:MAX_EXAMPLES]
-                inner = self.emit(schema["items"], item, seen)
-                if inner:
-                    out += [f"for {item} in {v}:", *("    " + line for line in inner)]
+            item = self.var()
+            seen = [x for e in examples if type(e) is list for x in e][:MAX_EXAMPLES]
+            items = schema.get("items", True)
+            if id(schema) in self.each_item:  # the caller's rule over the items, after each item's checks
+                before, after = self.each_item[id(schema)](self.var)
+                out += before
+                inner = self.emit_then(items, item, seen, after)
+            else:
+                inner = self.emit(items, item, seen)
+            if inner:
+                out += [f"for {item} in {v}:", *("    " + line for line in inner)]
             return out
         if set(schema) - _ANNOTATIONS - {"type", "properties", "required", "additionalProperties"}:
             raise Unsupported("object keywords other than properties, required, additionalProperties")
         out = [f"if type({v}) is not dict: return False"]
-        pairs = self.enum_pairs(schema)
-        if pairs is not None:  # every property an enum: one subset test of (key, value) pairs, no dispatch
-            out += ["try:", f"    if not {v}.items() <= {self.constant(pairs)}: return False"]
-            # an unhashable value (a list, a dict), or one whose hash or == fails: not sure
-            out += ["except Exception:", "    return False"]
-        elif {"properties", "required"} & set(schema) or schema.get("additionalProperties", True) is not True:
+        if {"properties", "required"} & set(schema) or schema.get("additionalProperties", True) is not True:
             obj = self.objects.get(id(schema))
             if obj is None:  # one key-tuple cache per object schema, wherever it is used
                 obj = self.objects[id(schema)] = _Object(self, schema)
                 # the properties' checks now, so an unsupported keyword shows when the schema is compiled
                 for prop in obj.props.values():
                     self.emit(prop, self.var())
-            out += obj.emit(v, examples)
+            out += obj.emit(v, examples, None)
         return out
-
-    def enum_pairs(self, schema: dict) -> frozenset | None:
-        """The allowed (key, value) pairs of a closed object whose properties are all enums of strings
-        (or null) and none required, else None."""
-        props = schema.get("properties", {})
-        if schema.get("additionalProperties", True) is not False or schema.get("required") or not props:
-            return None
-        pairs: set[tuple[str, str | None]] = set()
-        for key, prop in props.items():
-            if not isinstance(prop, dict) or set(prop) - _ANNOTATIONS != {"enum"}:
-                return None
-            if not all(x is None or isinstance(x, str) for x in prop["enum"]):
-                return None
-            pairs.update((key, x) for x in prop["enum"])
-        return frozenset(pairs)
 
     def one_of(self, branches: list, v: str) -> list[str]:
         kinds = [self.json_types(b) for b in branches]
@@ -312,9 +319,15 @@ class _Generator:
         return set(_JSON_TYPES)
 
 
-def generate(schema: dict) -> Predicate:
-    """The quick check of ``schema``; raises :class:`Unsupported` when it cannot be generated."""
-    gen = _Generator(schema)
+def generate(schema: dict, *, each_item: dict[int, ItemCheck] | None = None) -> Predicate:
+    """The quick check of ``schema``; raises :class:`Unsupported` when it cannot be generated.
+
+    ``each_item`` adds a caller's rule to the check of an array: keyed by ``id()`` of the array's
+    subschema (an object inside ``schema``), a function of the item variable and a source of fresh
+    variable names that returns the statements to put before the loop and those to run on each item
+    after its schema checks (they ``return False`` when the rule fails; the item is then known valid).
+    """
+    gen = _Generator(schema, each_item)
     return gen.function(gen.emit(schema, "_root"), "_root")
 
 

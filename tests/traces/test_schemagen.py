@@ -30,6 +30,7 @@ from seekbench.traces._schemagen import Unsupported, generate, quick_validator
 
 SAMPLE = [json.loads(line) for line in sample_traces_path().read_text().splitlines()]
 QUICK = quick_validator("trace")
+FUSED = _validate.quick_trace_check()
 INT64 = 2**63 - 1
 
 # Every property of the trace schema present at least once (sample traces leave env, scores, passage ids out).
@@ -79,12 +80,30 @@ def _plain_json(obj) -> bool:
 
 
 def _check(tr) -> bool:
-    """Whether jsonschema accepts ``tr``, after checking the quick check against it."""
-    quick, valid = QUICK(tr), _valid(tr)
+    """Whether jsonschema accepts ``tr``, after checking the quick checks against it: the schema's alone
+    (QUICK) and validate_trace's, with the step order rules (FUSED)."""
+    quick, fused, valid = QUICK(tr), FUSED(tr), _valid(tr)
+    ordered = valid and _semantic_error(tr) is None
     assert not quick or valid, "the quick check passed a document jsonschema rejects"
+    assert not fused or ordered, "validate_trace's quick check passed an invalid trace"
     if _plain_json(tr):
         assert quick == valid, "the quick check and jsonschema disagree on plain JSON"
+        assert fused == ordered, "validate_trace's quick check and the rules disagree on plain JSON"
     return valid
+
+
+def _semantic_error(tr) -> str | None:
+    """The rules beyond the schema written out plainly (a reference independent of ``validate_trace``):
+    step indices strictly increasing, each depends_on entry the index of an earlier step. The path of
+    the first offence, or None."""
+    indices = [s["index"] for s in tr["steps"]]
+    for pos, step in enumerate(tr["steps"]):
+        if pos and indices[pos] <= indices[pos - 1]:
+            return f"$.steps[{pos}].index"
+        for j, dep in enumerate(step.get("depends_on", [])):
+            if dep not in indices[:pos]:
+                return f"$.steps[{pos}].depends_on[{j}]"
+    return None
 
 
 def _message(obj) -> str | None:
@@ -97,22 +116,22 @@ def _message(obj) -> str | None:
 
 def _message_without_fast_paths(obj) -> str | None:
     """What ``validate_trace`` says with jsonschema alone (the quick and the compiled checks switched off)."""
-    saved = _validate.quick_validator, _validate.fast_validator
-    _validate.quick_validator = _validate.fast_validator = lambda name: None
+    saved = _validate.quick_trace_check, _validate.fast_validator
+    _validate.quick_trace_check, _validate.fast_validator = (lambda: None), (lambda name: None)
     try:
         return _message(obj)
     finally:
-        _validate.quick_validator, _validate.fast_validator = saved
+        _validate.quick_trace_check, _validate.fast_validator = saved
 
 
 def test_trace_schema_generates():
-    assert QUICK is not None
+    assert QUICK is not None and FUSED is not None
 
 
 def test_valid_traces_pass_quick(shared_traces):
     # Two-sided where it matters: every real trace is cleared by the quick check, not by the slow paths.
     for tr in [*SEEDS, *SAMPLE, *shared_traces]:
-        assert QUICK(tr) and _valid(tr)
+        assert QUICK(tr) and FUSED(tr) and _valid(tr)
 
 
 def test_key_order_does_not_matter():
@@ -120,7 +139,7 @@ def test_key_order_does_not_matter():
     for tr in SEEDS:
         rev = copy.deepcopy(tr)
         rev["steps"] = [dict(reversed(list(s.items()))) for s in rev["steps"]]
-        assert QUICK(dict(reversed(list(rev.items())))) is True
+        assert QUICK(dict(reversed(list(rev.items())))) is FUSED(dict(reversed(list(rev.items())))) is True
 
 
 class _Str(str):
@@ -253,14 +272,33 @@ def test_semantic_checks_stay():
     # Beyond the schema: indices strictly increasing, depends_on naming earlier steps only.
     tr = copy.deepcopy(FULL)
     tr["steps"][2]["index"] = 1
-    assert QUICK(tr) and _message(tr) == (
+    assert QUICK(tr) and not FUSED(tr) and _message(tr) == (
         "f.jsonl:7, trace full-1, at $.steps[2].index: step index 1 is not greater than the previous one (1); "
         "steps must be in order")
     tr = copy.deepcopy(FULL)
     tr["steps"][3]["depends_on"] = [5, 9]  # its own index: not an earlier step
-    assert QUICK(tr) and _message(tr) == (
+    assert QUICK(tr) and not FUSED(tr) and _message(tr) == (
         "f.jsonl:7, trace full-1, at $.steps[3].depends_on[1]: depends_on names step 9, which is not an "
         "earlier step of this trace")
+
+
+def test_order_rules_hold_on_steps_checked_through_the_cache():
+    # The code of a trace inlines the step shapes of the first trace with its keys; steps of other shapes
+    # are checked through the key-tuple cache, and the order rules must hold there too.
+    quick = _validate.quick_trace_check.__wrapped__()  # a fresh one, with its own caches
+    base = {"schema_version": "1.0", "trace_id": "t", "agent": "a", "question": "q",
+            "steps": [{"index": 0, "kind": "other"}]}
+    assert quick(base)
+    first = {"index": 0, "kind": "other"}
+    for steps, ok in [
+        ([first, {"index": 1, "kind": "search", "depends_on": [0]}], True),
+        ([first, {"index": 1, "kind": "search", "depends_on": [1]}], False),
+        ([first, {"index": 2, "kind": "search", "depends_on": [0, 1]}], False),
+        ([first, {"index": 0, "kind": "search", "depends_on": []}], False),
+        ([{"index": 3, "kind": "search", "depends_on": []}, {"index": 2, "kind": "search", "depends_on": []}], False),
+    ]:
+        tr = {**base, "steps": steps}
+        assert quick(tr) is ok and (_message(tr) is None) is ok
 
 
 @st.composite
@@ -273,21 +311,10 @@ def _reindexed(draw):
     return tr
 
 
-def _semantic_error(tr) -> str | None:
-    """The semantic rules written out plainly (a reference independent of ``validate_trace``)."""
-    indices = [s["index"] for s in tr["steps"]]
-    for pos, step in enumerate(tr["steps"]):
-        if pos and indices[pos] <= indices[pos - 1]:
-            return f"$.steps[{pos}].index"
-        for j, dep in enumerate(step["depends_on"]):
-            if dep not in indices[:pos]:
-                return f"$.steps[{pos}].depends_on[{j}]"
-    return None
-
-
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(_reindexed())
 def test_semantic_errors_name_the_first_culprit(tr):
+    _check(tr)
     message, path = _message(tr), _semantic_error(tr)
     assert (message is None) == (path is None)
     if path is not None:
@@ -297,10 +324,10 @@ def test_semantic_errors_name_the_first_culprit(tr):
 def test_key_tuples_past_the_bound_go_to_the_exact_check(monkeypatch):
     # Past MAX_KEY_TUPLES new key orders answer "not sure"; validation still accepts them (exact path).
     monkeypatch.setattr(_schemagen, "MAX_KEY_TUPLES", 2)
-    quick = generate(load_schema("trace"))
+    quick = _validate.quick_trace_check.__wrapped__()  # a fresh one, with its own caches
     orders = [dict(reversed(list(FULL.items()))), dict(sorted(FULL.items())), FULL]
     assert [quick(tr) for tr in orders] == [True, True, False]
-    monkeypatch.setattr(_validate, "quick_validator", lambda name: quick)
+    monkeypatch.setattr(_validate, "quick_trace_check", lambda: quick)
     assert all(_message(tr) is None for tr in orders)
 
 
