@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +35,9 @@ from ._options import (
 from ._outcome import outcome_from_columns
 from ._poisson import BOOTSTRAP_METHODS, BootstrapMethod, resolve_method
 from ._rqi import RQIResult, rqi_from_columns
+from ._summary_groups import Caught, caught_warnings, group_codes, group_rows, in_order, route_warnings
 from ._trace_stats import (
+    TRACE_STATISTICS_COLUMNS,
     calibration_part,
     check_table_options,
     events_part,
@@ -98,20 +101,6 @@ class MetricsSummary:
                     row[k] = np.nan if v is None else v
             rows.append(row)
         return pd.DataFrame(rows)
-
-
-@contextmanager
-def _collect(reasons: dict[str, list[str]], label: str) -> Iterator[None]:
-    """Gather the UndefinedMetricWarnings raised inside by message, noting the group ``label``
-    (to report each reason once); other warnings pass through."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", UndefinedMetricWarning)
-        yield
-    for w in caught:
-        if issubclass(w.category, UndefinedMetricWarning):
-            reasons.setdefault(str(w.message), []).append(label)
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def _fit_erf(events: pd.DataFrame, labeled: bool, **kw) -> EvidenceRecoveryFitter | None:
@@ -311,6 +300,7 @@ def summarize_statistics(
     cluster: Cluster = "trace",
     bootstrap: BootstrapMethod = "auto",
     horizon: int = 15,
+    executor: Executor | None = None,
     _stack: int = 2,
 ) -> MetricsSummary:
     """:func:`summarize` from the per-trace statistics table of :func:`~seekbench.metrics.trace_statistics`.
@@ -318,16 +308,25 @@ def summarize_statistics(
     ``summarize(steps, traces, **kw)`` is ``summarize_statistics(trace_statistics(steps, traces,
     options=opts), options=opts, **kw)``: the same numbers, warnings and JSON. The table may be
     the concatenation of tables reduced chunk by chunk (in any processes); its row order is
-    the trace order the bootstrap resamples in.
+    the trace order the bootstrap resamples in. Groups are taken one at a time (the table is
+    not copied), and each is computed from its own rows and the seed only, so they may be
+    computed side by side on ``executor`` with the same numbers.
 
     Parameters
     ----------
     stats : DataFrame
         One row per trace, as :func:`~seekbench.metrics.trace_statistics` makes it, made with
-        the same E options, ``decision_points``, ``recovery`` and ``time`` as ``options``.
+        the same E options, ``decision_points``, ``recovery`` and ``time`` as ``options``. The
+        ``by`` columns may be categorical (groups and keys as with the same values as objects).
+        Without a ``trace_id`` column each row is its own resampling unit (with
+        ``cluster="question"``, each row without a ``question_id``): the same numbers.
     by, options, n_boot, seed, alpha, cluster, bootstrap, horizon :
         As in :func:`summarize` (``options`` whole; no single option keywords). With
         ``bootstrap="auto"`` the size that decides is the number of rows of ``stats``.
+    executor : concurrent.futures.Executor, optional
+        Worker processes computing the groups side by side (a ``ProcessPoolExecutor``; not
+        threads, whose warnings Python's global warning filters would mix); default this
+        process, one group after the other. The summary is the same, warnings included.
 
     Returns
     -------
@@ -370,27 +369,35 @@ def summarize_statistics(
     reasons: dict[str, list[str]] = {}
     prevalence = None
     if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global":
-        with _collect(reasons, "all"):
-            prevalence = prevalence_from_columns(calibration_part(stats)).to_numpy()
+        with caught_warnings() as caught:
+            prevalence = _global_prevalence(stats)
+        route_warnings(caught, reasons, "all")
 
-    stats = stats.reset_index(drop=True)
-    stats.attrs = {}  # pandas deep-copies attrs on every operation; they were checked above
-    group_of = stats.groupby(list(by), sort=True, dropna=False).ngroup()
-    parts = list(stats.groupby(group_of.to_numpy(), sort=True))
+    codes, keys = group_codes(stats, by)
+    key_dicts = [{c: _json_safe(v) for c, v in zip(by, row, strict=True)} for row in keys.itertuples(False, None)]
+    columns = [c for c in dict.fromkeys([*by, *_ROW_KEYS, *TRACE_STATISTICS_COLUMNS]) if c in stats.columns]
+    positions = stats.columns.get_indexer(columns)
+    calls = (
+        functools.partial(
+            _summarize_group, _group_frame(stats, rows, positions), key_dicts[i],
+            cluster=cluster, opts=opts, boot=boot, prevalence=prevalence, horizon=horizon,
+        )
+        for i, rows in enumerate(group_rows(codes, len(keys)))
+    )  # fmt: skip
     groups, fitters = [], []
-    sizes = [len(g) for _, g in parts] if cluster == "trace" and method == "exact" else []
+    # Draws ahead on a thread only here: worker processes have the cores the thread would use.
+    ahead = cluster == "trace" and method == "exact" and executor is None
+    sizes = np.bincount(codes, minlength=len(keys)).tolist() if ahead else []
     with prefetch_draws(sizes, n_boot=n_boot, seed=seed) as advance:
-        for i, (_, g) in enumerate(parts):
-            advance(i)
-            keys = {c: _json_safe(g[c].iloc[0]) for c in by}
-            with _collect(reasons, "/".join(str(v) for v in keys.values())):
-                clusters = _clusters(g, cluster)
-                group, fitter = _group(g, keys, opts=opts, boot={**boot, "clusters": clusters},
-                                       prevalence=prevalence, horizon=horizon)  # fmt: skip
+        for key, (group, fitter, caught) in zip(key_dicts, in_order(calls, executor, before=advance), strict=True):
+            route_warnings(caught, reasons, "/".join(str(v) for v in key.values()))
             groups.append(group)
             fitters.append(fitter)
-    ends = stats["last_turn"] if opts.time == "turn" else stats["n_steps"] - 1
-    last = max([int(ends.max()) if len(ends) else 0] + [int(f.curve_.index.max()) for f in fitters if f is not None])
+    if not len(stats):
+        end = 0
+    else:
+        end = int(stats["last_turn"].max()) if opts.time == "turn" else int(stats["n_steps"].max()) - 1
+    last = max([end] + [int(f.curve_.index.max()) for f in fitters if f is not None])
     for group, fitter in zip(groups, fitters, strict=True):
         group.update(_erf_entries(fitter, last))
     messages = [f"{msg} [groups: {', '.join(dict.fromkeys(labels))}]" for msg, labels in reasons.items()]
@@ -399,13 +406,49 @@ def summarize_statistics(
     return MetricsSummary(options=recorded, groups=groups, warnings=messages)
 
 
+#: Key columns a group's rows carry besides the ``by`` columns (when the table has them).
+_ROW_KEYS = ("trace_id", "question_id", "agent")
+
+
+def _global_prevalence(stats: pd.DataFrame) -> np.ndarray:
+    """P(E = k) over every row, from the column totals (the counts are whole numbers, so their
+    float sums are exact in any order: the same as summing the rows' calibration columns)."""
+    sources = {"n0": "ce_n0", "n1": "ce_n1", "n2": "ce_n2", "n_obs": "n_obs", "n_obs_unlabeled": "n_obs_unlabeled"}
+    totals = pd.DataFrame({c: [stats[src].sum()] for c, src in sources.items()})
+    return prevalence_from_columns(totals).to_numpy()
+
+
+def _group_frame(stats: pd.DataFrame, rows: np.ndarray, positions: np.ndarray) -> pd.DataFrame:
+    """The columns ``positions`` of the rows ``rows`` (one group: the only copy made), indexed by
+    row position. A table without trace ids gets the row positions as ids (each row its own
+    resampling unit), and one without agents None (the recovery curve's label only)."""
+    g = stats.take(rows).iloc[:, positions]  # rows first: ``iloc[rows, positions]`` copies whole columns
+    g.index = pd.Index(rows)
+    g.attrs = {}  # checked already; pandas would copy them on every operation
+    if "trace_id" not in g.columns:
+        g["trace_id"] = rows
+    if "agent" not in g.columns:
+        g["agent"] = None
+    return g
+
+
+def _summarize_group(
+    stats: pd.DataFrame, keys: dict, *, cluster: Cluster, **kw: Any
+) -> tuple[dict, EvidenceRecoveryFitter | None, list[Caught]]:
+    """One group's dict and recovery fitter (as :func:`_group`), and the warnings raised on the way:
+    what a worker process sends back."""
+    with caught_warnings() as caught:
+        group, fitter = _group(stats, keys, boot={**kw.pop("boot"), "clusters": _clusters(stats, cluster)}, **kw)
+    return group, fitter, caught
+
+
 def _clusters(stats: pd.DataFrame, cluster: Cluster) -> np.ndarray:
     """The resampling unit of each row: its number when traces are resampled (trace ids are
     unique, so the numbers are the clusters of :func:`cluster_labels` in the same order,
     without a string per trace), else its question's label."""
     if cluster == "trace":
         return np.arange(len(stats))
-    return cluster_labels(stats["trace_id"], stats["question_id"], cluster=cluster)
+    return cluster_labels(stats["trace_id"], stats.get("question_id"), cluster=cluster)
 
 
 def _group(
