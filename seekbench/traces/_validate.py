@@ -77,11 +77,11 @@ def validate_trace(trace: object, *, file: str | None = None, line: int | None =
     what it is not sure of goes to the exact compiled check (:mod:`._fastschema`), and
     jsonschema finds and words the error of any invalid trace.
     """
-    tid = trace.get("trace_id") if isinstance(trace, dict) else None
-    tid = tid if isinstance(tid, str) else None
     quick = quick_trace_check()
     if quick is not None and quick(trace):
         return  # the schema and the order rules below hold
+    tid = trace.get("trace_id") if isinstance(trace, dict) else None
+    tid = tid if isinstance(tid, str) else None
     fast = fast_validator("trace")
     if fast is None or not fast(trace):
         if isinstance(trace, dict):
@@ -105,15 +105,14 @@ def validate_trace(trace: object, *, file: str | None = None, line: int | None =
                 trace_id=tid,
                 path=f"$.steps[{pos}].index",
             )
-        deps = step.get("depends_on")
-        if deps and not seen.issuperset(deps):  # one C-level test; the loop below only to name the culprit
-            j, dep = next((j, dep) for j, dep in enumerate(deps) if dep not in seen)
-            raise UserInputError(
-                f"depends_on names step {dep}, which is not an earlier step of this trace",
-                file=file,
-                line=line,
-                trace_id=tid,
-                path=f"$.steps[{pos}].depends_on[{j}]",
-            )
+        for j, dep in enumerate(step.get("depends_on") or ()):
+            if dep not in seen:
+                raise UserInputError(
+                    f"depends_on names step {dep}, which is not an earlier step of this trace",
+                    file=file,
+                    line=line,
+                    trace_id=tid,
+                    path=f"$.steps[{pos}].depends_on[{j}]",
+                )
         seen.add(idx)
         previous = idx
