@@ -66,6 +66,15 @@ def _time_hot(lines: list, file: str, repeats: int) -> list[float]:
     return per_trace
 
 
+def _report(what: str, timer, items: list, args) -> None:
+    load0 = os.getloadavg()[0]
+    times = timer(items, args.path, args.repeats)
+    load1 = os.getloadavg()[0]
+    print(f"{what}, {len(items)} traces, {args.repeats} passes: best {min(times):.2f} µs/trace, "
+          f"median {statistics.median(times):.2f} (CPU), total best {min(times) * len(items) / 1e6:.3f} s; "
+          f"load {load0:.2f} -> {load1:.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("path", help="a canonical JSONL corpus (e.g. corpus_1x.jsonl from make_corpus.py)")
@@ -76,20 +85,10 @@ def main() -> None:
 
     with open(args.path, "rb") as fh:
         lines = [(i, raw) for i, raw in enumerate(fh, start=1) if raw.strip()]
-    load0 = os.getloadavg()[0]
-    hot = _time_hot(lines, args.path, args.repeats)
-    load1 = os.getloadavg()[0]
-    print(f"hot (validate each record right after parsing it), {len(lines)} traces, {args.repeats} passes: "
-          f"best {min(hot):.2f} µs/trace, median {statistics.median(hot):.2f} (CPU); "
-          f"load {load0:.2f} -> {load1:.2f}")
+    _report("hot (validate each record right after parsing it)", _time_hot, lines, args)
     records = [(i, orjson.loads(raw)) for i, raw in lines]
     del lines
-    load0 = os.getloadavg()[0]
-    times = _time(records, args.path, args.repeats)
-    load1 = os.getloadavg()[0]
-    print(f"cold (all records parsed first, then validated), {len(records)} traces, {args.repeats} passes: "
-          f"best {min(times):.2f} µs/trace, median {statistics.median(times):.2f} (CPU), "
-          f"total best {min(times) * len(records) / 1e6:.3f} s; load {load0:.2f} -> {load1:.2f}")
+    _report("cold (all records parsed first, then validated)", _time, records, args)
     if args.jsonschema:
         from seekbench.traces import _validate
 

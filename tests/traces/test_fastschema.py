@@ -7,11 +7,11 @@ import math
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from schema_mutations import message as _message
+from schema_mutations import positions
 
-from seekbench import UserInputError
 from seekbench._schemas import load_schema, validator
 from seekbench.data import sample_traces_path
-from seekbench.traces import validate_trace
 from seekbench.traces import _validate
 from seekbench.traces._fastschema import _Compiler, fast_validator
 
@@ -21,14 +21,6 @@ FAST = fast_validator("trace")
 
 def _jsonschema_valid(obj) -> bool:
     return validator("trace").is_valid(obj)
-
-
-def _message(obj) -> str | None:
-    try:
-        validate_trace(obj, file="f.jsonl", line=7)
-    except UserInputError as e:
-        return str(e)
-    return None
 
 
 def test_trace_schema_compiles():
@@ -104,21 +96,11 @@ _VALUES = st.sampled_from([None, True, False, 0, 1, -1, 1.0, 1.5, math.nan, "", 
                            "1.0", "judge", [], {}, [1], ["a"], {"a": 1}, 2**70])
 
 
-def _positions(obj, path=()):
-    yield path
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            yield from _positions(v, (*path, k))
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            yield from _positions(v, (*path, i))
-
-
 @st.composite
 def _mutated(draw):
     tr = copy.deepcopy(draw(st.sampled_from(SAMPLE)))
     for _ in range(draw(st.integers(1, 3))):
-        path = draw(st.sampled_from(list(_positions(tr))[1:]))
+        path = draw(st.sampled_from(list(positions(tr))[1:]))
         parent = tr
         for key in path[:-1]:
             parent = parent[key]

@@ -21,11 +21,12 @@ import types
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from schema_mutations import message as _message
+from schema_mutations import positions
 
-from seekbench import UserInputError
 from seekbench._schemas import load_schema, validator
 from seekbench.data import sample_traces_path
-from seekbench.traces import _schemagen, _validate, validate_trace
+from seekbench.traces import _schemagen, _validate
 from seekbench.traces._schemagen import Unsupported, generate, quick_validator
 
 SAMPLE = [json.loads(line) for line in sample_traces_path().read_text().splitlines()]
@@ -106,14 +107,6 @@ def _semantic_error(tr) -> str | None:
     return None
 
 
-def _message(obj) -> str | None:
-    try:
-        validate_trace(obj, file="f.jsonl", line=7)
-    except UserInputError as e:
-        return str(e)
-    return None
-
-
 def _message_without_fast_paths(obj) -> str | None:
     """What ``validate_trace`` says with jsonschema alone (the quick and the compiled checks switched off)."""
     saved = _validate.quick_trace_check, _validate.fast_validator
@@ -160,16 +153,6 @@ VALUES = [None, True, False, 0, 1, -1, 1.0, 0.0, 1.5, 0.5, -0.5, math.nan, math.
           _Str("search"), _Kind.ONE, b"x", decimal.Decimal("0.5")]
 
 
-def _positions(obj, path=()):
-    yield path
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            yield from _positions(v, (*path, k))
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            yield from _positions(v, (*path, i))
-
-
 def _fresh(value):
     """A copy of one of VALUES (a mapping proxy cannot be deep-copied, nor changed: shared as is)."""
     return value if type(value) is types.MappingProxyType else copy.deepcopy(value)
@@ -179,7 +162,7 @@ def _mutate(tr: dict, rng: random.Random) -> dict:
     """1 to 3 edits: set a value, delete a key, add a key, swap a container's type, reorder a dict."""
     tr = copy.deepcopy(tr)
     for _ in range(rng.randint(1, 3)):
-        path = rng.choice(list(_positions(tr))[1:])
+        path = rng.choice(list(positions(tr))[1:])
         parent = tr
         for key in path[:-1]:
             parent = parent[key]
