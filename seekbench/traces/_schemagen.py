@@ -29,6 +29,7 @@ callers then skip this check.
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -85,7 +86,7 @@ class _Object:
         out: list[str] = []
         for name, key in zip(names, keys, strict=True):
             if key in self.props:  # an unknown key of an open object: nothing to check
-                out += self.gen.emit(self.props[key], name, [e[key] for e in examples])
+                out += self.gen.emit(self.props[key], name, [e[key] for e in examples if key in e])
         return out
 
     def make(self, d: dict) -> Predicate:
@@ -96,12 +97,18 @@ class _Object:
             return fn
         if len(self.cache) >= MAX_KEY_TUPLES:
             return _no
-        if not self.allows(keys):
-            fn = _no
-        else:
+        fn = _no
+        if self.allows(keys):
             names = [self.gen.var() for _ in keys]
             unpack = [f"{', '.join(names)}, = _d.values()"] if keys else []  # in key order: keys is d's order
-            fn = self.gen.function(unpack + self.checks(keys, names, [d]), "_d")
+            # With d's shapes inlined; if that nests deeper than Python compiles, without (nested objects
+            # then go through their caches); if still too deep, not sure, always.
+            for examples in ([d], []):
+                try:
+                    fn = self.gen.function(unpack + self.checks(keys, names, examples), "_d")
+                    break
+                except Unsupported:
+                    pass
         self.cache[keys] = fn
         return fn
 
@@ -169,7 +176,11 @@ class _Generator:
         """Compile ``def f(arg): <body>; return True`` in the shared namespace."""
         src = "\n".join([f"def _f({arg}):", *("    " + line for line in body), "    return True"])
         scope: dict[str, Any] = {}
-        exec(compile(src, "<seekbench schema check>", "exec"), self.ns, scope)
+        try:
+            code = compile(src, "<seekbench schema check>", "exec")
+        except (SyntaxError, RecursionError) as e:  # "too many statically nested blocks", and the like
+            raise Unsupported(f"generated code Python does not compile: {e}") from e
+        exec(code, self.ns, scope)
         return scope["_f"]
 
     def emit_then(self, schema: object, v: str, examples: list, after: After) -> list[str]:
@@ -180,7 +191,9 @@ class _Generator:
             target = self.root.get("$defs", {}).get(schema["$ref"][len("#/$defs/") :])
         out = self.emit(schema, v, examples)  # also refuses what cannot be generated
         obj = self.objects.get(id(target))
-        if obj is not None:  # an object schema with only object keywords (else emit refused it)
+        # ``target`` is the object schema of ``obj``, which has only object keywords (container() refuses
+        # others), and ``schema`` is it or a lone $ref to it: the same checks, with ``after`` inside
+        if obj is not None:
             return [f"if type({v}) is not dict: return False", *obj.emit(v, examples, after)]
         return out + after(v, None)
 
@@ -265,7 +278,7 @@ class _Generator:
                 raise Unsupported("array keywords other than items")
             out = [f"if type({v}) is not list: return False"]
             item = self.var()
-            seen = [x for e in examples if type(e) is list for x in e][:MAX_EXAMPLES]
+            seen = list(itertools.islice((x for e in examples if type(e) is list for x in e), MAX_EXAMPLES))
             items = schema.get("items", True)
             if id(schema) in self.each_item:  # the caller's rule over the items, after each item's checks
                 before, after = self.each_item[id(schema)](self.var)

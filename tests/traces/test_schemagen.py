@@ -329,6 +329,22 @@ def test_what_it_cannot_generate_it_refuses(edit):
         generate(schema)
 
 
+def test_code_nested_too_deep_for_python_is_refused_or_not_sure():
+    # 30 nested arrays: more loops in one function than Python compiles (its limit is 20 nested blocks).
+    deep: dict = {"type": "string"}
+    for _ in range(30):
+        deep = {"type": "array", "items": deep}
+    with pytest.raises(Unsupported):
+        generate(deep)
+    # The same depth under an object met at run time: its code is compiled then, and answers "not sure".
+    quick = generate({"type": "object", "properties": {"a": {"type": "object", "properties": {"b": deep}}}})
+    doc: object = "x"
+    for _ in range(30):
+        doc = [doc]
+    assert quick({"a": {"b": doc}}) is False
+    assert quick({"a": {}}) is True
+
+
 def test_judge_output_schema_is_sound():
     # The generator is generic: another shipped schema, checked the same one-sided way on mutations.
     schema = load_schema("judge_output")
