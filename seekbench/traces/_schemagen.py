@@ -336,9 +336,11 @@ def generate(schema: dict, *, each_item: dict[int, ItemCheck] | None = None) -> 
     """The quick check of ``schema``; raises :class:`Unsupported` when it cannot be generated.
 
     ``each_item`` adds a caller's rule to the check of an array: keyed by ``id()`` of the array's
-    subschema (an object inside ``schema``), a function of the item variable and a source of fresh
-    variable names that returns the statements to put before the loop and those to run on each item
-    after its schema checks (they ``return False`` when the rule fails; the item is then known valid).
+    subschema (an object inside ``schema``), an :data:`ItemCheck`: given a source of fresh variable
+    names, it returns the statements to run before the loop over the items, and a function giving the
+    statements to run on an item once its schema checks passed (they ``return False`` when the rule
+    fails); that function gets the item's variable and, where the item is a dict checked by inlined
+    code, the variables holding its properties (else None: it looks them up).
     """
     gen = _Generator(schema, each_item)
     return gen.function(gen.emit(schema, "_root"), "_root")
