@@ -7,6 +7,10 @@ quick(doc) is True  =>  jsonschema finds no error. These tests hammer it with mu
 Python types, key orders), and check the other side only where it is promised: on documents
 made of the exact types a JSON parser produces, without NaN or floats with an integral value,
 the two agree both ways (so the quick check really is what clears valid traces).
+
+QUICK is the schema's check alone; FUSED is validate_trace's, the schema plus the step order
+rules (indices increasing, depends_on naming earlier steps) in the same generated pass, held to
+the same two properties against jsonschema and a plain reference of those rules.
 """
 
 import collections
