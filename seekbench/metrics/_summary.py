@@ -375,7 +375,10 @@ def summarize_statistics(
 
     codes, keys = group_codes(stats, by)
     key_dicts = [{c: _json_safe(v) for c, v in zip(by, row, strict=True)} for row in keys.itertuples(False, None)]
-    columns = [c for c in dict.fromkeys([*by, *_ROW_KEYS, *TRACE_STATISTICS_COLUMNS]) if c in stats.columns]
+    # Trace ids (strings, the costliest to copy and to send to a worker) only name the resampling
+    # units, which the row positions name as well; questions only matter with cluster="question".
+    keep = ("agent", "trace_id", "question_id") if cluster == "question" else ("agent",)
+    columns = [c for c in [*keep, *TRACE_STATISTICS_COLUMNS] if c in stats.columns]
     positions = stats.columns.get_indexer(columns)
     calls = (
         functools.partial(
@@ -406,10 +409,6 @@ def summarize_statistics(
     return MetricsSummary(options=recorded, groups=groups, warnings=messages)
 
 
-#: Key columns a group's rows carry besides the ``by`` columns (when the table has them).
-_ROW_KEYS = ("trace_id", "question_id", "agent")
-
-
 def _global_prevalence(stats: pd.DataFrame) -> np.ndarray:
     """P(E = k) over every row, from the column totals (the counts are whole numbers, so their
     float sums are exact in any order: the same as summing the rows' calibration columns)."""
@@ -420,8 +419,8 @@ def _global_prevalence(stats: pd.DataFrame) -> np.ndarray:
 
 def _group_frame(stats: pd.DataFrame, rows: np.ndarray, positions: np.ndarray) -> pd.DataFrame:
     """The columns ``positions`` of the rows ``rows`` (one group: the only copy made), indexed by
-    row position. A table without trace ids gets the row positions as ids (each row its own
-    resampling unit), and one without agents None (the recovery curve's label only)."""
+    row position. Without trace ids the row positions are the ids (each row its own resampling
+    unit: trace ids are unique), and without agents None (the recovery curve's label only)."""
     g = stats.take(rows).iloc[:, positions]  # rows first: ``iloc[rows, positions]`` copies whole columns
     g.index = pd.Index(rows)
     g.attrs = {}  # checked already; pandas would copy them on every operation
