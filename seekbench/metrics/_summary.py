@@ -51,7 +51,10 @@ RECOVERED_BY = 8
 
 
 def _json_safe(value: Any) -> Any:
-    """NaN -> None, numpy scalars -> Python, tuples -> lists, recursively."""
+    """NaN (and pandas' NA, a missing key of a string column) -> None, numpy scalars -> Python,
+    tuples -> lists, recursively."""
+    if value is pd.NA:
+        return None
     if isinstance(value, dict):
         return {str(k): _json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
