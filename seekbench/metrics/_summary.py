@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
-from ._bootstrap import Cluster, check_bootstrap_options, cluster_labels, prefetch_draws
+from ._bootstrap import _MAX_CELLS, Cluster, check_bootstrap_options, cluster_labels, prefetch_draws
 from ._ce import CalibrationResult, calibration_from_columns, prevalence_from_columns
 from ._decisions import evidence_labeled
 from ._erf import EvidenceRecoveryFitter
@@ -394,7 +394,10 @@ def summarize_statistics(
     # Draws ahead on a thread only here: worker processes have the cores the thread would use.
     ahead = cluster == "trace" and method == "exact" and executor is None
     sizes = np.bincount(codes, minlength=len(keys)).tolist() if ahead else []
-    with prefetch_draws(sizes, n_boot=n_boot, seed=seed) as advance:
+    # Two draws at a time while this thread computes (the draws are most of the time) when they
+    # are small (one chunk each, 32 MB at most); a large corpus's draws one at a time.
+    small = n_boot * max(sizes, default=0) <= _MAX_CELLS
+    with prefetch_draws(sizes, n_boot=n_boot, seed=seed, ahead=2 if small else 1) as advance:
         for key, (group, fitter, caught) in zip(key_dicts, in_order(calls, executor, before=advance), strict=True):
             route_warnings(caught, reasons, "/".join(str(v) for v in key.values()))
             groups.append(group)
