@@ -51,6 +51,7 @@ def scaled_summary(args: argparse.Namespace, *, by: tuple[str, ...], options: Me
         jobs=args.jobs,
         format=args.format,
         skip_invalid=args.skip_invalid,
+        strings="compact",  # categorical keys and Arrow trace ids: the same numbers, less memory
         **import_options(args),
     )
     report_skipped(red.read.skipped, what="trace records")
