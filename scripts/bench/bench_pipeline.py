@@ -70,7 +70,8 @@ def _scale_worker(path: str, n_boot: int, engine: str, jobs: int | None) -> dict
 
     opts = MetricOptions()
     t0, c0 = time.perf_counter(), time.process_time()
-    red = reduce_traces(path, functools.partial(trace_statistics, options=opts), engine=engine, jobs=jobs)
+    red = reduce_traces(path, functools.partial(trace_statistics, options=opts), engine=engine, jobs=jobs,
+                        strings="compact")  # as seekbench metrics reduces
     t1, c1 = time.perf_counter(), time.process_time()
     rss_reduce = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     summary = summarize_statistics(red.rows, options=opts, n_boot=n_boot)

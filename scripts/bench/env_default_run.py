@@ -47,22 +47,12 @@ class Timer:
 
 
 def _cli(*args) -> tuple[int, str, str]:
-    """``seekbench ARGS`` in-process, with ``env`` and ``conformal`` registered if the lead has not yet."""
-    from seekbench.cli import _main
+    """``seekbench ARGS`` in-process."""
+    from seekbench.cli import main
 
-    mods = list(_main.COMMANDS)
-    names = {m.__name__.rsplit(".", 1)[-1] for m in mods}
-    for name in ("_env", "_conformal"):
-        if name not in names:
-            with contextlib.suppress(ModuleNotFoundError):
-                mods.append(__import__(f"seekbench.cli.{name}", fromlist=["register"]))
-    saved, _main.COMMANDS = _main.COMMANDS, tuple(mods)
     out, err = io.StringIO(), io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = _main.main([str(a) for a in args])
-    finally:
-        _main.COMMANDS = saved
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in args])
     return code, out.getvalue(), err.getvalue()
 
 

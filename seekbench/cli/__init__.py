@@ -1,5 +1,15 @@
 """The ``seekbench`` command: a thin shell over the Python API."""
 
-from ._main import main
+import os
+
+# OpenBLAS keeps its idle threads spinning for about 2**28 cycles after each matrix product before
+# they sleep. The bootstrap makes a few small products per group, so on a few cores the spinning
+# threads take the CPU the resample draws need (about 1 of 5 CPU seconds of the aggregation at 1x).
+# 2**4 cycles: they sleep at once. Only the wait changes, never the number of threads (which decides
+# the last bits of a product). OpenBLAS reads it as numpy loads, in this process and in the worker
+# processes it starts; the user's own setting wins.
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+
+from ._main import main  # noqa: E402  (after the setting: nothing above imports numpy)
 
 __all__ = ["main"]

@@ -3,44 +3,32 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import warnings
 from collections.abc import Sequence
 
 from .._errors import SeekbenchWarning, UndefinedMetricWarning, UserInputError
 from .._version import SCHEMA_VERSION, __version__
-from . import (
-    _agree,
-    _annotate,
-    _cache,
-    _conformal,
-    _convert,
-    _env,
-    _evidence,
-    _explore,
-    _judge,
-    _judge_answers,
-    _metrics,
-    _report,
-    _span_labels,
-    _validate,
-)
 
-COMMANDS = (
-    _validate,
-    _convert,
-    _metrics,
-    _annotate,
-    _judge,
-    _judge_answers,
-    _cache,
-    _agree,
-    _evidence,
-    _env,
-    _conformal,
-    _explore,
-    _span_labels,
-    _report,
+#: Each command module and the commands it registers, in ``--help`` order. A module is imported
+#: only when one of its commands runs (or for the whole parser: ``seekbench --help``, docs,
+#: tests), so ``seekbench metrics`` does not import what judging or the environment needs.
+COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("_validate", ("validate",)),
+    ("_convert", ("convert",)),
+    ("_metrics", ("metrics",)),
+    ("_annotate", ("annotate",)),
+    ("_judge", ("judge",)),
+    ("_judge_answers", ("judge-answers",)),
+    ("_cache", ("cache",)),
+    ("_agree", ("agree",)),
+    ("_evidence", ("evidence-metrics", "coverage")),
+    ("_env", ("env",)),
+    ("_conformal", ("conformal",)),
+    ("_explore", ("explore",)),
+    ("_span_labels", ("export-labels", "import-labels")),
+    ("_report", ("report",)),
 )
 
 DESCRIPTION = """\
@@ -67,7 +55,15 @@ exit codes:
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
+def chosen_command(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` runs: its first word when that names one (the top-level options,
+    ``--help`` and ``--version``, take no value), else None."""
+    first = next((a for a in argv if not a.startswith("-")), None)
+    return first if any(first in names for _, names in COMMANDS) else None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or (``command``) of that command alone, importing only its module."""
     parser = argparse.ArgumentParser(
         prog="seekbench", description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -77,8 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
         version=f"seekbench {__version__} (trace and annotation schema_version {SCHEMA_VERSION})",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for mod in COMMANDS:
-        mod.register(sub)
+    for module, names in COMMANDS:
+        if command is None or command in names:
+            importlib.import_module(f"{__package__}.{module}").register(sub)
     return parser
 
 
@@ -103,7 +100,8 @@ def check_outputs(args: argparse.Namespace) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(chosen_command(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()

@@ -171,13 +171,14 @@ def _resample_counts(seed: int | None, n_clusters: int, n_boot: int) -> tuple[np
 
 
 class _Prefetcher:
-    """Draws the resample counts of the next groups on a worker thread (numpy releases the GIL
-    while it samples), while the caller computes the current group."""
+    """Draws the resample counts of the next ``ahead`` groups on as many threads (numpy releases
+    the GIL while it samples, and each draw has its own generator), while the caller computes
+    the current group."""
 
     def __init__(self, keys: list[tuple[int, int, int]], ahead: int) -> None:
         self.keys = keys
         self.ahead = ahead
-        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="seekbench-bootstrap")
+        self.pool = ThreadPoolExecutor(max_workers=max(1, ahead), thread_name_prefix="seekbench-bootstrap")
         self.futures: dict[tuple[int, int, int], Future] = {}
 
     def advance(self, group: int) -> None:
@@ -209,9 +210,9 @@ def prefetch_draws(
     """Draw the resample counts of upcoming groups in the background.
 
     Yields ``advance(i)``, to call when group i starts; its draw (``group_sizes[i]``
-    clusters) and those of the next ``ahead`` groups are then under way. Only for an
-    integer seed and B > 0 (otherwise ``advance`` does nothing). At most ``ahead + 1``
-    draws are held, so memory stays bounded on large corpora.
+    clusters) and those of the next ``ahead`` groups are then under way, on ``ahead``
+    threads. Only for an integer seed and B > 0 (otherwise ``advance`` does nothing). At
+    most ``ahead + 1`` draws are held, so memory stays bounded on large corpora.
     """
     if n_boot <= 0 or not _int_seed(seed):
         yield lambda group: None

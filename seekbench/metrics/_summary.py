@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
-from ._bootstrap import Cluster, check_bootstrap_options, cluster_labels, prefetch_draws
+from ._bootstrap import _MAX_CELLS, Cluster, check_bootstrap_options, cluster_labels, prefetch_draws
 from ._ce import CalibrationResult, calibration_from_columns, prevalence_from_columns
 from ._decisions import evidence_labeled
 from ._erf import EvidenceRecoveryFitter
@@ -51,7 +51,10 @@ RECOVERED_BY = 8
 
 
 def _json_safe(value: Any) -> Any:
-    """NaN -> None, numpy scalars -> Python, tuples -> lists, recursively."""
+    """NaN (and pandas' NA, a missing key of a string column) -> None, numpy scalars -> Python,
+    tuples -> lists, recursively."""
+    if value is pd.NA:
+        return None
     if isinstance(value, dict):
         return {str(k): _json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -375,7 +378,10 @@ def summarize_statistics(
 
     codes, keys = group_codes(stats, by)
     key_dicts = [{c: _json_safe(v) for c, v in zip(by, row, strict=True)} for row in keys.itertuples(False, None)]
-    columns = [c for c in dict.fromkeys([*by, *_ROW_KEYS, *TRACE_STATISTICS_COLUMNS]) if c in stats.columns]
+    # Trace ids (strings, the costliest to copy and to send to a worker) only name the resampling
+    # units, which the row positions name as well; questions only matter with cluster="question".
+    keep = ("agent", "trace_id", "question_id") if cluster == "question" else ("agent",)
+    columns = [c for c in [*keep, *TRACE_STATISTICS_COLUMNS] if c in stats.columns]
     positions = stats.columns.get_indexer(columns)
     calls = (
         functools.partial(
@@ -388,7 +394,10 @@ def summarize_statistics(
     # Draws ahead on a thread only here: worker processes have the cores the thread would use.
     ahead = cluster == "trace" and method == "exact" and executor is None
     sizes = np.bincount(codes, minlength=len(keys)).tolist() if ahead else []
-    with prefetch_draws(sizes, n_boot=n_boot, seed=seed) as advance:
+    # Two draws at a time while this thread computes (the draws are most of the time) when they
+    # are small (one chunk each, 32 MB at most); a large corpus's draws one at a time.
+    small = n_boot * max(sizes, default=0) <= _MAX_CELLS
+    with prefetch_draws(sizes, n_boot=n_boot, seed=seed, ahead=2 if small else 1) as advance:
         for key, (group, fitter, caught) in zip(key_dicts, in_order(calls, executor, before=advance), strict=True):
             route_warnings(caught, reasons, "/".join(str(v) for v in key.values()))
             groups.append(group)
@@ -406,10 +415,6 @@ def summarize_statistics(
     return MetricsSummary(options=recorded, groups=groups, warnings=messages)
 
 
-#: Key columns a group's rows carry besides the ``by`` columns (when the table has them).
-_ROW_KEYS = ("trace_id", "question_id", "agent")
-
-
 def _global_prevalence(stats: pd.DataFrame) -> np.ndarray:
     """P(E = k) over every row, from the column totals (the counts are whole numbers, so their
     float sums are exact in any order: the same as summing the rows' calibration columns)."""
@@ -420,8 +425,8 @@ def _global_prevalence(stats: pd.DataFrame) -> np.ndarray:
 
 def _group_frame(stats: pd.DataFrame, rows: np.ndarray, positions: np.ndarray) -> pd.DataFrame:
     """The columns ``positions`` of the rows ``rows`` (one group: the only copy made), indexed by
-    row position. A table without trace ids gets the row positions as ids (each row its own
-    resampling unit), and one without agents None (the recovery curve's label only)."""
+    row position. Without trace ids the row positions are the ids (each row its own resampling
+    unit: trace ids are unique), and without agents None (the recovery curve's label only)."""
     g = stats.take(rows).iloc[:, positions]  # rows first: ``iloc[rows, positions]`` copies whole columns
     g.index = pd.Index(rows)
     g.attrs = {}  # checked already; pandas would copy them on every operation

@@ -49,19 +49,27 @@ def run_ray(fragments: Sequence[Fragment], work: FragmentWork) -> Iterator[Fragm
 
     if not ray.is_initialized():
         ray.init(logging_level=logging.ERROR, log_to_driver=False)
-    ctx = ray.data.DataContext.get_current()
-    ctx.enable_progress_bars = False
-    ctx.print_on_execution_start = False
     items = [{"order": f.order, "fragment": pickle.dumps(f)} for f in fragments]
     if not items:
         return
-    ds = ray.data.from_items(items, override_num_blocks=len(items)).map(_Task(work))
-    done: dict[int, FragmentResult] = {}
-    want = 0
-    for row in ds.iter_rows():
-        done[int(row["order"])] = pickle.loads(row["result"])
-        while want in done:  # in fragment order, holding only what arrived early
-            yield done.pop(want)
-            want += 1
-    if want != len(items):  # a fragment lost would make the totals silently short: say so
-        raise RuntimeError(f"Ray returned {want} of {len(items)} fragments in order (then {sorted(done)[:5]})")
+    # Ray Data logs its progress (and that progress bars are off) on stderr, between our notes.
+    logger = logging.getLogger("ray.data")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        ctx = ray.data.DataContext.get_current()
+        ctx.enable_progress_bars = False
+        ctx.print_on_execution_start = False
+        ds = ray.data.from_items(items, override_num_blocks=len(items)).map(_Task(work))
+        del items
+        done: dict[int, FragmentResult] = {}
+        want = 0
+        for row in ds.iter_rows():
+            done[int(row["order"])] = pickle.loads(row["result"])
+            while want in done:  # in fragment order, holding only what arrived early
+                yield done.pop(want)
+                want += 1
+    finally:
+        logger.setLevel(level)
+    if want != len(fragments):  # a fragment lost would make the totals silently short: say so
+        raise RuntimeError(f"Ray returned {want} of {len(fragments)} fragments in order (then {sorted(done)[:5]})")

@@ -6,7 +6,7 @@ merge is where the sequential reader's cross-record rules are kept: a trace id s
 earlier fragment is a duplicate (worded as the sequential reader words it, within a file or
 across files), and errors are taken in input order, so the first error without
 ``--skip-invalid``, or the list of skipped records with it, is the one a sequential read
-gives. Only the per-trace rows stay in memory: a few numbers per trace.
+gives. Only the per-trace rows stay in memory: a few numbers per trace, and the ids as Arrow strings.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .._errors import UserInputError
 from ..traces import (
@@ -30,6 +32,7 @@ from ..traces import (
     url_format,
 )
 from ..traces.importers import ImportSummary
+from ._compact import STRINGS, CompactRows, Strings, join_rows, release_freed
 from ._local import default_jobs, run_local
 from ._work import ChunkFunction, FragmentResult, FragmentWork
 
@@ -40,13 +43,16 @@ MAX_WARNINGS = 100
 
 @dataclass
 class Reduction:
-    """The per-trace rows of every valid trace (input order) and what reading found (as ``read_tables``)."""
+    """The per-trace rows of every valid trace (input order), their trace ids, and what reading found
+    (as ``read_tables``)."""
 
     rows: pd.DataFrame
     read: ReadResult
     n_fragments: int = 0
     #: CPU seconds the workers spent reading fragments to tables and reducing them, and their largest peak RSS.
     cost: dict[str, float] = dataclasses.field(default_factory=dict)
+    #: The trace id of each row (Arrow strings, the buffers the duplicate check read).
+    ids: pa.ChunkedArray = dataclasses.field(default_factory=lambda: pa.chunked_array([], type=pa.string()))
 
 
 def reduce_traces(
@@ -58,6 +64,7 @@ def reduce_traces(
     format: str | None = None,
     skip_invalid: bool = False,
     chunk_traces: int | None = None,
+    strings: Strings = "object",
     **options,
 ) -> Reduction:
     """Apply ``fn`` to every chunk of complete traces of ``paths`` and gather its per-trace rows.
@@ -80,12 +87,17 @@ def reduce_traces(
         As for :func:`seekbench.traces.read_tables`.
     chunk_traces : int, optional
         Traces per chunk (default 2048).
+    strings : {"object", "compact"}
+        ``object``: string columns as ``fn`` returned them; ``compact``: columns of strings as
+        categoricals (sorted categories) and no ``trace_id`` column (``ids`` has them): the
+        same values in a fraction of the memory, no Python string per row.
 
     Returns
     -------
     Reduction
-        ``rows`` (the concatenated rows, duplicates and invalid records left out) and
-        ``read`` (formats, skipped records, notes, warnings, the import summary).
+        ``rows`` (the concatenated rows, duplicates and invalid records left out), ``ids``
+        (the trace id of each row) and ``read`` (formats, skipped records, notes, warnings,
+        the import summary).
 
     Examples
     --------
@@ -96,6 +108,8 @@ def reduce_traces(
     >>> int(red.rows["n_steps"].sum()) > 0
     True
     """
+    if strings not in STRINGS:
+        raise UserInputError(f"strings={strings!r}: choose one of {', '.join(STRINGS)}")
     if engine not in ENGINES:
         raise UserInputError(f"--engine {engine!r}: choose one of {', '.join(ENGINES)}")
     jobs = default_jobs() if jobs is None else jobs
@@ -121,21 +135,21 @@ def reduce_traces(
             cost["worker_peak_rss_mib"] = max(cost["worker_peak_rss_mib"], res.worker_rss_mib)
             yield res
 
-    rows, read = merge(costed(results), skip_invalid=skip_invalid, forced=format)
-    if not len(rows) and not read.skipped:
+    red = merge(costed(results), skip_invalid=skip_invalid, forced=format, strings=strings)
+    if not len(red.rows) and not red.read.skipped:
         raise UserInputError("no traces found; the file holds no records", file=", ".join(files))
-    return Reduction(rows, read, len(fragments), cost)
+    red.n_fragments, red.cost = len(fragments), cost
+    return red
 
 
 def merge(
-    results: Iterable[FragmentResult], *, skip_invalid: bool, forced: str | None
-) -> tuple[pd.DataFrame, ReadResult]:
-    """The rows and the read of fragment results taken in input order (see the module docstring)."""
+    results: Iterable[FragmentResult], *, skip_invalid: bool, forced: str | None, strings: Strings = "object"
+) -> Reduction:
+    """The rows, ids and read of fragment results taken in input order (see the module docstring)."""
     read = ReadResult()
     summary: ImportSummary | None = ImportSummary()
-    parts: list[pd.DataFrame] = []
-    ids: list[np.ndarray] = []
-    where: list[tuple[int, str, np.ndarray]] = []  # per fragment: order, file, lines of its valid traces
+    parts: list[tuple[CompactRows | pd.DataFrame, pa.Array]] = []
+    frags = _Sightings()
     errors: list[tuple[int, float, UserInputError]] = []
     found: dict[str, bool] = {}
     records: dict[str, int] = {}
@@ -148,13 +162,14 @@ def merge(
         summary = None if summary is None or log.summary is None else _added(summary, log.summary)
         errors.extend((frag.order, _key(line), e) for line, e in log.errors)
         found[frag.file] = found.get(frag.file, False) or log.found
-        records[frag.file] = records.get(frag.file, 0) + len(log.ids) + len(log.errors)
+        records[frag.file] = records.get(frag.file, 0) + len(res.ids) + len(log.errors)
         if res.rows is not None:
-            parts.append(res.rows)
-        ids.append(np.asarray(log.ids, dtype=object))
-        where.append((frag.order, frag.file, np.asarray([_key(x) for x in log.lines], dtype=float)))
-    all_ids = np.concatenate(ids) if ids else np.zeros(0, dtype=object)
-    keep = _duplicates(all_ids, where, errors)
+            parts.append((res.rows, res.ids))
+        frags.add(frag.order, frag.file, res.ids, res.lines)
+    keep = frags.duplicates(errors)
+    ids = pa.chunked_array(frags.ids, type=pa.string())
+    del frags
+    release_freed()
     errors.sort(key=lambda e: (e[0], e[1]))
     if errors and not skip_invalid:
         raise errors[0][2]
@@ -164,42 +179,80 @@ def merge(
         for file, ok in found.items():
             if records[file] and not ok:
                 raise format_not_found_error(file, forced, read)
-    rows = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
-    if not keep.all():
-        rows = rows[keep].reset_index(drop=True)
-    return rows, read
+    rows = join_rows(parts, keep, strings=strings)
+    return Reduction(rows, read, ids=ids if keep.all() else ids.filter(pa.array(keep)))
 
 
 def _key(line: int | None) -> float:
     return -1.0 if line is None else float(line)
 
 
-def _duplicates(ids: np.ndarray, where: list, errors: list) -> np.ndarray:
-    """Mark every trace id seen before (in input order) as a duplicate error; the mask of the first sightings."""
-    keep = np.ones(len(ids), dtype=bool)
-    if not len(ids):
+class _Sightings:
+    """The valid traces of every fragment in input order (ids as Arrow strings, lines as integers)."""
+
+    def __init__(self) -> None:
+        self.ids: list[pa.Array] = []
+        self.lines: list[np.ndarray] = []
+        self.frags: list[tuple[int, str]] = []
+
+    def add(self, order: int, file: str, ids: pa.Array, lines: np.ndarray) -> None:
+        self.ids.append(ids)
+        self.lines.append(lines)
+        self.frags.append((order, file))
+
+    def duplicates(self, errors: list) -> np.ndarray:
+        """Mark every trace id seen before (in input order) as a duplicate error; the mask of the first sightings."""
+        ids = pa.chunked_array(self.ids, type=pa.string())
+        first_of = _first_sightings(ids)
+        if first_of is None:
+            return np.ones(len(ids), dtype=bool)
+        keep = first_of == np.arange(len(ids))
+        starts = np.cumsum([0, *(len(x) for x in self.lines)])
+        lines = np.concatenate(self.lines)
+        for p in np.flatnonzero(~keep).tolist():
+            f = int(first_of[p])
+            (order, file), (_, file_f) = (self.frags[_fragment_of(starts, q)] for q in (p, f))
+            line = None if lines[p] < 0 else int(lines[p])
+            if file == file_f:
+                seen = f"line {int(lines[f])}" if lines[f] >= 0 else "an earlier record"
+                msg = f"duplicate trace_id (first seen at {seen}); trace ids must be unique"
+            else:
+                msg = "duplicate trace_id across input files; trace ids must be unique"
+            tid = ids[p].as_py()
+            err = UserInputError(msg, file=file, line=line, trace_id=tid, path="$.trace_id")
+            errors.append((order, _key(line), err))
         return keep
-    codes, _ = pd.factorize(ids)
-    _, first = np.unique(codes, return_index=True)
-    keep[:] = False
-    keep[first] = True
-    if keep.all():
-        return keep
-    order = np.concatenate([np.full(len(lines), o) for o, _, lines in where])
-    files = np.concatenate([np.full(len(lines), f, dtype=object) for _, f, lines in where])
-    lines = np.concatenate([lines for _, _, lines in where])
-    first_of = first[codes]
-    for p in np.flatnonzero(~keep):
-        f = first_of[p]
-        line = None if lines[p] < 0 else int(lines[p])
-        if files[p] == files[f]:
-            seen = f"line {int(lines[f])}" if lines[f] >= 0 else "an earlier record"
-            msg = f"duplicate trace_id (first seen at {seen}); trace ids must be unique"
-        else:
-            msg = "duplicate trace_id across input files; trace ids must be unique"
-        err = UserInputError(msg, file=files[p], line=line, trace_id=ids[p], path="$.trace_id")
-        errors.append((int(order[p]), _key(line), err))
-    return keep
+
+
+#: Sorted ids compared this many at a time (a few MB of strings).
+_BLOCK = 1 << 17
+
+
+def _first_sightings(ids: pa.ChunkedArray) -> np.ndarray | None:
+    """For each id, the position of its first occurrence; None when the ids are unique.
+
+    The ids are sorted (as positions) and neighbours compared: no hash table of millions of
+    strings (Arrow's takes some 130 bytes an id).
+    """
+    n = len(ids)
+    if n < 2:
+        return None
+    order = pc.sort_indices(ids).to_numpy()
+    same = np.zeros(n, dtype=bool)  # same[i]: the i-th smallest id equals the one before it
+    for a in range(1, n, _BLOCK):
+        run = ids.take(order[a - 1 : a + _BLOCK])
+        same[a : a + _BLOCK] = pc.equal(run[1:], run[:-1]).to_numpy(zero_copy_only=False)
+    if not same.any():
+        return None
+    group = np.cumsum(~same) - 1
+    first = np.minimum.reduceat(order, np.flatnonzero(~same))  # the earliest position of each distinct id
+    first_of = np.empty(n, dtype=np.int64)
+    first_of[order] = first[group]
+    return first_of
+
+
+def _fragment_of(starts: np.ndarray, position: int) -> int:
+    return int(np.searchsorted(starts, position, side="right") - 1)
 
 
 def _added(a: ImportSummary, b: ImportSummary) -> ImportSummary:

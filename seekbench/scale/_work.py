@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from .._io import paused_gc
 from ..traces import Fragment, FragmentLog, iter_fragment_tables
+from ._compact import CompactRows, compact_rows
 
 #: ``fn(steps, traces)``: one row per trace of ``traces``, in its order (any numeric columns).
 ChunkFunction = Callable[[pd.DataFrame, pd.DataFrame], pd.DataFrame]
@@ -18,11 +22,18 @@ ChunkFunction = Callable[[pd.DataFrame, pd.DataFrame], pd.DataFrame]
 
 @dataclass
 class FragmentResult:
-    """A fragment's per-trace rows (aligned with ``log.ids``), what reading it found, and what it cost:
-    CPU seconds reading (to tables) and reducing (``fn``), and the worker's peak RSS so far (MiB)."""
+    """A fragment's per-trace rows, what reading it found, and what it cost: CPU seconds reading
+    (to tables) and reducing (``fn``), and the worker's peak RSS so far (MiB).
+
+    The valid traces' ids and lines travel compactly as ``ids`` (Arrow strings) and ``lines``
+    (line numbers, -1 where a record has none), not in ``log`` (whose lists are left empty);
+    ``rows`` are aligned with them, as columns (see :mod:`._compact`).
+    """
 
     log: FragmentLog
-    rows: pd.DataFrame | None
+    rows: CompactRows | pd.DataFrame | None
+    ids: pa.Array = dataclasses.field(default_factory=lambda: pa.array([], type=pa.string()))
+    lines: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     read_cpu: float = 0.0
     reduce_cpu: float = 0.0
     worker_rss_mib: float = 0.0
@@ -55,8 +66,17 @@ class FragmentWork:
                     break
                 parts.append(aligned(self.fn(*chunk), chunk[1]))
                 reduce_cpu += time.process_time() - t1
+        t0 = time.process_time()
         rows = pd.concat(parts, ignore_index=True) if parts else None
-        return FragmentResult(log, rows, read_cpu, reduce_cpu, _peak_rss_mib())
+        del parts
+        if rows is not None and len(rows) != len(log.ids):  # the merge aligns rows with ids: never guess
+            raise RuntimeError(f"{fragment.file}: {len(rows)} rows for {len(log.ids)} traces read")
+        ids = pa.array(log.ids, type=pa.string())
+        lines = np.array([-1 if x is None else x for x in log.lines], dtype=np.int64)
+        packed = None if rows is None else compact_rows(rows, log.ids)
+        log.ids, log.lines = [], []  # they travel as ``ids`` and ``lines``
+        reduce_cpu += time.process_time() - t0
+        return FragmentResult(log, packed, ids, lines, read_cpu, reduce_cpu, _peak_rss_mib())
 
 
 def _peak_rss_mib() -> float:

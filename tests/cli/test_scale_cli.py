@@ -1,8 +1,10 @@
 """`seekbench metrics --jobs/--engine`: the fragment-by-fragment summary is the whole-table summary, byte for byte."""
 
+import contextlib
 import copy
 import json
 import sys
+from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
@@ -64,3 +66,33 @@ def test_bad_jobs_and_a_missing_ray_install_are_one_line_user_errors(cli, monkey
     res = cli("metrics", "--engine", "ray", "--n-boot", "0")
     assert res.code == 2, res
     assert res.err.strip() == "seekbench: error: --engine ray needs Ray Data: pip install 'seekbench[ray]'"
+
+
+def test_groups_computed_in_worker_processes_print_the_same_summary_and_notes(cli, monkeypatch, tmp_path):
+    from seekbench.cli import _scale
+
+    # The sample's 48 traces with no labels on the 12 of one agent: undefined numbers, and their notes.
+    traces = _traces(1)
+    for t in traces:
+        if t["agent"] == traces[0]["agent"]:
+            for s in t["steps"]:
+                s.pop("labels", None)
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in traces))
+    used = []
+    real = _scale.group_workers
+
+    @contextlib.contextmanager
+    def spy(*args):
+        with real(*args) as executor:
+            used.append(executor)
+            yield executor
+
+    monkeypatch.setattr(_scale, "group_workers", spy)
+    here = cli("metrics", path, "--json", "--n-boot", "60", "--jobs", "2")
+    monkeypatch.setattr(_scale, "PARALLEL_WORK", 0)  # worker processes even for a small corpus
+    there = cli("metrics", path, "--json", "--n-boot", "60", "--jobs", "2")
+    assert used[0] is None and isinstance(used[1], ProcessPoolExecutor)
+    assert here.code == there.code == 0, there
+    assert there.out == here.out and there.err == here.err
+    assert "undefined" in here.err

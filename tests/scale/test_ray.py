@@ -44,6 +44,10 @@ def test_ray_engine_equals_local_engine_on_parquet_and_jsonl(tmp_path, local_ray
         assert_frame_equal(remote.rows, local.rows)
         assert [e.one_line() for e in remote.read.skipped] == [e.one_line() for e in local.read.skipped]
         assert remote.read.formats == local.read.formats
+        compact = reduce_traces(tmp_path / name, per_trace, engine="ray", skip_invalid=True, strings="compact")
+        on_two = reduce_traces(tmp_path / name, per_trace, jobs=2, skip_invalid=True, strings="compact")
+        assert_frame_equal(compact.rows, on_two.rows)
+        assert compact.ids.equals(on_two.ids) and compact.ids.to_pylist() == local.rows["trace_id"].tolist()
     assert len(local.read.skipped) == 2  # the bad line and the duplicate
 
 

@@ -1,7 +1,9 @@
 """Fragments read as chunks of tables: together they equal the sequential read, tables and errors alike."""
 
 import copy
+import gc
 import json
+import warnings
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -87,6 +89,17 @@ def test_parquet_row_group_ranges_equal_the_whole_file_with_traces_across_row_gr
         assert [i for log in logs for i in log.lines] == firsts
         assert all(not log.errors for log in logs)
 
+
+
+def test_reading_a_parquet_fragment_closes_its_file(tmp_path):
+    # The row-group reader opened the file and never closed it: a ResourceWarning at collection.
+    path = tmp_path / "c.parquet"
+    write_parquet(path, SAMPLE)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        read_all([str(path)], ["parquet"], jobs=1)
+        gc.collect()
+    assert not [w for w in caught if issubclass(w.category, ResourceWarning)]
 
 BAD = [
     "{not json",  # malformed

@@ -7,11 +7,11 @@ import math
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from schema_mutations import message as _message
+from schema_mutations import positions
 
-from seekbench import UserInputError
 from seekbench._schemas import load_schema, validator
 from seekbench.data import sample_traces_path
-from seekbench.traces import validate_trace
 from seekbench.traces import _validate
 from seekbench.traces._fastschema import _Compiler, fast_validator
 
@@ -21,14 +21,6 @@ FAST = fast_validator("trace")
 
 def _jsonschema_valid(obj) -> bool:
     return validator("trace").is_valid(obj)
-
-
-def _message(obj) -> str | None:
-    try:
-        validate_trace(obj, file="f.jsonl", line=7)
-    except UserInputError as e:
-        return str(e)
-    return None
 
 
 def test_trace_schema_compiles():
@@ -92,6 +84,7 @@ def test_error_messages_come_from_jsonschema(monkeypatch):
     bad["steps"][2]["kind"] = "browse"
     with_fast = _message(bad)
     monkeypatch.setattr(_validate, "fast_validator", lambda name: None)
+    monkeypatch.setattr(_validate, "quick_trace_check", lambda: None)
     assert _message(bad) == with_fast
     assert with_fast == (f"f.jsonl:7, trace {bad['trace_id']}, at $.steps[2].kind: 'browse' is not allowed; "
                          "expected one of: reasoning, search, search_result, answer, other")
@@ -103,21 +96,11 @@ _VALUES = st.sampled_from([None, True, False, 0, 1, -1, 1.0, 1.5, math.nan, "", 
                            "1.0", "judge", [], {}, [1], ["a"], {"a": 1}, 2**70])
 
 
-def _positions(obj, path=()):
-    yield path
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            yield from _positions(v, (*path, k))
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            yield from _positions(v, (*path, i))
-
-
 @st.composite
 def _mutated(draw):
     tr = copy.deepcopy(draw(st.sampled_from(SAMPLE)))
     for _ in range(draw(st.integers(1, 3))):
-        path = draw(st.sampled_from(list(_positions(tr))[1:]))
+        path = draw(st.sampled_from(list(positions(tr))[1:]))
         parent = tr
         for key in path[:-1]:
             parent = parent[key]
@@ -141,9 +124,9 @@ def test_fast_check_agrees_with_jsonschema_on_mutations(tr):
 @given(_mutated())
 def test_messages_match_the_jsonschema_path_on_mutations(tr):
     with_fast = _message(tr)
-    original = _validate.fast_validator
-    _validate.fast_validator = lambda name: None
+    original = _validate.fast_validator, _validate.quick_trace_check
+    _validate.fast_validator, _validate.quick_trace_check = (lambda name: None), (lambda: None)
     try:
         assert _message(tr) == with_fast
     finally:
-        _validate.fast_validator = original
+        _validate.fast_validator, _validate.quick_trace_check = original

@@ -42,11 +42,16 @@ class _Groups:
     def __init__(self, file: str, columns: list[str] | None) -> None:
         import pyarrow.parquet as pq
 
-        self.pf = pq.ParquetFile(open_binary(file), read_dictionary=_DICTIONARY)
+        self.fh = open_binary(file)
+        self.pf = pq.ParquetFile(self.fh, read_dictionary=_DICTIONARY)
         meta = self.pf.metadata
         self.n = meta.num_row_groups
         self.first_row = np.r_[0, np.cumsum([meta.row_group(i).num_rows for i in range(self.n)])]
         self.columns = columns
+
+    def close(self) -> None:
+        self.pf.close()
+        self.fh.close()
 
     def read(self, rg: int) -> pa.Table:
         return self.pf.read_row_group(rg, columns=self.columns)
@@ -146,6 +151,8 @@ def iter_parquet_tables(
                 return
     except (OSError, pa.ArrowException) as e:  # a damaged data page (the footer was readable)
         raise damaged(fragment.file, e) from e
+    finally:
+        groups.close()
 
 
 def _records(t: pa.Table, row: int, file: str) -> Iterator[tuple[int | None, object]]:
