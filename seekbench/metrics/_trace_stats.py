@@ -141,73 +141,76 @@ def trace_statistics(
     require_columns(traces, _NEEDED_TRACES, "trace")
     check_unique_ids(traces)
     ids = pd.Index(traces["trace_id"])
+    # The statistic columns are gathered as arrays and the table made once at the end (inserting
+    # some 40 columns one by one into a DataFrame, then casting each, cost more than computing them).
+    cols: dict[str, np.ndarray] = {}
     with shared_work():
         sub = steps_of(steps, traces)
-        out = _keys(traces)
-        out["n_step_rows"] = _step_counts(sub, ids)
+        cols.update(_trace_columns(traces))
+        cols.update(_step_counts(sub, ids))
         rqi = rqi_trace_columns(sub, **opts.evidence).reindex(ids, fill_value=0.0)
         for c in _RQI:
-            out[f"rqi_{c}"] = rqi[c].to_numpy(dtype=float)
-        for c, n in _kind_counts(sub, ids).items():
-            out[c] = n
+            cols[f"rqi_{c}"] = rqi[c].to_numpy(dtype=float)
         cal = calibration_trace_columns(sub, traces, opts.decision_points, opts.evidence)
-        out["n_obs"] = cal["n_obs"].to_numpy(dtype=float)
-        out["n_obs_unlabeled"] = cal["n_obs_unlabeled"].to_numpy(dtype=float)
+        for c in ("n_obs", "n_obs_unlabeled", "e_answer", "first_e2"):
+            cols[c] = cal[c].to_numpy(dtype=float)
         for c in _CE:
-            out[f"ce_{c}"] = cal[c].to_numpy(dtype=float)
-        out["e_answer"] = cal["e_answer"].to_numpy(dtype=float)
-        out["first_e2"] = cal["first_e2"].to_numpy(dtype=float)
+            cols[f"ce_{c}"] = cal[c].to_numpy(dtype=float)
         events = recovery_events(sub, traces, recovery=opts.recovery, time=opts.time, **opts.evidence)
-        out["erf_duration"] = events["duration"].to_numpy(dtype=np.int64)
-        out["erf_event"] = events["event"].map(_EVENT_CODES).to_numpy(dtype=np.int8)
+        cols["erf_duration"] = events["duration"].to_numpy(dtype=np.int64)
+        cols["erf_event"] = events["event"].map(_EVENT_CODES).to_numpy(dtype=np.int8)
         outcome = outcome_trace_columns(sub, traces)
-    out["correct"] = outcome["correct"].to_numpy(dtype=float)
+    cols["correct"] = outcome["correct"].to_numpy(dtype=float)
     for c in ("tool_calls", "searches_before_answer"):
-        out[c] = outcome[c].to_numpy(dtype=float)
-    out["duplicate_query"] = outcome["duplicate_query_norm"].to_numpy(dtype=float)
-    out["duplicate_visit"] = outcome["duplicate_visit_id"].to_numpy(dtype=float)
-    keys = [c for c in out.columns if c not in TRACE_STATISTICS_COLUMNS]
-    out = out[keys + list(TRACE_STATISTICS_COLUMNS)]
-    out = out.astype({c: dtype for c, (dtype, _) in TRACE_STATISTICS_COLUMNS.items()})
+        cols[c] = outcome[c].to_numpy(dtype=float)
+    cols["duplicate_query"] = outcome["duplicate_query_norm"].to_numpy(dtype=float)
+    cols["duplicate_visit"] = outcome["duplicate_visit_id"].to_numpy(dtype=float)
+    stats = pd.DataFrame({c: np.asarray(cols[c], dtype=dtype) for c, (dtype, _) in TRACE_STATISTICS_COLUMNS.items()})
+    out = pd.concat([_keys(traces), stats], axis=1)
     out.attrs["metric_options"] = {k: opts.as_dict()[k] for k in TABLE_OPTIONS}
     return out
 
 
 def _keys(traces: pd.DataFrame) -> pd.DataFrame:
-    """The key and trace-table columns of the result (text columns left out), index 0..n-1."""
+    """The key and other trace-table columns of the result (text and statistic columns left out, key
+    columns not in ``traces`` added as None after the others), index 0..n-1."""
     keep = [c for c in KEY_COLUMNS if c in traces.columns]
-    keep += [c for c in traces.columns if c not in keep and c not in _TEXT_COLUMNS]
+    keep += [
+        c for c in traces.columns if c not in keep and c not in _TEXT_COLUMNS and c not in TRACE_STATISTICS_COLUMNS
+    ]
     out = traces[keep].reset_index(drop=True)
     for c in KEY_COLUMNS:
         if c not in out.columns:
             out[c] = None
-    out["answered"] = out["answered"].astype(bool)
-    for c in ("answer_pos", "answer_turn", "em", "f1"):
-        out[c] = out[c].astype(float) if c in out.columns else np.nan
     return out
 
 
-def _step_counts(steps: pd.DataFrame, ids: pd.Index) -> np.ndarray:
-    seg = trace_segments(steps)
-    pos = pd.Index(seg.uniques).get_indexer(ids) if seg.n else np.full(len(ids), -1)
-    counts = seg.count()
-    return np.where(pos >= 0, counts[np.maximum(pos, 0)] if seg.n else 0, 0).astype(np.int64)
+def _trace_columns(traces: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The statistic columns taken from the trace table as they are (NaN where it lacks a scored column)."""
+    out = {"answered": traces["answered"].astype(bool).to_numpy()}
+    for c in ("answer_pos", "answer_turn", "em", "f1"):
+        out[c] = traces[c].astype(float).to_numpy() if c in traces.columns else np.full(len(traces), np.nan)
+    for c in ("last_turn", "n_steps"):
+        out[c] = traces[c].to_numpy()
+    return out
 
 
-def _kind_counts(steps: pd.DataFrame, ids: pd.Index) -> dict[str, np.ndarray]:
-    """Per trace: reasoning steps without a type, searches without a type, ``other`` steps."""
+def _step_counts(steps: pd.DataFrame, ids: pd.Index) -> dict[str, np.ndarray]:
+    """Per trace: its step rows, reasoning steps without a type, searches without a type, ``other`` steps."""
     seg = trace_segments(steps)
-    pos = pd.Index(seg.uniques).get_indexer(ids) if seg.n else np.full(len(ids), -1)
+    if not seg.n:
+        names = ("n_step_rows", "reasoning_without_type", "searches_without_type", "other_steps")
+        return {name: np.zeros(len(ids), dtype=np.int64) for name in names}
+    pos = pd.Index(seg.uniques).get_indexer(ids)
+    has, at = pos >= 0, np.maximum(pos, 0)
     kind = step_kinds(steps)
-    masks = {
-        "reasoning_without_type": (kind == REASONING) & steps["reasoning_type"].isna().to_numpy(),
-        "searches_without_type": (kind == SEARCH) & steps["search_type"].isna().to_numpy(),
-        "other_steps": kind == OTHER,
+    counts = {
+        "n_step_rows": seg.count(),
+        "reasoning_without_type": seg.count((kind == REASONING) & steps["reasoning_type"].isna().to_numpy()),
+        "searches_without_type": seg.count((kind == SEARCH) & steps["search_type"].isna().to_numpy()),
+        "other_steps": seg.count(kind == OTHER),
     }
-    return {
-        name: np.where(pos >= 0, seg.count(m)[np.maximum(pos, 0)] if seg.n else 0, 0).astype(np.int64)
-        for name, m in masks.items()
-    }
+    return {name: np.where(has, n[at], 0).astype(np.int64) for name, n in counts.items()}
 
 
 def check_table_options(stats: pd.DataFrame, options: MetricOptions) -> None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections import Counter
+import functools
 from collections.abc import Sequence
 
-from ._normalize import normalize_answer
+from ._normalize import normalize_answer, normalized
 
 
 def exact_match_score(prediction: str, gold_answers: Sequence[str]) -> float:
@@ -32,13 +32,21 @@ def f1_score_tokens(prediction: str, gold_answers: Sequence[str]) -> float:
 def _f1_normalized(prediction: str, gold_answers: Sequence[str]) -> float:
     """:func:`f1_score_tokens` of already normalised texts."""
     p_tokens = prediction.split()
+    p_counts = None
     best = 0.0
     for norm in gold_answers:
         g_tokens = norm.split()
-        if not p_tokens or not g_tokens:
+        if p_tokens == g_tokens or not p_tokens or not g_tokens:
+            # Equal token lists: overlap = |p| = |g|, so P = R = 1 and F1 = 1.0 exactly, as the formula gives.
             best = max(best, float(p_tokens == g_tokens))
             continue
-        overlap = sum((Counter(p_tokens) & Counter(g_tokens)).values())
+        if p_counts is None:
+            p_counts = _counts(p_tokens)
+        # The multiset overlap sum over tokens of min(count in p, count in g) (Counter's ``&``).
+        overlap = 0
+        for token, k in _counts(g_tokens).items():
+            if m := p_counts.get(token):
+                overlap += m if m < k else k
         if overlap == 0:
             continue
         prec, rec = overlap / len(p_tokens), overlap / len(g_tokens)
@@ -46,8 +54,24 @@ def _f1_normalized(prediction: str, gold_answers: Sequence[str]) -> float:
     return best
 
 
+def _counts(tokens: list[str]) -> dict[str, int]:
+    """How often each token occurs (a plain dict: answers are a few tokens, where Counter's setup dominates)."""
+    counts: dict[str, int] = {}
+    for t in tokens:
+        counts[t] = counts.get(t, 0) + 1
+    return counts
+
+
 def em_f1(prediction: str, gold_answers: Sequence[str]) -> tuple[float, float]:
-    """``(exact_match_score, f1_score_tokens)`` normalising each text once."""
-    p = normalize_answer(prediction)
-    golds = [normalize_answer(g) for g in gold_answers]
-    return float(any(p == g for g in golds)), _f1_normalized(p, golds)
+    """``(exact_match_score, f1_score_tokens)`` normalising each text once.
+
+    Memoised on the texts: rollouts of one question often repeat its answer.
+    """
+    return _em_f1(prediction, tuple(gold_answers))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _em_f1(prediction: str, gold_answers: tuple[str, ...]) -> tuple[float, float]:
+    p = normalized(prediction)
+    golds = [normalized(g) for g in gold_answers]
+    return float(p in golds), _f1_normalized(p, golds)

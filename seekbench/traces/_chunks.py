@@ -16,12 +16,14 @@ them from :attr:`FragmentLog.ids` and :attr:`FragmentLog.lines`.
 
 from __future__ import annotations
 
+import mmap
+import os
 from collections.abc import Iterator
 
 from .._errors import UserInputError
 from .._io import BLANK, ZIP_NOT_TEXT, parse_jsonl_bytes
 from ._fragment_log import FragmentLog, Tables, dict_chunks
-from ._fragments import Fragment, open_binary
+from ._fragments import Fragment, is_url, local_path, open_binary
 
 try:  # the scale extra: about 4 times faster than the json module on trace lines
     import orjson as _orjson
@@ -74,18 +76,20 @@ def _canonical_records(fragment: Fragment) -> Iterator[tuple[int | None, object]
     """``(line, value or error)`` of each non-blank line of a canonical JSONL byte range, as the
     canonical importer yields them (``source.file``/``source.line`` filled when both are null)."""
     file = fragment.file
-    with open_binary(file) as fh:
-        fh.seek(fragment.start)
-        data = fh.read((fragment.stop if fragment.stop is not None else 1 << 62) - fragment.start)
-    parts = data.split(b"\n")
-    if data.endswith(b"\n") or not data:
-        parts.pop()
-    del data
+    buf, pos, stop = _fragment_bytes(fragment)
+    # Lines are parsed from slices of one view of the range: no copy of the bytes line by line.
+    view = memoryview(buf)
+    find = buf.find
     line = fragment.first_line - 1
-    for raw in parts:
+    while pos < stop:
+        end = find(b"\n", pos, stop)
+        if end < 0:
+            end = stop
+        raw: bytes | memoryview = view[pos:end]
+        pos = end + 1
         line += 1
         if line == 1:
-            raw = raw.removeprefix(b"\xef\xbb\xbf")
+            raw = bytes(raw).removeprefix(b"\xef\xbb\xbf")
             if raw.startswith(b"PK\x03\x04"):
                 yield line, UserInputError(ZIP_NOT_TEXT, file=file)
                 return
@@ -101,7 +105,31 @@ def _canonical_records(fragment: Fragment) -> Iterator[tuple[int | None, object]
         yield line, obj
 
 
-def _loads(raw: bytes, *, file: str, line: int) -> object:
+def _fragment_bytes(fragment: Fragment) -> tuple[bytes | mmap.mmap, int, int]:
+    """``(buffer, start, stop)``: the fragment's bytes are ``buffer[start:stop]``.
+
+    A local file is mapped read-only, not read: reading copies the range into fresh memory the
+    kernel must zero first, which cost about a third as much as parsing it. Other sources (URLs,
+    empty files, files that cannot be mapped) are read. The map closes when its last view goes.
+    """
+    if not is_url(fragment.file):
+        with open(local_path(fragment.file), "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            try:
+                mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) if size else None
+            except (OSError, ValueError):  # not a regular file (a pipe, a device)
+                mapped = None
+        if mapped is not None:
+            stop = size if fragment.stop is None else min(fragment.stop, size)
+            return mapped, min(fragment.start, stop), stop
+    with open_binary(fragment.file) as fh:
+        fh.seek(fragment.start)
+        # A whole file (stop None) is read to its end: read(n) would allocate n bytes up front.
+        data = fh.read() if fragment.stop is None else fh.read(fragment.stop - fragment.start)
+    return data, 0, len(data)
+
+
+def _loads(raw: bytes | memoryview, *, file: str, line: int) -> object:
     """A line's value by orjson; a line it refuses (or no orjson) goes to the standard reader, which
     words the error exactly (or reads what orjson does not: integers beyond 64 bits)."""
     if _orjson is not None:
@@ -109,7 +137,7 @@ def _loads(raw: bytes, *, file: str, line: int) -> object:
             return _orjson.loads(raw)
         except _orjson.JSONDecodeError:
             pass
-    return parse_jsonl_bytes(raw, file=file, line=line)
+    return parse_jsonl_bytes(bytes(raw), file=file, line=line)
 
 
 def _imported_records(

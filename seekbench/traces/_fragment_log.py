@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from .._errors import UserInputError
+from ._dict_columns import DictColumns
 from ._fragments import Fragment
 from ._tables import _Columns
 from ._validate import validate_trace
@@ -55,7 +57,8 @@ def dict_chunks(
     importer path did) and tabulate the valid ones."""
     file = fragment.file
     seen: dict[str, int | None] = {}
-    chunk: list[dict] = []
+    # Each valid trace's columns are gathered at once, while its dicts are fresh in the cache.
+    chunk = DictColumns(use_inline=True)
     for line, obj in records:
         try:
             if isinstance(obj, UserInputError):
@@ -81,19 +84,16 @@ def dict_chunks(
         seen[tid] = line
         log.ids.append(tid)
         log.lines.append(line)
-        if log.summary is not None:
-            log.summary.add(obj)
         log.found = (
             log.found
             or fragment.format != "search_r1"
             or any(st["kind"] in ("search", "search_result", "answer") for st in obj["steps"])
         )
-        chunk.append(obj)
+        chunk.add(obj)
         if len(chunk) == chunk_traces:
-            yield tabulate(chunk)
-            chunk = []
-    if chunk:
-        yield tabulate(chunk)
+            yield _tables(chunk, log.summary)
+    if len(chunk):
+        yield _tables(chunk, log.summary)
 
 
 def tabulate(chunk: list[dict]) -> Tables:
@@ -101,3 +101,32 @@ def tabulate(chunk: list[dict]) -> Tables:
     cols = _Columns(use_inline=True)
     cols.add(chunk)
     return cols.frames()
+
+
+def _tables(gathered: DictColumns, summary: ImportSummary | None) -> Tables:
+    """The tables of the traces in ``gathered`` (which starts afresh), counted in ``summary``."""
+    if summary is not None:
+        _count(summary, gathered)
+    cols = _Columns(use_inline=True)
+    cols.add_dicts(gathered)
+    return cols.frames()
+
+
+def _count(summary: ImportSummary, gathered: DictColumns) -> None:
+    """:meth:`ImportSummary.add` of each gathered trace, from the gathered step columns (walking the
+    step dicts again cost as much as gathering them)."""
+    traces, kinds = gathered.traces, gathered.steps["kind"]
+    summary.traces += len(traces)
+    summary.formats.update((tr.get("source") or {}).get("format") or "?" for tr in traces)
+    summary.steps.update(kinds)  # keys in order of first appearance, as counting step by step
+    is_call = np.fromiter(kinds, dtype=object, count=len(kinds)) == "search"
+    calls = np.bincount(np.repeat(np.arange(len(traces)), gathered.counts)[is_call], minlength=len(traces))
+    summary.tool_calls += int(is_call.sum())
+    if "other" in kinds:
+        summary.action_calls += sum(
+            k == "other" and t is not None for k, t in zip(kinds, gathered.steps["tool"], strict=True)
+        )
+    summary.documents += sum(gathered.steps["n_documents"])
+    summary.empty_question += sum(not (tr.get("question") or "").strip() for tr in traces)
+    summary.no_answer += sum(tr.get("final_answer") is None for tr in traces)
+    summary.no_tool_call += int((calls == 0).sum())

@@ -21,13 +21,14 @@ Trace table: one row per trace, columns
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from ._answers import em_f1
-from ._normalize import normalize_query
+from ._dict_columns import DictColumns
+from ._normalize import normalized
 from ._ontology import LABEL_FIELDS
 
 STEP_COLUMNS = [
@@ -64,6 +65,11 @@ TRACE_COLUMNS = [
     "f1",
 ]
 
+_INT_COLUMNS = ("step", "pos", "turn", "n_documents")
+#: Step columns repeating a trace column over the trace's steps.
+_REPEATED = ("trace_id", "agent", "dataset", "question_id")
+#: Object step columns whose strings-only check can be known without scanning them.
+_KNOWABLE = (*_REPEATED, "query_norm", "kind", *LABEL_FIELDS)
 _VISIT_TOOLS = ("visit", "open", "browse", "fetch", "read", "click")
 
 
@@ -114,70 +120,64 @@ class _Columns:
         self.use_inline = use_inline
         self.steps: dict[str, list] = {c: [] for c in STEP_COLUMNS}
         self.trows: dict[str, list] = {c: [] for c in TRACE_COLUMNS}
+        # Object step columns known to hold only strings and None (checked on the short per-trace
+        # arrays they repeat, or so by construction): frames() need not scan their every step.
+        self.strings: dict[str, bool] = {}
 
     def add(self, chunk: list[dict]) -> None:
         """Add a chunk of canonical traces (dicts)."""
-        per_trace = [tr.get("steps", []) for tr in chunk]
-        flat = [st for steps in per_trace for st in steps]
-        correct = [tr.get("correct") or {} for tr in chunk]
-        labels = [st.get("labels") or {} for st in flat] if self.use_inline else [{}] * len(flat)
-        self.add_columns(
-            {
-                "trace_id": [tr["trace_id"] for tr in chunk],
-                "agent": [tr["agent"] for tr in chunk],
-                **{
-                    k: [tr.get(k) for tr in chunk]
-                    for k in ("dataset", "question_id", "question", "gold_answers", "final_answer")
-                },
-                "correct_value": [c.get("value") for c in correct],
-                "correct_source": [c.get("source") for c in correct],
-            },
-            {
-                "index": [st["index"] for st in flat],
-                "kind": [st["kind"] for st in flat],
-                **{k: [st.get(k) for st in flat] for k in ("query", "url", "tool")},
-                "n_documents": [len(st.get("documents") or ()) for st in flat],
-                **{f: [lab.get(f) for lab in labels] for f in LABEL_FIELDS},
-            },
-            np.fromiter((len(st) for st in per_trace), dtype=np.int64, count=len(chunk)),
-        )
+        gathered = DictColumns(self.use_inline)
+        for tr in chunk:
+            gathered.add(tr)
+        self.add_dicts(gathered)
+
+    def add_dicts(self, gathered: DictColumns) -> None:
+        """Add the traces gathered in ``gathered`` (which starts afresh)."""
+        tcols, scols, counts, strings = gathered.take()
+        self.add_columns(tcols, scols, counts, strings=strings)
 
     def add_columns(
-        self, tcols: Mapping[str, list | np.ndarray], scols: Mapping[str, list | np.ndarray], counts: np.ndarray
+        self,
+        tcols: Mapping[str, list | np.ndarray],
+        scols: Mapping[str, list | np.ndarray],
+        counts: np.ndarray,
+        *,
+        strings: Collection[str] = (),
     ) -> None:
         """Add traces given as columns: per trace ``trace_id, agent, dataset, question_id, question,
         gold_answers, final_answer, correct_value, correct_source``; per step (``counts[i]`` steps
-        of trace i, in order) ``index, kind, query, url, tool, n_documents`` and the label fields."""
+        of trace i, in order) ``index, kind, query, url, tool, n_documents`` and the label fields.
+        ``strings`` names step columns the caller knows hold only strings and None."""
         n_traces = len(counts)
-        kinds, queries = _objects(scols["kind"]), scols["query"]
+        kinds, queries = _objects(scols["kind"]), _objects(scols["query"])
         owner = np.repeat(np.arange(n_traces), counts)
         turn = _turns(kinds, owner)
         col = self.steps
-        for name in ("trace_id", "agent", "dataset", "question_id"):
-            col[name].append(np.repeat(_objects(tcols[name]), counts))
+        known = {*strings, "query_norm"}
+        for name in _REPEATED:
+            values = _objects(tcols[name])
+            if _strings_only(values):  # then so is the step column repeating it
+                known.add(name)
+            col[name].append(np.repeat(values, counts))
+        for name in _KNOWABLE:
+            self.strings[name] = self.strings.get(name, True) and name in known
         col["step"].append(_objects(scols["index"]))
         first = np.cumsum(counts) - counts
         col["pos"].append(np.arange(len(kinds)) - np.repeat(first, counts))
         col["kind"].append(kinds)
         col["turn"].append(turn)
-        col["query"].append(_objects(queries))
-        # kinds, queries, url and tool are per-step columns of this batch: equal lengths.
-        col["query_norm"].append(
-            _objects(
-                [
-                    normalize_query(q) if k == "search" and isinstance(q, str) else None
-                    for k, q in zip(kinds, queries, strict=True)
-                ]
-            )
-        )
-        col["visit_id"].append(
-            _objects(
-                [
-                    _visit_id(u, t, q) if k == "search" else None
-                    for k, u, t, q in zip(kinds, scols["url"], scols["tool"], queries, strict=True)
-                ]
-            )
-        )
+        col["query"].append(queries)
+        # Normalised queries and visit ids exist for search steps only: computed for those alone.
+        searches = np.flatnonzero(kinds == "search")
+        at = queries[searches]
+        query_norm = np.full(len(kinds), None, dtype=object)
+        query_norm[searches] = _objects([normalized(q) if isinstance(q, str) else None for q in at])
+        col["query_norm"].append(query_norm)
+        visit = np.full(len(kinds), None, dtype=object)
+        urls, tools = _objects(scols["url"])[searches], _objects(scols["tool"])[searches]
+        # urls, tools and at are taken at the same search rows: equal lengths.
+        visit[searches] = _objects([_visit_id(u, t, q) for u, t, q in zip(urls, tools, at, strict=True)])
+        col["visit_id"].append(visit)
         col["n_documents"].append(np.asarray(scols["n_documents"], dtype=np.int64))
         for f in LABEL_FIELDS:
             col[f].append(_objects(scols[f]))
@@ -218,37 +218,54 @@ class _Columns:
             values.append(v)
             sources.append(src if v is not None else None)
         row = self.trows
-        for name in ("trace_id", "agent", "dataset", "question_id", "question"):
-            row[name].extend(tcols[name])
-        row["gold_answers"].extend([list(g) for g in golds])
-        row["final_answer"].extend(finals)
-        row["answered"].extend(answered.tolist())
-        row["answer_pos"].extend(answer_pos.tolist())
-        row["answer_turn"].extend(answer_turn.tolist())
-        row["last_turn"].extend(last_turn.tolist())
-        row["correct"].extend(values)
-        row["correct_source"].extend(sources)
-        row["n_steps"].extend(counts.tolist())
-        row["em"].extend([e for e, _ in scores])
-        row["f1"].extend([f for _, f in scores])
+        for name in ("trace_id", "agent", "dataset", "question_id", "question", "final_answer"):
+            row[name].append(_objects(tcols[name]))
+        row["gold_answers"].append(_objects([list(g) for g in golds]))
+        row["answered"].append(answered)
+        row["answer_pos"].append(answer_pos)
+        row["answer_turn"].append(answer_turn)
+        row["last_turn"].append(last_turn)
+        row["correct"].append(_objects(values))
+        row["correct_source"].append(_objects(sources))
+        row["n_steps"].append(np.asarray(counts, dtype=np.int64))
+        row["em"].append(np.array([e for e, _ in scores], dtype=float))
+        row["f1"].append(np.array([f for _, f in scores], dtype=float))
 
     def frames(self, labels: pd.DataFrame | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
         """The step and trace DataFrames of everything added."""
-        data = {}
+        data: dict[str, np.ndarray | list] = {}
         for c in STEP_COLUMNS:
             parts = self.steps[c]
-            arr = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64 if c in _INT_COLUMNS else object)
-            data[c] = arr.astype(np.int64) if c in _INT_COLUMNS else _as_column(arr)
-        step_df = pd.DataFrame(data, columns=STEP_COLUMNS)
-        trace_df = pd.DataFrame(self.trows, columns=TRACE_COLUMNS)
-        # Correctness is three-valued (True, False, unknown): keep Python objects, never a bool dtype.
-        trace_df["correct"] = pd.Series(self.trows["correct"], dtype=object)
+            if not parts:
+                data[c] = [] if c not in _INT_COLUMNS else np.zeros(0, dtype=np.int64)
+                continue
+            arr = np.concatenate(parts) if len(parts) > 1 else parts[0]
+            if c in _INT_COLUMNS:
+                data[c] = arr.astype(np.int64)
+            else:
+                data[c] = arr if self.strings.get(c) and _strings_kept() else _as_column(arr)
+        # copy=False: the arrays are this builder's own, and pandas then keeps them as they are
+        # instead of copying the object columns into one consolidated block.
+        step_df = pd.DataFrame(data, columns=STEP_COLUMNS, copy=False)
+        trace_df = self._trace_frame()
         if labels is not None:
             step_df = attach_labels(step_df, labels)
         return step_df, trace_df
 
-
-_INT_COLUMNS = ("step", "pos", "turn", "n_documents")
+    def _trace_frame(self) -> pd.DataFrame:
+        """The trace DataFrame: the dtypes pandas infers from the rows' Python values, made from arrays."""
+        if not self.trows["trace_id"]:  # no trace: empty columns as pandas makes them, correctness of objects
+            empty = pd.DataFrame({c: [] for c in TRACE_COLUMNS}, columns=TRACE_COLUMNS)
+            empty["correct"] = pd.Series([], dtype=object)
+            return empty
+        data: dict[str, np.ndarray | list] = {}
+        for c in TRACE_COLUMNS:
+            parts = self.trows[c]
+            arr = np.concatenate(parts) if len(parts) > 1 else parts[0]
+            # Correctness is three-valued (True, False, unknown): kept as Python objects, never a bool
+            # dtype; the gold answers are lists. The other object columns go to pandas as rows would.
+            data[c] = arr if arr.dtype != object or c in ("correct", "gold_answers") else _as_column(arr)
+        return pd.DataFrame(data, columns=TRACE_COLUMNS)
 
 
 def _objects(values) -> np.ndarray:
@@ -258,13 +275,22 @@ def _objects(values) -> np.ndarray:
     return np.fromiter(values, dtype=object, count=len(values))
 
 
+def _strings_kept() -> bool:
+    """Whether pandas keeps an object column of strings as it is (not with ``future.infer_string``)."""
+    return not pd.get_option("future.infer_string")
+
+
+def _strings_only(arr: np.ndarray) -> bool:
+    """Whether ``arr`` (object) holds only strings and None."""
+    strings = arr[arr != None]  # noqa: E711 (elementwise comparison with None)
+    return pd.api.types.infer_dtype(strings, skipna=False) in ("string", "empty")
+
+
 def _as_column(arr: np.ndarray) -> np.ndarray | list:
     """An object column for the DataFrame: as it is when it holds only strings and None (what
     pandas would infer from a list anyway, without the cost), else as a list for pandas to infer."""
-    if len(arr) and not pd.get_option("future.infer_string"):
-        strings = arr[arr != None]  # noqa: E711 (elementwise comparison with None)
-        if pd.api.types.infer_dtype(strings, skipna=False) in ("string", "empty"):
-            return arr
+    if len(arr) and _strings_kept() and _strings_only(arr):
+        return arr
     return arr.tolist()
 
 
@@ -297,14 +323,13 @@ def build_tables(traces: Iterable[dict], labels: pd.DataFrame | None = None) -> 
     ([1, 1, 1], [1])
     """
     cols = _Columns(use_inline=labels is None)
-    chunk: list[dict] = []
+    gathered = DictColumns(cols.use_inline)
     for tr in traces:
-        chunk.append(tr)
-        if len(chunk) == _CHUNK:
-            cols.add(chunk)
-            chunk = []
-    if chunk:
-        cols.add(chunk)
+        gathered.add(tr)
+        if len(gathered) == _CHUNK:
+            cols.add_dicts(gathered)
+    if len(gathered):
+        cols.add_dicts(gathered)
     return cols.frames(labels)
 
 

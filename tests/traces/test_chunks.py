@@ -103,8 +103,13 @@ def test_reading_a_parquet_fragment_closes_its_file(tmp_path):
 
 BAD = [
     "{not json",  # malformed
-    {"schema_version": "1.0", "trace_id": "bad-kind", "agent": "a", "question": "q",
-     "steps": [{"index": 0, "kind": "dance"}]},  # an enum
+    {
+        "schema_version": "1.0",
+        "trace_id": "bad-kind",
+        "agent": "a",
+        "question": "q",
+        "steps": [{"index": 0, "kind": "dance"}],
+    },  # an enum
     "[1, 2]",  # not an object
     "",  # blank: not a record
 ]
@@ -190,3 +195,75 @@ def test_object_storage_through_fsspec_memory_filesystem(tmp_path):
         assert_frame_equal(table, want_traces)
     finally:
         fs.rm("/scale-io-test", recursive=True)
+
+
+def test_a_whole_file_fragment_reads_to_its_end(tmp_path):
+    # A Fragment made by hand keeps the default stop=None: the reader once asked read() for 2**62
+    # bytes and failed with MemoryError; the whole file must read as its planned byte range does.
+    path = tmp_path / "c.jsonl"
+    write_jsonl(path, corpus(1))
+    chunks = list(iter_fragment_tables(_fragments.Fragment(str(path), "canonical"), FragmentLog(None)))
+    whole = [pd.concat([c[k] for c in chunks], ignore_index=True) for k in (0, 1)]
+    planned = read_all([str(path)], ["canonical"])
+    assert_frame_equal(whole[0], planned[0])
+    assert_frame_equal(whole[1], planned[1])
+
+
+@pytest.mark.parametrize("cut", [None, 700])
+def test_jsonl_bytes_edge_cases_read_as_the_sequential_reader(tmp_path, cut):
+    # A BOM, CRLF endings, blank and whitespace lines, invalid UTF-8, a NUL byte and no final newline:
+    # the mapped file (split in byte ranges or whole) gives the sequential reader's records and errors.
+    good = [json.dumps(t).encode() for t in corpus(1)[:6]]
+    lines = [b"\xef\xbb\xbf" + good[0], good[1] + b"\r", b"", b"  \t", b'{"x": "\xff"}', good[2]]
+    lines += [b'{"a": "\x00"}', good[3] + b"\r", good[4], good[5]]
+    path = tmp_path / "edge.jsonl"
+    path.write_bytes(b"\n".join(lines))  # no newline after the last line
+    want = read_traces(path, skip_invalid=True)
+    plan = {"jsonl_bytes": cut} if cut else {"split": False}
+    steps, table, logs = read_all([str(path)], ["canonical"], skip_invalid=True, **plan)
+    assert [e.one_line() for log in logs for _, e in log.errors] == [e.one_line() for e in want.skipped]
+    assert [i for log in logs for i in log.lines] == [1, 2, 6, 8, 9, 10]
+    assert_frame_equal(table, build_tables(want.traces)[1])
+
+
+def test_empty_and_zip_files(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    log = FragmentLog(None)
+    assert list(iter_fragment_tables(_fragments.Fragment(str(empty), "canonical"), log)) == []
+    assert log.ids == [] and log.errors == []
+    zipped = tmp_path / "z.jsonl"
+    zipped.write_bytes(b"PK\x03\x04rest of a zip")
+    log = FragmentLog(None)
+    assert list(iter_fragment_tables(_fragments.Fragment(str(zipped), "canonical"), log, skip_invalid=True)) == []
+    assert len(log.errors) == 1 and "zip" in log.errors[0][1].message
+
+
+def test_import_summary_counts_as_trace_by_trace(tmp_path):
+    # The fragment reader counts the import summary from the gathered columns: the same counts
+    # (and step kinds in order of first appearance) as ImportSummary.add on each valid trace.
+    from seekbench.traces.importers._summary import ImportSummary
+
+    traces = corpus(2)
+    traces[0]["steps"].append({"index": 99, "kind": "other", "tool": "calculator"})  # an action call
+    traces[1]["steps"].append({"index": 99, "kind": "other"})  # not one: no tool
+    traces[2]["steps"] = []  # no tool call
+    traces[3]["question"] = "  "  # an empty question
+    traces[4]["final_answer"] = None
+    traces[5]["source"] = {"format": "search_r1", "file": "x", "line": 1, "record_id": None, "path": None}
+    path = tmp_path / "c.jsonl"
+    write_jsonl(path, traces[:7] + ["{broken"] + traces[7:])
+    _, _, logs = read_all([str(path)], ["canonical"], skip_invalid=True, jsonl_bytes=4000)
+    want = ImportSummary()
+    for tr in read_traces(path, skip_invalid=True).traces:
+        want.add(tr)
+    got = ImportSummary()
+    for log in logs:
+        for name in ("traces", "tool_calls", "action_calls", "documents", "empty_question", "no_answer"):
+            setattr(got, name, getattr(got, name) + getattr(log.summary, name))
+        got.no_tool_call += log.summary.no_tool_call
+        got.steps.update(log.summary.steps)
+        got.formats.update(log.summary.formats)
+    assert got == want and list(got.steps) == list(want.steps)
+    assert want.action_calls == 1 and min(want.no_tool_call, want.empty_question, want.no_answer) >= 1
+    assert want.formats["search_r1"] == 1
