@@ -7,7 +7,7 @@ reduced by one function to a row per trace; the driver merges the rows in input 
 ``ray`` engine as Ray Data tasks; both give the same rows.
 """
 
-from ._local import default_jobs
+from ._local import default_jobs, local_workers
 from ._ray import NO_RAY, ray_available
 from ._reduce import ENGINES, Reduction, merge, reduce_traces
 from ._work import FragmentResult, FragmentWork
@@ -19,6 +19,7 @@ __all__ = [
     "NO_RAY",
     "Reduction",
     "default_jobs",
+    "local_workers",
     "merge",
     "ray_available",
     "reduce_traces",

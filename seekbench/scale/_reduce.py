@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Executor
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,6 +62,7 @@ def reduce_traces(
     *,
     engine: str = "local",
     jobs: int | None = None,
+    executor: Executor | None = None,
     format: str | None = None,
     skip_invalid: bool = False,
     chunk_traces: int | None = None,
@@ -83,6 +85,9 @@ def reduce_traces(
         Worker processes of this machine, or Ray Data tasks (``RAY_ADDRESS`` names a cluster).
     jobs : int, optional
         Local worker processes (default: all cores).
+    executor : Executor, optional
+        The local engine's worker processes, when the caller keeps them for more work
+        (:func:`~seekbench.scale.local_workers`); by default a pool of ``jobs`` is started for this call.
     format, skip_invalid, **options
         As for :func:`seekbench.traces.read_tables`.
     chunk_traces : int, optional
@@ -125,7 +130,7 @@ def reduce_traces(
 
         results: Iterator[FragmentResult] = run_ray(fragments, work)
     else:
-        results = run_local(fragments, work, jobs=jobs)
+        results = run_local(fragments, work, jobs=jobs, executor=executor)
     cost = {"read_cpu_s": 0.0, "reduce_cpu_s": 0.0, "worker_peak_rss_mib": 0.0}
 
     def costed(results: Iterator[FragmentResult]) -> Iterator[FragmentResult]:

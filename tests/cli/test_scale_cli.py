@@ -1,6 +1,5 @@
 """`seekbench metrics --jobs/--engine`: the fragment-by-fragment summary is the whole-table summary, byte for byte."""
 
-import contextlib
 import copy
 import json
 import sys
@@ -80,15 +79,13 @@ def test_groups_computed_in_worker_processes_print_the_same_summary_and_notes(cl
     path = tmp_path / "t.jsonl"
     path.write_text("".join(json.dumps(t) + "\n" for t in traces))
     used = []
-    real = _scale.group_workers
+    real = _scale.summarize_statistics
 
-    @contextlib.contextmanager
-    def spy(*args):
-        with real(*args) as executor:
-            used.append(executor)
-            yield executor
+    def spy(*args, **kw):
+        used.append(kw["executor"])
+        return real(*args, **kw)
 
-    monkeypatch.setattr(_scale, "group_workers", spy)
+    monkeypatch.setattr(_scale, "summarize_statistics", spy)
     here = cli("metrics", path, "--json", "--n-boot", "60", "--jobs", "2")
     monkeypatch.setattr(_scale, "PARALLEL_WORK", 0)  # worker processes even for a small corpus
     there = cli("metrics", path, "--json", "--n-boot", "60", "--jobs", "2")
