@@ -30,6 +30,7 @@ from ._evidence_set import (
     interference_rate,
     per_question,
 )
+from ._group_summary import RECOVERED_BY
 from ._logrank import RecoveryComparison, compare_recovery
 from ._options import MetricOptions
 from ._outcome import (
@@ -53,7 +54,7 @@ from ._reference_steps import (
     reference_step_coverage_score,
 )
 from ._rqi import RQIResult, reasoning_quality, rqi_score
-from ._summary import RECOVERED_BY, MetricsSummary, summarize, summarize_statistics
+from ._summary import MetricsSummary, summarize, summarize_statistics
 from ._trace_stats import TRACE_STATISTICS_COLUMNS, trace_statistics
 from ._trace_sums import ce_columns, erf_columns, rqi_columns
 

@@ -14,11 +14,9 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
-from ._bootstrap import _MAX_CELLS, Cluster, check_bootstrap_options, cluster_labels, prefetch_draws
-from ._ce import CalibrationResult, calibration_from_columns, prevalence_from_columns
-from ._decisions import evidence_labeled
-from ._erf import EvidenceRecoveryFitter
-from ._erf_bootstrap import recovered_by_ci
+from ._bootstrap import _MAX_CELLS, Cluster, check_bootstrap_options, prefetch_draws
+from ._ce import prevalence_from_columns
+from ._group_summary import erf_entries, group_frame, summarize_group
 from ._options import (
     CEAggregate,
     DecisionPoints,
@@ -32,22 +30,13 @@ from ._options import (
     TimeScale,
     check_option,
 )
-from ._outcome import outcome_from_columns
 from ._poisson import BOOTSTRAP_METHODS, BootstrapMethod, resolve_method
-from ._rqi import RQIResult, rqi_from_columns
-from ._summary_groups import Caught, caught_warnings, group_codes, group_rows, in_order, route_warnings
+from ._summary_groups import caught_warnings, group_codes, group_rows, in_order, route_warnings
 from ._trace_stats import (
     TRACE_STATISTICS_COLUMNS,
-    calibration_part,
     check_table_options,
-    events_part,
-    outcome_part,
-    rqi_part,
     trace_statistics,
 )
-
-#: Turn at which ``recovered_by_8`` reads the recovery curve.
-RECOVERED_BY = 8
 
 
 def _json_safe(value: Any) -> Any:
@@ -104,67 +93,6 @@ class MetricsSummary:
                     row[k] = np.nan if v is None else v
             rows.append(row)
         return pd.DataFrame(rows)
-
-
-def _fit_erf(events: pd.DataFrame, labeled: bool, **kw) -> EvidenceRecoveryFitter | None:
-    """The group's recovery curve from its events; None when its observations are all unlabeled."""
-    if not labeled:
-        warnings.warn(
-            "ERF is undefined (no observation has evidence labels); returning NaN", UndefinedMetricWarning, stacklevel=2
-        )
-        return None
-    return EvidenceRecoveryFitter(**kw).fit_events(events)
-
-
-def _erf_entries(fitter: EvidenceRecoveryFitter | None, last: int) -> dict:
-    """Curves at every integer time 0 .. max(``last``, 8) (``last``: the last time of any group; a
-    cumulative incidence keeps its value after a group's last time), median time and share
-    recovered by turn 8."""
-    times = range(max(last, RECOVERED_BY) + 1)
-    if fitter is None:
-        nan = float("nan")
-        return {
-            "erf": {str(t): nan for t in times},
-            "erf_ci": {str(t): [nan, nan] for t in times},
-            "erf_raw": {str(t): nan for t in times},
-            "median_recovery_turn": None,
-            f"recovered_by_{RECOVERED_BY}": nan,
-        }
-    curve = fitter.curve_.reindex(times).ffill()
-    raw = fitter.raw_curve_.reindex(times).ffill()
-    median = fitter.median_recovery_time_
-    return {
-        "erf": {str(t): float(curve.at[t, "erf"]) for t in times},
-        "erf_ci": {str(t): [float(curve.at[t, "lower"]), float(curve.at[t, "upper"])] for t in times},
-        "erf_raw": {str(t): float(raw.at[t]) for t in times},
-        "median_recovery_turn": None if not np.isfinite(median) else float(median),
-        f"recovered_by_{RECOVERED_BY}": float(fitter.recovered_by(RECOVERED_BY)),
-    }
-
-
-def _erf_ci(fitter: EvidenceRecoveryFitter | None, method: Method, boot: dict) -> list[float]:
-    """Bootstrap CI of ERF(8) over the group's whole traces (questions with ``cluster="question"``)."""
-    if fitter is None:
-        return [float("nan"), float("nan")]
-    return list(recovered_by_ci(fitter.events_, RECOVERED_BY, method=method, **boot))
-
-
-def _unlabeled(stats: pd.DataFrame, rqi: RQIResult, cal: CalibrationResult, n_known: int) -> dict[str, int]:
-    n = len(stats)
-    return {
-        "reasoning_steps_without_grounding": rqi.n_unlabeled,
-        "reasoning_steps_without_type": int(stats["reasoning_without_type"].sum()),
-        "searches_without_type": int(stats["searches_without_type"].sum()),
-        "observations_without_evidence": int(stats["n_obs_unlabeled"].sum()),
-        "traces_without_labeled_reasoning": n - rqi.n_traces,
-        "traces_with_all_observations_unlabeled": cal.n_traces_all_unlabeled,
-        "traces_without_correctness": n - n_known,
-        "other_steps": int(stats["other_steps"].sum()),
-    }
-
-
-def _by_table(frame: pd.DataFrame, key: str, cols: Sequence[str]) -> dict:
-    return {str(row[key]): {c: row[c] for c in cols} for row in frame.to_dict("records")}
 
 
 def summarize(
@@ -385,7 +313,7 @@ def summarize_statistics(
     positions = stats.columns.get_indexer(columns)
     calls = (
         functools.partial(
-            _summarize_group, _group_frame(stats, rows, positions), key_dicts[i],
+            summarize_group, group_frame(stats, rows, positions), key_dicts[i],
             cluster=cluster, opts=opts, boot=boot, prevalence=prevalence, horizon=horizon,
         )
         for i, rows in enumerate(group_rows(codes, len(keys)))
@@ -408,7 +336,7 @@ def summarize_statistics(
         end = int(stats["last_turn"].max()) if opts.time == "turn" else int(stats["n_steps"].max()) - 1
     last = max([end] + [int(f.curve_.index.max()) for f in fitters if f is not None])
     for group, fitter in zip(groups, fitters, strict=True):
-        group.update(_erf_entries(fitter, last))
+        group.update(erf_entries(fitter, last))
     messages = [f"{msg} [groups: {', '.join(dict.fromkeys(labels))}]" for msg, labels in reasons.items()]
     for m in messages:  # at the caller's line (``_stack``: summarize calls through here)
         warnings.warn(m, UndefinedMetricWarning, stacklevel=_stack)
@@ -421,103 +349,3 @@ def _global_prevalence(stats: pd.DataFrame) -> np.ndarray:
     sources = {"n0": "ce_n0", "n1": "ce_n1", "n2": "ce_n2", "n_obs": "n_obs", "n_obs_unlabeled": "n_obs_unlabeled"}
     totals = pd.DataFrame({c: [stats[src].sum()] for c, src in sources.items()})
     return prevalence_from_columns(totals).to_numpy()
-
-
-def _group_frame(stats: pd.DataFrame, rows: np.ndarray, positions: np.ndarray) -> pd.DataFrame:
-    """The columns ``positions`` of the rows ``rows`` (one group: the only copy made), indexed by
-    row position. Without trace ids the row positions are the ids (each row its own resampling
-    unit: trace ids are unique), and without agents None (the recovery curve's label only)."""
-    g = stats.take(rows).iloc[:, positions]  # rows first: ``iloc[rows, positions]`` copies whole columns
-    g.index = pd.Index(rows)
-    g.attrs = {}  # checked already; pandas would copy them on every operation
-    if "trace_id" not in g.columns:
-        g["trace_id"] = rows
-    if "agent" not in g.columns:
-        g["agent"] = None
-    return g
-
-
-def _summarize_group(
-    stats: pd.DataFrame, keys: dict, *, cluster: Cluster, **kw: Any
-) -> tuple[dict, EvidenceRecoveryFitter | None, list[Caught]]:
-    """One group's dict and recovery fitter (as :func:`_group`), and the warnings raised on the way:
-    what a worker process sends back."""
-    with caught_warnings() as caught:
-        group, fitter = _group(stats, keys, boot={**kw.pop("boot"), "clusters": _clusters(stats, cluster)}, **kw)
-    return group, fitter, caught
-
-
-def _clusters(stats: pd.DataFrame, cluster: Cluster) -> np.ndarray:
-    """The resampling unit of each row: its number when traces are resampled (trace ids are
-    unique, so the numbers are the clusters of :func:`cluster_labels` in the same order,
-    without a string per trace), else its question's label."""
-    if cluster == "trace":
-        return np.arange(len(stats))
-    return cluster_labels(stats["trace_id"], stats.get("question_id"), cluster=cluster)
-
-
-def _group(
-    stats: pd.DataFrame,
-    keys: dict,
-    *,
-    opts: MetricOptions,
-    boot: dict,
-    prevalence: np.ndarray | None,
-    horizon: int,
-) -> tuple[dict, EvidenceRecoveryFitter | None]:
-    """The summary dict of one group from its statistics rows (ERF entries still empty) and its recovery fitter."""
-    has_steps = stats["n_step_rows"].to_numpy() > 0
-    rqi = rqi_from_columns(
-        rqi_part(stats), aggregate=opts.rqi_aggregate, boot={**boot, "clusters": boot["clusters"][has_steps]}
-    )
-    cal_cols = calibration_part(stats)
-    cal = calibration_from_columns(
-        cal_cols,
-        aggregate=opts.ce_aggregate,
-        prevalence=opts.ce_prevalence,
-        weights=prevalence if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global" else None,
-        horizon=horizon,
-        boot=boot,
-    )
-    out = outcome_from_columns(outcome_part(stats), boot=boot)
-    fitter = _fit_erf(
-        events_part(stats),
-        evidence_labeled(cal_cols),
-        method=opts.erf_method,
-        recovery=opts.recovery,
-        time=opts.time,
-        alpha=boot["alpha"],
-        **opts.evidence,
-    )
-    answer_rate = cal.answer_table.rename(columns={"p_answer": "answer_rate"})
-    return {
-        **keys,
-        "n_traces": len(stats),
-        "n_steps": int(stats["n_step_rows"].sum()),
-        "n_answered": out.n_answered,
-        "rqi": rqi.value,
-        "rqi_ci": list(rqi.ci),
-        "ce": cal.ce,
-        "ce_ci": list(cal.ci),
-        "overconfident": cal.overconfident_rate,
-        "overconfident_ci": list(cal.overconfident_ci),
-        "overcautious": cal.overcautious_rate,
-        "overcautious_ci": list(cal.overcautious_ci),
-        "overcautious_given_e2": cal.overcautious_given_evidence,
-        "n_reached_e2": cal.n_reached_evidence,
-        **dict.fromkeys(("erf", "erf_ci", "erf_raw", "median_recovery_turn", f"recovered_by_{RECOVERED_BY}")),
-        f"recovered_by_{RECOVERED_BY}_ci": _erf_ci(fitter, opts.erf_method, boot),
-        "accuracy": out.accuracy,
-        "accuracy_ci": list(out.accuracy_ci),
-        "em": out.em,
-        "f1": out.f1,
-        "tool_calls": out.tool_calls,
-        "searches_before_answer": out.searches_before_answer,
-        "duplicate_query_rate": out.duplicate_query_rate,
-        "duplicate_visit_rate": out.duplicate_visit_rate,
-        "unlabeled": _unlabeled(stats, rqi, cal, out.n_known),
-        "rqi_by_type": _by_table(rqi.by_type, "type", ("rqi", "n")),
-        "rqi_by_evidence": _by_table(rqi.by_evidence, "E", ("rqi", "n", "share")),
-        "answer_rate_by_evidence": _by_table(answer_rate, "E", ("answer_rate", "n", "answers")),
-        "accuracy_by_evidence": _by_table(cal.accuracy_by_evidence, "E", ("accuracy", "n", "n_known")),
-    }, fitter
