@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-import numpy as np
 import pandas as pd
 
 from .._errors import UserInputError
@@ -96,37 +95,11 @@ def dict_chunks(
         yield _tables(chunk, log.summary)
 
 
-def tabulate(chunk: list[dict]) -> Tables:
-    """The tables of a list of valid canonical traces (their inline labels kept)."""
-    cols = _Columns(use_inline=True)
-    cols.add(chunk)
-    return cols.frames()
-
-
 def _tables(gathered: DictColumns, summary: ImportSummary | None) -> Tables:
     """The tables of the traces in ``gathered`` (which starts afresh), counted in ``summary``."""
     if summary is not None:
-        _count(summary, gathered)
+        steps = gathered.steps
+        summary.add_columns(gathered.traces, steps["kind"], steps["tool"], steps["n_documents"], gathered.counts)
     cols = _Columns(use_inline=True)
     cols.add_dicts(gathered)
     return cols.frames()
-
-
-def _count(summary: ImportSummary, gathered: DictColumns) -> None:
-    """:meth:`ImportSummary.add` of each gathered trace, from the gathered step columns (walking the
-    step dicts again cost as much as gathering them)."""
-    traces, kinds = gathered.traces, gathered.steps["kind"]
-    summary.traces += len(traces)
-    summary.formats.update((tr.get("source") or {}).get("format") or "?" for tr in traces)
-    summary.steps.update(kinds)  # keys in order of first appearance, as counting step by step
-    is_call = np.fromiter(kinds, dtype=object, count=len(kinds)) == "search"
-    calls = np.bincount(np.repeat(np.arange(len(traces)), gathered.counts)[is_call], minlength=len(traces))
-    summary.tool_calls += int(is_call.sum())
-    if "other" in kinds:
-        summary.action_calls += sum(
-            k == "other" and t is not None for k, t in zip(kinds, gathered.steps["tool"], strict=True)
-        )
-    summary.documents += sum(gathered.steps["n_documents"])
-    summary.empty_question += sum(not (tr.get("question") or "").strip() for tr in traces)
-    summary.no_answer += sum(tr.get("final_answer") is None for tr in traces)
-    summary.no_tool_call += int((calls == 0).sum())
