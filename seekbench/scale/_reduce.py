@@ -26,6 +26,7 @@ from .._errors import UserInputError
 from ..traces import (
     ReadResult,
     detect_format,
+    duplicate_id_error,
     expand_inputs,
     format_not_found_error,
     is_url,
@@ -218,13 +219,10 @@ class _Sightings:
             f = int(first_of[p])
             (order, file), (_, file_f) = (self.frags[_fragment_of(starts, q)] for q in (p, f))
             line = None if lines[p] < 0 else int(lines[p])
-            if file == file_f:
-                seen = f"line {int(lines[f])}" if lines[f] >= 0 else "an earlier record"
-                msg = f"duplicate trace_id (first seen at {seen}); trace ids must be unique"
-            else:
-                msg = "duplicate trace_id across input files; trace ids must be unique"
-            tid = ids[p].as_py()
-            err = UserInputError(msg, file=file, line=line, trace_id=tid, path="$.trace_id")
+            first_line = None if lines[f] < 0 else int(lines[f])
+            err = duplicate_id_error(
+                ids[p].as_py(), file=file, line=line, first_line=first_line, across_files=file != file_f
+            )
             errors.append((order, _key(line), err))
         return keep
 

@@ -17,6 +17,7 @@ from ._normalize import normalize_answer, normalize_query
 from ._ontology import FIELDS_BY_KIND, LABEL_FIELDS, LABEL_VALUES, STEP_KINDS, canonical_field, canonical_value
 from ._read import (
     ReadResult,
+    duplicate_id_error,
     format_not_found_error,
     importer_options,
     iter_traces,
@@ -37,6 +38,7 @@ __all__ = [
     "LABEL_FIELDS",
     "LABEL_VALUES",
     "ReadResult",
+    "duplicate_id_error",
     "format_not_found_error",
     "STEP_COLUMNS",
     "STEP_KINDS",

@@ -15,6 +15,7 @@ import pandas as pd
 from .._errors import UserInputError
 from ._dict_columns import DictColumns
 from ._fragments import Fragment
+from ._read import duplicate_id_error
 from ._tables import _Columns
 from ._validate import validate_trace
 from .importers._summary import ImportSummary
@@ -67,14 +68,7 @@ def dict_chunks(
             assert isinstance(obj, dict)  # validate_trace passed, or the importer's validated output
             tid = obj["trace_id"]
             if tid in seen:
-                where = f"line {seen[tid]}" if seen[tid] is not None else "an earlier record"
-                raise UserInputError(
-                    f"duplicate trace_id (first seen at {where}); trace ids must be unique",
-                    file=file,
-                    line=line,
-                    trace_id=tid,
-                    path="$.trace_id",
-                )
+                raise duplicate_id_error(tid, file=file, line=line, first_line=seen[tid])
         except UserInputError as e:
             log.errors.append((line, e))
             if not skip_invalid:

@@ -79,14 +79,7 @@ def _iter_traces(
             validate_trace(rec.trace, file=file, line=rec.line)
             tid = rec.trace["trace_id"]
             if tid in seen:
-                where = f"line {seen[tid]}" if seen[tid] is not None else "an earlier record"
-                raise UserInputError(
-                    f"duplicate trace_id (first seen at {where}); trace ids must be unique",
-                    file=file,
-                    line=rec.line,
-                    trace_id=tid,
-                    path="$.trace_id",
-                )
+                raise duplicate_id_error(tid, file=file, line=rec.line, first_line=seen[tid])
             seen[tid] = rec.line
         except UserInputError as e:
             yield rec.line, e
@@ -128,6 +121,23 @@ def valid_traces(paths: list, out: ReadResult, *, format: str | None, skip_inval
             yield item
         if format is not None and records and not found:
             raise format_not_found_error(file, format, out)
+
+
+def duplicate_id_error(
+    trace_id: str, *, file: str, line: int | None, first_line: int | None, across_files: bool = False
+) -> UserInputError:
+    """The error for a trace id seen before: in the same file (at ``first_line``, None when the
+    earlier record has no line) or, ``across_files``, in an earlier input file.
+
+    >>> duplicate_id_error("t1", file="a.jsonl", line=9, first_line=2).one_line()
+    'a.jsonl:9, trace t1, at $.trace_id: duplicate trace_id (first seen at line 2); trace ids must be unique'
+    """
+    if across_files:
+        msg = "duplicate trace_id across input files; trace ids must be unique"
+    else:
+        where = f"line {first_line}" if first_line is not None else "an earlier record"
+        msg = f"duplicate trace_id (first seen at {where}); trace ids must be unique"
+    return UserInputError(msg, file=file, line=line, trace_id=trace_id, path="$.trace_id")
 
 
 def format_not_found_error(file: str, fmt: str, read: ReadResult) -> UserInputError:
