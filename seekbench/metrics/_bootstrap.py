@@ -102,16 +102,22 @@ def bootstrap_sums(
     if not np.isfinite(cols).all():
         raise ValueError("bootstrap_sums needs finite columns; mask undefined values first")
     units: Sequence | np.ndarray = np.arange(n) if clusters is None else clusters
-    if universe is None:  # clusters numbered in order of first appearance, as pd.unique lists them
-        codes, labels = pd.factorize(np.asarray(units), use_na_sentinel=False)
+    if universe is None and _increasing(units):
+        # Each row its own cluster, numbered in row order: the per-cluster sums are the rows
+        # (summing each into zeros only turns -0.0 into 0.0, which adding 0.0 does too).
+        n_clusters = n
+        per_cluster = np.add(cols, 0.0, out=np.empty_like(cols, order="C"))
     else:
-        labels = pd.Index(pd.unique(pd.Series(list(universe), dtype=object)))
-        codes = labels.get_indexer(pd.Series(list(units), dtype=object))
-    if (codes < 0).any():
-        raise ValueError("every cluster label must be in the universe")
-    n_clusters = len(labels)
-    per_cluster = np.zeros((n_clusters, cols.shape[1]))
-    np.add.at(per_cluster, codes, cols)
+        if universe is None:  # clusters numbered in order of first appearance, as pd.unique lists them
+            codes, labels = pd.factorize(np.asarray(units), use_na_sentinel=False)
+        else:
+            labels = pd.Index(pd.unique(pd.Series(list(universe), dtype=object)))
+            codes = labels.get_indexer(pd.Series(list(units), dtype=object))
+        if (codes < 0).any():
+            raise ValueError("every cluster label must be in the universe")
+        n_clusters = len(labels)
+        per_cluster = np.zeros((n_clusters, cols.shape[1]))
+        np.add.at(per_cluster, codes, cols)
     if bootstrap == "poisson":
         return poisson_sums(per_cluster, n_boot=n_boot, seed=seed)
     out = np.empty((n_boot, cols.shape[1]))
@@ -124,6 +130,11 @@ def bootstrap_sums(
         out[start:stop] = counts @ per_cluster
         start = stop
     return out
+
+
+def _increasing(units: Sequence | np.ndarray) -> bool:
+    """Whether ``units`` are integers in strictly increasing order (row numbers: all distinct)."""
+    return isinstance(units, np.ndarray) and units.dtype.kind in "iu" and bool((np.diff(units) > 0).all())
 
 
 #: The last resample-count chunks drawn, keyed by (seed, n_clusters, n_boot): the statistics of
