@@ -434,8 +434,7 @@ def calibration_from_columns(
     overconfident = float((e_answer[answered] < 2).mean()) if n_answered else np.nan
     overcautious = float(overcautious_i.mean()) if len(tr) else np.nan
     given = float(overcautious_i[reached].mean()) if n_reached else np.nan
-    over_ci = bootstrap_ci(np.where(answered, (e_answer < 2).astype(float), np.nan), **boot)
-    caut_ci = bootstrap_ci(overcautious_i.astype(float), **boot)
+    over_ci, caut_ci = (bootstrap_ci(v, **boot) for v in _rate_values(answered, e_answer, overcautious_i))
     if not n_answered:
         _warn("overconfident rate", why if not len(tr) else "no answered trace")
     if not len(tr):
@@ -473,6 +472,18 @@ def _companions(per: pd.DataFrame, *, horizon: int) -> tuple[np.ndarray, np.ndar
     reached = ~np.isnan(first_e2)
     late = per["answer_turn"].to_numpy(dtype=float) - first_e2 > horizon  # NaN (never answered) is not late
     return answered, per["e_answer"].to_numpy(dtype=float), reached, reached & (~answered | late)
+
+
+def _rate_values(answered: np.ndarray, e_answer: np.ndarray, overcautious: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return np.where(answered, (e_answer < 2).astype(float), np.nan), overcautious.astype(float)
+
+
+def companion_values(per: pd.DataFrame, *, horizon: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per trace of :func:`calibration_trace_columns` rows: overconfident (1.0 / 0.0, NaN when
+    unanswered) and overcautious (1.0 / 0.0), whose means are the two companion rates (the
+    values their bootstrap CIs resample)."""
+    answered, e_answer, _, overcautious = _companions(per, horizon=horizon)
+    return _rate_values(answered, e_answer, overcautious)
 
 
 def _accuracy_by_evidence(e_answer: np.ndarray, correct: np.ndarray) -> pd.DataFrame:

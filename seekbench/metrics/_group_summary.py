@@ -16,14 +16,15 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning
-from ._bootstrap import Cluster, cluster_labels
-from ._ce import CalibrationResult, calibration_from_columns
+from ._bootstrap import Cluster, cluster_labels, mean_columns
+from ._ce import CALIBRATION_COLUMNS, CalibrationResult, calibration_from_columns, companion_values
 from ._decisions import evidence_labeled
 from ._erf import EvidenceRecoveryFitter
-from ._erf_bootstrap import recovered_by_ci
+from ._erf_bootstrap import erf_at_columns, recovered_by_ci
 from ._options import Method, MetricOptions
 from ._outcome import outcome_from_columns
-from ._rqi import RQIResult, rqi_from_columns
+from ._rqi import RQIResult, rqi_from_columns, rqi_sums
+from ._shared_sums import shared_sums
 from ._summary_groups import Caught, caught_warnings
 from ._trace_stats import calibration_part, events_part, outcome_part, rqi_part
 
@@ -112,7 +113,8 @@ def summarize_group(
     """One group's dict and recovery fitter (as :func:`_group`), and the warnings raised on the way:
     what a worker process sends back."""
     with caught_warnings() as caught:
-        group, fitter = _group(stats, keys, boot={**kw.pop("boot"), "clusters": _clusters(stats, cluster)}, **kw)
+        boot = {**kw.pop("boot"), "clusters": _clusters(stats, cluster)}
+        group, fitter = _group(stats, keys, boot=boot, share=cluster == "trace", **kw)
     return group, fitter, caught
 
 
@@ -125,6 +127,26 @@ def _clusters(stats: pd.DataFrame, cluster: Cluster) -> np.ndarray:
     return cluster_labels(stats["trace_id"], stats.get("question_id"), cluster=cluster)
 
 
+def _integer_columns(
+    stats: pd.DataFrame,
+    rqi_cols: pd.DataFrame,
+    cal_cols: pd.DataFrame,
+    events: pd.DataFrame,
+    opts: MetricOptions,
+    horizon: int,
+) -> list[np.ndarray]:
+    """The per-trace columns the group's bootstraps resample that may be integers (those that are not
+    are left out by :func:`shared_sums`): the companion rates', accuracy's, ERF(8)'s, pooled CE's
+    counts and step RQI's, each as its own metric function builds it."""
+    blocks = [mean_columns(v)[0] for v in (*companion_values(cal_cols, horizon=horizon), stats["correct"])]
+    blocks.append(erf_at_columns(events, RECOVERED_BY, method=opts.erf_method)[0])
+    if opts.ce_aggregate == "pooled":
+        blocks.append(cal_cols[list(CALIBRATION_COLUMNS[:6])].to_numpy(dtype=float))
+    if opts.rqi_aggregate == "step":
+        blocks.append(rqi_sums(rqi_cols, "step")[0])
+    return blocks
+
+
 def _group(
     stats: pd.DataFrame,
     keys: dict,
@@ -133,31 +155,36 @@ def _group(
     boot: dict,
     prevalence: np.ndarray | None,
     horizon: int,
+    share: bool = False,
 ) -> tuple[dict, EvidenceRecoveryFitter | None]:
-    """The summary dict of one group from its statistics rows (ERF entries still empty) and its recovery fitter."""
+    """The summary dict of one group from its statistics rows (ERF entries still empty) and its recovery
+    fitter; with ``share`` (each row its own resampling unit) the integer bootstrap columns share a product."""
     has_steps = stats["n_step_rows"].to_numpy() > 0
-    rqi = rqi_from_columns(
-        rqi_part(stats), aggregate=opts.rqi_aggregate, boot={**boot, "clusters": boot["clusters"][has_steps]}
-    )
-    cal_cols = calibration_part(stats)
-    cal = calibration_from_columns(
-        cal_cols,
-        aggregate=opts.ce_aggregate,
-        prevalence=opts.ce_prevalence,
-        weights=prevalence if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global" else None,
-        horizon=horizon,
-        boot=boot,
-    )
-    out = outcome_from_columns(outcome_part(stats), boot=boot)
-    fitter = _fit_erf(
-        events_part(stats),
-        evidence_labeled(cal_cols),
-        method=opts.erf_method,
-        recovery=opts.recovery,
-        time=opts.time,
-        alpha=boot["alpha"],
-        **opts.evidence,
-    )
+    rqi_cols, cal_cols, events = rqi_part(stats), calibration_part(stats), events_part(stats)
+    blocks = _integer_columns(stats, rqi_cols, cal_cols, events, opts, horizon) if share else []
+    with shared_sums(blocks, seed=boot["seed"], n_boot=boot["n_boot"] if boot["bootstrap"] == "exact" else 0):
+        rqi = rqi_from_columns(
+            rqi_cols, aggregate=opts.rqi_aggregate, boot={**boot, "clusters": boot["clusters"][has_steps]}
+        )
+        cal = calibration_from_columns(
+            cal_cols,
+            aggregate=opts.ce_aggregate,
+            prevalence=opts.ce_prevalence,
+            weights=prevalence if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global" else None,
+            horizon=horizon,
+            boot=boot,
+        )
+        out = outcome_from_columns(outcome_part(stats), boot=boot)
+        fitter = _fit_erf(
+            events,
+            evidence_labeled(cal_cols),
+            method=opts.erf_method,
+            recovery=opts.recovery,
+            time=opts.time,
+            alpha=boot["alpha"],
+            **opts.evidence,
+        )
+        erf_ci = _erf_ci(fitter, opts.erf_method, boot)
     answer_rate = cal.answer_table.rename(columns={"p_answer": "answer_rate"})
     return {
         **keys,
@@ -175,7 +202,7 @@ def _group(
         "overcautious_given_e2": cal.overcautious_given_evidence,
         "n_reached_e2": cal.n_reached_evidence,
         **dict.fromkeys(("erf", "erf_ci", "erf_raw", "median_recovery_turn", f"recovered_by_{RECOVERED_BY}")),
-        f"recovered_by_{RECOVERED_BY}_ci": _erf_ci(fitter, opts.erf_method, boot),
+        f"recovered_by_{RECOVERED_BY}_ci": erf_ci,
         "accuracy": out.accuracy,
         "accuracy_ci": list(out.accuracy_ci),
         "em": out.em,
