@@ -97,8 +97,15 @@ def group_frame(stats: pd.DataFrame, rows: np.ndarray, positions: np.ndarray) ->
     """The columns ``positions`` of the rows ``rows`` (one group: the only copy made), indexed by
     row position. Without trace ids the row positions are the ids (each row its own resampling
     unit: trace ids are unique), and without agents None (the recovery curve's label only)."""
-    g = stats.take(rows).iloc[:, positions]  # rows first: ``iloc[rows, positions]`` copies whole columns
-    g.index = pd.Index(rows)
+    if stats.columns.is_unique:  # column by column: a table concatenated from chunks has a block per column,
+        cols = {}  # which ``take`` would copy (all of them) and ``iloc`` copy again
+        for c in stats.columns[positions]:
+            col = stats[c]
+            cols[c] = col.to_numpy()[rows] if isinstance(col.dtype, np.dtype) else col.array.take(rows)
+        g = pd.DataFrame(cols, index=pd.Index(rows), copy=False)
+    else:
+        g = stats.take(rows).iloc[:, positions]  # rows first: ``iloc[rows, positions]`` copies whole columns
+        g.index = pd.Index(rows)
     g.attrs = {}  # checked already; pandas would copy them on every operation
     if "trace_id" not in g.columns:
         g["trace_id"] = rows
