@@ -9,19 +9,19 @@ times every group shares, once all groups are done.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning
-from ._bootstrap import Cluster, cluster_labels, mean_columns
+from ._bootstrap import Cluster, bootstrap_statistic_ci, cluster_labels, mean_columns
 from ._ce import CALIBRATION_COLUMNS, CalibrationResult, calibration_from_columns, companion_values
 from ._decisions import evidence_labeled
 from ._erf import EvidenceRecoveryFitter
-from ._erf_bootstrap import erf_at_columns, recovered_by_ci
-from ._options import Method, MetricOptions
+from ._erf_bootstrap import erf_at_columns
+from ._options import MetricOptions
 from ._outcome import outcome_from_columns
 from ._rqi import RQIResult, rqi_from_columns, rqi_sums
 from ._shared_sums import shared_sums
@@ -68,11 +68,14 @@ def erf_entries(fitter: EvidenceRecoveryFitter | None, last: int) -> dict:
     }
 
 
-def _erf_ci(fitter: EvidenceRecoveryFitter | None, method: Method, boot: dict) -> list[float]:
-    """Bootstrap CI of ERF(8) over the group's whole traces (questions with ``cluster="question"``)."""
+def _erf_ci(
+    fitter: EvidenceRecoveryFitter | None, columns: tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]], boot: dict
+) -> list[float]:
+    """Bootstrap CI of ERF(8) over the group's whole traces (questions with ``cluster="question"``), from
+    the :func:`erf_at_columns` of the fitter's events (as :func:`~seekbench.metrics.recovered_by_ci` makes them)."""
     if fitter is None:
         return [float("nan"), float("nan")]
-    return list(recovered_by_ci(fitter.events_, RECOVERED_BY, method=method, **boot))
+    return list(bootstrap_statistic_ci(*columns, **boot))
 
 
 def _unlabeled(stats: pd.DataFrame, rqi: RQIResult, cal: CalibrationResult, n_known: int) -> dict[str, int]:
@@ -138,7 +141,7 @@ def _integer_columns(
     stats: pd.DataFrame,
     rqi_cols: pd.DataFrame,
     cal_cols: pd.DataFrame,
-    events: pd.DataFrame,
+    erf_cols: np.ndarray,
     opts: MetricOptions,
     horizon: int,
 ) -> list[np.ndarray]:
@@ -146,7 +149,7 @@ def _integer_columns(
     are left out by :func:`shared_sums`): the companion rates', accuracy's, ERF(8)'s, pooled CE's
     counts and step RQI's, each as its own metric function builds it."""
     blocks = [mean_columns(v)[0] for v in (*companion_values(cal_cols, horizon=horizon), stats["correct"])]
-    blocks.append(erf_at_columns(events, RECOVERED_BY, method=opts.erf_method)[0])
+    blocks.append(erf_cols)
     if opts.ce_aggregate == "pooled":
         blocks.append(cal_cols[list(CALIBRATION_COLUMNS[:6])].to_numpy(dtype=float))
     if opts.rqi_aggregate == "step":
@@ -168,7 +171,8 @@ def _group(
     fitter; with ``share`` (each row its own resampling unit) the integer bootstrap columns share a product."""
     has_steps = stats["n_step_rows"].to_numpy() > 0
     rqi_cols, cal_cols, events = rqi_part(stats), calibration_part(stats), events_part(stats)
-    blocks = _integer_columns(stats, rqi_cols, cal_cols, events, opts, horizon) if share else []
+    erf = erf_at_columns(events, RECOVERED_BY, method=opts.erf_method)
+    blocks = _integer_columns(stats, rqi_cols, cal_cols, erf[0], opts, horizon) if share else []
     with shared_sums(blocks, seed=boot["seed"], n_boot=boot["n_boot"] if boot["bootstrap"] == "exact" else 0):
         rqi = rqi_from_columns(
             rqi_cols, aggregate=opts.rqi_aggregate, boot={**boot, "clusters": boot["clusters"][has_steps]}
@@ -191,7 +195,7 @@ def _group(
             alpha=boot["alpha"],
             **opts.evidence,
         )
-        erf_ci = _erf_ci(fitter, opts.erf_method, boot)
+        erf_ci = _erf_ci(fitter, erf, boot)
     answer_rate = cal.answer_table.rename(columns={"p_answer": "answer_rate"})
     return {
         **keys,
