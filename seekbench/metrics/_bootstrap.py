@@ -26,6 +26,7 @@ import pandas as pd
 from .._errors import UserInputError
 from ._options import check_option
 from ._poisson import BootstrapMethod, poisson_sums
+from ._shared_sums import shared_block_sums
 
 Cluster = Literal["trace", "question"]
 _CLUSTERS = ("trace", "question")
@@ -102,28 +103,44 @@ def bootstrap_sums(
     if not np.isfinite(cols).all():
         raise ValueError("bootstrap_sums needs finite columns; mask undefined values first")
     units: Sequence | np.ndarray = np.arange(n) if clusters is None else clusters
-    if universe is None:  # clusters numbered in order of first appearance, as pd.unique lists them
-        codes, labels = pd.factorize(np.asarray(units), use_na_sentinel=False)
+    if universe is None and _increasing(units):
+        # Each row its own cluster, numbered in row order: the per-cluster sums are the rows
+        # (summing each into zeros only turns -0.0 into 0.0, which adding 0.0 does too).
+        n_clusters = n
+        per_cluster = np.add(cols, 0.0, out=np.empty_like(cols, order="C"))
     else:
-        labels = pd.Index(pd.unique(pd.Series(list(universe), dtype=object)))
-        codes = labels.get_indexer(pd.Series(list(units), dtype=object))
-    if (codes < 0).any():
-        raise ValueError("every cluster label must be in the universe")
-    n_clusters = len(labels)
-    per_cluster = np.zeros((n_clusters, cols.shape[1]))
-    np.add.at(per_cluster, codes, cols)
+        if universe is None:  # clusters numbered in order of first appearance, as pd.unique lists them
+            codes, labels = pd.factorize(np.asarray(units), use_na_sentinel=False)
+        else:
+            labels = pd.Index(pd.unique(pd.Series(list(universe), dtype=object)))
+            codes = labels.get_indexer(pd.Series(list(units), dtype=object))
+        if (codes < 0).any():
+            raise ValueError("every cluster label must be in the universe")
+        n_clusters = len(labels)
+        per_cluster = np.zeros((n_clusters, cols.shape[1]))
+        np.add.at(per_cluster, codes, cols)
     if bootstrap == "poisson":
         return poisson_sums(per_cluster, n_boot=n_boot, seed=seed)
-    out = np.empty((n_boot, cols.shape[1]))
     if n_boot == 0 or n_clusters == 0:
-        out[:] = 0.0
-        return out
+        return np.zeros((n_boot, cols.shape[1]))
+    shared = shared_block_sums(per_cluster, seed, n_boot)
+    return resampled_sums(per_cluster, seed, n_boot) if shared is None else shared
+
+
+def resampled_sums(per_cluster: np.ndarray, seed: int | None, n_boot: int) -> np.ndarray:
+    """``counts @ per_cluster`` for the multinomial resample counts of ``seed`` (chunk by chunk)."""
+    out = np.empty((n_boot, per_cluster.shape[1]))
     start = 0
-    for counts in _resample_counts(seed, n_clusters, n_boot):
+    for counts in _resample_counts(seed, per_cluster.shape[0], n_boot):
         stop = start + len(counts)
         out[start:stop] = counts @ per_cluster
         start = stop
     return out
+
+
+def _increasing(units: Sequence | np.ndarray) -> bool:
+    """Whether ``units`` are integers in strictly increasing order (row numbers: all distinct)."""
+    return isinstance(units, np.ndarray) and units.dtype.kind in "iu" and bool((np.diff(units) > 0).all())
 
 
 #: The last resample-count chunks drawn, keyed by (seed, n_clusters, n_boot): the statistics of
@@ -355,6 +372,20 @@ def ratio(sums: np.ndarray) -> np.ndarray:
         return np.where(sums[:, 1] > 0, sums[:, 0] / np.where(sums[:, 1] > 0, sums[:, 1], 1.0), np.nan)
 
 
+def mean_columns(
+    values: Sequence[float] | np.ndarray, denominators: Sequence[float] | np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The per-trace columns :func:`bootstrap_ci` resamples, ``[v, 1]`` (or ``[v, d]``) where
+    defined and ``[0, 0]`` elsewhere, and where it is defined: their sums' ratio is the mean."""
+    v = np.asarray(values, dtype=float)
+    if denominators is None:
+        mask = np.isfinite(v)
+        return np.column_stack([np.where(mask, v, 0.0), mask.astype(float)]), mask
+    d = np.asarray(denominators, dtype=float)
+    mask = np.isfinite(v) & np.isfinite(d)
+    return np.column_stack([np.where(mask, v, 0.0), np.where(mask, d, 0.0)]), mask
+
+
 def bootstrap_ci(
     values: Sequence[float] | np.ndarray,
     denominators: Sequence[float] | np.ndarray | None = None,
@@ -390,14 +421,7 @@ def bootstrap_ci(
     >>> lo <= 0.625 <= hi
     True
     """
-    v = np.asarray(values, dtype=float)
-    if denominators is None:
-        mask = np.isfinite(v)
-        cols = np.column_stack([np.where(mask, v, 0.0), mask.astype(float)])
-    else:
-        d = np.asarray(denominators, dtype=float)
-        mask = np.isfinite(v) & np.isfinite(d)
-        cols = np.column_stack([np.where(mask, v, 0.0), np.where(mask, d, 0.0)])
+    cols, mask = mean_columns(values, denominators)
     if not mask.any():
         check_bootstrap_options(resampling.get("n_boot", 2000), alpha)
         return (float("nan"), float("nan"))

@@ -401,9 +401,9 @@ def calibration_from_columns(
     :func:`~seekbench.metrics.summarize_statistics`.
     """
     labeled = evidence_labeled(per)
-    used = np.full(len(per), labeled)
-    tr = per[used]
-    boot = {**boot, "clusters": np.asarray(boot["clusters"], dtype=object)[used]}
+    tr = per if labeled else per.iloc[:0]  # all traces or none
+    clusters = np.asarray(boot["clusters"])
+    boot = {**boot, "clusters": clusters if labeled else clusters[:0]}
     c = tr[["n0", "n1", "n2", "a0", "a1", "a2"]].to_numpy(dtype=float)
     per_trace = pd.Series(_trace_ce(c), index=tr.index, name="ce")
     ce = _point_estimate(c, aggregate, weights)
@@ -428,27 +428,20 @@ def calibration_from_columns(
         }
     )
 
-    comp = _companions(tr, horizon=horizon)
-    answered = comp[comp["answered"]]
-    n_answered, n_reached = len(answered), int(comp["reached"].sum())
-    overconfident = float((answered["e_answer"] < 2).mean()) if n_answered else np.nan
-    overcautious = float(comp["overcautious"].mean()) if len(comp) else np.nan
-    given = float(comp.loc[comp["reached"], "overcautious"].mean()) if n_reached else np.nan
-    over_ci = bootstrap_ci(np.where(comp["answered"], (comp["e_answer"] < 2).astype(float), np.nan), **boot)
-    caut_ci = bootstrap_ci(comp["overcautious"].astype(float).to_numpy(), **boot)
+    answered, e_answer, reached, overcautious_i = _companions(tr, horizon=horizon)
+    n_answered, n_reached = int(answered.sum()), int(reached.sum())
+    # Means of 0/1 values: exact integer sums over a count, as pandas' means of the same columns.
+    overconfident = float((e_answer[answered] < 2).mean()) if n_answered else np.nan
+    overcautious = float(overcautious_i.mean()) if len(tr) else np.nan
+    given = float(overcautious_i[reached].mean()) if n_reached else np.nan
+    over_ci, caut_ci = (bootstrap_ci(v, **boot) for v in _rate_values(answered, e_answer, overcautious_i))
     if not n_answered:
         _warn("overconfident rate", why if not len(tr) else "no answered trace")
-    if not len(comp):
+    if not len(tr):
         _warn("overcautious rate", why)
-    acc = (
-        answered.assign(known=answered["correct"].notna())
-        .groupby("e_answer")
-        .agg(n=("known", "size"), n_known=("known", "sum"), accuracy=("correct", "mean"))
-        .reindex(range(3))
-    )
-    acc = acc.assign(n=acc["n"].fillna(0).astype(int), n_known=acc["n_known"].fillna(0).astype(int))
-    acc = acc.rename_axis("E").reset_index()
-    all_unlabeled = (per["n_obs"] > 0) & (per["n_obs_unlabeled"] == per["n_obs"])
+    acc = _accuracy_by_evidence(e_answer[answered], tr["correct"].to_numpy(dtype=float)[answered])
+    n_obs = per["n_obs"].to_numpy()
+    all_unlabeled = (n_obs > 0) & (per["n_obs_unlabeled"].to_numpy() == n_obs)
     return CalibrationResult(
         ce=ce,
         ci=ci,
@@ -471,15 +464,42 @@ def calibration_from_columns(
     )
 
 
-def _companions(per: pd.DataFrame, *, horizon: int) -> pd.DataFrame:
-    """Per trace, from its columns: answered, E at the answer turn, first turn with E = 2,
-    reached, overcautious, correct."""
-    out = per[["answered", "answer_turn", "correct", "e_answer", "first_e2"]].copy()
-    out["answered"] = out["answered"].astype(bool)
-    out["reached"] = out["first_e2"].notna()
-    late = out["answer_turn"] - out["first_e2"] > horizon
-    out["overcautious"] = out["reached"] & (~out["answered"] | late)
-    return out
+def _companions(per: pd.DataFrame, *, horizon: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per trace, from its columns: answered, E at the answer turn, reached E = 2 (a first turn
+    with E = 2), overcautious (reached and not answered within ``horizon`` turns of it)."""
+    answered = per["answered"].to_numpy().astype(bool)
+    first_e2 = per["first_e2"].to_numpy(dtype=float)
+    reached = ~np.isnan(first_e2)
+    late = per["answer_turn"].to_numpy(dtype=float) - first_e2 > horizon  # NaN (never answered) is not late
+    return answered, per["e_answer"].to_numpy(dtype=float), reached, reached & (~answered | late)
+
+
+def _rate_values(answered: np.ndarray, e_answer: np.ndarray, overcautious: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return np.where(answered, (e_answer < 2).astype(float), np.nan), overcautious.astype(float)
+
+
+def companion_values(per: pd.DataFrame, *, horizon: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per trace of :func:`calibration_trace_columns` rows: overconfident (1.0 / 0.0, NaN when
+    unanswered) and overcautious (1.0 / 0.0), whose means are the two companion rates (the
+    values their bootstrap CIs resample)."""
+    answered, e_answer, _, overcautious = _companions(per, horizon=horizon)
+    return _rate_values(answered, e_answer, overcautious)
+
+
+def _accuracy_by_evidence(e_answer: np.ndarray, correct: np.ndarray) -> pd.DataFrame:
+    """``E, n, n_known, accuracy`` of answered traces by E at the answer (E = 0, 1, 2).
+
+    Correctness is 0 or 1 (NaN unknown), so a state's accuracy is an exact integer count over
+    ``n_known``: the mean pandas' grouped mean gives, whatever the order of the sum."""
+    known = ~np.isnan(correct)
+    rows = {"n": [], "n_known": [], "accuracy": []}
+    for k in range(3):
+        at = e_answer == k
+        n_known = int((at & known).sum())
+        rows["n"].append(int(at.sum()))
+        rows["n_known"].append(n_known)
+        rows["accuracy"].append(correct[at & known].sum() / n_known if n_known else np.nan)
+    return pd.DataFrame({"E": np.arange(3), **{c: np.asarray(v) for c, v in rows.items()}})
 
 
 def calibration_error(

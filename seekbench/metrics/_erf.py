@@ -16,6 +16,7 @@ import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
 from ._erf_plot import plot_erf
+from ._normal_quantile import normal_quantile
 from ._options import (
     MAPPING_OPTIONS,
     METHOD_OPTIONS,
@@ -141,9 +142,7 @@ def _aalen_johansen(durations: np.ndarray, codes: np.ndarray, alpha: float = 0.0
 
 def _loglog_bounds(f: np.ndarray, var: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """Pointwise bounds F^{exp(+-z se/(F |log F|))}; [0, 0] at F = 0 and [1, 1] at F = 1."""
-    from scipy.special import ndtri  # here: a tenth of a second to import, for one number per curve
-
-    z = ndtri(1 - alpha / 2)  # the standard normal quantile (what scipy.stats.norm.ppf computes)
+    z = normal_quantile(1 - alpha / 2)
     f = np.asarray(f, dtype=float)
     inner = (f > 1e-15) & (f < 1 - 1e-12)
     with np.errstate(divide="ignore", invalid="ignore"):

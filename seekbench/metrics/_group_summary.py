@@ -9,21 +9,22 @@ times every group shares, once all groups are done.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning
-from ._bootstrap import Cluster, cluster_labels
-from ._ce import CalibrationResult, calibration_from_columns
+from ._bootstrap import Cluster, bootstrap_statistic_ci, cluster_labels, mean_columns
+from ._ce import CALIBRATION_COLUMNS, CalibrationResult, calibration_from_columns, companion_values
 from ._decisions import evidence_labeled
 from ._erf import EvidenceRecoveryFitter
-from ._erf_bootstrap import recovered_by_ci
-from ._options import Method, MetricOptions
+from ._erf_bootstrap import erf_at_columns
+from ._options import MetricOptions
 from ._outcome import outcome_from_columns
-from ._rqi import RQIResult, rqi_from_columns
+from ._rqi import RQIResult, rqi_from_columns, rqi_sums
+from ._shared_sums import shared_sums
 from ._summary_groups import Caught, caught_warnings
 from ._trace_stats import calibration_part, events_part, outcome_part, rqi_part
 
@@ -67,11 +68,14 @@ def erf_entries(fitter: EvidenceRecoveryFitter | None, last: int) -> dict:
     }
 
 
-def _erf_ci(fitter: EvidenceRecoveryFitter | None, method: Method, boot: dict) -> list[float]:
-    """Bootstrap CI of ERF(8) over the group's whole traces (questions with ``cluster="question"``)."""
+def _erf_ci(
+    fitter: EvidenceRecoveryFitter | None, columns: tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]], boot: dict
+) -> list[float]:
+    """Bootstrap CI of ERF(8) over the group's whole traces (questions with ``cluster="question"``), from
+    the :func:`erf_at_columns` of the fitter's events (as :func:`~seekbench.metrics.recovered_by_ci` makes them)."""
     if fitter is None:
         return [float("nan"), float("nan")]
-    return list(recovered_by_ci(fitter.events_, RECOVERED_BY, method=method, **boot))
+    return list(bootstrap_statistic_ci(*columns, **boot))
 
 
 def _unlabeled(stats: pd.DataFrame, rqi: RQIResult, cal: CalibrationResult, n_known: int) -> dict[str, int]:
@@ -96,8 +100,15 @@ def group_frame(stats: pd.DataFrame, rows: np.ndarray, positions: np.ndarray) ->
     """The columns ``positions`` of the rows ``rows`` (one group: the only copy made), indexed by
     row position. Without trace ids the row positions are the ids (each row its own resampling
     unit: trace ids are unique), and without agents None (the recovery curve's label only)."""
-    g = stats.take(rows).iloc[:, positions]  # rows first: ``iloc[rows, positions]`` copies whole columns
-    g.index = pd.Index(rows)
+    if stats.columns.is_unique:  # column by column: a table concatenated from chunks has a block per column,
+        cols = {}  # which ``take`` would copy (all of them) and ``iloc`` copy again
+        for c in stats.columns[positions]:
+            col = stats[c]
+            cols[c] = col.to_numpy()[rows] if isinstance(col.dtype, np.dtype) else col.array.take(rows)
+        g = pd.DataFrame(cols, index=pd.Index(rows), copy=False)
+    else:
+        g = stats.take(rows).iloc[:, positions]  # rows first: ``iloc[rows, positions]`` copies whole columns
+        g.index = pd.Index(rows)
     g.attrs = {}  # checked already; pandas would copy them on every operation
     if "trace_id" not in g.columns:
         g["trace_id"] = rows
@@ -112,7 +123,8 @@ def summarize_group(
     """One group's dict and recovery fitter (as :func:`_group`), and the warnings raised on the way:
     what a worker process sends back."""
     with caught_warnings() as caught:
-        group, fitter = _group(stats, keys, boot={**kw.pop("boot"), "clusters": _clusters(stats, cluster)}, **kw)
+        boot = {**kw.pop("boot"), "clusters": _clusters(stats, cluster)}
+        group, fitter = _group(stats, keys, boot=boot, share=cluster == "trace", **kw)
     return group, fitter, caught
 
 
@@ -125,6 +137,26 @@ def _clusters(stats: pd.DataFrame, cluster: Cluster) -> np.ndarray:
     return cluster_labels(stats["trace_id"], stats.get("question_id"), cluster=cluster)
 
 
+def _integer_columns(
+    stats: pd.DataFrame,
+    rqi_cols: pd.DataFrame,
+    cal_cols: pd.DataFrame,
+    erf_cols: np.ndarray,
+    opts: MetricOptions,
+    horizon: int,
+) -> list[np.ndarray]:
+    """The per-trace columns the group's bootstraps resample that may be integers (those that are not
+    are left out by :func:`shared_sums`): the companion rates', accuracy's, ERF(8)'s, pooled CE's
+    counts and step RQI's, each as its own metric function builds it."""
+    blocks = [mean_columns(v)[0] for v in (*companion_values(cal_cols, horizon=horizon), stats["correct"])]
+    blocks.append(erf_cols)
+    if opts.ce_aggregate == "pooled":
+        blocks.append(cal_cols[list(CALIBRATION_COLUMNS[:6])].to_numpy(dtype=float))
+    if opts.rqi_aggregate == "step":
+        blocks.append(rqi_sums(rqi_cols, "step")[0])
+    return blocks
+
+
 def _group(
     stats: pd.DataFrame,
     keys: dict,
@@ -133,31 +165,37 @@ def _group(
     boot: dict,
     prevalence: np.ndarray | None,
     horizon: int,
+    share: bool = False,
 ) -> tuple[dict, EvidenceRecoveryFitter | None]:
-    """The summary dict of one group from its statistics rows (ERF entries still empty) and its recovery fitter."""
+    """The summary dict of one group from its statistics rows (ERF entries still empty) and its recovery
+    fitter; with ``share`` (each row its own resampling unit) the integer bootstrap columns share a product."""
     has_steps = stats["n_step_rows"].to_numpy() > 0
-    rqi = rqi_from_columns(
-        rqi_part(stats), aggregate=opts.rqi_aggregate, boot={**boot, "clusters": boot["clusters"][has_steps]}
-    )
-    cal_cols = calibration_part(stats)
-    cal = calibration_from_columns(
-        cal_cols,
-        aggregate=opts.ce_aggregate,
-        prevalence=opts.ce_prevalence,
-        weights=prevalence if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global" else None,
-        horizon=horizon,
-        boot=boot,
-    )
-    out = outcome_from_columns(outcome_part(stats), boot=boot)
-    fitter = _fit_erf(
-        events_part(stats),
-        evidence_labeled(cal_cols),
-        method=opts.erf_method,
-        recovery=opts.recovery,
-        time=opts.time,
-        alpha=boot["alpha"],
-        **opts.evidence,
-    )
+    rqi_cols, cal_cols, events = rqi_part(stats), calibration_part(stats), events_part(stats)
+    erf = erf_at_columns(events, RECOVERED_BY, method=opts.erf_method)
+    blocks = _integer_columns(stats, rqi_cols, cal_cols, erf[0], opts, horizon) if share else []
+    with shared_sums(blocks, seed=boot["seed"], n_boot=boot["n_boot"] if boot["bootstrap"] == "exact" else 0):
+        rqi = rqi_from_columns(
+            rqi_cols, aggregate=opts.rqi_aggregate, boot={**boot, "clusters": boot["clusters"][has_steps]}
+        )
+        cal = calibration_from_columns(
+            cal_cols,
+            aggregate=opts.ce_aggregate,
+            prevalence=opts.ce_prevalence,
+            weights=prevalence if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global" else None,
+            horizon=horizon,
+            boot=boot,
+        )
+        out = outcome_from_columns(outcome_part(stats), boot=boot)
+        fitter = _fit_erf(
+            events,
+            evidence_labeled(cal_cols),
+            method=opts.erf_method,
+            recovery=opts.recovery,
+            time=opts.time,
+            alpha=boot["alpha"],
+            **opts.evidence,
+        )
+        erf_ci = _erf_ci(fitter, erf, boot)
     answer_rate = cal.answer_table.rename(columns={"p_answer": "answer_rate"})
     return {
         **keys,
@@ -175,7 +213,7 @@ def _group(
         "overcautious_given_e2": cal.overcautious_given_evidence,
         "n_reached_e2": cal.n_reached_evidence,
         **dict.fromkeys(("erf", "erf_ci", "erf_raw", "median_recovery_turn", f"recovered_by_{RECOVERED_BY}")),
-        f"recovered_by_{RECOVERED_BY}_ci": _erf_ci(fitter, opts.erf_method, boot),
+        f"recovered_by_{RECOVERED_BY}_ci": erf_ci,
         "accuracy": out.accuracy,
         "accuracy_ci": list(out.accuracy_ci),
         "em": out.em,

@@ -82,13 +82,21 @@ def rqi_trace_columns(
     return pd.concat([per, extra], axis=1)
 
 
+def _sum(values: np.ndarray) -> np.float64:
+    """``Series.sum()`` of float values as pandas computes it: NaN skipped (as 0), one pairwise sum."""
+    return np.add.reduce(np.where(np.isnan(values), 0.0, values))
+
+
 def _value(per: pd.DataFrame, aggregate: str) -> float:
-    labeled = per[per["n"] > 0]
-    if labeled.empty:
+    g, n = per["g"].to_numpy(dtype=float), per["n"].to_numpy(dtype=float)
+    labeled = n > 0
+    if not labeled.any():
         return float("nan")
-    if aggregate == "trace":
-        return float((labeled["g"] / labeled["n"]).mean())
-    return float(labeled["g"].sum() / labeled["n"].sum())
+    g, n = g[labeled], n[labeled]
+    if aggregate == "trace":  # the mean of the defined ratios, as Series.mean
+        ratios = g / n
+        return float(_sum(ratios) / np.count_nonzero(~np.isnan(ratios)))
+    return float(_sum(g) / _sum(n))
 
 
 def _warn_undefined() -> None:
@@ -245,13 +253,13 @@ def reasoning_quality(
     return res
 
 
-def _levels(per: pd.DataFrame, levels: Sequence, suffixes: Sequence[str], name: str) -> pd.DataFrame:
-    """Mean G and n per level from the summed ``g_<suffix>, n_<suffix>`` columns (NaN where n = 0).
+def _levels(sums: dict[str, np.float64], levels: Sequence, suffixes: Sequence[str], name: str) -> pd.DataFrame:
+    """Mean G and n per level from the sums of the ``g_<suffix>, n_<suffix>`` columns (NaN where n = 0).
 
     G is 0 or 1, so the sums are exact integers and sum / n is the step-pooled mean exactly.
     """
-    g = np.array([per[f"g_{x}"].sum() for x in suffixes], dtype=float)
-    n = np.array([per[f"n_{x}"].sum() for x in suffixes], dtype=float)
+    g = np.array([sums[f"g_{x}"] for x in suffixes], dtype=float)
+    n = np.array([sums[f"n_{x}"] for x in suffixes], dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(n > 0, g / np.where(n > 0, n, 1.0), np.nan)
     return pd.DataFrame({name: list(levels), "rqi": mean, "n": n.astype(int)})
@@ -282,11 +290,15 @@ def rqi_from_columns(per: pd.DataFrame, *, aggregate: RQIAggregate, boot: dict) 
     value = _value(per, aggregate)
     if np.isnan(value):
         _warn_undefined()
-    labeled_traces = per["n"] > 0
+    g, n = per["g"].to_numpy(dtype=float), per["n"].to_numpy(dtype=float)
+    labeled_traces = n > 0
     with np.errstate(invalid="ignore", divide="ignore"):
-        per_trace = (per["g"] / per["n"]).where(labeled_traces).rename("rqi")
+        per_trace = pd.Series(np.where(labeled_traces, g / n, np.nan), index=per.index, name="rqi")
     ci = bootstrap_statistic_ci(*rqi_sums(per, aggregate), **boot)
-    by_evidence = _levels(per, [0, 1, 2], ["e0", "e1", "e2"], "E")
+    # Every column's sum from one array (a Series per column costs more than the sums).
+    values = per.to_numpy(dtype=float)
+    sums = {c: _sum(values[:, j]) for j, c in enumerate(per.columns)}
+    by_evidence = _levels(sums, [0, 1, 2], ["e0", "e1", "e2"], "E")
     total = by_evidence["n"].sum()
     by_evidence["share"] = by_evidence["n"] / total if total else np.nan
     return RQIResult(
@@ -294,10 +306,10 @@ def rqi_from_columns(per: pd.DataFrame, *, aggregate: RQIAggregate, boot: dict) 
         ci=ci,
         aggregate=aggregate,
         n_traces=int(labeled_traces.sum()),
-        n_steps=int(per["n"].sum()),
-        n_unlabeled=int(per["unlabeled"].sum()),
+        n_steps=int(sums["n"]),
+        n_unlabeled=int(sums["unlabeled"]),
         n_traces_unlabeled=int((~labeled_traces).sum()),
         per_trace=per_trace,
-        by_type=_levels(per, REASONING_TYPES, REASONING_TYPES, "type"),
+        by_type=_levels(sums, REASONING_TYPES, REASONING_TYPES, "type"),
         by_evidence=by_evidence,
     )

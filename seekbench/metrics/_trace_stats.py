@@ -232,7 +232,8 @@ def check_table_options(stats: pd.DataFrame, options: MetricOptions) -> None:
 
 def rqi_part(stats: pd.DataFrame) -> pd.DataFrame:
     """The :func:`~seekbench.metrics._rqi.rqi_trace_columns` of the traces that have steps."""
-    rows = stats[stats["n_step_rows"].to_numpy() > 0]
+    has = stats["n_step_rows"].to_numpy() > 0
+    rows = stats if has.all() else stats[has]  # usually every trace has steps: no copy of the group
     part = pd.DataFrame({c: rows[f"rqi_{c}"].to_numpy() for c in _RQI}, index=pd.Index(rows["trace_id"]))
     return part
 

@@ -467,3 +467,29 @@ def test_incidence_from_counts_is_batched():
     erf, surv = incidence_from_counts(rec, stop, n)
     assert erf[0].tolist() == pytest.approx([0.25, 0.5, 0.5]) and surv[0].tolist() == pytest.approx([0.75, 0.25, 0.25])
     assert erf[1].tolist() == [0.0, 0.0, 0.0] and surv[1].tolist() == [0.0, 0.0, 0.0]  # nobody at risk adds nothing
+
+
+@pytest.mark.parametrize("alpha", [0.05, 0.1, 0.01, 0.2, 0.32])
+def test_normal_quantile_is_scipys_to_the_bit(alpha):
+    from scipy.special import ndtri
+
+    from seekbench.metrics._normal_quantile import normal_quantile
+
+    assert normal_quantile(1 - alpha / 2) == float(ndtri(1 - alpha / 2))
+
+
+def test_curve_at_the_usual_levels_does_not_import_scipy():
+    # scipy.special costs a fifth of a CPU second to import, in every worker fitting a curve.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, pandas as pd\n"
+        "from seekbench.metrics import EvidenceRecoveryFitter\n"
+        "ev = pd.DataFrame({'duration': [1, 2, 2, 3], 'event': ['recovered', 'stopped', 'recovered', 'cut_off']})\n"
+        "f = EvidenceRecoveryFitter().fit_events(ev)\n"
+        "assert f.curve_['upper'].iloc[-1] > 0\n"
+        "print('scipy.special' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -6,6 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from _helpers import make_trace, tables
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from seekbench._errors import UndefinedMetricWarning, UserInputError
 from seekbench.metrics._rqi import reasoning_quality, rqi_score
@@ -144,3 +146,19 @@ def test_shared_data_values_in_range(shared_tables):
     for _, part in steps.groupby("agent"):
         value = rqi_score(part)
         assert 0.0 <= value <= 1.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), max_size=200))
+def test_value_from_arrays_is_pandas_mean_to_the_bit(pairs):
+    # RQI is computed from arrays; these are the pandas expressions it replaced.
+    from seekbench.metrics._rqi import _value
+
+    n = np.array([p[0] for p in pairs], dtype=float)
+    g = np.minimum([p[1] for p in pairs], n)
+    per = pd.DataFrame({"g": g, "n": n})
+    labeled = per[per["n"] > 0]
+    want_trace = float((labeled["g"] / labeled["n"]).mean()) if len(labeled) else float("nan")
+    want_step = float(labeled["g"].sum() / labeled["n"].sum()) if len(labeled) else float("nan")
+    for got, want in ((_value(per, "trace"), want_trace), (_value(per, "step"), want_step)):
+        assert got == want or (np.isnan(got) and np.isnan(want))
