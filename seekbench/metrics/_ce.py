@@ -492,7 +492,7 @@ def _accuracy_by_evidence(e_answer: np.ndarray, correct: np.ndarray) -> pd.DataF
     Correctness is 0 or 1 (NaN unknown), so a state's accuracy is an exact integer count over
     ``n_known``: the mean pandas' grouped mean gives, whatever the order of the sum."""
     known = ~np.isnan(correct)
-    rows = {"n": [], "n_known": [], "accuracy": []}
+    rows: dict[str, list[float]] = {"n": [], "n_known": [], "accuracy": []}
     for k in range(3):
         at = e_answer == k
         n_known = int((at & known).sum())

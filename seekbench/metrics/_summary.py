@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
-from ._bootstrap import _MAX_CELLS, Cluster, check_bootstrap_options, prefetch_draws
+from ._bootstrap import Cluster, check_bootstrap_options
 from ._ce import prevalence_from_columns
+from ._draws import MAX_CELLS, prefetch_draws
 from ._group_summary import erf_entries, group_frame, summarize_group
 from ._options import (
     CEAggregate,
@@ -324,7 +325,7 @@ def summarize_statistics(
     sizes = np.bincount(codes, minlength=len(keys)).tolist() if ahead else []
     # Two draws at a time while this thread computes (the draws are most of the time) when they
     # are small (one chunk each, 32 MB at most); a large corpus's draws one at a time.
-    small = n_boot * max(sizes, default=0) <= _MAX_CELLS
+    small = n_boot * max(sizes, default=0) <= MAX_CELLS
     with prefetch_draws(sizes, n_boot=n_boot, seed=seed, ahead=2 if small else 1) as advance:
         for key, (group, fitter, caught) in zip(key_dicts, in_order(calls, executor, before=advance), strict=True):
             route_warnings(caught, reasons, "/".join(str(v) for v in key.values()))
