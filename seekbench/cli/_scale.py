@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
+import os
+import stat
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -93,6 +96,13 @@ def wants_local_workers(*, jobs: int | None, engine: str | None, labels: str | N
     return (default_jobs() if jobs is None else jobs) > 1 and engine in (None, "local") and labels is None
 
 
+#: Input bytes (the files named on the command line, together) from which ``metrics`` starts its workers'
+#: fork server before building its parser: one JSONL fragment (``seekbench.traces`` JSONL_BYTES). A
+#: smaller JSONL file is read in this process, and its groups too (PARALLEL_WORK): a server started
+#: for it would import for nothing.
+EARLY_BYTES = 32 * 2**20
+
+
 class _Lenient(argparse.ArgumentParser):
     """Never prints or exits: the command's own parser reports a bad command line, once."""
 
@@ -102,24 +112,39 @@ class _Lenient(argparse.ArgumentParser):
 
 def start_workers_early(argv: Sequence[str]) -> int | None:
     """Start the fork server of ``metrics``' worker processes now, from the command line not yet parsed,
-    when it asks for local workers; the server's process id (to stop it with
+    when it will read in local workers; the server's process id (to stop it with
     :func:`seekbench._workers.stop_fork_server` when the command ends), else None.
 
     Building the parser imports pandas and the metrics (their options' choices and defaults): about
     half a second on one core. The server imports the same for the workers meanwhile, on another, so
     the workers start reading as soon as the fragments are planned instead of half a second later.
-    Only ``--jobs``, ``--engine``, ``--labels`` and ``--help`` are looked at, abbreviated as the real
-    parser allows; a command line it misjudges only costs that half second.
+    Looked at: ``--jobs``, ``--engine``, ``--labels`` and ``--help`` (abbreviated as the real parser
+    allows them), and the size of the files named (folders, globs and URLs count nothing: their
+    server starts when the pool needs it, as before). A command line misjudged costs that half second
+    of CPU, never a result.
     """
     pre = _Lenient(add_help=False, exit_on_error=False)
     pre.add_argument("-h", "--help", action="store_true")
     for option in ("--jobs", "--engine", "--labels"):
         pre.add_argument(option)
     try:
-        known = pre.parse_known_args(list(argv))[0]
+        known, rest = pre.parse_known_args(list(argv))
         jobs = None if known.jobs is None else int(known.jobs)
     except (argparse.ArgumentError, ValueError):
         return None
     if known.help or not wants_local_workers(jobs=jobs, engine=known.engine, labels=known.labels):
         return None
+    if _file_bytes(rest[1:] if rest[:1] == ["metrics"] else rest) < EARLY_BYTES:
+        return None
     return start_fork_server()
+
+
+def _file_bytes(words: Sequence[str]) -> int:
+    """The bytes of the words that name regular files (the inputs: no other option of ``metrics`` but
+    ``--labels`` names a file)."""
+    total = 0
+    for word in words:
+        with contextlib.suppress(OSError, ValueError):
+            st = os.stat(word)
+            total += st.st_size if stat.S_ISREG(st.st_mode) else 0
+    return total
