@@ -30,6 +30,17 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def idle_core() -> bool:
+    """Whether a core is idle now: fewer tasks ready to run (``/proc/loadavg``, this process among them)
+    than cores. True where that cannot be read."""
+    try:
+        with open("/proc/loadavg") as fh:
+            runnable = int(fh.read().split()[3].split("/")[0])
+    except (OSError, ValueError, IndexError):
+        return True
+    return runnable < (os.cpu_count() or 1)
+
+
 def worker_context() -> BaseContext:
     """The fork server preloading :data:`PRELOAD` (Linux, macOS), else spawn (Windows: no fork server)."""
     if "forkserver" in multiprocessing.get_all_start_methods():

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 # The standard library only at import: `seekbench metrics` imports this module to start its workers'
 # fork server before it builds its parser (start_workers_early); the rest is imported when it runs.
-from .._workers import default_jobs, start_fork_server
+from .._workers import default_jobs, idle_core, start_fork_server
 
 if TYPE_CHECKING:
     from ..metrics import MetricOptions, MetricsSummary
@@ -119,9 +119,9 @@ def start_workers_early(argv: Sequence[str]) -> int | None:
     half a second on one core. The server imports the same for the workers meanwhile, on another, so
     the workers start reading as soon as the fragments are planned instead of half a second later.
     Looked at: ``--jobs``, ``--engine``, ``--labels`` and ``--help`` (abbreviated as the real parser
-    allows them), and the size of the files named (folders, globs and URLs count nothing: their
-    server starts when the pool needs it, as before). A command line misjudged costs that half second
-    of CPU, never a result.
+    allows them), the size of the files named (folders, globs and URLs count nothing: their server
+    starts when the pool needs it, as before), and whether a core is idle now. A command line
+    misjudged costs that half second of CPU, never a result.
     """
     pre = _Lenient(add_help=False, exit_on_error=False)
     pre.add_argument("-h", "--help", action="store_true")
@@ -136,7 +136,9 @@ def start_workers_early(argv: Sequence[str]) -> int | None:
         return None
     if _file_bytes(rest[1:] if rest[:1] == ["metrics"] else rest) < EARLY_BYTES:
         return None
-    return start_fork_server()
+    # Side by side only on an idle core: on busy ones (other sessions) the server's imports would take
+    # the driver's share of the CPU and delay its own (measured: the first fragment 0.3 s later).
+    return start_fork_server() if idle_core() else None
 
 
 def _file_bytes(words: Sequence[str]) -> int:

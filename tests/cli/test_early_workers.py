@@ -30,6 +30,7 @@ def started(monkeypatch):
 
     monkeypatch.setattr(_scale, "start_fork_server", start)
     monkeypatch.setattr(_scale, "default_jobs", lambda: 2)
+    monkeypatch.setattr(_scale, "idle_core", lambda: True)
     return calls
 
 
@@ -84,6 +85,12 @@ def test_small_or_unnamed_inputs_and_one_core_start_nothing(started, big, tmp_pa
     assert _scale.start_workers_early(["metrics", *halves]) == 4242
 
 
+def test_busy_cores_start_nothing(started, big, monkeypatch):
+    # the server's imports would take the command's own share of the CPU
+    monkeypatch.setattr(_scale, "idle_core", lambda: False)
+    assert _scale.start_workers_early(["metrics", big]) is None and not started
+
+
 def test_the_threshold_is_one_jsonl_fragment():
     from seekbench.traces import _fragments
 
@@ -114,6 +121,7 @@ ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 from seekbench.cli import _scale
 from seekbench.traces import _fragments
 _scale.EARLY_BYTES, _fragments.JSONL_BYTES = 0, 40_000
+_scale.idle_core = lambda: True  # whatever else runs on the machine
 real, early = _scale.start_fork_server, []
 _scale.start_fork_server = lambda: early.append(real()) or early[-1]
 from seekbench.cli import main

@@ -60,6 +60,15 @@ def test_the_server_starts_at_once_and_stops_at_once_even_while_it_imports(tmp_p
     assert res["pool"]  # a pool after it starts a server of its own: its workers ran
 
 
+def test_a_core_is_idle_when_fewer_tasks_are_ready_than_cores(monkeypatch):
+    from seekbench import _workers
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 100_000)
+    assert _workers.idle_core()
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)  # this process is ready to run: one core is taken
+    assert not _workers.idle_core()
+
+
 @pytest.mark.parametrize("module", ["seekbench.scale._work", "seekbench.metrics", "scipy.special"])
 def test_the_server_preloads_what_the_workers_import(module):
     # the fragment work, the metrics, and what the metrics import on first use (else once per worker)
