@@ -101,7 +101,23 @@ def check_outputs(args: argparse.Namespace) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(chosen_command(argv))
+    command = chosen_command(argv)
+    server = None
+    if command == "metrics":  # its workers' fork server imports on another core while the parser is built
+        from ._scale import start_workers_early
+
+        server = start_workers_early(argv)
+    try:
+        return _run(argv, command)
+    finally:  # ended, well or not: the server started here goes too, at once (the pool has shut down)
+        if server is not None:
+            from .._workers import stop_fork_server
+
+            stop_fork_server(server)
+
+
+def _run(argv: list[str], command: str | None) -> int:
+    parser = build_parser(command)
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()

@@ -2,35 +2,17 @@
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
-from multiprocessing.context import BaseContext
 
+# default_jobs and the fork server live in a module of the standard library only, so the command line
+# can start the server before it imports what this package needs (pandas, Arrow).
+from .._workers import default_jobs, worker_context
 from ..traces import Fragment
 from ._work import FragmentResult, FragmentWork
 
-
-def default_jobs() -> int:
-    """All the cores this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
-#: Imported once by the fork server, so every worker it starts has them: the fragment work and the
-#: metrics (the reduction function, and the groups' metrics computed in the same workers).
-PRELOAD = ["seekbench.scale._work", "seekbench.metrics"]
-
-
-def _context() -> BaseContext:
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        multiprocessing.set_forkserver_preload(PRELOAD)
-        return multiprocessing.get_context("forkserver")
-    return multiprocessing.get_context("spawn")  # Windows: no fork server
+__all__ = ["default_jobs", "local_workers", "run_local"]
 
 
 @contextmanager
@@ -38,13 +20,13 @@ def local_workers(jobs: int) -> Iterator[ProcessPoolExecutor | None]:
     """A pool of ``jobs`` worker processes of this machine, or None (this process) for one job.
 
     Started by a fork server (a clean process, not a fork of this one with its threads and
-    tables) that has imported :data:`PRELOAD`, so a command can read its fragments and then
+    tables) that has imported :data:`seekbench._workers.PRELOAD`, so a command can read its fragments and then
     compute its groups' metrics in the same workers without starting or importing anything again.
     """
     if jobs <= 1:
         yield None
         return
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=_context()) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=worker_context()) as pool:
         yield pool
 
 

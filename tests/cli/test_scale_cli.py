@@ -68,6 +68,7 @@ def test_bad_jobs_and_a_missing_ray_install_are_one_line_user_errors(cli, monkey
 
 
 def test_groups_computed_in_worker_processes_print_the_same_summary_and_notes(cli, monkeypatch, tmp_path):
+    from seekbench import metrics
     from seekbench.cli import _scale
 
     # The sample's 48 traces with no labels on the 12 of one agent: undefined numbers, and their notes.
@@ -79,13 +80,13 @@ def test_groups_computed_in_worker_processes_print_the_same_summary_and_notes(cl
     path = tmp_path / "t.jsonl"
     path.write_text("".join(json.dumps(t) + "\n" for t in traces))
     used = []
-    real = _scale.summarize_statistics
+    real = metrics.summarize_statistics
 
     def spy(*args, **kw):
         used.append(kw["executor"])
         return real(*args, **kw)
 
-    monkeypatch.setattr(_scale, "summarize_statistics", spy)
+    monkeypatch.setattr(metrics, "summarize_statistics", spy)  # imported by the command as it runs
     here = cli("metrics", path, "--json", "--n-boot", "60", "--jobs", "2")
     monkeypatch.setattr(_scale, "PARALLEL_WORK", 0)  # worker processes even for a small corpus
     there = cli("metrics", path, "--json", "--n-boot", "60", "--jobs", "2")
