@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import itertools
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
 
@@ -31,20 +32,26 @@ def local_workers(jobs: int) -> Iterator[ProcessPoolExecutor | None]:
 
 
 def run_local(
-    fragments: Sequence[Fragment], work: FragmentWork, *, jobs: int, executor: Executor | None = None
+    fragments: Iterable[Fragment], work: FragmentWork, *, jobs: int, executor: Executor | None = None
 ) -> Iterator[FragmentResult]:
     """The results of ``work`` on each fragment, in fragment order.
 
     With ``jobs > 1`` a pool of processes reads and reduces fragments side by side (``executor``,
-    else one started by :func:`local_workers` for this call).
+    else one started by :func:`local_workers` for this call). Fragments are taken from
+    ``fragments`` as they come: with ``executor``, each goes to a worker as soon as the one
+    after it is known (a lone fragment is read here), so workers start while a large input is
+    still being cut.
     """
-    if jobs <= 1 or len(fragments) <= 1:
-        for fragment in fragments:
+    it = iter(fragments)
+    ahead = list(itertools.islice(it, 2))
+    if jobs <= 1 or len(ahead) <= 1:
+        for fragment in itertools.chain(ahead, it):
             yield work(fragment)
         return
     if executor is not None:
-        yield from executor.map(work, fragments)
+        yield from executor.map(work, itertools.chain(ahead, it))
         return
-    with local_workers(min(jobs, len(fragments))) as pool:
+    rest = [*ahead, *it]
+    with local_workers(min(jobs, len(rest))) as pool:
         assert pool is not None
-        yield from pool.map(work, fragments)
+        yield from pool.map(work, rest)

@@ -24,12 +24,14 @@ import pyarrow.compute as pc
 
 from .._errors import UserInputError
 from ..traces import (
+    Fragment,
     ReadResult,
     detect_format,
     duplicate_id_error,
     expand_inputs,
     format_not_found_error,
     is_url,
+    iter_fragments,
     plan_fragments,
     url_format,
 )
@@ -124,14 +126,16 @@ def reduce_traces(
     given = {k: v for k, v in options.items() if v is not None}
     files = expand_inputs([paths] if isinstance(paths, (str, os.PathLike)) else list(paths))
     formats = [format or (url_format(f) if is_url(f) else detect_format(f, skip_invalid=skip_invalid)) for f in files]
-    fragments = plan_fragments(files, formats, jobs=jobs, split=not given)
     work = FragmentWork(fn, skip_invalid, tuple(sorted(given.items())), chunk_traces)
+    planned: list[Fragment] = []
     if engine == "ray":
         from ._ray import run_ray
 
-        results: Iterator[FragmentResult] = run_ray(fragments, work)
-    else:
-        results = run_local(fragments, work, jobs=jobs, executor=executor)
+        planned = plan_fragments(files, formats, jobs=jobs, split=not given)
+        results: Iterator[FragmentResult] = run_ray(planned, work)
+    else:  # cut as the workers read: the first fragments are read while a large file is still being cut
+        fragments = iter_fragments(files, formats, jobs=jobs, split=not given)
+        results = run_local(_kept(fragments, planned), work, jobs=jobs, executor=executor)
     cost = {"read_cpu_s": 0.0, "reduce_cpu_s": 0.0, "worker_peak_rss_mib": 0.0}
 
     def costed(results: Iterator[FragmentResult]) -> Iterator[FragmentResult]:
@@ -144,8 +148,15 @@ def reduce_traces(
     red = merge(costed(results), skip_invalid=skip_invalid, forced=format, strings=strings)
     if not len(red.rows) and not red.read.skipped:
         raise UserInputError("no traces found; the file holds no records", file=", ".join(files))
-    red.n_fragments, red.cost = len(fragments), cost
+    red.n_fragments, red.cost = len(planned), cost
     return red
+
+
+def _kept(fragments: Iterator[Fragment], into: list[Fragment]) -> Iterator[Fragment]:
+    """``fragments``, each appended to ``into`` as it is taken."""
+    for f in fragments:
+        into.append(f)
+        yield f
 
 
 def merge(

@@ -12,7 +12,7 @@ from ._evidence_record import (
     normalize_judgment,
 )
 from ._fragment_log import FragmentLog
-from ._fragments import Fragment, expand_inputs, is_url, plan_fragments, url_format
+from ._fragments import Fragment, expand_inputs, is_url, iter_fragments, plan_fragments, url_format
 from ._normalize import normalize_answer, normalize_query
 from ._ontology import FIELDS_BY_KIND, LABEL_FIELDS, LABEL_VALUES, STEP_KINDS, canonical_field, canonical_value
 from ._read import (
@@ -65,6 +65,7 @@ __all__ = [
     "normalize_answer",
     "normalize_judgment",
     "normalize_query",
+    "iter_fragments",
     "plan_fragments",
     "read_tables",
     "read_traces",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import glob
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from .._errors import UserInputError
@@ -163,29 +163,41 @@ def plan_fragments(
     jsonl_bytes : int, optional
         Bytes of canonical JSONL per fragment (default :data:`JSONL_BYTES`).
     """
-    out: list[Fragment] = []
+    return list(iter_fragments(files, formats, jobs=jobs, split=split, jsonl_bytes=jsonl_bytes))
+
+
+def iter_fragments(
+    files: list[str], formats: list[str], *, jobs: int = 1, split: bool = True, jsonl_bytes: int | None = None
+) -> Iterator[Fragment]:
+    """The fragments of :func:`plan_fragments`, each as soon as it is known.
+
+    A JSONL file is cut in one pass that counts its lines (for the fragments' first line
+    numbers): a worker can read the first fragment while the rest of the file is counted.
+    """
+    order = 0
     for file, fmt in zip(files, formats, strict=True):
         if not split:
-            pieces = [Fragment(file, fmt)]
+            pieces: Iterable[Fragment] = [Fragment(file, fmt)]
         elif fmt == "canonical":
             pieces = _jsonl_pieces(file, fmt, jsonl_bytes or JSONL_BYTES)
         elif fmt == "parquet":
             pieces = _parquet_pieces(file, jobs)
         else:
             pieces = [Fragment(file, fmt)]
-        out.extend(pieces)
-    return [Fragment(f.file, f.format, f.start, f.stop, f.first_line, order=i) for i, f in enumerate(out)]
+        for f in pieces:
+            yield Fragment(f.file, f.format, f.start, f.stop, f.first_line, order=order)
+            order += 1
 
 
-def _jsonl_pieces(file: str, fmt: str, target: int) -> list[Fragment]:
+def _jsonl_pieces(file: str, fmt: str, target: int) -> Iterator[Fragment]:
     """Byte ranges of about ``target`` bytes, each starting after a newline, with their first line numbers.
 
     One sequential pass counts the newlines before each cut (reading is far cheaper than parsing).
     """
     size = _size(file)
     if size <= target:
-        return [Fragment(file, fmt, 0, size, 1)]
-    pieces: list[Fragment] = []
+        yield Fragment(file, fmt, 0, size, 1)
+        return
     start, start_line = 0, 1  # the current piece: its first byte and line
     pos, newlines = 0, 0  # the block's offset in the file; newlines counted so far
     with open_binary(file) as fh:
@@ -196,13 +208,12 @@ def _jsonl_pieces(file: str, fmt: str, target: int) -> list[Fragment]:
                 if cut < 0:  # the piece ends in a later block
                     break
                 newlines += block.count(b"\n", at, cut + 1)
-                pieces.append(Fragment(file, fmt, start, pos + cut + 1, start_line))
+                yield Fragment(file, fmt, start, pos + cut + 1, start_line)
                 start, start_line, at = pos + cut + 1, newlines + 1, cut + 1
             newlines += block.count(b"\n", at)
             pos += len(block)
     if start < size:
-        pieces.append(Fragment(file, fmt, start, size, start_line))
-    return pieces
+        yield Fragment(file, fmt, start, size, start_line)
 
 
 def _parquet_pieces(file: str, jobs: int) -> list[Fragment]:

@@ -18,6 +18,7 @@ from seekbench.traces import (
     build_tables,
     expand_inputs,
     iter_fragment_tables,
+    iter_fragments,
     plan_fragments,
     read_traces,
 )
@@ -67,6 +68,28 @@ def test_jsonl_byte_ranges_equal_the_whole_file(tmp_path):
     assert_frame_equal(steps, want_steps)
     assert_frame_equal(table, want_traces)
     assert [i for log in logs for i in log.lines] == list(range(1, len(traces) + 1))
+
+
+def test_fragments_come_as_they_are_cut(tmp_path):
+    # iter_fragments gives plan_fragments' fragments one by one, numbered in input order, and
+    # gives the first ones before it reads further: the fragments of a readable first file come
+    # out before a later file that is gone (plan_fragments, which lists them all, fails at once).
+    path = tmp_path / "c.jsonl"
+    write_jsonl(path, corpus())
+    files, formats = [str(path), str(path)], ["canonical", "canonical"]
+    size = path.stat().st_size
+    assert list(iter_fragments(files, formats, jsonl_bytes=size // 4)) == plan_fragments(
+        files, formats, jsonl_bytes=size // 4
+    )
+    assert [f.order for f in plan_fragments(files, formats, jsonl_bytes=size // 4)] == list(range(8))
+    gone = [str(path), str(tmp_path / "gone.jsonl")]
+    it = iter_fragments(gone, formats, jsonl_bytes=size // 4)
+    first = [next(it) for _ in range(4)]
+    assert [f.file for f in first] == [str(path)] * 4 and first[-1].stop == size
+    with pytest.raises(FileNotFoundError):
+        next(it)
+    with pytest.raises(FileNotFoundError):
+        plan_fragments(gone, formats, jsonl_bytes=size // 4)
 
 
 def test_parquet_row_group_ranges_equal_the_whole_file_with_traces_across_row_groups(tmp_path):
