@@ -103,6 +103,8 @@ def _canonical_records(fragment: Fragment) -> Iterator[tuple[int | None, object]
             if isinstance(src, dict) and src.get("line") is None and src.get("file") is None:
                 src.update({"file": file, "line": line})
         yield line, obj
+        # Dropped here too, so the record is freed when the consumer drops it, before the next is parsed.
+        obj = src = None
 
 
 def _fragment_bytes(fragment: Fragment) -> tuple[bytes | mmap.mmap, int, int]:
