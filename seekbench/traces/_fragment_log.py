@@ -104,5 +104,6 @@ def _tables(gathered: DictColumns, summary: ImportSummary | None) -> Tables:
             counts,
         )
     cols = _Columns(use_inline=True)
-    cols.add_columns(tcols, scols, counts, strings=strings)
+    # Every trace here passed the schema (validated here, or by the importer that yielded it).
+    cols.add_columns(tcols, scols, counts, strings=strings, schema_valid=True)
     return cols.frames()
