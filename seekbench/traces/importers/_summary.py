@@ -56,7 +56,7 @@ class ImportSummary:
         kinds: Sequence[str],
         tools: Sequence[str | None],
         n_documents: Sequence[int],
-        steps_per_trace: Sequence[int],
+        steps_per_trace: Sequence[int] | np.ndarray,
     ) -> None:
         """:meth:`add` of traces given as columns: per trace its source format (``"?"`` where none),
         question and final answer; per step (in trace order, ``steps_per_trace`` each) its kind, tool
