@@ -93,7 +93,7 @@ def _visit_like(tool: str) -> bool:
     return any(t in name for t in _VISIT_TOOLS)
 
 
-#: Traces turned into columns at a time: bounds the step dicts alive while streaming.
+#: Traces gathered into Python lists before they become arrays (the trace dicts are not held).
 _CHUNK = 2048
 
 
