@@ -1,8 +1,11 @@
 """Canonical trace dicts turned into the table builder's columns, one trace at a time.
 
-The step columns are gathered in one pass that touches each step dict once. The streaming
-reader adds a trace right after validating it, while its dicts are still in the processor's
-cache: gathering a whole chunk of traces afterwards paid for fetching every step dict again.
+Each trace's columns, its own and its steps', are gathered in one pass that touches each
+step dict once, and the trace dict is not kept: the streaming reader adds a trace right
+after validating it, while its dicts are still in the processor's cache, and drops it
+before parsing the next, so the memory it frees is reused at once (holding a chunk of
+trace dicts cost about a third more CPU than the parsing itself: freeing them later
+missed the cache, and the allocator handed fresh pages the kernel had to fault in).
 Step kinds and label values are replaced by the shared strings of :data:`VOCABULARY`: the
 parser makes a new string object for every step, and the metrics hash and compare these
 columns faster on a few shared objects (equal strings, so the tables are equal too).
@@ -19,6 +22,19 @@ VOCABULARY = {v: v for v in (*STEP_KINDS, *(v for values in LABEL_VALUES.values(
 
 #: The per-step columns gathered from the step dicts, besides the label fields.
 STEP_FIELDS = ("index", "kind", "query", "url", "tool", "n_documents")
+#: The per-trace columns gathered from the trace dicts (``source_format``: for the import summary).
+TRACE_FIELDS = (
+    "trace_id",
+    "agent",
+    "dataset",
+    "question_id",
+    "question",
+    "gold_answers",
+    "final_answer",
+    "correct_value",
+    "correct_source",
+    "source_format",
+)
 
 
 class DictColumns:
@@ -35,7 +51,8 @@ class DictColumns:
         self._reset()
 
     def _reset(self) -> None:
-        self.traces: list[dict] = []
+        self.trace_columns: dict[str, list] = {c: [] for c in TRACE_FIELDS}
+        self._trace_append = tuple(self.trace_columns[c].append for c in TRACE_FIELDS)
         self.counts: list[int] = []
         self.steps: dict[str, list] = {c: [] for c in (*STEP_FIELDS, *LABEL_FIELDS)}
         self._append = tuple(self.steps[c].append for c in STEP_FIELDS)
@@ -44,12 +61,12 @@ class DictColumns:
         self._odd = False  # a kind or label value neither a string nor None (only in unvalidated input)
 
     def __len__(self) -> int:
-        return len(self.traces)
+        return len(self.counts)
 
     def add(self, trace: dict) -> None:
-        """Gather one trace's columns (the trace is kept until :meth:`take` for its own columns)."""
+        """Gather one trace's columns (the trace itself is not kept)."""
         steps = trace.get("steps", [])
-        self.traces.append(trace)
+        self._add_trace(trace)
         self.counts.append(len(steps))
         add_index, add_kind, add_query, add_url, add_tool, add_docs = self._append
         i = len(self.steps["index"])
@@ -84,24 +101,27 @@ class DictColumns:
             i += 1
         self._odd = self._odd or odd
 
+    def _add_trace(self, trace: dict) -> None:
+        get = trace.get
+        correct = get("correct") or {}
+        tid, agent, dataset, qid, question, golds, final, value, source, fmt = self._trace_append
+        tid(trace["trace_id"])
+        agent(trace["agent"])
+        dataset(get("dataset"))
+        qid(get("question_id"))
+        question(get("question"))
+        golds(get("gold_answers"))
+        final(get("final_answer"))
+        value(correct.get("value"))
+        source(correct.get("source"))
+        fmt((get("source") or {}).get("format") or "?")
+
     def take(self) -> tuple[dict[str, list], dict[str, list], np.ndarray, tuple[str, ...]]:
         """``(trace columns, step columns, steps per trace, step columns of strings and None only)``
         of the traces added, as :meth:`~seekbench.traces._tables._Columns.add_columns` takes them;
-        then start afresh."""
-        chunk = self.traces
-        correct = [tr.get("correct") or {} for tr in chunk]
-        tcols = {
-            "trace_id": [tr["trace_id"] for tr in chunk],
-            "agent": [tr["agent"] for tr in chunk],
-            **{
-                k: [tr.get(k) for tr in chunk]
-                for k in ("dataset", "question_id", "question", "gold_answers", "final_answer")
-            },
-            "correct_value": [c.get("value") for c in correct],
-            "correct_source": [c.get("source") for c in correct],
-        }
+        then start afresh. The trace columns are :data:`TRACE_FIELDS`."""
         out = (
-            tcols,
+            self.trace_columns,
             self.steps,
             np.array(self.counts, dtype=np.int64),
             () if self._odd else ("kind", *LABEL_FIELDS),

@@ -83,6 +83,7 @@ def dict_chunks(
             or any(st["kind"] in ("search", "search_result", "answer") for st in obj["steps"])
         )
         chunk.add(obj)
+        del obj  # freed now, while in the cache, its memory reused by the next record's
         if len(chunk) == chunk_traces:
             yield _tables(chunk, log.summary)
     if len(chunk):
@@ -91,9 +92,18 @@ def dict_chunks(
 
 def _tables(gathered: DictColumns, summary: ImportSummary | None) -> Tables:
     """The tables of the traces in ``gathered`` (which starts afresh), counted in ``summary``."""
+    tcols, scols, counts, strings = gathered.take()
     if summary is not None:
-        steps = gathered.steps
-        summary.add_columns(gathered.traces, steps["kind"], steps["tool"], steps["n_documents"], gathered.counts)
+        summary.add_columns(
+            tcols["source_format"],
+            tcols["question"],
+            tcols["final_answer"],
+            scols["kind"],
+            scols["tool"],
+            scols["n_documents"],
+            counts,
+        )
     cols = _Columns(use_inline=True)
-    cols.add_dicts(gathered)
+    # Every trace here passed the schema (validated here, or by the importer that yielded it).
+    cols.add_columns(tcols, scols, counts, strings=strings, schema_valid=True)
     return cols.frames()

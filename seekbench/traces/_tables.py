@@ -69,7 +69,10 @@ _INT_COLUMNS = ("step", "pos", "turn", "n_documents")
 #: Step columns repeating a trace column over the trace's steps.
 _REPEATED = ("trace_id", "agent", "dataset", "question_id")
 #: Object step columns whose strings-only check can be known without scanning them.
-_KNOWABLE = (*_REPEATED, "query_norm", "kind", *LABEL_FIELDS)
+_KNOWABLE = (*_REPEATED, "query_norm", "kind", "query", "visit_id", *LABEL_FIELDS)
+#: Object trace columns of strings and None in traces that passed the schema (the rest hold lists
+#: or three-valued correctness, and go to pandas as they are).
+_TRACE_TEXT = (*_REPEATED, "question", "final_answer", "correct_source")
 _VISIT_TOOLS = ("visit", "open", "browse", "fetch", "read", "click")
 
 
@@ -90,7 +93,7 @@ def _visit_like(tool: str) -> bool:
     return any(t in name for t in _VISIT_TOOLS)
 
 
-#: Traces turned into columns at a time: bounds the step dicts alive while streaming.
+#: Traces gathered into Python lists before they become arrays (the trace dicts are not held).
 _CHUNK = 2048
 
 
@@ -123,6 +126,8 @@ class _Columns:
         # Object step columns known to hold only strings and None (checked on the short per-trace
         # arrays they repeat, or so by construction): frames() need not scan their every step.
         self.strings: dict[str, bool] = {}
+        # The same for the object trace columns of _TRACE_TEXT.
+        self.trace_strings: dict[str, bool] = {}
 
     def add(self, chunk: list[dict]) -> None:
         """Add a chunk of canonical traces (dicts)."""
@@ -143,24 +148,32 @@ class _Columns:
         counts: np.ndarray,
         *,
         strings: Collection[str] = (),
+        schema_valid: bool = False,
     ) -> None:
         """Add traces given as columns: per trace ``trace_id, agent, dataset, question_id, question,
         gold_answers, final_answer, correct_value, correct_source``; per step (``counts[i]`` steps
         of trace i, in order) ``index, kind, query, url, tool, n_documents`` and the label fields.
-        ``strings`` names step columns the caller knows hold only strings and None."""
+        ``strings`` names step columns the caller knows hold only strings and None;
+        ``schema_valid``: the traces passed the trace schema, so every text column does."""
         n_traces = len(counts)
         kinds, queries = _objects(scols["kind"]), _objects(scols["query"])
         owner = np.repeat(np.arange(n_traces), counts)
         turn = _turns(kinds, owner)
         col = self.steps
         known = {*strings, "query_norm"}
+        if schema_valid:  # the schema types these string or null, and visit ids are urls or queries
+            known.update(("kind", *LABEL_FIELDS))
+            if len(kinds):  # else frames() passes them to pandas as lists, whose dtype it infers as before
+                known.update(("query", "visit_id"))
         for name in _REPEATED:
             values = _objects(tcols[name])
-            if _strings_only(values):  # then so is the step column repeating it
+            if schema_valid or _strings_only(values):  # then so is the step column repeating it
                 known.add(name)
             col[name].append(np.repeat(values, counts))
         for name in _KNOWABLE:
             self.strings[name] = self.strings.get(name, True) and name in known
+        for name in _TRACE_TEXT:
+            self.trace_strings[name] = self.trace_strings.get(name, True) and (schema_valid or name in known)
         col["step"].append(_objects(scols["index"]))
         first = np.cumsum(counts) - counts
         col["pos"].append(np.arange(len(kinds)) - np.repeat(first, counts))
@@ -171,12 +184,14 @@ class _Columns:
         searches = np.flatnonzero(kinds == "search")
         at = queries[searches]
         query_norm = np.full(len(kinds), None, dtype=object)
-        query_norm[searches] = _objects([normalized(q) if isinstance(q, str) else None for q in at])
+        query_norm[searches] = _objects(_normalized_queries(at.tolist()))
         col["query_norm"].append(query_norm)
         visit = np.full(len(kinds), None, dtype=object)
         urls, tools = _objects(scols["url"])[searches], _objects(scols["tool"])[searches]
-        # urls, tools and at are taken at the same search rows: equal lengths.
-        visit[searches] = _objects([_visit_id(u, t, q) for u, t, q in zip(urls, tools, at, strict=True)])
+        # A search step without a url or a tool name (plain search rollouts: all of them) has no visit id.
+        if any(urls.tolist()) or any(tools.tolist()):
+            # urls, tools and at are taken at the same search rows: equal lengths.
+            visit[searches] = _objects([_visit_id(u, t, q) for u, t, q in zip(urls, tools, at, strict=True)])
         col["visit_id"].append(visit)
         col["n_documents"].append(np.asarray(scols["n_documents"], dtype=np.int64))
         for f in LABEL_FIELDS:
@@ -264,8 +279,19 @@ class _Columns:
             arr = np.concatenate(parts) if len(parts) > 1 else parts[0]
             # Correctness is three-valued (True, False, unknown): kept as Python objects, never a bool
             # dtype; the gold answers are lists. The other object columns go to pandas as rows would.
-            data[c] = arr if arr.dtype != object or c in ("correct", "gold_answers") else _as_column(arr)
+            if arr.dtype != object or c in ("correct", "gold_answers"):
+                data[c] = arr
+            else:
+                known = len(arr) and self.trace_strings.get(c) and _strings_kept()
+                data[c] = arr if known else _as_column(arr)
         return pd.DataFrame(data, columns=TRACE_COLUMNS)
+
+
+def _normalized_queries(queries: list) -> list:
+    """The normalised text of each query (None where it is not a string)."""
+    if set(map(type, queries)) <= {str}:  # the usual case, in one call (no test per query)
+        return list(map(normalized, queries))
+    return [normalized(q) if isinstance(q, str) else None for q in queries]
 
 
 def _objects(values) -> np.ndarray:

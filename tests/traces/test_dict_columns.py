@@ -1,5 +1,7 @@
 """Trace dicts gathered into the table builder's columns, one trace at a time."""
 
+import weakref
+
 from seekbench.traces import LABEL_FIELDS
 from seekbench.traces._dict_columns import VOCABULARY, DictColumns
 
@@ -42,3 +44,43 @@ def test_without_inline_labels_every_label_is_none():
     gathered.add(_trace("t", [{"index": 0, "kind": "reasoning", "labels": {"grounding": "Grounded"}}]))
     _, scols, _, _ = gathered.take()
     assert all(scols[f] == [None] for f in LABEL_FIELDS)
+
+
+class _Trace(dict):
+    """A trace dict that can be watched (plain dicts take no weak references)."""
+
+
+def test_a_trace_is_not_kept_once_its_columns_are_gathered():
+    # Held until the chunk's tables, a chunk of trace dicts was freed long after it left the cache;
+    # every column, the trace's own too, is taken at once and the dict goes with its last reference.
+    gathered = DictColumns(use_inline=True)
+    trace = _Trace(_trace("t", [{"index": 0, "kind": "answer"}], correct={"value": True, "source": "judge"}))
+    watch = weakref.ref(trace)
+    gathered.add(trace)
+    del trace
+    assert watch() is None
+    tcols, _, _, _ = gathered.take()
+    assert tcols["trace_id"] == ["t"] and tcols["correct_value"] == [True] and tcols["correct_source"] == ["judge"]
+    assert tcols["source_format"] == ["?"] and tcols["question"] == ["q"]
+
+
+def test_the_reader_drops_each_record_before_the_next_is_read(tmp_path):
+    from seekbench.traces import FragmentLog, plan_fragments
+    from seekbench.traces._fragment_log import dict_chunks
+
+    path = tmp_path / "c.jsonl"
+    path.write_text("")
+    fragment = plan_fragments([str(path)], ["canonical"])[0]
+    watched: list[weakref.ref] = []
+
+    def records():
+        for i in range(3):
+            # every record read before this one is gone already
+            assert all(w() is None for w in watched)
+            trace = _Trace(schema_version="1.0", trace_id=f"t{i}", agent="a", question="q", steps=[])
+            watched.append(weakref.ref(trace))
+            yield i + 1, trace
+            trace = None  # as the JSONL reader does: the consumer holds the only reference
+
+    tables = list(dict_chunks(records(), FragmentLog(fragment), fragment, skip_invalid=False, chunk_traces=2))
+    assert [t["trace_id"].tolist() for _, t in tables] == [["t0", "t1"], ["t2"]]

@@ -195,3 +195,78 @@ def test_tables_are_their_row_by_row_definition(spec, chunk):
     else:
         assert len(steps) == 0
     assert_frame_equal(table, _reference_traces(traces), check_exact=True)
+
+
+def test_normalized_queries_leave_what_is_not_a_string_none():
+    from seekbench.traces._tables import _normalized_queries
+
+    # SQuAD normalisation by hand: "The Query!" -> "the query" -> "query"; "a  B" -> "b".
+    assert _normalized_queries(["The Query!", "a  B"]) == ["query", "b"]
+    assert _normalized_queries(["The Query!", None, 3]) == ["query", None, None]
+    assert _normalized_queries([]) == []
+
+
+_valid_text = st.one_of(st.none(), st.sampled_from(["", "The Query!", "http://u", "q q"]))
+_valid_labels = st.fixed_dictionaries(
+    {},
+    optional={
+        "grounding": st.sampled_from([None, "Grounded", "NotGrounded"]),
+        "reasoning_type": st.sampled_from([None, "PlanFormation", "StateAssessment"]),
+        "search_type": st.sampled_from([None, "InitialQuery", "RepeatQuery"]),
+        "clarity": st.sampled_from([None, "Clear", "Unclear"]),
+        "sufficiency": st.sampled_from([None, "Sufficient", "Insufficient"]),
+    },
+)
+_valid_step = st.fixed_dictionaries(
+    {"kind": st.sampled_from(["reasoning", "search", "search_result", "answer", "other"])},
+    optional={
+        "query": _valid_text,
+        "url": _valid_text,
+        "tool": st.sampled_from([None, "search", "Visit_Page"]),
+        "documents": st.lists(st.just({"text": "d"}), max_size=2),
+        "labels": _valid_labels,
+    },
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.lists(_valid_step, max_size=5), st.sampled_from([None, "d1"]), st.sampled_from([None, "q1"])),
+        min_size=1,
+        max_size=4,
+    ),
+    _outcome,
+)
+def test_schema_valid_traces_make_the_same_tables_without_the_scans(spec, outcome):
+    # The fragment reader tells the table builder its traces passed the schema, so it skips checking
+    # that the text columns hold only strings and None: the tables must be the ones the checks give.
+    from seekbench.traces import validate_trace
+    from seekbench.traces._dict_columns import DictColumns
+    from seekbench.traces._tables import _Columns
+
+    traces = [
+        {
+            "schema_version": "1.0",
+            "trace_id": f"t{i}",
+            "agent": "a",
+            "dataset": ds,
+            "question_id": qid,
+            "question": "q",
+            "steps": [dict(s, index=k) for k, s in enumerate(steps)],
+            **outcome,
+        }
+        for i, (steps, ds, qid) in enumerate(spec)
+    ]
+    frames = []
+    for valid in (False, True):
+        gathered = DictColumns(use_inline=True)
+        for tr in traces:
+            validate_trace(tr)  # the strategy makes valid traces only
+            gathered.add(tr)
+        tcols, scols, counts, strings = gathered.take()
+        cols = _Columns(use_inline=True)
+        cols.add_columns(tcols, scols, counts, strings=strings, schema_valid=valid)
+        frames.append(cols.frames())
+    for checked, claimed in zip(frames[0], frames[1], strict=True):
+        assert_frame_equal(claimed, checked, check_exact=True)

@@ -50,26 +50,30 @@ class ImportSummary:
 
     def add_columns(
         self,
-        traces: Sequence[dict],
+        formats: Sequence[str],
+        questions: Sequence[str | None],
+        final_answers: Sequence[str | None],
         kinds: Sequence[str],
         tools: Sequence[str | None],
         n_documents: Sequence[int],
-        steps_per_trace: Sequence[int],
+        steps_per_trace: Sequence[int] | np.ndarray,
     ) -> None:
-        """:meth:`add` of each of ``traces``, from their steps already gathered into columns (in trace
-        order, ``steps_per_trace`` each): the same counts without walking the step dicts again."""
-        self.traces += len(traces)
-        self.formats.update((tr.get("source") or {}).get("format") or "?" for tr in traces)
+        """:meth:`add` of traces given as columns: per trace its source format (``"?"`` where none),
+        question and final answer; per step (in trace order, ``steps_per_trace`` each) its kind, tool
+        and number of documents. The same counts without walking the trace dicts again."""
+        n = len(steps_per_trace)
+        self.traces += n
+        self.formats.update(formats)
         self.steps.update(kinds)  # keys in order of first appearance, as counting step by step
         is_call = np.fromiter(kinds, dtype=object, count=len(kinds)) == "search"
-        owner = np.repeat(np.arange(len(traces)), steps_per_trace)
-        calls = np.bincount(owner[is_call], minlength=len(traces))
+        owner = np.repeat(np.arange(n), steps_per_trace)
+        calls = np.bincount(owner[is_call], minlength=n)
         self.tool_calls += int(is_call.sum())
         if "other" in kinds:
             self.action_calls += sum(k == "other" and t is not None for k, t in zip(kinds, tools, strict=True))
         self.documents += sum(n_documents)
-        self.empty_question += sum(not (tr.get("question") or "").strip() for tr in traces)
-        self.no_answer += sum(tr.get("final_answer") is None for tr in traces)
+        self.empty_question += sum(not (q or "").strip() for q in questions)
+        self.no_answer += sum(f is None for f in final_answers)
         self.no_tool_call += int((calls == 0).sum())
 
     def line(self) -> str:
