@@ -94,7 +94,7 @@ def reduce_traces(
     format, skip_invalid, **options
         As for :func:`seekbench.traces.read_tables`.
     chunk_traces : int, optional
-        Traces per chunk (default 2048).
+        Traces per chunk (default 8192).
     strings : {"object", "compact"}
         ``object``: string columns as ``fn`` returned them; ``compact``: columns of strings as
         categoricals (sorted categories) and no ``trace_id`` column (``ids`` has them): the
