@@ -47,18 +47,23 @@ def open_store(path: Path, schema: str, *, what: str, option: str, durable: bool
     """
     if path.is_dir():
         raise UserInputError(f"the {what} path is a directory; give a file path", file=str(path))
+    db: sqlite3.Connection | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
         db.execute("PRAGMA journal_mode=WAL")
         if durable:
             db.execute("PRAGMA synchronous=FULL")
-        db.executescript(schema)
-    except sqlite3.DatabaseError as e:
-        raise UserInputError(
-            f"cannot open {what}: {e}; pass another {option} or delete the file", file=str(path)
-        ) from e
-    except OSError as e:  # a parent that is a file, no permission, a full disk
+        # One transaction: a process killed while creating the tables leaves all of them or none.
+        db.executescript(f"BEGIN;\n{schema}\nCOMMIT;")
+    except (sqlite3.DatabaseError, OSError) as e:
+        if db is not None:
+            db.close()  # rolls back a half-made schema and frees the file's lock
+        if isinstance(e, sqlite3.DatabaseError):
+            raise UserInputError(
+                f"cannot open {what}: {e}; pass another {option} or delete the file", file=str(path)
+            ) from e
+        # a parent that is a file, no permission, a full disk
         raise UserInputError(
             f"cannot create {what} ({e.strerror or e}: {e.filename}); pass another {option}", file=str(path)
         ) from e
