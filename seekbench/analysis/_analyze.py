@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import warnings
 from collections.abc import Sequence
+from concurrent.futures import Executor
 
 import pandas as pd
 
@@ -45,6 +46,7 @@ def analyze(
     label_source: str = "inline labels",
     baseline: str | None = None,
     statistics: pd.DataFrame | None = None,
+    executor: Executor | None = None,
     **options,
 ) -> Analysis:
     """Compute the process audit of a set of traces: everything the report renders.
@@ -79,6 +81,9 @@ def analyze(
         ``traces``, made with the same metric options. Default: reduced here from the tables. Either
         way the reduction is made once: every per-group summary of the analysis (the process metrics,
         the comparison's per-agent values, the seeking episodes') is aggregated from this one table.
+    executor : concurrent.futures.Executor, optional
+        Worker processes computing the process metrics' groups side by side (a ``ProcessPoolExecutor``,
+        e.g. :func:`seekbench.scale.local_workers`); default this process. The same numbers either way.
     **options
         Metric options of :func:`seekbench.metrics.summarize` (``n_boot``, ``seed``, ``evidence_mapping``, ...).
 
@@ -109,7 +114,7 @@ def analyze(
     if estimates is not None:
         conformal = evaluate_conformal(estimates, alpha=alpha, **{k: options[k] for k in ("seed",) if k in options})
     stats = analysis_statistics(steps, traces, statistics, options)
-    process = analyze_process(steps, traces, by=by, statistics=stats, **options)
+    process = analyze_process(steps, traces, by=by, statistics=stats, executor=executor, **options)
     comparison = _comparison(steps, traces, stats, process.summary, by=by, baseline=baseline, options=options)
     ev_opts = {k: options[k] for k in _EVIDENCE if k in options}
     audit = analyze_audit(

@@ -11,6 +11,8 @@ also come from elsewhere (``seekbench.scale.reduce_traces`` on many cores or a R
 
 from __future__ import annotations
 
+from concurrent.futures import Executor
+
 import numpy as np
 import pandas as pd
 
@@ -39,8 +41,16 @@ def analysis_statistics(
     return statistics
 
 
-def summary_of(stats: pd.DataFrame, traces: pd.DataFrame, *, by: tuple[str, ...], **options) -> MetricsSummary:
-    """``summarize(steps, traces, by=by, **options)`` from the statistics table of those traces.
+def summary_of(
+    stats: pd.DataFrame,
+    traces: pd.DataFrame,
+    *,
+    by: tuple[str, ...],
+    executor: Executor | None = None,
+    **options,
+) -> MetricsSummary:
+    """``summarize(steps, traces, by=by, **options)`` from the statistics table of those traces, the
+    groups computed on ``executor`` when given (the same summary).
 
     As ``summarize`` does, a ``by`` column the table leaves out (free text) is taken from ``traces``
     (whose rows the table's follow).
@@ -52,5 +62,6 @@ def summary_of(stats: pd.DataFrame, traces: pd.DataFrame, *, by: tuple[str, ...]
         stats,
         by=by,
         options=metric_options_of(options),
+        executor=executor,
         **{k: options[k] for k in _AGGREGATION if k in options},
     )
