@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import warnings
 from collections.abc import Sequence
+from concurrent.futures import Executor
 
 import pandas as pd
 
@@ -21,6 +22,7 @@ from ._explorer_data import explorer_data
 from ._outcome import analyze_outcome
 from ._process import analyze_process
 from ._result import Analysis, Provenance
+from ._statistics import analysis_statistics, summary_of
 
 _EVIDENCE = ("evidence_mapping", "evidence_scope")
 
@@ -43,6 +45,8 @@ def analyze(
     labels: AnnotationSet | None = None,
     label_source: str = "inline labels",
     baseline: str | None = None,
+    statistics: pd.DataFrame | None = None,
+    executor: Executor | None = None,
     **options,
 ) -> Analysis:
     """Compute the process audit of a set of traces: everything the report renders.
@@ -71,6 +75,15 @@ def analyze(
     baseline : str, optional
         The agent the comparison's pairwise table compares with (default: the first agent);
         an unknown name raises :class:`~seekbench._errors.UserInputError` listing the agents.
+    statistics : DataFrame, optional
+        The per-trace statistics table of ``traces`` (:func:`seekbench.metrics.trace_statistics`, or
+        :func:`seekbench.scale.reduce_traces` on many cores), one row per trace in the order of
+        ``traces``, made with the same metric options. Default: reduced here from the tables. Either
+        way the reduction is made once: every per-group summary of the analysis (the process metrics,
+        the comparison's per-agent values, the seeking episodes') is aggregated from this one table.
+    executor : concurrent.futures.Executor, optional
+        Worker processes computing the process metrics' groups side by side (a ``ProcessPoolExecutor``,
+        e.g. :func:`seekbench.scale.local_workers`); default this process. The same numbers either way.
     **options
         Metric options of :func:`seekbench.metrics.summarize` (``n_boot``, ``seed``, ``evidence_mapping``, ...).
 
@@ -100,8 +113,9 @@ def analyze(
     conformal = None
     if estimates is not None:
         conformal = evaluate_conformal(estimates, alpha=alpha, **{k: options[k] for k in ("seed",) if k in options})
-    process = analyze_process(steps, traces, by=by, **options)
-    comparison = _comparison(steps, traces, process.summary, by=by, baseline=baseline, options=options)
+    stats = analysis_statistics(steps, traces, statistics, options)
+    process = analyze_process(steps, traces, by=by, statistics=stats, executor=executor, **options)
+    comparison = _comparison(steps, traces, stats, process.summary, by=by, baseline=baseline, options=options)
     ev_opts = {k: options[k] for k in _EVIDENCE if k in options}
     audit = analyze_audit(
         steps,
@@ -124,6 +138,7 @@ def analyze(
         process=process.summary if by == ("agent",) else None,
         conformal=per_agent,
         metric_options={k: v for k, v in options.items() if k != "n_boot"},
+        statistics=stats,
     )
     data = None
     if explorer:
@@ -163,18 +178,16 @@ def analyze(
     )
 
 
-def _comparison(steps, traces, summary, *, by, baseline, options):
+def _comparison(steps, traces, stats, summary, *, by, baseline, options):
     """The agents compared (:func:`compare_agents`) on the per-agent summary; one more summary without
-    CIs when the metrics are grouped otherwise."""
-    from ..metrics import summarize
-
+    CIs, from the same statistics table, when the metrics are grouped otherwise."""
     if by != ("agent",):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)  # the grouped summary reported them
-            summary = summarize(steps, traces, by=("agent",), **{**options, "n_boot": 0})
+            summary = summary_of(stats, traces, by=("agent",), **{**options, "n_boot": 0})
     boot = {k: options[k] for k in ("n_boot", "seed", "alpha", "horizon") if k in options}
     metric = {k: v for k, v in options.items() if k not in ("n_boot", "seed", "alpha", "horizon", "cluster")}
-    return compare_agents(steps, traces, summary, baseline=baseline, **boot, **metric)
+    return compare_agents(steps, traces, summary, baseline=baseline, statistics=stats, **boot, **metric)
 
 
 def labeled_steps_line(steps: pd.DataFrame) -> str:

@@ -33,6 +33,7 @@ from ..metrics import (
 )
 from ._headline import HEADLINE_METRICS, HeadlineMetric, headline_columns
 from ._result import Comparison
+from ._statistics import analysis_statistics
 
 _TIE = 1e-12
 DIFFERENCE_COLUMNS = [
@@ -74,9 +75,7 @@ class _AgentData:
         self.ids = tr["trace_id"].tolist()
         self.questions = tr["question_id"].tolist() if "question_id" in tr else [None] * len(tr)
         self.question_set = frozenset(q for q in self.questions if q is not None and not pd.isna(q))
-        self.parts = headline_columns(
-            st, tr, options=opts, horizon=horizon, global_prevalence=prevalence, defined=defined
-        )
+        self.parts = headline_columns(st, options=opts, horizon=horizon, global_prevalence=prevalence, defined=defined)
 
 
 def _pair(a: _AgentData, b: _AgentData, *, n_boot: int, seed, alpha: float) -> dict[str, tuple[float, float]]:
@@ -179,6 +178,7 @@ def compare_agents(
     n_boot: int = 2000,
     seed: int | None = 0,
     alpha: float = 0.05,
+    statistics: pd.DataFrame | None = None,
     **metric_options,
 ) -> Comparison | None:
     """Per headline metric the agents' order and a sentence, and the paired differences between agents.
@@ -199,6 +199,9 @@ def compare_agents(
     horizon : int
         H of the overcautious rate.
     n_boot, seed, alpha : bootstrap resamples (0 skips CIs), seed, 1 - confidence level.
+    statistics : DataFrame, optional
+        The per-trace statistics table ``summary`` was aggregated from (:func:`seekbench.metrics.trace_statistics`
+        of ``traces``, rows in its order); the differences' columns are read from it. Default: reduced here.
     **metric_options
         The metric options (:class:`~seekbench.metrics.MetricOptions` keywords).
 
@@ -248,14 +251,13 @@ def compare_agents(
             steps, traces, decision_points=opts.decision_points, **opts.evidence
         ).to_numpy()
     values = {m.key: {a: float(groups[a][m.key]) for a in agents} for m in HEADLINE_METRICS}
-    agent_of = traces["agent"].astype(str)
-    trace_parts = dict(tuple(traces.groupby(agent_of.to_numpy(), sort=False)))
-    step_agent = steps["trace_id"].map(pd.Series(agent_of.to_numpy(), index=traces["trace_id"].to_numpy()))
-    step_parts = dict(tuple(steps.groupby(step_agent.to_numpy(), sort=False)))
+    stats = analysis_statistics(steps, traces, statistics, dict(opts.as_dict()))
+    agent_of = traces["agent"].astype(str).to_numpy()
+    rows = {a: np.flatnonzero(agent_of == a) for a in agents}
     data = {
         a: _AgentData(
-            step_parts.get(a, steps.iloc[:0]),
-            trace_parts[a],
+            stats.iloc[rows[a]],
+            traces.iloc[rows[a]],
             opts,
             horizon,
             prevalence,

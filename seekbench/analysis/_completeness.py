@@ -16,8 +16,8 @@ from ..env import (
     query_diversity_table,
     topic_agent_table,
 )
-from ..metrics import summarize
 from ._result import CompletenessAnalysis
+from ._statistics import analysis_statistics, summary_of
 
 
 def _by_agent(per_agent: pd.DataFrame, process, conformal: pd.DataFrame | None) -> tuple[pd.DataFrame, tuple]:
@@ -61,6 +61,7 @@ def analyze_completeness(
     band: Literal["ci", "std"] = "ci",
     topic_belief: str = "deduplicated",
     metric_options: dict | None = None,
+    statistics: pd.DataFrame | None = None,
 ) -> CompletenessAnalysis | None:
     """Completeness of the episodes among ``trace_dicts``; None when no trace has ``env``.
 
@@ -81,6 +82,9 @@ def analyze_completeness(
         Belief of the topic x agent table (the paper uses deduplicated).
     metric_options : dict, optional
         Options of :func:`seekbench.metrics.summarize` when ``process`` is not given.
+    statistics : DataFrame, optional
+        The per-trace statistics table of ``traces`` (rows in its order) the episodes' process
+        metrics are aggregated from when ``process`` is not given; default reduced here.
     """
     episodes = env_traces(trace_dicts)
     if not episodes:
@@ -92,13 +96,14 @@ def analyze_completeness(
     diversity = query_diversity_table(episodes)
     topics = topic_agent_table(episodes, belief=topic_belief)
     if process is None:
-        ids = set(ep["trace_id"])
-        s, t = steps[steps["trace_id"].isin(ids)], traces[traces["trace_id"].isin(ids)]
         opts = {"n_boot": 0, **(metric_options or {})}
         opts.pop("by", None)
+        episode = traces["trace_id"].isin(set(ep["trace_id"])).to_numpy()
+        t = traces[episode]
+        stats = analysis_statistics(steps, t, None if statistics is None else statistics[episode], opts)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)
-            process = summarize(s, t, by=("agent",), **opts)
+            process = summary_of(stats, t, by=("agent",), **opts)
     by_agent, extra = _by_agent(per_agent, process, conformal)
     settings = tuple(dict.fromkeys(zip(ep["embedder"], ep["theta"], strict=True)))
     return CompletenessAnalysis(

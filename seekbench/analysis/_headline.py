@@ -2,16 +2,17 @@
 
 Every headline metric is a statistic of per-trace sums (see :mod:`seekbench.metrics` ``bootstrap_sums``),
 so a paired bootstrap of the difference between two agents resamples the sums of both at once.
-RQI, CE and ERF(8) come as columns from the metrics' own ``rqi_columns``, ``ce_columns`` and
-``erf_columns``; accuracy, tool calls and the duplicate-query rate from the per-trace table of
-``outcome_metrics``; the overconfident and overcautious rates (spec section 5) from the turn
-decision points of ``decision_point_table``. On the full sample each statistic equals the number
+The per-trace columns are read from the per-trace statistics table
+(:func:`seekbench.metrics.trace_statistics`) the summary itself was aggregated from, so the steps
+are reduced once: RQI from the grounding counts, CE from the decision counts by E, ERF(8) from
+the recovery events (``erf_at_columns``), accuracy, tool calls and the duplicate-query rate from
+the outcome columns, the overconfident and overcautious rates (spec section 5) from E at the
+answer and the first turn at E = 2. On the full sample each statistic equals the number
 :func:`seekbench.metrics.summarize` reports (tested).
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -19,16 +20,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from .._errors import UndefinedMetricWarning
-from ..metrics import (
-    RECOVERED_BY,
-    MetricOptions,
-    ce_columns,
-    decision_point_table,
-    erf_columns,
-    outcome_metrics,
-    rqi_columns,
-)
+from ..metrics import RECOVERED_BY, MetricOptions, erf_at_columns
 
 Statistic = Callable[[np.ndarray], np.ndarray]
 
@@ -124,21 +116,16 @@ def _undefined(n: int) -> tuple[np.ndarray, Statistic]:
     return np.zeros((n, 1)), lambda s: np.full(len(s), np.nan)
 
 
-def _companion_columns(
-    steps: pd.DataFrame, traces: pd.DataFrame, opts: MetricOptions, horizon: int
-) -> dict[str, tuple[np.ndarray, Statistic]]:
+def _companion_columns(stats: pd.DataFrame, horizon: int) -> dict[str, tuple[np.ndarray, Statistic]]:
     """Overconfident rate (answered traces whose answer turn held E < 2) and overcautious rate
     (traces that reached E = 2 and did not answer within ``horizon`` turns of it; one that never
-    answers counts when it ever held E = 2), spec section 5, over turn decision points."""
-    points = decision_point_table(steps, traces, decision_points="turn", **opts.evidence)
-    ids = pd.Index(traces["trace_id"])
-    first2 = points[points["E"] == 2].groupby("trace_id", sort=False)["t"].min().reindex(ids)
-    e_answer = points[points["A"] == 1].groupby("trace_id", sort=False)["E"].first().reindex(ids)
-    answered = traces["answered"].astype(bool).to_numpy()
-    answer_turn = traces["answer_turn"].to_numpy(dtype=float)
-    reached = first2.notna().to_numpy()
-    late = answer_turn - first2.to_numpy(dtype=float) > horizon
-    over = answered & (e_answer.to_numpy(dtype=float) < 2)
+    answers counts when it ever held E = 2), spec section 5, from the turn decision points' ``e_answer``
+    and ``first_e2`` of the statistics table."""
+    answered = stats["answered"].to_numpy(dtype=bool)
+    first2 = stats["first_e2"].to_numpy(dtype=float)
+    reached = ~np.isnan(first2)
+    late = stats["answer_turn"].to_numpy(dtype=float) - first2 > horizon
+    over = answered & (stats["e_answer"].to_numpy(dtype=float) < 2)
     cautious = reached & (~answered | late)
     return {
         "overconfident": _mean_columns(over.astype(float), answered),
@@ -146,22 +133,84 @@ def _companion_columns(
     }
 
 
+def _rqi_columns(stats: pd.DataFrame, options: MetricOptions) -> tuple[np.ndarray, Statistic]:
+    """RQI (spec section 3): [G_i, n_i] pooled over steps, or [G_i / n_i, 1] over the traces with a
+    labeled reasoning step (0, 0 for the others); the statistic is the ratio of the two sums."""
+    g, n = stats["rqi_g"].to_numpy(dtype=float), stats["rqi_n"].to_numpy(dtype=float)
+    if options.rqi_aggregate == "step":
+        return np.column_stack([g, n]), _ratio
+    has = n > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.column_stack([np.where(has, g / np.where(has, n, 1.0), 0.0), has.astype(float)]), _ratio
+
+
+#: What the ideal policy does at E = 0, 1, 2 (spec section 5): hold, hold, answer.
+_IDEAL_POLICY = np.array([0.0, 0.0, 1.0])
+
+
+def _ce_columns(
+    stats: pd.DataFrame, options: MetricOptions, global_prevalence: np.ndarray | None
+) -> tuple[np.ndarray, Statistic]:
+    """CE (spec section 5) from the decision counts ``[n0, n1, n2, a0, a1, a2]`` per trace. Trace
+    aggregate: the mean over traces with a decision point of CE_i = (a0 + a1 + n2 - a2) / n_i, the
+    share of its points where the agent did not do what the ideal policy does. Pooled:
+    sum_k w_k |A_k / N_k - pi*(k)| of the summed counts, w the prevalence (global, or the resample's
+    own N_k / N) renormalised over the states that have a point. The arithmetic is the metric's own,
+    in the same order, so the full sample gives the number ``summarize`` reports bit for bit (tested)."""
+    counts = stats[[f"ce_{c}" for c in ("n0", "n1", "n2", "a0", "a1", "a2")]].to_numpy(dtype=float)
+    if options.ce_aggregate == "pooled":
+        weights = global_prevalence if options.ce_prevalence == "global" else None
+        return counts, lambda s: _pooled_ce(s, weights)
+    n = counts[:, :3].sum(axis=1)
+    wrong = counts[:, 3] + counts[:, 4] + counts[:, 2] - counts[:, 5]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per = np.where(n > 0, wrong / np.where(n > 0, n, 1.0), np.nan)
+    return _mean_columns(per)
+
+
+def _pooled_ce(sums: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+    n, a = sums[:, :3], sums[:, 3:]
+    present = n > 0
+    w = n if weights is None else np.broadcast_to(np.asarray(weights, dtype=float), n.shape)
+    w = np.where(present, w, 0.0)
+    total = w.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = np.where(total > 0, w / np.where(total > 0, total, 1.0), np.nan)
+        p = np.where(n > 0, a / np.where(n > 0, n, 1.0), 0.0)
+    return (w * np.abs(p - _IDEAL_POLICY)).sum(axis=1)  # a resample without decision points stays NaN
+
+
+#: The recovery outcome of each ``erf_event`` code of the statistics table.
+_EVENTS = np.array(["cut_off", "recovered", "stopped"], dtype=object)
+
+
+def _erf_columns(stats: pd.DataFrame, options: MetricOptions) -> tuple[np.ndarray, Statistic]:
+    """ERF(8) (spec section 4) from the recovery events of the statistics table."""
+    events = pd.DataFrame(
+        {
+            "duration": stats["erf_duration"].to_numpy(dtype=np.int64),
+            "event": _EVENTS[stats["erf_event"].to_numpy(dtype=np.int64)],
+        }
+    )
+    return erf_at_columns(events, RECOVERED_BY, method=options.erf_method)
+
+
 def headline_columns(
-    steps: pd.DataFrame,
-    traces: pd.DataFrame,
+    stats: pd.DataFrame,
     *,
     options: MetricOptions,
     horizon: int = 15,
     global_prevalence: np.ndarray | None = None,
     defined: dict[str, bool] | None = None,
 ) -> dict[str, tuple[np.ndarray, Statistic]]:
-    """Per headline metric, one agent's per-trace columns (one row per trace of ``traces``) and the
+    """Per headline metric, one agent's per-trace columns (one row per trace of ``stats``) and the
     statistic that maps ``(B, m)`` column sums to B values of the metric.
 
     Parameters
     ----------
-    steps, traces : DataFrame
-        The agent's step and trace tables.
+    stats : DataFrame
+        The agent's rows of the per-trace statistics table (:func:`seekbench.metrics.trace_statistics`,
+        made with ``options``): the reduction the summary was aggregated from, not made again.
     options : MetricOptions
         The metric options of the report.
     horizon : int
@@ -169,23 +218,20 @@ def headline_columns(
     global_prevalence : array of 3 floats, optional
         P(E = k) over all agents, for pooled CE with the global prevalence.
     defined : dict of str to bool, optional
-        Whether ``summarize`` found each metric defined for this agent; an undefined one gets a
-        statistic that is NaN everywhere (never 0).
+        Whether ``summarize`` found each metric defined for this agent; an undefined one (CE and ERF
+        without evidence labels, RQI without grounding labels, ...) gets a statistic that is NaN
+        everywhere (never 0).
     """
-    n = len(traces)
-    ids = pd.Index(traces["trace_id"])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)  # summarize reports them once
-        per = outcome_metrics(steps, traces, n_boot=0).per_trace
-        out = {
-            "rqi": rqi_columns(steps, ids, options=options),
-            "ce": ce_columns(steps, traces, options=options, global_prevalence=global_prevalence),
-            f"recovered_by_{RECOVERED_BY}": erf_columns(steps, traces, RECOVERED_BY, options=options),
-            "accuracy": _mean_columns(per["correct"].to_numpy(dtype=float)),
-            **_companion_columns(steps, traces, options, horizon),
-            "tool_calls": _mean_columns(per["tool_calls"].to_numpy(dtype=float)),
-            "duplicate_query_rate": _mean_columns(per["duplicate_query_norm"].to_numpy(dtype=float)),
-        }
+    n = len(stats)
+    out = {
+        "rqi": _rqi_columns(stats, options),
+        "ce": _ce_columns(stats, options, global_prevalence),
+        f"recovered_by_{RECOVERED_BY}": _erf_columns(stats, options) if n else _undefined(n),
+        "accuracy": _mean_columns(stats["correct"].to_numpy(dtype=float)),
+        **_companion_columns(stats, horizon),
+        "tool_calls": _mean_columns(stats["tool_calls"].to_numpy(dtype=float)),
+        "duplicate_query_rate": _mean_columns(stats["duplicate_query"].to_numpy(dtype=float)),
+    }
     for key, ok in (defined or {}).items():
         if not ok:
             out[key] = _undefined(n)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from concurrent.futures import Executor
+
 import pandas as pd
 
-from ..metrics import EvidenceRecoveryFitter, compare_recovery, decision_point_table, summarize
+from ..metrics import EvidenceRecoveryFitter, compare_recovery, decision_point_table
 from ._result import ProcessAnalysis
+from ._statistics import analysis_statistics, summary_of
 
 #: Reasoning types of the RQI table, in row order.
 REASONING_TYPES = ["InformationSynthesis", "PlanFormation", "StateAssessment"]
@@ -19,13 +22,23 @@ def group_keys(traces: pd.DataFrame, by: tuple[str, ...]) -> pd.Series:
 
 
 def analyze_process(
-    steps: pd.DataFrame, traces: pd.DataFrame, *, by: tuple[str, ...] = ("agent",), **options
+    steps: pd.DataFrame,
+    traces: pd.DataFrame,
+    *,
+    by: tuple[str, ...] = ("agent",),
+    statistics: pd.DataFrame | None = None,
+    executor: Executor | None = None,
+    **options,
 ) -> ProcessAnalysis:
     """Metrics per group with CIs, ERF and 1 - KM fits per group, log-rank test, RQI by type, calibration.
 
-    ``options`` are :func:`seekbench.metrics.summarize`'s.
+    ``options`` are :func:`seekbench.metrics.summarize`'s. ``statistics``: the per-trace statistics
+    table of ``traces`` (:func:`seekbench.metrics.trace_statistics`, rows in the order of ``traces``)
+    when already made; default reduced here. ``executor``: worker processes computing the groups'
+    metrics side by side (:func:`seekbench.metrics.summarize_statistics`; the same numbers).
     """
-    summary = summarize(steps, traces, by=by, **options)
+    stats = analysis_statistics(steps, traces, statistics, options)
+    summary = summary_of(stats, traces, by=by, executor=executor, **options)
     groups = summary.groups
     ev_opts = {k: options[k] for k in ("evidence_mapping", "evidence_scope") if k in options}
     erf_opts: dict = {**ev_opts, **{k: options[k] for k in ("recovery", "time") if k in options}}

@@ -10,6 +10,9 @@ import os
 # processes it starts; the user's own setting wins.
 os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
+from ._huge_pages import disable_huge_pages  # noqa: E402
 from ._main import main  # noqa: E402  (after the setting: nothing above imports numpy)
+
+disable_huge_pages()  # before any worker process starts: they inherit it (see _huge_pages)
 
 __all__ = ["main"]

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import functools
 
 from .._errors import UserInputError
 from ._agree import load_judged_sets
 from ._explore import add_audit_options, audit_kwargs
-from ._inputs import add_input_arguments, add_label_arguments, load_input
-from ._metrics import add_metric_options, metric_kwargs
+from ._inputs import add_input_arguments, add_label_arguments, import_options, load_input
+from ._metrics import add_metric_options, metric_kwargs, metric_options
 from ._options import add_command, add_output, add_reference_options, check_at_least
 from ._output import wrote_report
+from ._scale import PARALLEL_WORK, add_engine_arguments
 
-DESCRIPTION = """\
+DESCRIPTION = f"""\
 Write DIR/report.html (self-contained, opens offline), DIR/report.md, DIR/figures/*.png and
 DIR/tables/*.csv. It opens with which agent is better: per metric (RQI, CE, ERF(8), accuracy,
 overconfident and overcautious rates, tool calls, repeated queries) its direction, the agents'
@@ -21,6 +23,13 @@ from --baseline NAME (default: the first agent) with a bootstrap CI paired by qu
 (tables/comparison.csv). Then per-group metrics with CIs, ERF curves, RQI by reasoning type,
 calibration of the answer decision, evidence prevalence and a per-trace audit with each
 flagged trace's steps. Without FILE, the embedded sample traces (offline, labeled) are used.
+
+The metrics are aggregated from one per-trace reduction of the steps. --jobs N computes the
+groups' metrics in N worker processes when the bootstrap is large enough to gain from them
+(traces x --n-boot of {PARALLEL_WORK // 1_000_000} million and more, as `seekbench metrics` does);
+--engine ray makes the reduction on Ray Data tasks (the Ray cluster named by RAY_ADDRESS), reading
+the trace files there, with their inline labels (not with --labels). The report is the same
+whatever the engine and jobs.
 
 With --rater (judged annotation sets), a judge-agreement section follows the comparison
 (kappa, AC1, disagreement examples linked into the explorer, confusion matrices, kappa versus
@@ -31,6 +40,7 @@ Examples:
   seekbench report -o demo-report
   seekbench report traces.jsonl --labels judge.jsonl -o report/
   seekbench report traces.jsonl --baseline fewshot-Qwen2.5-7B-Instruct -o report/
+  RAY_ADDRESS=auto seekbench report rollouts.parquet --engine ray -o report/
   seekbench report traces.jsonl --reference inline --rater judge.jsonl -o report/
   seekbench report --agreement traces.jsonl --reference human.jsonl --rater a.jsonl --rater b.jsonl -o agr/
 """
@@ -63,6 +73,13 @@ def register(sub) -> None:
         "conformal coverage and q_hat per agent beside completeness",
     )
     c.add_argument("--alpha", type=float, default=0.1, help="conformal miscoverage level (default 0.1)")
+    add_engine_arguments(
+        p,
+        about="The report holds every trace in memory (its explorer shows them all); the metrics are "
+        "aggregated from one per-trace reduction of the steps, made here or on Ray.",
+        jobs=f"worker processes computing the groups' metrics when traces x --n-boot reaches "
+        f"{PARALLEL_WORK // 1_000_000} million (default: all cores; 1: this process only)",
+    )
     add_output(p, metavar="DIR", help="report directory", directory=True)
     p.set_defaults(run=run)
 
@@ -70,10 +87,14 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..analysis import analyze, analyze_agreement
     from ..report import write_report
+    from ..scale import default_jobs, local_workers
 
     if args.agreement and not args.raters:
         raise UserInputError("--agreement needs at least one --rater annotation set")
-    check_at_least(args, ("worst", 0))
+    check_at_least(args, ("worst", 0), ("jobs", 1))
+    if args.engine != "local" and (args.labels or args.agreement):
+        what = "--labels is" if args.labels else "the agreement report is"
+        raise UserInputError(f"{what} made with --engine local only")
     loaded = load_input(args)
     kw = metric_kwargs(args)
     reference, raters = load_judged_sets(args, loaded.read.traces)
@@ -90,24 +111,44 @@ def run(args: argparse.Namespace) -> int:
 
         estimates = read_estimates(args.conformal)
     inputs = {"files": ", ".join(args.files), "labels": loaded.label_source, "skipped_records": loaded.read.n_skipped}
-    analysis = analyze(
-        loaded.steps,
-        loaded.traces,
-        trace_dicts=loaded.read.traces,
-        inputs=inputs,
-        audit_options=audit_kwargs(args),
-        worst_n=args.worst,
-        estimates=estimates,
-        alpha=args.alpha,
-        labels=loaded.labels,
-        label_source=loaded.label_source,
-        baseline=args.baseline,
-        **judged,
-        **kw,
-    )
+    jobs = default_jobs() if args.jobs is None else args.jobs
+    with local_workers(jobs if len(loaded.traces) * args.n_boot >= PARALLEL_WORK else 1) as pool:
+        analysis = analyze(
+            loaded.steps,
+            loaded.traces,
+            trace_dicts=loaded.read.traces,
+            inputs=inputs,
+            audit_options=audit_kwargs(args),
+            worst_n=args.worst,
+            estimates=estimates,
+            alpha=args.alpha,
+            labels=loaded.labels,
+            label_source=loaded.label_source,
+            baseline=args.baseline,
+            statistics=_statistics(args) if args.engine != "local" else None,
+            executor=pool,
+            **judged,
+            **kw,
+        )
     files = write_report(analysis, args.output)
     print(
         f"wrote {files.html} ({len(files.figures)} figures, {len(files.tables)} tables), {files.markdown} and "
         f"{files.explorer}"
     )
     return 0
+
+
+def _statistics(args: argparse.Namespace):
+    """The per-trace statistics of ``args.files`` reduced on ``args.engine`` (its workers read the files)."""
+    from ..metrics import trace_statistics
+    from ..scale import reduce_traces
+
+    red = reduce_traces(
+        args.files,
+        functools.partial(trace_statistics, options=metric_options(args)),
+        engine=args.engine,
+        format=args.format,
+        skip_invalid=args.skip_invalid,
+        **import_options(args),
+    )
+    return red.rows

@@ -18,11 +18,13 @@ if TYPE_CHECKING:
     from ..metrics import MetricOptions, MetricsSummary
 
 
-def add_engine_arguments(p: argparse.ArgumentParser) -> None:
-    """The options saying where the per-trace reduction runs (the same on every command that takes them)."""
+def add_engine_arguments(p: argparse.ArgumentParser, *, about: str | None = None, jobs: str | None = None) -> None:
+    """The options saying where the per-trace reduction runs (the same on every command that takes them);
+    ``about`` and ``jobs`` word the group and --jobs for a command that keeps its traces in memory."""
     g = p.add_argument_group(
         "scale (large corpora)",
-        "Traces are read in fragments of complete traces and reduced to one row per trace, so memory "
+        about
+        or "Traces are read in fragments of complete traces and reduced to one row per trace, so memory "
         "holds those rows, not the traces. Inputs may be folders, globs or URLs (s3://..., through fsspec).",
     )
     g.add_argument(
@@ -30,7 +32,8 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="worker processes reading and reducing fragments, then computing the groups' metrics "
+        help=jobs
+        or "worker processes reading and reducing fragments, then computing the groups' metrics "
         "(default: all cores; 1: this process only)",
     )
     g.add_argument(

@@ -29,7 +29,7 @@ class FragmentLog:
 
     ``ids``/``lines``: the valid traces in order (those in the chunks); ``errors``: the
     invalid records as ``(line, error)`` in record order; ``summary``: counts for the import
-    line (None for Parquet, tabulated from columns as ``read_tables`` does).
+    line (None: not counted).
     """
 
     fragment: Fragment

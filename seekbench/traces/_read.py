@@ -251,9 +251,7 @@ def read_tables(
     ):
         from .importers._parquet_tables import read_tables as parquet_tables
 
-        tables = parquet_tables(paths, out.formats)
-        if tables is not None:
-            out.summary = None  # tabulated from columns: no trace streamed, nothing counted
+        tables = parquet_tables(paths, out.formats, out.summary)
     if tables is None:
         out.formats.clear()
         with paused_gc():

@@ -22,6 +22,7 @@ from .._fragments import Fragment, open_binary
 from ._parquet import damaged
 from ._parquet_layout import SCHEMA, decode_trace
 from ._parquet_tables import _DICTIONARY, _STEP_READ, _TRACE_READ, _Invalid, _objects, _Reader
+from ._summary import ImportSummary
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -126,6 +127,9 @@ def iter_parquet_tables(
     columns = [*_STEP_READ, *_TRACE_READ, rank] if layout and rank else SCHEMA.names
     groups = _Groups(fragment.file, columns)
     reader = _Reader()
+    # Counted here, from the columns as from the dicts of a run decoded record by record (the
+    # caller leaves the fragment's counts to this reader).
+    log.summary = reader.summary = ImportSummary()
     try:
         for t, row in _runs(groups, fragment):
             if layout and rank:

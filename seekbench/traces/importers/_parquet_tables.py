@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 from .._ontology import LABEL_FIELDS, LABEL_VALUES, STEP_KINDS
 from ._parquet import open_file
 from ._parquet_layout import SCHEMA, STEP_KEYS, TRACE_KEYS, column
+from ._summary import ImportSummary
 
 #: Columns read as dictionaries: few distinct values, so the Python strings are shared.
 _DICTIONARY = [
@@ -245,6 +246,8 @@ class _Reader:
 
         self.cols = _Columns(use_inline=True)
         self.seen: set[str] = set()
+        #: Counts of the traces turned into columns, for the import summary line (None: not counted).
+        self.summary: ImportSummary | None = None
 
     def file(self, path: str | os.PathLike) -> None:
         import pyarrow.parquet as pq
@@ -325,10 +328,16 @@ class _Reader:
             **{k: step_col(k) for k in ("query", "url", "tool")},
             **{f: step_col(f"labels.{f}") for f in LABEL_FIELDS},
         }
-        self.cols.add_columns(tcols, scols, np.bincount(s_owner, minlength=len(starts)).astype(np.int64))
+        counts = np.bincount(s_owner, minlength=len(starts)).astype(np.int64)
+        self.cols.add_columns(tcols, scols, counts)
+        if self.summary is not None:
+            kinds = scols["kind"]
+            self.summary.add_arrays(kinds, scols["tool"], n_docs, counts, tcols["question"], tcols["final_answer"])
 
 
-def read_tables(paths: list, formats: dict[str, str]) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+def read_tables(
+    paths: list, formats: dict[str, str], summary: ImportSummary | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame] | None:
     """``(steps, traces)`` of seekbench Parquet files, or None to take the dict path.
 
     Parameters
@@ -337,6 +346,8 @@ def read_tables(paths: list, formats: dict[str, str]) -> tuple[pd.DataFrame, pd.
         Parquet files written by ``seekbench convert --to parquet`` (or the same layout).
     formats : dict
         Filled with ``file -> "parquet"`` (the ``ReadResult.formats`` of the caller).
+    summary : ImportSummary, optional
+        Counts the traces read (the import summary line), when the read succeeds.
 
     Returns
     -------
@@ -345,10 +356,13 @@ def read_tables(paths: list, formats: dict[str, str]) -> tuple[pd.DataFrame, pd.
         or row order differ from what seekbench writes.
     """
     reader = _Reader()
+    reader.summary = ImportSummary()
     try:
         for path in paths:
             reader.file(path)
             formats[str(path)] = "parquet"
     except (_Invalid, OSError, pa.ArrowException):  # the dict path words the error (or reads what it can)
         return None
+    if summary is not None:
+        summary.merge(reader.summary)
     return reader.cols.frames()

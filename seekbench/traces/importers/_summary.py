@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
+import pandas as pd
 
 from .._ontology import STEP_KINDS
 
@@ -75,6 +76,36 @@ class ImportSummary:
         self.empty_question += sum(not (q or "").strip() for q in questions)
         self.no_answer += sum(f is None for f in final_answers)
         self.no_tool_call += int((calls == 0).sum())
+
+    def add_arrays(
+        self,
+        kinds: np.ndarray,
+        tools: np.ndarray,
+        n_documents: np.ndarray,
+        steps_per_trace: np.ndarray,
+        questions: np.ndarray,
+        final_answers: np.ndarray,
+    ) -> None:
+        """:meth:`add` of traces read as columns (Parquet), without trace dicts: the steps' kinds, tools
+        (None: none) and document counts in trace order, ``steps_per_trace`` each, and per trace its
+        question and final answer (None: absent). The same counts (the per-format count excepted: a
+        columnar read does not read ``source``)."""
+        self.traces += len(steps_per_trace)
+        self.steps.update(pd.Series(kinds, dtype=object).value_counts(sort=False).to_dict())
+        is_call = kinds == "search"
+        owner = np.repeat(np.arange(len(steps_per_trace)), steps_per_trace)
+        calls = np.bincount(owner[is_call], minlength=len(steps_per_trace))
+        self.tool_calls += int(is_call.sum())
+        self.action_calls += int(((kinds == "other") & pd.notna(tools)).sum())
+        self.documents += int(np.sum(n_documents))
+        self.empty_question += sum(not (q or "").strip() for q in questions)
+        self.no_answer += sum(a is None for a in final_answers)
+        self.no_tool_call += int((calls == 0).sum())
+
+    def merge(self, other: ImportSummary) -> None:
+        """Add the counts of ``other`` (another part of the same import) to these."""
+        for f in fields(self):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
     def line(self) -> str:
         """One line: traces, steps by kind, tool calls, documents, and the traces missing a part.
