@@ -66,7 +66,6 @@ def iter_fragment_tables(
         # Imported here: it imports pyarrow, which a JSONL-only read never needs to load.
         from .importers._parquet_fragments import iter_parquet_tables
 
-        log.summary = None
         log.found = True
         yield from iter_parquet_tables(fragment, log, skip_invalid=skip_invalid, chunk_traces=chunk_traces)
         return
