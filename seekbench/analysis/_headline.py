@@ -4,10 +4,11 @@ Every headline metric is a statistic of per-trace sums (see :mod:`seekbench.metr
 so a paired bootstrap of the difference between two agents resamples the sums of both at once.
 The per-trace columns are read from the per-trace statistics table
 (:func:`seekbench.metrics.trace_statistics`) the summary itself was aggregated from, so the steps
-are reduced once: RQI from the grounding counts, CE from the decision counts by E, ERF(8) from
-the recovery events (``erf_at_columns``), accuracy, tool calls and the duplicate-query rate from
-the outcome columns, the overconfident and overcautious rates (spec section 5) from E at the
-answer and the first turn at E = 2. On the full sample each statistic equals the number
+are reduced once: RQI and CE as the metrics' own columns of that table
+(``rqi_statistics_columns``, ``ce_statistics_columns``), ERF(8) from the recovery events
+(``erf_at_columns``), accuracy, tool calls and the duplicate-query rate from the outcome columns,
+the overconfident and overcautious rates (spec section 5) from E at the answer and the first turn
+at E = 2. On the full sample each statistic equals the number
 :func:`seekbench.metrics.summarize` reports (tested).
 """
 
@@ -20,7 +21,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ..metrics import RECOVERED_BY, MetricOptions, erf_at_columns
+from ..metrics import RECOVERED_BY, MetricOptions, ce_statistics_columns, erf_at_columns, rqi_statistics_columns
 
 Statistic = Callable[[np.ndarray], np.ndarray]
 
@@ -133,53 +134,6 @@ def _companion_columns(stats: pd.DataFrame, horizon: int) -> dict[str, tuple[np.
     }
 
 
-def _rqi_columns(stats: pd.DataFrame, options: MetricOptions) -> tuple[np.ndarray, Statistic]:
-    """RQI (spec section 3): [G_i, n_i] pooled over steps, or [G_i / n_i, 1] over the traces with a
-    labeled reasoning step (0, 0 for the others); the statistic is the ratio of the two sums."""
-    g, n = stats["rqi_g"].to_numpy(dtype=float), stats["rqi_n"].to_numpy(dtype=float)
-    if options.rqi_aggregate == "step":
-        return np.column_stack([g, n]), _ratio
-    has = n > 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.column_stack([np.where(has, g / np.where(has, n, 1.0), 0.0), has.astype(float)]), _ratio
-
-
-#: What the ideal policy does at E = 0, 1, 2 (spec section 5): hold, hold, answer.
-_IDEAL_POLICY = np.array([0.0, 0.0, 1.0])
-
-
-def _ce_columns(
-    stats: pd.DataFrame, options: MetricOptions, global_prevalence: np.ndarray | None
-) -> tuple[np.ndarray, Statistic]:
-    """CE (spec section 5) from the decision counts ``[n0, n1, n2, a0, a1, a2]`` per trace. Trace
-    aggregate: the mean over traces with a decision point of CE_i = (a0 + a1 + n2 - a2) / n_i, the
-    share of its points where the agent did not do what the ideal policy does. Pooled:
-    sum_k w_k |A_k / N_k - pi*(k)| of the summed counts, w the prevalence (global, or the resample's
-    own N_k / N) renormalised over the states that have a point. The arithmetic is the metric's own,
-    in the same order, so the full sample gives the number ``summarize`` reports bit for bit (tested)."""
-    counts = stats[[f"ce_{c}" for c in ("n0", "n1", "n2", "a0", "a1", "a2")]].to_numpy(dtype=float)
-    if options.ce_aggregate == "pooled":
-        weights = global_prevalence if options.ce_prevalence == "global" else None
-        return counts, lambda s: _pooled_ce(s, weights)
-    n = counts[:, :3].sum(axis=1)
-    wrong = counts[:, 3] + counts[:, 4] + counts[:, 2] - counts[:, 5]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        per = np.where(n > 0, wrong / np.where(n > 0, n, 1.0), np.nan)
-    return _mean_columns(per)
-
-
-def _pooled_ce(sums: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
-    n, a = sums[:, :3], sums[:, 3:]
-    present = n > 0
-    w = n if weights is None else np.broadcast_to(np.asarray(weights, dtype=float), n.shape)
-    w = np.where(present, w, 0.0)
-    total = w.sum(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        w = np.where(total > 0, w / np.where(total > 0, total, 1.0), np.nan)
-        p = np.where(n > 0, a / np.where(n > 0, n, 1.0), 0.0)
-    return (w * np.abs(p - _IDEAL_POLICY)).sum(axis=1)  # a resample without decision points stays NaN
-
-
 #: The recovery outcome of each ``erf_event`` code of the statistics table.
 _EVENTS = np.array(["cut_off", "recovered", "stopped"], dtype=object)
 
@@ -224,8 +178,8 @@ def headline_columns(
     """
     n = len(stats)
     out = {
-        "rqi": _rqi_columns(stats, options),
-        "ce": _ce_columns(stats, options, global_prevalence),
+        "rqi": rqi_statistics_columns(stats, options=options),
+        "ce": ce_statistics_columns(stats, options=options, global_prevalence=global_prevalence),
         f"recovered_by_{RECOVERED_BY}": _erf_columns(stats, options) if n else _undefined(n),
         "accuracy": _mean_columns(stats["correct"].to_numpy(dtype=float)),
         **_companion_columns(stats, horizon),

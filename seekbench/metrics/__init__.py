@@ -56,7 +56,7 @@ from ._reference_steps import (
 from ._rqi import RQIResult, reasoning_quality, rqi_score
 from ._summary import MetricsSummary, summarize, summarize_statistics
 from ._trace_stats import TRACE_STATISTICS_COLUMNS, trace_statistics
-from ._trace_sums import ce_columns, erf_columns, rqi_columns
+from ._trace_sums import ce_columns, ce_statistics_columns, erf_columns, rqi_columns, rqi_statistics_columns
 
 __all__ = [
     "AUDIT_COLUMNS",
@@ -87,6 +87,7 @@ __all__ = [
     "bootstrap_sums",
     "calibration_error",
     "ce_columns",
+    "ce_statistics_columns",
     "check_bootstrap_options",
     "cluster_labels",
     "compare_recovery",
@@ -120,6 +121,7 @@ __all__ = [
     "reference_step_coverage",
     "reference_step_coverage_score",
     "rqi_columns",
+    "rqi_statistics_columns",
     "rqi_score",
     "run_counts",
     "step_evidence",

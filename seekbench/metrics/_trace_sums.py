@@ -100,6 +100,83 @@ def ce_columns(
     return ce_sums(per[["n0", "n1", "n2", "a0", "a1", "a2"]].to_numpy(dtype=float), opts.ce_aggregate, weights)
 
 
+def rqi_statistics_columns(
+    stats: pd.DataFrame, *, options: MetricOptions | None = None
+) -> tuple[np.ndarray, Statistic]:
+    """RQI as :func:`rqi_columns` gives it, from a per-trace statistics table instead of the steps.
+
+    Parameters
+    ----------
+    stats : DataFrame
+        Rows of :func:`~seekbench.metrics.trace_statistics` (its ``rqi_g``, ``rqi_n``); one row of
+        columns per row, so two groups' columns stay paired row by row (a trace without reasoning
+        steps contributes zeros).
+    options : MetricOptions, optional
+        Only ``rqi_aggregate`` is used.
+
+    Returns
+    -------
+    (columns, statistic)
+        As :func:`rqi_columns`: the same columns and statistic for the same traces.
+
+    Examples
+    --------
+    >>> from seekbench.traces import build_tables
+    >>> from seekbench.metrics import trace_statistics
+    >>> tr = [{"trace_id": t, "agent": "x", "steps": [{"index": 0, "kind": "reasoning",
+    ...        "labels": {"grounding": g}}, {"index": 1, "kind": "answer"}]} for t, g in [("a", "Grounded"),
+    ...        ("b", "NotGrounded")]]
+    >>> cols, stat = rqi_statistics_columns(trace_statistics(*build_tables(tr)))
+    >>> float(stat(cols.sum(axis=0, keepdims=True))[0])
+    0.5
+    """
+    opts = MetricOptions.resolve(options)
+    per = pd.DataFrame({"g": stats["rqi_g"].to_numpy(dtype=float), "n": stats["rqi_n"].to_numpy(dtype=float)})
+    return rqi_sums(per, opts.rqi_aggregate)
+
+
+def ce_statistics_columns(
+    stats: pd.DataFrame,
+    *,
+    options: MetricOptions | None = None,
+    global_prevalence: np.ndarray | None = None,
+) -> tuple[np.ndarray, Statistic]:
+    """CE as :func:`ce_columns` gives it, from a per-trace statistics table instead of the steps.
+
+    Parameters
+    ----------
+    stats : DataFrame
+        Rows of :func:`~seekbench.metrics.trace_statistics` made with ``options`` (its decision
+        counts ``ce_n0 .. ce_a2`` and observation counts); one row of columns per row.
+    options : MetricOptions, optional
+        ``ce_aggregate`` and ``ce_prevalence`` (the table was made with the rest).
+    global_prevalence : array of 3 floats, optional
+        As for :func:`ce_columns`.
+
+    Returns
+    -------
+    (columns, statistic)
+        As :func:`ce_columns`: NaN everywhere when no observation of the rows has evidence labels.
+
+    Examples
+    --------
+    >>> from seekbench.traces import build_tables
+    >>> from seekbench.metrics import trace_statistics
+    >>> tr = [{"trace_id": "a", "agent": "x", "steps": [{"index": 0, "kind": "search_result",
+    ...        "labels": {"clarity": "Clear", "sufficiency": "Sufficient"}},
+    ...        {"index": 1, "kind": "answer"}]}]
+    >>> cols, stat = ce_statistics_columns(trace_statistics(*build_tables(tr)))
+    >>> float(stat(cols.sum(axis=0, keepdims=True))[0])  # answered at E = 2: what the ideal policy does
+    0.0
+    """
+    opts = MetricOptions.resolve(options)
+    if not evidence_labeled(stats[["n_obs", "n_obs_unlabeled"]]):
+        return _undefined(len(stats))
+    counts = stats[[f"ce_{c}" for c in ("n0", "n1", "n2", "a0", "a1", "a2")]].to_numpy(dtype=float)
+    weights = global_prevalence if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global" else None
+    return ce_sums(counts, opts.ce_aggregate, weights)
+
+
 def erf_columns(
     steps: pd.DataFrame, traces: pd.DataFrame, t: float, *, options: MetricOptions | None = None
 ) -> tuple[np.ndarray, Statistic]:

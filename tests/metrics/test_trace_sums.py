@@ -17,10 +17,13 @@ from seekbench.metrics import (
     MetricOptions,
     calibration_error,
     ce_columns,
+    ce_statistics_columns,
     erf_columns,
     evidence_prevalence,
     rqi_columns,
     rqi_score,
+    rqi_statistics_columns,
+    trace_statistics,
 )
 
 # Agent x: T1 answers at E = 2 (correct), T2 answers at E = 1 (wrong), T3 never answers, T5 has
@@ -69,3 +72,37 @@ def test_unlabeled_evidence_gives_nan_statistics_never_zero():
     steps = STEPS.assign(clarity=None, sufficiency=None)
     for cols, stat in (ce_columns(steps, TRACES), erf_columns(steps, TRACES, 8)):
         assert np.isnan(stat(cols.sum(axis=0, keepdims=True))).all()
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        MetricOptions(),
+        MetricOptions(rqi_aggregate="step", ce_aggregate="pooled", ce_prevalence="global"),
+        MetricOptions(ce_aggregate="pooled", ce_prevalence="group", decision_points="step"),
+        MetricOptions(evidence_scope="latest", evidence_mapping="sufficiency_first"),
+    ],
+)
+def test_columns_from_the_statistics_table_are_the_columns_from_the_steps(options):
+    # The same columns, bit for bit, and the same statistic on resampled sums: the analysis's paired
+    # comparison reads them from the table the summary was aggregated from instead of the steps.
+    stats = trace_statistics(STEPS, TRACES, options=options)
+    prevalence = evidence_prevalence(STEPS, TRACES, **options.evidence).to_numpy()
+    rng = np.random.default_rng(3)
+    for (a, stat_a), (b, stat_b) in [
+        (rqi_columns(STEPS, IDS, options=options), rqi_statistics_columns(stats, options=options)),
+        (
+            ce_columns(STEPS, TRACES, options=options, global_prevalence=prevalence),
+            ce_statistics_columns(stats, options=options, global_prevalence=prevalence),
+        ),
+    ]:
+        assert np.array_equal(a, b)
+        sums = rng.multinomial(len(a), np.full(len(a), 1 / len(a)), size=50) @ a
+        assert np.array_equal(stat_a(sums), stat_b(sums), equal_nan=True)
+
+
+def test_ce_from_a_table_without_evidence_labels_is_undefined():
+    bare = [[("r",), ("s",), ("o",), ("a",)]]
+    steps, traces = tables([make_trace(t, trace_id=f"u{i}") for i, t in enumerate(bare)])
+    cols, stat = ce_statistics_columns(trace_statistics(steps, traces))
+    assert np.isnan(stat(cols.sum(axis=0, keepdims=True))).all()
