@@ -26,7 +26,8 @@ MAX_CELLS = 4_000_000
 _LAST_DRAW: dict[tuple[int, int, int], tuple[np.ndarray, ...]] = {}
 
 
-def _int_seed(seed: object) -> TypeGuard[int | np.integer]:
+def int_seed(seed: object) -> TypeGuard[int | np.integer]:
+    """Whether ``seed`` is an integer seed (not a bool): the draws of equal ones are equal, so they may be shared."""
     return isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
 
 
@@ -51,7 +52,7 @@ def resample_counts(seed: int | None, n_clusters: int, n_boot: int) -> tuple[np.
     statistics of one group share it), and one drawn ahead by :func:`prefetch_draws`
     is taken when it matches: the same numbers as drawing again, without the wait.
     """
-    key = (int(seed), n_clusters, n_boot) if _int_seed(seed) else None
+    key = (int(seed), n_clusters, n_boot) if int_seed(seed) else None
     if key is None:
         return _draw(seed, n_clusters, n_boot)
     if key in _LAST_DRAW:
@@ -109,7 +110,7 @@ def prefetch_draws(
     threads. Only for an integer seed and B > 0 (otherwise ``advance`` does nothing). At
     most ``ahead + 1`` draws are held, so memory stays bounded on large corpora.
     """
-    if n_boot <= 0 or not _int_seed(seed):
+    if n_boot <= 0 or not int_seed(seed):
         yield lambda group: None
         return
     pre = _Prefetcher([(int(seed), int(n), int(n_boot)) for n in group_sizes], ahead)

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._draws import int_seed
+
 #: Integers up to this are exact in float64 (the next one, 2**53 + 1, is not).
 _EXACT = 2.0**53
 
@@ -64,7 +66,7 @@ def shared_sums(blocks: Sequence[np.ndarray], *, seed: object, n_boot: int) -> I
     """
     keep = [np.add(b, 0.0, out=np.empty(b.shape)) for b in blocks if b.ndim == 2 and exact_in_any_order(b)]
     keep = [b for b in keep if b.shape[0] == keep[0].shape[0]]
-    if len(keep) < 2 or n_boot <= 0 or isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+    if len(keep) < 2 or n_boot <= 0 or not int_seed(seed):
         yield
         return
     token = _SHARED.set(_Shared(int(seed), int(n_boot), keep))
@@ -78,7 +80,7 @@ def shared_block_sums(per_cluster: np.ndarray, seed: object, n_boot: int) -> np.
     """The resampled sums of ``per_cluster`` from the shared product, or None when it is not one
     of the blocks of :func:`shared_sums` (then computed on its own)."""
     shared = _SHARED.get()
-    if shared is None or seed is None or isinstance(seed, bool) or seed != shared.seed or n_boot != shared.n_boot:
+    if shared is None or not int_seed(seed) or seed != shared.seed or n_boot != shared.n_boot:
         return None
     for i, block in enumerate(shared.blocks):
         if block.shape == per_cluster.shape and np.array_equal(block, per_cluster):
