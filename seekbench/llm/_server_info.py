@@ -16,13 +16,19 @@ context-length refusal at run time is recognised by
 
 from __future__ import annotations
 
+import http.client
+import json
 import re
+import time
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from urllib.parse import urlparse
 
 #: Seconds each probe may take (a server that does not answer quickly is simply not probed).
 PROBE_TIMEOUT_S = 5.0
+#: Bytes read of a probe's answer at most: the documents are small, and a server that sends more is not probed.
+PROBE_MAX_BYTES = 4 << 20
 _LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
@@ -59,8 +65,6 @@ def probe_server(base_url: str | None, api_key: str | None, model: str) -> Serve
     """Ask ``base_url`` for ``/v1/models`` and (at its root) ``/props``; what it does not report stays None."""
     if not base_url:
         return ServerInfo()  # OpenAI's API: its limits are in the judge file
-    import httpx
-
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     base = base_url.rstrip("/")
     root = base[: -len("/v1")] if base.endswith("/v1") else base
@@ -69,42 +73,56 @@ def probe_server(base_url: str | None, api_key: str | None, model: str) -> Serve
     ids: list[str] = []
     model_file: str | None = None
     sources: list[str] = []
-    with httpx.Client(timeout=PROBE_TIMEOUT_S, headers=headers) as client:
-        models = _get(client, f"{base}/models")
-        if isinstance(models, dict) and isinstance(models.get("data"), list):
-            sources.append("/v1/models")
-            for m in models["data"]:
-                if not isinstance(m, dict):
-                    continue
-                if isinstance(m.get("id"), str):
-                    ids.append(m["id"])
-                if m.get("id") == model or len(models["data"]) == 1:
-                    meta = m["meta"] if isinstance(m.get("meta"), dict) else {}
-                    ctx = _int(m.get("max_model_len")) or _int(m.get("context_length")) or _int(meta.get("n_ctx"))
-                    ctx = ctx or _int(meta.get("n_ctx_train"))
-        props = _get(client, f"{root}/props")
-        if isinstance(props, dict) and props:
-            sources.append("/props")
-            settings = props.get("default_generation_settings")
-            n_ctx = _int(settings.get("n_ctx")) if isinstance(settings, dict) else None
-            ctx = n_ctx or ctx  # the slot's context is what a request gets; n_ctx_train only bounds it
-            slots = _int(props.get("total_slots"))
-            path = props.get("model_path")
-            model_file = PurePath(path).name if isinstance(path, str) and path else None
+    # The standard library's client: two small GETs need no dependency of their own (the openai
+    # client's transport is an implementation detail of that package, httpx or its successor).
+    models = _get(f"{base}/models", headers)
+    if isinstance(models, dict) and isinstance(models.get("data"), list):
+        sources.append("/v1/models")
+        for m in models["data"]:
+            if not isinstance(m, dict):
+                continue
+            if isinstance(m.get("id"), str):
+                ids.append(m["id"])
+            if m.get("id") == model or len(models["data"]) == 1:
+                meta = m["meta"] if isinstance(m.get("meta"), dict) else {}
+                ctx = _int(m.get("max_model_len")) or _int(m.get("context_length")) or _int(meta.get("n_ctx"))
+                ctx = ctx or _int(meta.get("n_ctx_train"))
+    props = _get(f"{root}/props", headers)
+    if isinstance(props, dict) and props:
+        sources.append("/props")
+        settings = props.get("default_generation_settings")
+        n_ctx = _int(settings.get("n_ctx")) if isinstance(settings, dict) else None
+        ctx = n_ctx or ctx  # the slot's context is what a request gets; n_ctx_train only bounds it
+        slots = _int(props.get("total_slots"))
+        path = props.get("model_path")
+        model_file = PurePath(path).name if isinstance(path, str) and path else None
     return ServerInfo(ctx, slots, tuple(ids), model_file, tuple(sources))
 
 
-def _get(client, url: str):
-    import httpx
-
-    try:
-        resp = client.get(url)
-    except httpx.HTTPError:
+def _get(url: str, headers: dict[str, str]):
+    """The JSON document at ``url``, or None for anything else (no answer, an error status, not JSON)."""
+    if urlparse(url).scheme not in ("http", "https"):
         return None
-    if resp.status_code != 200:
-        return None
+    request = urllib.request.Request(url, headers={"Accept": "application/json", **headers})
+    # The socket timeout bounds each read; the deadline bounds the whole probe (a server sending a
+    # byte a second would otherwise hold it for as long as it likes).
+    deadline = time.monotonic() + PROBE_TIMEOUT_S
+    chunks: list[bytes] = []
+    size = 0
     try:
-        return resp.json()
+        with urllib.request.urlopen(request, timeout=PROBE_TIMEOUT_S) as resp:  # noqa: S310 (scheme checked)
+            if resp.status != 200:
+                return None
+            while chunk := resp.read1(64 << 10):
+                chunks.append(chunk)
+                size += len(chunk)
+                if size > PROBE_MAX_BYTES or time.monotonic() > deadline:
+                    return None
+    except (OSError, ValueError, http.client.HTTPException):
+        return None  # refused, timed out, reset, an HTTP error status or a malformed answer: not probed
+    body = b"".join(chunks)
+    try:
+        return json.loads(body)
     except ValueError:
         return None
 
