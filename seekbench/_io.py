@@ -27,10 +27,7 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _ADVICE = "fix or remove this line, or pass --skip-invalid"
 #: Said of a zip archive (an Inspect AI ``.eval`` log, most likely) read as text.
-ZIP_NOT_TEXT = (
-    "is a zip archive, not a text file (an Inspect AI .eval log?); import it with --format inspect "
-    "(pip install 'seekbench[inspect]' for Zstandard-compressed logs)"
-)
+ZIP_NOT_TEXT = "is a zip archive, not a text file (an Inspect AI .eval log?); import it with --format inspect"
 
 
 def _has_lone_surrogate(value: object) -> bool:

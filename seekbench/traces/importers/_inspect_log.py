@@ -7,8 +7,8 @@ samples: ``version``, ``status``, ``eval`` {task, model, eval_id, scorers, ...},
 as one JSON document with a ``samples`` list. Large message texts may be stored once in
 a sample's ``attachments`` and referenced as ``attachment://<hash>``; the built-in reader
 resolves them. Recent Inspect versions compress zip members with Zstandard (method 93),
-which Python's ``zipfile`` reads only from 3.14; older Pythons need the ``zstandard``
-package (installed with ``seekbench[inspect]``).
+which Python's ``zipfile`` reads only from 3.14; on older Pythons the ``zstandard``
+package, a requirement of seekbench there, decodes them.
 """
 
 from __future__ import annotations
@@ -182,8 +182,8 @@ def _zstd(zf: zipfile.ZipFile, info: zipfile.ZipInfo, file: str) -> bytes:
         import zstandard
     except ImportError as e:
         raise UserInputError(
-            "this .eval log is a zip archive compressed with Zstandard, which this Python "
-            "cannot read; install the Inspect reader: pip install 'seekbench[inspect]'",
+            "this .eval log is a zip archive compressed with Zstandard, and the zstandard package "
+            "seekbench requires is missing: pip install zstandard",
             file=file,
         ) from e
     # read_log opens every archive from a path (zipfile.ZipFile(path)), so its filename is set
