@@ -23,6 +23,7 @@ from .._errors import UserInputError
 from ..llm import (
     BatchClient,
     Budget,
+    NotACompletion,
     Prices,
     completion_from_body,
     cost_usd,
@@ -178,8 +179,16 @@ def _merge(
         resp = line.get("response") or {}
         if not isinstance(key, str) or key not in wanted or key in cache:  # wanted holds only str keys
             continue
+        if not isinstance(resp, dict):
+            resp = {}
+        comp = None
         if resp.get("status_code") == 200 and not line.get("error"):
-            comp = cli.scrub_completion(completion_from_body(resp["body"], latency_s=None))
+            try:  # a 200 line may still hold no usable completion: that line failed, with the reason
+                comp = cli.scrub_completion(completion_from_body(resp.get("body"), latency_s=None))
+            except NotACompletion as e:
+                reasons[key] = cli.scrub(f"batch line failed: {e}")
+                continue
+        if comp is not None:
             cost = cost_usd(comp.prompt_tokens, comp.completion_tokens, prices, batch=True)
             store(cache, cfg, template, state.get("trace_of", {}).get(key), key, comp, cost, via_batch=True)
             job = by_key.get(key)
@@ -190,7 +199,9 @@ def _merge(
             summary.cost_usd += cost
             spent += cost
         else:
-            err = line.get("error") or (resp.get("body") or {}).get("error") or {}
+            body = resp.get("body")
+            err = line.get("error") or (body.get("error") if isinstance(body, dict) else None) or {}
+            err = err if isinstance(err, dict) else {"message": str(err)}
             reasons[key] = cli.scrub(
                 f"batch line failed: {err.get('code') or resp.get('status_code')}: {err.get('message', '')}"
             )

@@ -44,6 +44,7 @@ from ._batch_api import (
 )
 from ._cache import CachedCompletion, JudgeCache, default_cache_path
 from ._client import CallContext, LLMClient, NoReply, Reply, call, call_context, completion_of, progress_bar, store
+from ._completion import Completion, NotACompletion, completion_from_body, completion_from_text, utc_now
 from ._config import (
     PACKAGE_JUDGES_DIR,
     JudgeConfig,
@@ -59,19 +60,17 @@ from ._formats import FORMAT_ORDER, ResponseFormats, rejects_format
 from ._prompt import PromptTemplate, cache_key, fill
 from ._provider import (
     LOCAL_PLACEHOLDER_KEY,
+    MAX_RETRY_AFTER_S,
     Backoff,
-    Completion,
+    EndpointFailing,
     EndpointUnreachable,
     OpenAIProvider,
     RequestFailed,
-    completion_from_body,
-    redact,
     resolve_api_key,
     retry_after_s,
-    scrub_completion,
-    utc_now,
 )
 from ._reply import Answer, CallTally, Parsed, RepairLoop, ask, count, strip_code_fence, with_note
+from ._secrets import mask_credentials, redact, scrub_completion
 from ._server_info import ServerInfo, context_refusal, is_local, probe_server
 from ._sqlite import SQLiteStore, open_store, user_cache_path
 
@@ -86,6 +85,7 @@ __all__ = [
     "CallContext",
     "CallTally",
     "Completion",
+    "EndpointFailing",
     "EndpointUnreachable",
     "FORMAT_ORDER",
     "JudgeCache",
@@ -109,6 +109,10 @@ __all__ = [
     "call",
     "call_context",
     "completion_from_body",
+    "completion_from_text",
+    "mask_credentials",
+    "NotACompletion",
+    "MAX_RETRY_AFTER_S",
     "context_refusal",
     "completion_of",
     "cost_usd",

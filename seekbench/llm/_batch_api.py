@@ -21,7 +21,8 @@ from typing import Final
 
 from .._errors import UserInputError
 from ..traces import write_text
-from ._provider import redact, resolve_api_key, scrub_completion
+from ._provider import resolve_api_key
+from ._secrets import redact, scrub_completion
 
 TERMINAL = ("completed", "failed", "expired", "cancelled")
 ENDPOINT: Final = "/v1/chat/completions"  # Final: the literal type batches.create wants

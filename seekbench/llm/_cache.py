@@ -154,7 +154,7 @@ class JudgeCache(SQLiteStore):
 
     def record_format(self, endpoint: str, model: str, mode: str, *, accepted: bool, reason: str | None) -> None:
         """Remember whether ``endpoint`` accepts ``response_format`` ``mode`` for ``model`` (the last word wins)."""
-        from ._provider import utc_now
+        from ._completion import utc_now
 
         with self._lock:
             self._db.execute(

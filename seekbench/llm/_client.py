@@ -26,7 +26,10 @@ from .._errors import UserInputError
 from ._cache import CachedCompletion, JudgeCache
 from ._cost import Budget, Prices, cost_usd, request_cost_bound
 from ._prompt import PromptTemplate
-from ._provider import Completion, EndpointUnreachable, OpenAIProvider, RequestFailed
+from ._provider import Completion, EndpointFailing, EndpointUnreachable, OpenAIProvider, RequestFailed
+
+#: Requests failing the same way in a row that stop a run (the circuit breaker of :class:`CallContext`).
+STOP_AFTER_FAILURES = 5
 
 
 class CallContext:
@@ -44,10 +47,20 @@ class CallContext:
         The run's first request failure, uncut (status, message, endpoint).
     retries : int
         Retries made by the provider.
+    stop_after : int
+        The circuit breaker: after this many requests in a row fail the same way (the same
+        ``RequestFailed.kind``, each after its own retries), no further request is sent, as for
+        an unreachable endpoint (:class:`EndpointFailing` in ``unreachable``).
     """
 
     def __init__(
-        self, cache: JudgeCache | None, budget: Budget, concurrency: int, *, thread_name: str = "seekbench-answers-io"
+        self,
+        cache: JudgeCache | None,
+        budget: Budget,
+        concurrency: int,
+        *,
+        thread_name: str = "seekbench-answers-io",
+        stop_after: int = STOP_AFTER_FAILURES,
     ) -> None:
         self.cache, self.budget = cache, budget
         self.requests = asyncio.Semaphore(concurrency)
@@ -57,11 +70,34 @@ class CallContext:
         self.unreachable: EndpointUnreachable | None = None
         self.first_error: str | None = None
         self.retries = 0
+        self.stop_after = stop_after
+        self._streak: tuple[str, int] = ("", 0)
 
     def note_failure(self, reason: str) -> None:
         """Keep the run's first request failure, uncut (status, message, endpoint)."""
         if self.first_error is None:
             self.first_error = reason
+
+    def note_outcome(self, failure: RequestFailed | None) -> EndpointUnreachable | None:
+        """Count a request's outcome for the circuit breaker; the error that stops the run, if this one does."""
+        if failure is None:
+            self._streak = ("", 0)
+            return None
+        kind, n = self._streak
+        self._streak = (failure.kind, n + 1 if failure.kind == kind else 1)
+        if isinstance(failure, EndpointUnreachable):
+            return failure
+        if self._streak[1] >= self.stop_after:
+            return EndpointFailing(
+                f"stopped after {self._streak[1]} requests in a row failed the same way ({failure.kind}); "
+                f"last error: {failure.reason}",
+                status=failure.status,
+                attempts=failure.attempts,
+                endpoint=failure.endpoint,
+                message=failure.message,
+                kind=failure.kind,
+            )
+        return None
 
     async def durable(self, fn, *args, **kwargs):
         """Cache work on the single I/O thread (ordered writes; the event loop keeps serving)."""
@@ -231,13 +267,15 @@ async def call(
         except RequestFailed as e:
             ctx.budget.release(bound)
             ctx.note_failure(e.reason)
-            if isinstance(e, EndpointUnreachable) and ctx.unreachable is None:
-                ctx.unreachable = e  # the other requests are not sent: they would fail the same way
-            return NoReply("failed", e.reason, isinstance(e, EndpointUnreachable), e.status, e.message)
+            stop = ctx.note_outcome(e)
+            if stop is not None and ctx.unreachable is None:
+                ctx.unreachable = stop  # the other requests are not sent: they would fail the same way
+            return NoReply("failed", stop.reason if stop else e.reason, stop is not None, e.status, e.message)
         except UserInputError as e:
             ctx.budget.release(bound)
             ctx.fatal = e
             return NoReply("fatal", e.one_line())
+    ctx.note_outcome(None)
     cost = cost_usd(comp.prompt_tokens, comp.completion_tokens, client.prices)
     ctx.budget.settle(bound, cost)
     if cache is not None:

@@ -16,17 +16,21 @@ from __future__ import annotations
 
 import os
 import tomllib
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .._errors import UserInputError
+from .._errors import SeekbenchWarning, UserInputError
 from .._resources import judges_dir
 
 #: The shipped judge files (package data ``seekbench/judges/``), searched after the user's directories.
 PACKAGE_JUDGES_DIR = judges_dir()
 #: Former name of :data:`PACKAGE_JUDGES_DIR`, kept while code written against it is merged.
 REPO_JUDGES_DIR = PACKAGE_JUDGES_DIR
+
+#: How the variable a judge found by name reads its key from must end (``api_key_env``).
+KEY_VARIABLE_SUFFIXES = ("_API_KEY", "_TOKEN")
 
 #: Environment variable listing extra directories of judge files (``os.pathsep``-separated).
 JUDGES_PATH_ENV = "SEEKBENCH_JUDGES_PATH"
@@ -57,6 +61,7 @@ _FLOAT_KEYS = (
     "price_output_per_mtok",
     "batch_discount",
     "timeout_s",
+    "retry_budget_s",
     "backoff_base_s",
     "backoff_max_s",
     "poll_interval_s",
@@ -113,6 +118,8 @@ class JudgeConfig:
     max_repairs: int = 2
     max_attempts: int = 8
     timeout_s: float = 120.0
+    #: Seconds one item (one request and its retries) may take in all; past it the item fails.
+    retry_budget_s: float = 600.0
     backoff_base_s: float = 1.0
     backoff_max_s: float = 60.0
     poll_interval_s: float = 30.0
@@ -212,10 +219,54 @@ def load_judge_config(name_or_path: str | os.PathLike) -> JudgeConfig | dict[str
         (with ``path`` added) for :func:`seekbench.annotate.offline.load_offline_judge`.
     """
     path = find_judge_file(name_or_path)
+    named_by_path = Path(name_or_path).suffix == ".toml" or Path(name_or_path).is_file()
+    cfg = _load(path, named_by_path=named_by_path)
+    if isinstance(cfg, JudgeConfig):
+        notice = shadowing_notice(cfg)
+        if notice:
+            warnings.warn(notice, SeekbenchWarning, stacklevel=2)
+    return cfg
+
+
+def _load(path: Path, *, named_by_path: bool) -> JudgeConfig | dict[str, Any]:
     table = read_judge_table(path)
     if table["kind"] in OFFLINE_KINDS:
         return {**table, "path": str(path)}
-    return _openai_config(table, path)
+    cfg = _openai_config(table, path)
+    if not named_by_path and not cfg.api_key_env.endswith(KEY_VARIABLE_SUFFIXES):
+        # A judge found by name may come from ./judges of whatever folder the command runs in: it
+        # must not be able to send an arbitrary variable (AWS_SECRET_ACCESS_KEY, ...) as a bearer token.
+        raise UserInputError(
+            f"api_key_env is {cfg.api_key_env!r}: a judge found by name may only read a variable ending in "
+            f"{' or '.join(KEY_VARIABLE_SUFFIXES)}; rename the variable, or name the judge by its path "
+            f"(--judge {path}) to use it anyway",
+            file=str(path),
+            path="api_key_env",
+        )
+    return cfg
+
+
+def shadowing_notice(cfg: JudgeConfig) -> str | None:
+    """The line a run prints when its judge file replaces a shipped judge of the same name (None: it does not).
+
+    It names the file, the host requests go to and the variable the key is read from, so a
+    ``./judges/gpt-4.1-mini.toml`` left in a working folder cannot redirect requests unseen.
+    """
+    path = cfg.path
+    if path is None or not (PACKAGE_JUDGES_DIR / path.name).is_file():
+        return None
+    if path.resolve().parent == PACKAGE_JUDGES_DIR.resolve():
+        return None
+    from urllib.parse import urlparse
+
+    from ._secrets import mask_credentials
+
+    url = cfg.resolved_base_url()
+    host = (urlparse(url).netloc if url else "") or "api.openai.com"
+    return (
+        f"judge {path.stem!r} is read from {path}, not the shipped file: requests go to "
+        f"{mask_credentials(host)} with the key from ${cfg.api_key_env}"
+    )
 
 
 def _openai_config(table: dict[str, Any], path: Path) -> JudgeConfig:
@@ -296,7 +347,7 @@ def list_judges() -> list[JudgeInfo]:
             if p.stem in seen:
                 continue
             try:
-                cfg = load_judge_config(p)
+                cfg = _load(p, named_by_path=False)
             except UserInputError as e:
                 seen[p.stem] = JudgeInfo(p.stem, "invalid", None, p, extra={"error": e.one_line()})
                 continue

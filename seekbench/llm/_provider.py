@@ -14,21 +14,22 @@ scrubbed from every message this module produces.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as _dt
 import email.utils
 import os
 import random
-import re
 import time
 from dataclasses import KW_ONLY, dataclass
 from urllib.parse import urlparse
 
 from .._errors import SeekbenchError, UserInputError
+from ._completion import Completion, NotACompletion, completion_from_text
 from ._formats import rejects_format
+from ._secrets import mask_credentials, redact, scrub_completion
 
 #: Sent as the key to a server on this machine when the judge's key variable is unset.
 LOCAL_PLACEHOLDER_KEY = "sk-no-key-local"
-_KEYLIKE = re.compile(r"\b(sk|key|rk)-[A-Za-z0-9_\-*.]{3,}")
 _LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
@@ -47,6 +48,9 @@ class RequestFailed(SeekbenchError):
     attempts: int = 1
     endpoint: str | None = None
     message: str | None = None
+    #: How it failed, for the run's circuit breaker: ``HTTP <status>``, ``timeout``, ``connection``,
+    #: ``not a chat completion``, ``empty answer`` (or ``none``).
+    kind: str = "none"
 
     def __post_init__(self) -> None:
         super().__init__(self.reason)
@@ -60,51 +64,17 @@ class EndpointUnreachable(RequestFailed):
     item would only repeat the error, so the caller stops the run and says so."""
 
 
+class EndpointFailing(EndpointUnreachable):
+    """Requests in a row failed the same way (the circuit breaker of a run): every other item would
+    most likely fail alike, so the caller stops the run as for an unreachable endpoint and says why."""
+
+
+#: The longest ``Retry-After`` honoured, in seconds (longer requests wait this long, within the item's
+#: ``retry_budget_s``).
+MAX_RETRY_AFTER_S = 120.0
+
 #: Connection attempts to an endpoint that has not answered yet before the run is stopped.
 UNREACHABLE_ATTEMPTS = 2
-
-
-@dataclass(frozen=True)
-class Completion:
-    """One successful chat completion, as received."""
-
-    raw: str
-    content: str | None
-    finish_reason: str | None
-    prompt_tokens: int
-    completion_tokens: int
-    latency_s: float | None
-    created: str
-    attempts: int = 1
-
-
-def utc_now() -> str:
-    """ISO 8601 UTC, seconds precision, ``Z`` suffix."""
-    return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
-def redact(text: str, secret: str | None) -> str:
-    """Remove ``secret`` and anything shaped like an API key (``sk-...``) from ``text``."""
-    if secret:
-        text = text.replace(secret, "***")
-    return _KEYLIKE.sub(lambda m: m.group(1) + "-***", text)
-
-
-def scrub_completion(comp: Completion, secret: str | None) -> Completion:
-    """``comp`` with ``secret`` removed from its raw body and content, before anything stores it.
-
-    Only the exact key is removed (an endpoint that echoes it back must not get it
-    into the cache or the output); other text is kept as received.
-    """
-    if not secret or (secret not in comp.raw and secret not in (comp.content or "")):
-        return comp
-    import dataclasses
-
-    return dataclasses.replace(
-        comp,
-        raw=comp.raw.replace(secret, "***"),
-        content=None if comp.content is None else comp.content.replace(secret, "***"),
-    )
 
 
 #: What asks the model, as messages name it: (noun, what to do instead of an LLM).
@@ -161,7 +131,8 @@ class Backoff:
 
     base_s: float = 1.0
     max_s: float = 60.0
-    max_retry_after_s: float = 600.0
+    #: A server asking for longer gets this (the item's retry budget then decides whether to wait).
+    max_retry_after_s: float = MAX_RETRY_AFTER_S
 
     def delay(self, attempt: int, server_asks: float | None, rng: random.Random) -> float:
         wait = rng.uniform(0, min(self.max_s, self.base_s * 2 ** (attempt - 1)))
@@ -202,12 +173,12 @@ class OpenAIProvider:
         return f"OpenAIProvider(judge={self.config.name!r}, base_url={self.base_url!r})"
 
     def scrub(self, text: str) -> str:
-        return redact(text, self._key)
+        return mask_credentials(redact(text, self._key), self.base_url)
 
     @property
     def endpoint(self) -> str:
-        """The chat-completions URL requests go to (for error messages)."""
-        return str(self.client.base_url).rstrip("/") + "/chat/completions"
+        """The chat-completions URL requests go to (for error messages; credentials masked)."""
+        return mask_credentials(str(self.client.base_url).rstrip("/") + "/chat/completions")
 
     async def aclose(self) -> None:
         await self.client.close()
@@ -232,18 +203,28 @@ class OpenAIProvider:
         import openai
 
         cfg = self.config
-        last, status, message = "no attempt made", None, None
+        last, status, message, kind = "no attempt made", None, None, "none"
         where = f"POST {self.endpoint}"
+        began = time.monotonic()
         for attempt in range(1, cfg.max_attempts + 1):
             start = time.monotonic()
             wait_hint = None
             try:
-                resp = await self.client.chat.completions.with_raw_response.create(**body, timeout=cfg.timeout_s)
-                raw = resp.text
-                parsed = resp.parse()
+                # The client's timeout bounds each read; this bounds the whole request (connect and
+                # every read): a server sending a byte every few seconds cannot hold it longer.
+                async with asyncio.timeout(cfg.timeout_s):
+                    resp = await self.client.chat.completions.with_raw_response.create(**body, timeout=cfg.timeout_s)
+                    raw = resp.text
+                self.reached = True
+                comp = completion_from_text(
+                    raw, content_type=resp.headers.get("content-type"), latency_s=round(time.monotonic() - start, 4)
+                )
+            except TimeoutError:
+                kind, last = "timeout", f"timed out: no complete answer within {cfg.timeout_s:g} s ({where})"
             except openai.APIStatusError as e:
                 self.reached = True
                 status = e.status_code
+                kind = f"HTTP {status}"
                 message = self.scrub(_error_message(e))
                 last = f"HTTP {status}: {message} ({where})"
                 if status in (401, 403):
@@ -253,40 +234,57 @@ class OpenAIProvider:
                 if status == 404:
                     raise UserInputError(
                         f"the {self.role} endpoint has no model {cfg.model!r} or no chat completions "
-                        f"at {self.base_url or 'the default OpenAI URL'} ({last})"
+                        f"at {mask_credentials(self.base_url) or 'the default OpenAI URL'} ({last})"
                     ) from None
                 if (status not in (408, 409, 429) and status < 500) or rejects_format(status, message, body):
                     # a refused parameter is not transient: retrying the same body gets the same answer
                     raise RequestFailed(
-                        last, status=status, attempts=attempt, endpoint=self.endpoint, message=message
+                        last, status=status, attempts=attempt, endpoint=self.endpoint, message=message, kind=kind
                     ) from None
                 wait_hint = retry_after_s(e.response.headers)
             except openai.APITimeoutError:
-                last = f"timed out after {cfg.timeout_s:g} s ({where})"
+                kind, last = "timeout", f"timed out after {cfg.timeout_s:g} s ({where})"
             except openai.APIConnectionError as e:
-                last = self.scrub(f"connection error: {_cause(e)} ({where})")
+                kind, last = "connection", self.scrub(f"connection error: {_cause(e)} ({where})")
                 if not self.reached and _refused(e) and attempt >= UNREACHABLE_ATTEMPTS:
                     raise EndpointUnreachable(
                         f"cannot connect after {attempt} attempts; last error: {last}",
                         attempts=attempt,
                         endpoint=self.endpoint,
+                        kind=kind,
                     ) from None
                 if not self.reached and _refused(e):
                     await asyncio.sleep(min(0.5, self.backoff.delay(attempt, None, self._rng)))
                     continue
+            except NotACompletion as e:
+                # a 200 that holds no usable completion: retried like a 5xx (a proxy's error page, a
+                # body cut short, an empty choice list), never handed on half-parsed
+                kind, last = e.kind, self.scrub(f"HTTP {resp.status_code} with {e} ({where})")
             else:
-                self.reached = True
-                return scrub_completion(_completion(raw, parsed, time.monotonic() - start, attempt), self._key)
+                return scrub_completion(dataclasses.replace(comp, attempts=attempt), self._key)
             if attempt < cfg.max_attempts:
+                delay = self.backoff.delay(attempt, wait_hint, self._rng)
+                spent = time.monotonic() - began
+                if spent + delay > cfg.retry_budget_s:
+                    raise RequestFailed(
+                        f"gave up after {attempt} attempts in {spent:.0f} s: waiting {delay:.0f} s more would pass "
+                        f"retry_budget_s = {cfg.retry_budget_s:g} s; last error: {last}",
+                        status=status,
+                        attempts=attempt,
+                        endpoint=self.endpoint,
+                        message=message,
+                        kind=kind,
+                    )
                 if on_retry is not None:
                     on_retry(last)
-                await asyncio.sleep(self.backoff.delay(attempt, wait_hint, self._rng))
+                await asyncio.sleep(delay)
         raise RequestFailed(
             f"gave up after {cfg.max_attempts} attempts; last error: {last}",
             status=status,
             attempts=cfg.max_attempts,
             endpoint=self.endpoint,
             message=message,
+            kind=kind,
         )
 
 
@@ -313,36 +311,3 @@ def _cause(e: BaseException) -> str:
         return str(e) or type(e).__name__
     text = str(cause).strip()
     return f"{type(cause).__name__} ({text})" if text else type(cause).__name__
-
-
-def _completion(raw: str, parsed, latency_s: float, attempts: int) -> Completion:
-    choice = parsed.choices[0] if parsed.choices else None
-    usage = parsed.usage
-    return Completion(
-        raw=raw,
-        content=None if choice is None else choice.message.content,
-        finish_reason=None if choice is None else choice.finish_reason,
-        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-        latency_s=round(latency_s, 4),
-        created=utc_now(),
-        attempts=attempts,
-    )
-
-
-def completion_from_body(body: dict, *, latency_s: float | None = None) -> Completion:
-    """A :class:`Completion` from a chat-completion response body (a Batch API output line)."""
-    import json
-
-    choices = body.get("choices") or [{}]
-    message = choices[0].get("message") or {}
-    usage = body.get("usage") or {}
-    return Completion(
-        raw=json.dumps(body, ensure_ascii=False),
-        content=message.get("content"),
-        finish_reason=choices[0].get("finish_reason"),
-        prompt_tokens=int(usage.get("prompt_tokens") or 0),
-        completion_tokens=int(usage.get("completion_tokens") or 0),
-        latency_s=latency_s,
-        created=utc_now(),
-    )

@@ -208,7 +208,7 @@ def test_trace_job_repairs_then_stops_with_no_request_left(judge_cfg):
     """The job runs the client layer's repair loop; a repair changes the request (note and seed)."""
     from seekbench.annotate._job import INVALID_OUTPUT, TraceJob
     from seekbench.llm import cache_key
-    from seekbench.llm._provider import completion_from_body
+    from seekbench.llm import completion_from_body
 
     cfg = judge_cfg.with_overrides(max_repairs=1)
     template = PromptTemplate.load(cfg.prompt_path, version=cfg.prompt_version)

@@ -11,7 +11,7 @@ from annotate_support import runner_cmd, write_traces
 
 from seekbench import UserInputError
 from seekbench.annotate import annotate
-from seekbench.llm._provider import redact
+from seekbench.llm import redact
 from seekbench.testing import OpenAIServer
 
 SECRET = "sk-seekbench-test-9f8e7d6c5b4a39281706"

@@ -24,7 +24,7 @@ from seekbench.annotate import annotate, parse_judge_output, render_prompt, rule
 from seekbench.llm._fence import json_data, neutralise
 from seekbench.annotate._job import TraceJob
 from seekbench.annotate._prompt import STEPS_BEGIN, TRUNCATION_MARKER
-from seekbench.llm._provider import completion_from_body
+from seekbench.llm import completion_from_body
 from seekbench.testing import OpenAIServer, default_policy
 from seekbench.traces import build_tables, read_traces, validate_trace
 
