@@ -9,7 +9,11 @@ Writes, under ``--out-dir`` (default: the repository root):
   set (rater ``sample-annotator``);
 * ``seekbench/data/sample_second_annotator.jsonl``: a second human rater
   (``sample-annotator-2``) who disagrees on about 15% of the grounding,
-  clarity and sufficiency labels, for agreement examples.
+  clarity and sufficiency labels, for agreement examples;
+* ``seekbench/data/sample_search_r1.jsonl`` and ``sample_release.jsonl``: six of
+  those traces each, written as a Search-R1 run (tagged text, no labels) and in
+  the SeekBench release format (labels inline), for the Quickstart's
+  conversions (``sample_formats.py``).
 
 Everything here is invented for this project. The questions are about the
 fictional province of Vessary (its towns, rivers, engineers and astronomers),
@@ -63,6 +67,8 @@ import string
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sample_formats import RELEASE_TRACES, SEARCH_R1_TRACES, pick, release_record, search_r1_record
+
 SEED = 20261130
 SCHEMA_VERSION = "1.0"
 DATASET = "sample-qa"
@@ -75,6 +81,8 @@ AGENTS = ("careful-planner", "eager-answerer", "looper", "synthesizer")
 TRACES_REL = Path("seekbench") / "data" / "sample_traces.jsonl"
 HUMAN_REL = Path("seekbench") / "data" / "sample_human.jsonl"
 SECOND_REL = Path("seekbench") / "data" / "sample_second_annotator.jsonl"
+SEARCH_R1_REL = Path("seekbench") / "data" / "sample_search_r1.jsonl"
+RELEASE_REL = Path("seekbench") / "data" / "sample_release.jsonl"
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 # --------------------------------------------------------------------------------------------
@@ -1100,16 +1108,19 @@ def _write_jsonl(path: Path, records: list[dict]) -> None:
 
 
 def generate(out_dir: Path) -> dict[str, Path]:
-    """Write the three files under ``out_dir``; return their paths."""
+    """Write the five files under ``out_dir``; return their paths."""
     rng = random.Random(SEED)
     traces = build_traces(rng)
     check_behaviours(traces)
     withheld = withhold_labels(traces, rng)
     first, second = annotation_sets(traces, withheld, rng)
-    paths = {"traces": out_dir / TRACES_REL, "human": out_dir / HUMAN_REL, "second": out_dir / SECOND_REL}
+    paths = {"traces": out_dir / TRACES_REL, "human": out_dir / HUMAN_REL, "second": out_dir / SECOND_REL,
+             "search_r1": out_dir / SEARCH_R1_REL, "release": out_dir / RELEASE_REL}
     _write_jsonl(paths["traces"], traces)
     _write_jsonl(paths["human"], first)
     _write_jsonl(paths["second"], second)
+    _write_jsonl(paths["search_r1"], [search_r1_record(t) for t in pick(traces, SEARCH_R1_TRACES)])
+    _write_jsonl(paths["release"], [release_record(t) for t in pick(traces, RELEASE_TRACES)])
     return paths
 
 

@@ -16,6 +16,8 @@ Layout inside the package::
     data/sample_traces.jsonl            48 sample traces with inline labels
     data/sample_human.jsonl             the same labels as an annotation set
     data/sample_second_annotator.jsonl  a second rater's annotation set
+    data/sample_search_r1.jsonl         6 of the sample traces as a Search-R1 run (no labels)
+    data/sample_release.jsonl           6 others in the SeekBench release format, labels inline
 """
 
 from __future__ import annotations
@@ -29,7 +31,13 @@ from pathlib import Path
 __all__ = ["judges_dir", "prompt_path", "resource_path", "sample_path", "schema_path"]
 
 _PACKAGE = "seekbench"
-_SAMPLES = {"traces": "sample_traces.jsonl", "human": "sample_human.jsonl", "second": "sample_second_annotator.jsonl"}
+_SAMPLES = {
+    "traces": "sample_traces.jsonl",
+    "human": "sample_human.jsonl",
+    "second": "sample_second_annotator.jsonl",
+    "search_r1": "sample_search_r1.jsonl",
+    "release": "sample_release.jsonl",
+}
 
 # Holds files that importlib had to extract (a zipped install) until the interpreter exits.
 _extracted = contextlib.ExitStack()
@@ -95,7 +103,8 @@ def prompt_path(name: str) -> Path:
 
 
 def sample_path(which: str = "traces") -> Path:
-    """Path of a shipped sample file: ``"traces"``, ``"human"`` or ``"second"`` (the second rater).
+    """Path of a shipped sample file: ``"traces"``, ``"human"``, ``"second"`` (the second rater),
+    ``"search_r1"`` (a Search-R1 run) or ``"release"`` (the SeekBench release format).
 
     Examples
     --------

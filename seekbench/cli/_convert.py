@@ -24,7 +24,9 @@ CONVERT_DESCRIPTION = (
     "(docs/formats.md) or to Parquet (one row per step, the trace's "
     "fields beside its steps: the step table DuckDB or Spark read as it is). "
     "Streams: memory does not grow with the corpus. Inline labels stay in the "
-    "traces and are also written as an annotation set with --labels-out."
+    "traces and are also written as an annotation set with --labels-out (a file whose "
+    "traces carry no step label, such as a Search-R1 run, is an error there: label it with "
+    "seekbench annotate)."
 )
 
 
@@ -60,6 +62,11 @@ def _slim(trace: dict) -> dict:
         "inline_labels": trace.get("inline_labels"),
         "steps": [{"index": st["index"], "labels": st.get("labels")} for st in trace["steps"]],
     }
+
+
+def _has_labels(trace: dict) -> bool:
+    """Whether any step of ``trace`` carries a label value (what ``AnnotationSet.from_traces`` keeps)."""
+    return any(v is not None for st in trace["steps"] for v in (st.get("labels") or {}).values())
 
 
 def _short(value: object, width: int = 70) -> str:
@@ -127,16 +134,25 @@ def run(args: argparse.Namespace) -> int:
     label_traces: list[dict] | None = [] if args.labels_out else None
 
     def traces() -> Iterator[dict]:
-        n = 0
+        n = labeled = 0
         for tr in valid_traces(
             args.files, read, format=args.format, skip_invalid=args.skip_invalid, **import_options(args)
         ):
             n += 1
             if label_traces is not None:
                 label_traces.append(_slim(tr))
+                labeled += _has_labels(tr)
             yield tr
-        if not n and not read.skipped:  # raised inside the writer: nothing is written
+        # Both raised inside the writer: nothing is written.
+        if not n and not read.skipped:
             raise UserInputError("no traces found; the file holds no records", file=", ".join(map(str, args.files)))
+        if n and label_traces is not None and not labeled:
+            raise UserInputError(
+                f"--labels-out: none of the {n} traces carries a step label, so there is no annotation set "
+                f"to write; nothing was written. Convert without --labels-out, then label the steps with a "
+                f"judge: seekbench annotate {args.output} --judge rules -o {args.labels_out}",
+                file=", ".join(map(str, args.files)),
+            )
 
     with paused_gc():
         if target == "parquet":

@@ -17,6 +17,7 @@ from .._version import SCHEMA_VERSION, __version__
 COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("_validate", ("validate",)),
     ("_convert", ("convert",)),
+    ("_samples", ("samples",)),
     ("_metrics", ("metrics",)),
     ("_annotate", ("annotate",)),
     ("_judge", ("judge",)),

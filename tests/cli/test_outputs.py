@@ -36,6 +36,7 @@ WRITERS = [
     (("report", SAMPLE, "-o", "OUT"), True),
     (("conformal", "{ok}/e.jsonl", "-o", "OUT"), True),
     (("agree", SAMPLE, "--reference", "inline", "--rater", "{ok}/r.jsonl", "-o", "OUT"), True),
+    (("samples", "-o", "OUT"), True),
 ]
 
 

@@ -20,6 +20,8 @@ FILES = {
     "traces": Path("seekbench") / "data" / "sample_traces.jsonl",
     "human": Path("seekbench") / "data" / "sample_human.jsonl",
     "second": Path("seekbench") / "data" / "sample_second_annotator.jsonl",
+    "search_r1": Path("seekbench") / "data" / "sample_search_r1.jsonl",
+    "release": Path("seekbench") / "data" / "sample_release.jsonl",
 }
 AGENTS = {"careful-planner", "eager-answerer", "looper", "synthesizer"}
 
@@ -200,3 +202,35 @@ def test_annotation_sets_match_the_inline_labels(traces):
     flippable = [(a, b) for a, b in pairs if a["field"] in ("grounding", "clarity", "sufficiency")]
     rate = sum(a["value"] != b["value"] for a, b in flippable) / len(flippable)
     assert 0.10 <= rate <= 0.20, rate
+
+
+def _steps(trace: dict) -> list[tuple]:
+    """What a source format can carry of a step: kind, text or query, documents' titles and texts."""
+    return [
+        (st["kind"], st.get("query") if st["kind"] == "search" else st.get("text") if st["kind"] != "search_result"
+         else None, [(d["title"], d["text"]) for d in st.get("documents") or []])
+        for st in trace["steps"]
+    ]
+
+
+@pytest.mark.parametrize("which,fmt,prefix", [("search_r1", "search_r1", "r1-"), ("release", "seekbench", "release-")])
+def test_the_source_format_samples_import_to_the_sample_traces_they_render(traces, which, fmt, prefix):
+    """Search-R1 and release files written from six sample traces each read back as those traces:
+    same question, gold, answer and steps; the release file with the same labels, the Search-R1 run
+    with none (it carries none)."""
+    from seekbench.traces import read_traces
+
+    by_id = {t["trace_id"]: t for t in traces}
+    read = read_traces(REPO / FILES[which], format=fmt).traces
+    assert len(read) == 6 and len({t["agent"] for t in read}) == 2
+    for t in read:
+        original = by_id[t["trace_id"].replace(prefix, "sample-", 1)]
+        assert (t["agent"], t["question"], t["gold_answers"], t["final_answer"]) == (
+            original["agent"], original["question"], original["gold_answers"], original["final_answer"])
+        assert _steps(t) == _steps(original)
+        labels = [{f: v for f, v in (st.get("labels") or {}).items() if v is not None} for st in original["steps"]]
+        if which == "release":
+            assert [st.get("labels") or {} for st in t["steps"]] == labels
+            assert t["correct"]["value"] == original["correct"]["value"]
+        else:
+            assert any(labels) and not any(st.get("labels") for st in t["steps"])
