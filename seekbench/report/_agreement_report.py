@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._csv import csv_text
 from .._io import write_bytes, write_text
 from .._version import __version__
 from ..analysis import AgreementAnalysis
@@ -281,7 +282,7 @@ def write_agreement_report(agreement: AgreementAnalysis, out_dir: str | os.PathL
     table_paths = []
     for name, df in agreement_tables(agreement).items():
         p = out / "tables" / f"{name}.csv"
-        write_text(p, df.to_csv(index=False))
+        write_text(p, csv_text(df))
         table_paths.append(p)
     when = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     meta = f"seekbench {html.escape(__version__)} &middot; generated {when}"

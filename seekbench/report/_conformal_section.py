@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .._csv import csv_text
 from .._io import write_bytes, write_text
 from .._version import __version__
 from ._figures import figure_png as _png
@@ -235,7 +236,7 @@ def write_conformal_report(result, out_dir: str | os.PathLike) -> ConformalRepor
         fig_paths.append(p)
     for name, df in tables.items():
         p = out / "tables" / f"{name}.csv"
-        write_text(p, df.to_csv(index=False))
+        write_text(p, csv_text(df))
         table_paths.append(p)
     when = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     meta = f"seekbench {html.escape(__version__)} &middot; generated {when}"
