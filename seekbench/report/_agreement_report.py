@@ -298,11 +298,13 @@ def agreement_markdown(agreement: AgreementAnalysis, *, explorer: bool = False) 
     """The agreement section as Markdown: kappa and AC1 per rater, field and step kind, and the
     disagreement examples (the figures and detail tables are in the HTML page and tables/)."""
     from ._markdown import _md_table
+    from ._markdown_text import md_text
 
     shown = _summary_table(agreement.result.summary)
     out = [
         "## Judge agreement with the reference\n",
-        f"Reference: {agreement.result.reference}; raters: {', '.join(map(str, agreement.result.raters))}.\n",
+        f"Reference: {md_text(agreement.result.reference)}; raters: "
+        f"{', '.join(md_text(r) for r in agreement.result.raters)}.\n",
         _md_table(shown),
         "",
     ]

@@ -17,6 +17,7 @@ from ..analysis import CompletenessAnalysis
 from ._figures import figure_html
 from ._figures import figure_png as _png
 from ._markdown import _md_table
+from ._markdown_text import md_text
 from ._tables import fmt
 from ._tables import html_table as _table
 
@@ -175,7 +176,7 @@ def completeness_section(analysis: CompletenessAnalysis | None, *, figure_dir: s
     ]
     md = [
         "## Completeness (seeking environment)\n",
-        intro + "\n",
+        md_text(intro) + "\n",
         "### Per agent\n",
         _md_table(joint),
         "\n### Per agent and belief representation\n",

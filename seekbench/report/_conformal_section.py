@@ -23,6 +23,7 @@ from .._version import __version__
 from ._figures import figure_png as _png
 from ._html import _img
 from ._markdown import _md_table
+from ._markdown_text import md_text
 from ._page import html_page, markdown_page
 from ._tables import fmt
 from ._tables import html_table as _table
@@ -187,7 +188,7 @@ def conformal_section(result) -> tuple[str, str, dict[str, bytes], dict[str, pd.
             f"{_img(figures[nc], nc)}<figcaption>{html.escape(name)}: calibration scores and q_hat."
             "</figcaption></figure></div>"
         )
-        m.append(f"![{name}: scatter](figures/{sc}.png) ![{name}: nonconformity](figures/{nc}.png)\n")
+        m.append(f"![{md_text(name)}: scatter](figures/{sc}.png) ![{md_text(name)}: nonconformity](figures/{nc}.png)\n")
     if len(result.unscored):
         h += [
             "<h3>Unscored states</h3><p>Left out of both halves for that estimator.</p>",
@@ -217,7 +218,7 @@ def conformal_section(result) -> tuple[str, str, dict[str, bytes], dict[str, pd.
         m += ["\n### Variance decomposition\n", text + "\n", _md_table(result.anova)]
     if result.warnings:
         h.append("<div class='warn'>" + "<br>".join(html.escape(w) for w in result.warnings) + "</div>")
-        m.append("\n" + "\n".join(f"> {w}" for w in result.warnings))
+        m.append("\n" + "\n".join(f"> {md_text(w)}" for w in result.warnings))
     h.append("</section>")
     return "\n".join(h), "\n".join(m) + "\n", figures, tables
 
