@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._csv import csv_text
+from .._figure_text import figure_text
 from .._io import write_bytes, write_text
 from .._version import __version__
 from ..analysis import AgreementAnalysis
@@ -66,9 +67,9 @@ def agreement_figures(agreement: AgreementAnalysis) -> dict[str, bytes]:
             plot_confusion_matrix(
                 result.confusion[(r, f, kind)],
                 ax=ax,
-                title=f"{r}\nkappa {fmt(row['kappa'])}, AC1 {fmt(row['ac1'])}, n {row['n_compared']}",
+                title=f"{figure_text(r)}\nkappa {fmt(row['kappa'])}, AC1 {fmt(row['ac1'])}, n {row['n_compared']}",
             )
-        fig.suptitle(f"{_stratum_name(f, kind)}: reference (rows) vs rater (columns)", fontsize=10)
+        fig.suptitle(f"{figure_text(_stratum_name(f, kind))}: reference (rows) vs rater (columns)", fontsize=10)
         out[f"agreement_confusion_{f}_{kind}"] = _png(fig)
     if len(result.costs) and agreement.cost_axis is not None:
         points, axis = agreement.kappa_cost, agreement.cost_axis

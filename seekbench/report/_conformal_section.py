@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from .._csv import csv_text
+from .._figure_text import figure_text
 from .._io import write_bytes, write_text
 from .._version import __version__
 from ._figures import figure_png as _png
@@ -60,9 +61,13 @@ def conformal_figures(result) -> dict[str, bytes]:
         if ref.empty or scores is None:
             continue
         q = float(ref["q_hat"].iloc[0])
-        out[f"conformal_scatter_{_slug(name)}"] = _png(plot_conformal_scatter(ref, q, title=f"{name}: test half"))
+        out[f"conformal_scatter_{_slug(name)}"] = _png(
+            plot_conformal_scatter(ref, q, title=f"{figure_text(name)}: test half")
+        )
         out[f"conformal_nonconformity_{_slug(name)}"] = _png(
-            plot_nonconformity_hist(scores, q, alpha=alpha, title=f"{name}: calibration scores (n = {len(scores)})")
+            plot_nonconformity_hist(
+                scores, q, alpha=alpha, title=f"{figure_text(name)}: calibration scores (n = {len(scores)})"
+            )
         )
     return out
 
