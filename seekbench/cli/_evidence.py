@@ -171,9 +171,10 @@ def run_coverage(args: argparse.Namespace) -> int:
         )
     summary = res.summary(() if args.by == "none" else (args.by,))
     if args.per_trace:
+        from .._csv import csv_text
         from .._io import write_text
 
-        write_text(args.per_trace, res.per_trace.to_csv(index=False))
+        write_text(args.per_trace, csv_text(res.per_trace))
     failed = llm.failed if llm is not None else 0  # the offline rule matcher cannot fail
     if llm is not None and failed:
         print(

@@ -112,6 +112,7 @@ def load_any_traces(args: argparse.Namespace) -> list[dict]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .._csv import csv_text
     from .._io import write_jsonl, write_text
     from ..answers import judge_answers
 
@@ -127,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     )
     write_jsonl(args.output, res.traces)
     if args.decisions:
-        write_text(args.decisions, res.decisions.to_csv(index=False))
+        write_text(args.decisions, csv_text(res.decisions))
     text = res.format() + f"\nwrote {len(res.traces)} traces to {args.output}"
     payload = {**res.to_dict(), "output": args.output}
     return finish(args, payload, text, failed=bool(res.counts["pending"]), text_to=sys.stderr)

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from .._figure_text import figure_text
+
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
@@ -45,7 +47,9 @@ def plot_erf(
     ci_alpha : float, default 0.25
         Opacity of the band.
     **kw
-        Passed to ``Axes.step`` for the curve (``color``, ``label``, ``linewidth``, ...).
+        Passed to ``Axes.step`` for the curve (``color``, ``label``, ``linewidth``, ...). Without
+        ``label`` the fitter's label is used, escaped so that matplotlib draws it as written
+        (:func:`seekbench._figure_text.figure_text`); a ``label`` given is drawn as matplotlib reads it.
 
     Returns
     -------
@@ -71,7 +75,7 @@ def plot_erf(
     if until is not None and len(curve) and until > curve.index.max():
         curve = pd.concat([curve, curve.iloc[[-1]].set_axis([until])])
     t = curve.index.to_numpy(dtype=float)
-    kw.setdefault("label", fitter.label_)
+    kw.setdefault("label", figure_text(fitter.label_))
     (line,) = ax.step(t, curve["erf"].to_numpy(), where="post", **kw)
     color = line.get_color()
     if ci:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._figure_text import figure_text
 from ._figures import _axes, legend_outside, wrap_name
 
 
@@ -48,11 +49,11 @@ def plot_confusion_matrix(confusion: pd.DataFrame, *, ax=None, title: str | None
                 color="white" if shade[i, j] > 0.6 else "#1b1b1b",
             )
     ax.set_xticks(range(len(confusion.columns)))
-    ax.set_xticklabels([str(c) for c in confusion.columns], rotation=35, ha="right", fontsize=7)
+    ax.set_xticklabels([figure_text(c) for c in confusion.columns], rotation=35, ha="right", fontsize=7)
     ax.set_yticks(range(q))
-    ax.set_yticklabels([str(c) for c in confusion.index], fontsize=7)
-    ax.set_ylabel(str(confusion.index.name or "reference"), fontsize=8)
-    ax.set_xlabel(str(confusion.columns.name or "rater"), fontsize=8)
+    ax.set_yticklabels([figure_text(c) for c in confusion.index], fontsize=7)
+    ax.set_ylabel(figure_text(confusion.index.name or "reference"), fontsize=8)
+    ax.set_xlabel(figure_text(confusion.columns.name or "rater"), fontsize=8)
     if title:
         ax.set_title(title, fontsize=9)
     return ax
@@ -122,12 +123,12 @@ def plot_kappa_cost(
         ax.set_xlim(left=min(0.0, float(np.nanmin(x[drawn]))), right=right)
     for xi, yi, name in zip(x[drawn], val[drawn], points["rater"][drawn], strict=True):
         ax.annotate(wrap_name(name, 18), (xi, yi), fontsize=7, xytext=(5, 4), textcoords="offset points")
-    missing = [str(r) for r, d in zip(points["rater"], drawn, strict=True) if not d]
+    missing = [figure_text(r) for r, d in zip(points["rater"], drawn, strict=True) if not d]
     label = AXIS_LABELS.get(axis, axis)
     if missing:
         label += "\nnot drawn (no value recorded): " + ", ".join(missing)
     ax.set_xlabel(label)
-    ax.set_ylabel({"kappa": "Cohen's kappa", "ac1": "Gwet's AC1"}.get(score, score) + f" ({field})")
+    ax.set_ylabel({"kappa": "Cohen's kappa", "ac1": "Gwet's AC1"}.get(score, score) + f" ({figure_text(field)})")
     ax.set_title("Agreement with the reference vs. " + AXIS_LABELS.get(axis, axis).split(" (")[0], fontsize=10)
     ax.grid(alpha=0.3)
     legend_outside(ax, where="below", ncol=2)

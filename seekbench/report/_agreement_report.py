@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._csv import csv_text
+from .._figure_text import figure_text
 from .._io import write_bytes, write_text
 from .._version import __version__
 from ..analysis import AgreementAnalysis
@@ -65,9 +67,9 @@ def agreement_figures(agreement: AgreementAnalysis) -> dict[str, bytes]:
             plot_confusion_matrix(
                 result.confusion[(r, f, kind)],
                 ax=ax,
-                title=f"{r}\nkappa {fmt(row['kappa'])}, AC1 {fmt(row['ac1'])}, n {row['n_compared']}",
+                title=f"{figure_text(r)}\nkappa {fmt(row['kappa'])}, AC1 {fmt(row['ac1'])}, n {row['n_compared']}",
             )
-        fig.suptitle(f"{_stratum_name(f, kind)}: reference (rows) vs rater (columns)", fontsize=10)
+        fig.suptitle(f"{figure_text(_stratum_name(f, kind))}: reference (rows) vs rater (columns)", fontsize=10)
         out[f"agreement_confusion_{f}_{kind}"] = _png(fig)
     if len(result.costs) and agreement.cost_axis is not None:
         points, axis = agreement.kappa_cost, agreement.cost_axis
@@ -281,7 +283,7 @@ def write_agreement_report(agreement: AgreementAnalysis, out_dir: str | os.PathL
     table_paths = []
     for name, df in agreement_tables(agreement).items():
         p = out / "tables" / f"{name}.csv"
-        write_text(p, df.to_csv(index=False))
+        write_text(p, csv_text(df))
         table_paths.append(p)
     when = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     meta = f"seekbench {html.escape(__version__)} &middot; generated {when}"
@@ -297,11 +299,13 @@ def agreement_markdown(agreement: AgreementAnalysis, *, explorer: bool = False) 
     """The agreement section as Markdown: kappa and AC1 per rater, field and step kind, and the
     disagreement examples (the figures and detail tables are in the HTML page and tables/)."""
     from ._markdown import _md_table
+    from ._markdown_text import md_text
 
     shown = _summary_table(agreement.result.summary)
     out = [
         "## Judge agreement with the reference\n",
-        f"Reference: {agreement.result.reference}; raters: {', '.join(map(str, agreement.result.raters))}.\n",
+        f"Reference: {md_text(agreement.result.reference)}; raters: "
+        f"{', '.join(md_text(r) for r in agreement.result.raters)}.\n",
         _md_table(shown),
         "",
     ]

@@ -10,6 +10,7 @@ import pandas as pd
 
 from ..analysis import HEADLINE_METRICS, Comparison, HeadlineMetric
 from ._glossary import header_cell, term
+from ._markdown_text import md_text
 
 _ARROW = {"higher": "\u2191", "lower": "\u2193"}
 #: Styles of this section only (the page's stylesheet is shared by every report page).
@@ -187,13 +188,13 @@ def comparison_markdown(c: Comparison, table) -> str:
     lines = ["## Which agent is better\n"]
     for r in c.metrics.itertuples():
         m = metrics[r.metric]
-        lines.append(f"- **{m.name}** ({_ARROW[m.better]} {m.direction}): {r.sentence}")
+        lines.append(f"- **{m.name}** ({_ARROW[m.better]} {m.direction}): {md_text(r.sentence)}")
     lines += [
         "",
-        _paired_note(c) + "\n",
+        md_text(_paired_note(c)) + "\n",
         "### Values and order\n",
         table(_frame(_grid(c.values, c.agents), _value_text)),
-        f"\n### Differences against {c.baseline}\n",
+        f"\n### Differences against {md_text(c.baseline)}\n",
         table(_frame(_grid(c.against_baseline(), _others(c)), _difference_text)),
         "",
     ]

@@ -13,6 +13,7 @@ import pandas as pd
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
+from .._figure_text import figure_text
 from ._figures import _axes, curves_axes, wrap_name
 
 _CURVE_LABELS = {
@@ -127,7 +128,7 @@ def plot_topic_agent_heatmap(table: pd.DataFrame, ax: Axes | None = None, *, tit
                     color="white" if not np.isnan(v) and v < 0.6 else "black",
                 )
     ax.set_xticks(range(len(table.columns)), [wrap_name(c, 14) for c in table.columns], fontsize=8)
-    ax.set_yticks(range(len(table.index)), [str(i) for i in table.index], fontsize=8)
+    ax.set_yticks(range(len(table.index)), [figure_text(i) for i in table.index], fontsize=8)
     ax.set_title(title or "Final completeness by topic and agent", fontsize=10)
     return ax
 

@@ -13,10 +13,12 @@ import html
 
 import pandas as pd
 
+from .._figure_text import figure_text
 from ..analysis import CompletenessAnalysis
 from ._figures import figure_html
 from ._figures import figure_png as _png
 from ._markdown import _md_table
+from ._markdown_text import md_text
 from ._tables import fmt
 from ._tables import html_table as _table
 
@@ -106,7 +108,7 @@ def completeness_section(analysis: CompletenessAnalysis | None, *, figure_dir: s
         title = None if band == "ci" else "Completeness over steps (band: +- 1 std)"
         figures["completeness_curves"] = _png(plot_completeness_curves(curves, band=True, title=title))
     if not topics.empty:
-        title = f"Final completeness by topic and agent ({topic_belief} belief)"
+        title = f"Final completeness by topic and agent ({figure_text(topic_belief)} belief)"
         figures["completeness_topics"] = _png(plot_topic_agent_heatmap(topics, title=title))
     if not diversity.empty and diversity["diversity"].notna().any():
         figures["query_diversity"] = _png(plot_query_diversity(diversity))
@@ -175,7 +177,7 @@ def completeness_section(analysis: CompletenessAnalysis | None, *, figure_dir: s
     ]
     md = [
         "## Completeness (seeking environment)\n",
-        intro + "\n",
+        md_text(intro) + "\n",
         "### Per agent\n",
         _md_table(joint),
         "\n### Per agent and belief representation\n",

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from .._figure_text import figure_text
 from ._figures import _axes, legend_outside
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -121,11 +122,11 @@ def plot_coverage_by_bin(bins: pd.DataFrame, target: float, ax: Axes | None = No
             width=width,
             yerr=None if err is None else np.nan_to_num(err),
             capsize=2,
-            label=str(name),
+            label=figure_text(name),
             alpha=0.85,
         )
     ax.axhline(target, color="black", linestyle="--", linewidth=1, label=f"target {target:g}")
-    ax.set_xticks(pos, labels, fontsize=8)
+    ax.set_xticks(pos, [figure_text(b) for b in labels], fontsize=8)
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("true completeness bin")
     ax.set_ylabel("test coverage")

@@ -17,11 +17,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from .._csv import csv_text
+from .._figure_text import figure_text
 from .._io import write_bytes, write_text
 from .._version import __version__
 from ._figures import figure_png as _png
 from ._html import _img
 from ._markdown import _md_table
+from ._markdown_text import md_text
 from ._page import html_page, markdown_page
 from ._tables import fmt
 from ._tables import html_table as _table
@@ -58,9 +61,13 @@ def conformal_figures(result) -> dict[str, bytes]:
         if ref.empty or scores is None:
             continue
         q = float(ref["q_hat"].iloc[0])
-        out[f"conformal_scatter_{_slug(name)}"] = _png(plot_conformal_scatter(ref, q, title=f"{name}: test half"))
+        out[f"conformal_scatter_{_slug(name)}"] = _png(
+            plot_conformal_scatter(ref, q, title=f"{figure_text(name)}: test half")
+        )
         out[f"conformal_nonconformity_{_slug(name)}"] = _png(
-            plot_nonconformity_hist(scores, q, alpha=alpha, title=f"{name}: calibration scores (n = {len(scores)})")
+            plot_nonconformity_hist(
+                scores, q, alpha=alpha, title=f"{figure_text(name)}: calibration scores (n = {len(scores)})"
+            )
         )
     return out
 
@@ -186,7 +193,7 @@ def conformal_section(result) -> tuple[str, str, dict[str, bytes], dict[str, pd.
             f"{_img(figures[nc], nc)}<figcaption>{html.escape(name)}: calibration scores and q_hat."
             "</figcaption></figure></div>"
         )
-        m.append(f"![{name}: scatter](figures/{sc}.png) ![{name}: nonconformity](figures/{nc}.png)\n")
+        m.append(f"![{md_text(name)}: scatter](figures/{sc}.png) ![{md_text(name)}: nonconformity](figures/{nc}.png)\n")
     if len(result.unscored):
         h += [
             "<h3>Unscored states</h3><p>Left out of both halves for that estimator.</p>",
@@ -216,7 +223,7 @@ def conformal_section(result) -> tuple[str, str, dict[str, bytes], dict[str, pd.
         m += ["\n### Variance decomposition\n", text + "\n", _md_table(result.anova)]
     if result.warnings:
         h.append("<div class='warn'>" + "<br>".join(html.escape(w) for w in result.warnings) + "</div>")
-        m.append("\n" + "\n".join(f"> {w}" for w in result.warnings))
+        m.append("\n" + "\n".join(f"> {md_text(w)}" for w in result.warnings))
     h.append("</section>")
     return "\n".join(h), "\n".join(m) + "\n", figures, tables
 
@@ -235,7 +242,7 @@ def write_conformal_report(result, out_dir: str | os.PathLike) -> ConformalRepor
         fig_paths.append(p)
     for name, df in tables.items():
         p = out / "tables" / f"{name}.csv"
-        write_text(p, df.to_csv(index=False))
+        write_text(p, csv_text(df))
         table_paths.append(p)
     when = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     meta = f"seekbench {html.escape(__version__)} &middot; generated {when}"

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ._explorer_section import explorer_link
 from ._glossary import header_cell
+from ._markdown_text import md_text
 
 _INTRO = (
     "A few steps per field where the judge's label differs from the reference's (those with the judge's "
@@ -58,13 +59,14 @@ def disagreement_examples_markdown(examples: pd.DataFrame, *, explorer: bool) ->
         return "### Disagreement examples\n\nThe judges agree with the reference on every compared step.\n"
     lines = ["### Disagreement examples\n", _INTRO + ".\n"]
     for (rater, fld, kind), g in _groups(examples):
-        lines.append(f"**{fld} ({kind} steps): {rater}**\n")
+        lines.append(f"**{md_text(fld)} ({md_text(kind)} steps): {md_text(rater)}**\n")
         for r in g.itertuples():
-            tid = f"[{r.trace_id}]({explorer_link(trace=r.trace_id)})" if explorer else str(r.trace_id)
-            expl = f" Judge's explanation: {r.explanation}" if isinstance(r.explanation, str) else ""
-            text = str(r.text).replace("\n", " ")
+            tid = md_text(r.trace_id)
+            tid = f"[{tid}]({explorer_link(trace=r.trace_id)})" if explorer else tid
+            expl = f" Judge's explanation: {md_text(r.explanation)}" if isinstance(r.explanation, str) else ""
             lines.append(
-                f'- {tid} ({r.agent}, step {r.step}): reference **{r.reference}**, judge **{r.judge}**. "{text}"{expl}'
+                f"- {tid} ({md_text(r.agent)}, step {md_text(r.step)}): reference **{md_text(r.reference)}**, "
+                f'judge **{md_text(r.judge)}**. "{md_text(r.text)}"{expl}'
             )
         lines.append("")
     return "\n".join(lines)

@@ -11,6 +11,7 @@ import pandas as pd
 from ..analysis import AuditAnalysis
 from ._explorer_page import PAGE
 from ._glossary import header_cell
+from ._markdown_text import md_text
 
 
 def explorer_link(**params: str) -> str:
@@ -105,14 +106,16 @@ def audit_section(audit: AuditAnalysis, *, explorer: bool = True) -> tuple[str, 
         "## Per-trace audit\n",
         lead + (f" Trace explorer: [{PAGE}]({PAGE})." if explorer else "") + "\n",
         "\n".join(f"- **{f}**: {definitions[f]}" for f in flags) + "\n",
-        f"Thresholds: {thresholds}. " + score.replace("<code>", "`").replace("</code>", "`") + "\n",
+        f"Thresholds: {md_text(thresholds)}. " + score.replace("<code>", "`").replace("</code>", "`") + "\n",
         "| agent | traces | flagged | " + " | ".join(flags) + " | mean score | worst traces |",
         "|---" * (5 + len(flags)) + "|",
     ]
     for r in rates.to_dict("records"):
         ids = worst.loc[worst["agent"] == r["agent"], "trace_id"].tolist()
-        links = ", ".join(f"[{t}]({explorer_link(trace=t)})" if explorer else str(t) for t in ids) or "none"
-        agent = str(r["agent"]).replace("|", "\\|")
+        links = (
+            ", ".join(f"[{md_text(t)}]({explorer_link(trace=t)})" if explorer else md_text(t) for t in ids) or "none"
+        )
+        agent = md_text(r["agent"])
         md.append(
             f"| {agent} | {r['n_traces']} | "
             + " | ".join(_pct(r[c]) for c in ("flagged", *flags))

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from .._figure_text import figure_text
+
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
@@ -26,12 +28,13 @@ def _axes(ax, figsize=(6.4, 4.0)):
 
 
 def wrap_name(name: object, width: int = 20) -> str:
-    r"""A name whole, broken into lines of about ``width`` characters after ``-``, ``_``, ``/`` or a space.
+    r"""A name whole, broken into lines of about ``width`` characters after ``-``, ``_``, ``/`` or a space,
+    and escaped by :func:`~seekbench._figure_text.figure_text` so matplotlib draws it as written.
 
     >>> wrap_name("SearchR1-nq_hotpotqa_train-qwen2.5-7b-em-ppo-v0.3")
     'SearchR1-nq_\nhotpotqa_train-\nqwen2.5-7b-em-ppo-\nv0.3'
-    >>> wrap_name("looper")
-    'looper'
+    >>> wrap_name("looper"), wrap_name("$$")
+    ('looper', '\\$\\$')
     """
     import re
 
@@ -42,7 +45,7 @@ def wrap_name(name: object, width: int = 20) -> str:
             lines.append(line)
             line = ""
         line += piece
-    return "\n".join([*lines, line] if line else lines) or str(name)
+    return figure_text("\n".join([*lines, line] if line else lines) or str(name))
 
 
 def legend_outside(ax: Axes, *, where: str = "right", ncol: int = 1, **kw):
@@ -127,7 +130,7 @@ def plot_rqi_heatmap(table: pd.DataFrame, counts: pd.DataFrame | None = None, ax
     values = table.to_numpy(dtype=float)
     im = ax.imshow(np.ma.masked_invalid(values), cmap="viridis", vmin=0, vmax=1, aspect="auto")
     ax.set_xticks(range(len(table.columns)), [wrap_name(c, 14) for c in table.columns], fontsize=7)
-    ax.set_yticks(range(len(table.index)), list(table.index), fontsize=8)
+    ax.set_yticks(range(len(table.index)), [figure_text(i) for i in table.index], fontsize=8)
     for i in range(values.shape[0]):
         for j in range(values.shape[1]):
             v = values[i, j]

@@ -10,16 +10,18 @@ from ..analysis import Analysis
 from ._comparison_section import comparison_markdown
 from ._explorer_section import audit_section
 from ._figures import NO_CALIBRATION
+from ._markdown_text import md_text
 from ._page import markdown_page
 from ._tables import display_table, fmt, fmt_p
 from ._toc import markdown_toc
 
 
 def _md_table(df: pd.DataFrame) -> str:
-    cols = [str(c) for c in df.columns]
+    """``df`` as a Markdown table: every header and cell through :func:`md_text`, numbers through :func:`fmt`."""
+    cols = [md_text(c) for c in df.columns]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for _, r in df.iterrows():
-        lines.append("| " + " | ".join(fmt(r[c]).replace("|", "\\|") for c in df.columns) + " |")
+        lines.append("| " + " | ".join(md_text(fmt(r[c])) for c in df.columns) + " |")
     return "\n".join(lines)
 
 
@@ -39,8 +41,8 @@ def render_markdown(
     mt = display_table(c.summary.groups, c.by)
     meta = (
         f"seekbench {prov.seekbench_version}, generated {prov.generated}; {a.n_traces} traces; "
-        f"labels: {prov.inputs.get('labels', 'inline')}"
-        + (f" ({prov.inputs['labeled_steps']})" if "labeled_steps" in prov.inputs else "")
+        f"labels: {md_text(prov.inputs.get('labels', 'inline'))}"
+        + (f" ({md_text(prov.inputs['labeled_steps'])})" if "labeled_steps" in prov.inputs else "")
         + "."
     )
     out = [comparison_markdown(a.comparison, _md_table)] if a.comparison is not None else []
@@ -66,7 +68,7 @@ def render_markdown(
         f"![Evidence prevalence]({figure_files['prevalence']})\n",
         audit_section(a.audit, explorer=explorer)[1],
         "\n## Options\n",
-        "\n".join(f"- {k}: {v}" for k, v in prov.options.items()),
+        "\n".join(f"- {md_text(k)}: {md_text(v)}" for k, v in prov.options.items()),
     ]
     if any(c.unusable.values()):
         out.append("\nNot usable: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in c.unusable.items() if v))

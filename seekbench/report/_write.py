@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .._csv import csv_text
 from .._io import write_bytes, write_text
 from ..analysis import Analysis
 from ._explorer_page import write_explorer
@@ -107,14 +108,6 @@ def record_written(out_dir: str | os.PathLike, writer: str, paths) -> list[Path]
     return removed
 
 
-def _csv(df: pd.DataFrame) -> str:
-    out = df.copy()
-    for col in out.columns:
-        if out[col].map(lambda v: isinstance(v, (list, tuple, dict))).any():
-            out[col] = out[col].map(lambda v: str(v) if isinstance(v, (list, tuple, dict)) else v)
-    return out.to_csv(index=False)
-
-
 def write_report(analysis: Analysis, out_dir: str | os.PathLike) -> ReportFiles:
     """Render an analysis and write it under ``out_dir``.
 
@@ -172,7 +165,7 @@ def write_report(analysis: Analysis, out_dir: str | os.PathLike) -> ReportFiles:
     table_paths = []
     for name, df in tables.items():
         p = out / "tables" / f"{name}.csv"
-        write_text(p, _csv(df))
+        write_text(p, csv_text(df))
         table_paths.append(p)
     md = out / "report.md"
     write_text(

@@ -163,3 +163,51 @@ def test_kappa_cost_draws_real_axes_and_the_pareto_staircase():
     assert_legend_outside(ax)
     names = {t.get_text() for t in ax.texts}
     assert {"fast", "mid", "slow"} <= names and "rules" not in names
+
+
+#: Names that matplotlib's mathtext would parse (and fail on) unless escaped; `_` first hides a legend entry.
+MATH_NAMES = [r"$\x$", "$$", r"\frac{", "_^{}", r"a $b$ \$c"]
+
+
+def _shown(fig) -> str:
+    """Everything the drawn figure says, as the reader sees it: no Text is mathtext, ``\\$`` shows as ``$``."""
+    from matplotlib.cbook import is_math_text
+    from matplotlib.text import Text
+
+    fig.canvas.draw()  # raised ValueError inside mathtext before the names were escaped
+    texts = [t.get_text() for t in fig.findobj(Text) if t.get_visible()]
+    assert not [s for s in texts if is_math_text(s)]
+    return " | ".join(s.replace("\\$", "$").replace("\u200b", "").replace("\n", "") for s in texts)
+
+
+def test_names_are_drawn_as_written():
+    from seekbench.report._agreement_plots import plot_confusion_matrix
+
+    names = MATH_NAMES[:4]
+    axes = [
+        plot_erf_curves(_fitters(dict.fromkeys(names, 4))),
+        plot_rqi_heatmap(pd.DataFrame(np.full((2, 4), 0.5), columns=names, index=["$A$", "B"])),
+        plot_calibration(pd.DataFrame(np.full((3, 4), 0.5), columns=names, index=range(3))),
+        plot_evidence_prevalence(pd.DataFrame({0: 0.2, 1: 0.3, 2: 0.5}, index=names)),
+        plot_completeness_curves(pd.DataFrame({"agent": names, "belief": "oracle", "step": 0, "mean": 0.5})),
+        plot_query_diversity(pd.DataFrame({"agent": names, "belief": "$o$", "step": 1, "diversity": 0.5})),
+        plot_coverage_by_bin(pd.DataFrame({"estimator": names, "bin": "$0$-1", "coverage": 0.9}), 0.9),
+        plot_confusion_matrix(pd.DataFrame([[1, 2], [3, 4]], index=pd.Index(names[:2], name=names[2]),
+                                           columns=pd.Index(names[2:], name=names[3]))),
+        plot_kappa_cost(pd.DataFrame({"rater": names, "cost_per_trace": [1.0, 2.0, 3.0, np.nan], "score": 0.5,
+                                      "lower": 0.4, "upper": 0.6, "on_front": True}), field="$f$"),
+    ]
+    for ax in axes:
+        shown = _shown(ax.figure)
+        for name in names:
+            assert name in shown, (name, shown)
+    assert "$A$" in _shown(axes[1].figure) and "$o$" in _shown(axes[5].figure) and "$f$" in _shown(axes[8].figure)
+    legend = [t.get_text() for t in axes[0].get_legend().get_texts()]
+    assert len(legend) == 4  # "_^{}" is not left out of the legend
+
+
+def test_a_fitters_own_label_is_drawn_as_written():
+    fitter = _fitters({MATH_NAMES[4]: 3})[MATH_NAMES[4]]
+    ax = fitter.plot()
+    assert [t.get_text() for t in ax.legend().get_texts()] == [r"a \$b\$ \\$c"]  # each $ escaped once
+    assert MATH_NAMES[4] in _shown(ax.figure)
