@@ -43,7 +43,7 @@ from ._batch import run_batch
 from ._job import TraceJob
 from ._offline_run import annotate_offline
 from ._output import AnnotationOutput, start_run
-from ._replay import feed, tally
+from ._replay import count_labels, feed, tally
 from ._summary import AnnotateSummary
 
 #: ``--granularity``: one request per trace (the default), or one per step (the published design).
@@ -158,17 +158,36 @@ class _OnlineRun:
         self._refresh()
         return True
 
+    async def leave(self, job: TraceJob) -> None:
+        """Record a trace the run stopped before finishing (not started, or stopped between requests):
+        its labels so far and, for each label it still owes, an unscored ``not_sent`` record with the
+        reason, so the output holds every trace asked for; a re-run asks for those again."""
+        self.summary.not_started += 1
+        if self.ctx.fatal is not None:
+            return
+        if self.ctx.unreachable is not None:
+            reason = f"the endpoint cannot be reached: {self.ctx.unreachable.reason}"
+        else:
+            limit = self.summary.budget_usd
+            reason = "the budget" + (f" of ${limit:.4f}" if limit is not None else "") + " would be exceeded"
+        job.stop(reason)
+        records = job.records(rater=self.rater, served=self.server.provenance())
+        await self._durable(self.out.append, records)
+        count_labels(self.summary, records)
+        self.bar.update(1)
+
     async def main(self, todo: list[dict], concurrency: int) -> None:
         pending = iter(todo)
 
         async def worker() -> None:
             for trace in pending:
-                if self.ctx.stopped_by_budget or self.ctx.unreachable is not None or self.ctx.fatal is not None:
+                if self.ctx.fatal is not None:  # the run raises it (exit 2): nothing more is written
                     self.summary.not_started += 1
                     continue
+                # once the run has stopped, a job still gets what the cache holds, then stops at its first request
                 job = self.job(trace)
                 if not await self.run_job(job):
-                    self.summary.not_started += 1
+                    await self.leave(job)
 
         try:
             await asyncio.gather(*(worker() for _ in range(min(concurrency, max(1, len(todo))))))

@@ -36,7 +36,7 @@ from ..llm import (
     submit_part,
 )
 from ._job import TraceJob
-from ._replay import replay_cached, tally
+from ._replay import count_labels, replay_cached, tally
 
 
 def state_path_for(output) -> Path:
@@ -153,7 +153,15 @@ def run_batch(
         budget.settle(state.get("reserved_usd", 0.0), spent)
         path.unlink(missing_ok=True)
     finish_ready()
-    summary.not_started += sum(not j.done for j in jobs)
+    # stopped by the budget: what these traces still owe is recorded as not sent, for a re-run to ask
+    limit = "" if budget.limit is None else f" of ${budget.limit:.4f}"
+    for job in jobs:
+        if not job.done:
+            job.stop(f"the budget{limit} would be exceeded")
+            records = job.records(rater=rater)
+            out.append(records)
+            count_labels(summary, records)
+            summary.not_started += 1
 
 
 def _merge(

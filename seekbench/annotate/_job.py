@@ -4,6 +4,7 @@
 and the Batch API path: :meth:`TraceJob.next_request` gives the next request
 and its cache key (while not done), :meth:`TraceJob.feed` takes its completion,
 :meth:`TraceJob.fail` ends it on a request that failed for good,
+:meth:`TraceJob.stop` ends it when the run stops before its next request is sent,
 :meth:`TraceJob.refused_context` splits the current request after the server
 refused it as too long, and :meth:`TraceJob.records` turns the outcome into
 annotation records.
@@ -35,10 +36,20 @@ from ._prompt import (
     request_body,
     step_specs,
 )
-from ._records import ABSTAINED, INVALID_OUTPUT, OVER_CONTEXT, REQUEST_FAILED, job_records
+from ._records import ABSTAINED, INVALID_OUTPUT, NOT_SENT, OVER_CONTEXT, REQUEST_FAILED, RETRIED, job_records
 from ._rules_derived import rule_labels
 
-__all__ = ["ABSTAINED", "INVALID_OUTPUT", "OVER_CONTEXT", "REQUEST_FAILED", "CallRecord", "TraceJob", "served_model"]
+__all__ = [
+    "ABSTAINED",
+    "INVALID_OUTPUT",
+    "NOT_SENT",
+    "OVER_CONTEXT",
+    "REQUEST_FAILED",
+    "RETRIED",
+    "CallRecord",
+    "TraceJob",
+    "served_model",
+]
 
 #: A trace whose step texts must be cut below this many characters to fit is asked for in windows instead.
 KEEP_CHARS = 4000
@@ -104,6 +115,8 @@ class TraceJob:
     calls: list[CallRecord] = field(default_factory=list)
     result: ParseResult | None = None
     failure: str | None = None
+    #: The job was stopped before its next request was sent (:meth:`stop`), not failed by one.
+    unsent: bool = False
     repairs: int = 0
     errors: list[str] = field(default_factory=list)
 
@@ -357,6 +370,13 @@ class TraceJob:
         self.failure = reason
         self._current = None
         self._queue.clear()
+
+    def stop(self, reason: str) -> None:
+        """End the job unfinished: the run stopped before its next request was sent (the endpoint cannot
+        be reached, the budget would be exceeded). Its labels so far are kept; what it still owes is
+        recorded as unscored, ``not_sent`` with ``reason``, and a re-run asks for it again."""
+        self.fail(reason)
+        self.unsent = True
 
     def refused_context(self, server_context: int | None) -> bool:
         """The server refused the current request as longer than its context: plan it again in smaller

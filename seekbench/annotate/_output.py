@@ -5,8 +5,12 @@ Each finished trace is appended as one block of records (one ``write``, then
 the size of its block. On resume the file is checked: a partial trailing
 line (a crash mid-write) is cut off, and so is a trailing block with fewer
 records than it announces. Traces with a complete block are done, except
-those whose block records a failed request: nothing was paid for them, so
-they are tried again. At the end of a run the file is rewritten atomically in
+those whose block records a failed request or one never sent (the run was
+stopped by an unreachable endpoint or the budget): nothing was paid for
+them, so they are tried again (their paid completions come from the cache).
+A label left unscored for good (an answer still invalid after the repairs,
+an explicit null, a prompt too long for the judge) counts as done: asking
+again would give the same answer. At the end of a run the file is rewritten atomically in
 input order, keeping the last block of each trace.
 """
 
@@ -19,7 +23,7 @@ from pathlib import Path
 
 from .._errors import UserInputError
 from .._io import atomic_writer, dumps
-from ._job import REQUEST_FAILED
+from ._job import RETRIED
 from ._summary import AnnotateSummary
 
 
@@ -89,7 +93,7 @@ class AnnotationOutput:
             if len(block) < _announced(block[0]):
                 state.setdefault(block[0]["trace_id"], "retry")
                 continue
-            failed = any(str(r.get("unscored_reason") or "").startswith(REQUEST_FAILED) for r in block)
+            failed = any(str(r.get("unscored_reason") or "").startswith(RETRIED) for r in block)
             state[block[0]["trace_id"]] = "retry" if failed else "done"
         return state
 

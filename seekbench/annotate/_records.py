@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 #: Prefixes of ``unscored_reason``: a request that failed (nothing paid; retried by a re-run),
 #: an answer still invalid after the repairs, and an explicit null from the judge.
 REQUEST_FAILED = "request_failed"
+#: A request the run stopped before sending (endpoint unreachable, budget reached): retried by a re-run.
+NOT_SENT = "not_sent"
+#: The prefixes of a label a re-run asks for again; the others are final (a re-run finds them in the output).
+RETRIED = (REQUEST_FAILED, NOT_SENT)
 INVALID_OUTPUT = "invalid_output"
 ABSTAINED = "judge_abstained"
 #: The prompt does not fit the judge's context even with every step text cut: nothing was sent.
@@ -87,7 +91,7 @@ def job_records(job: TraceJob, *, rater: str, served: dict | None = None) -> lis
             elif name in spec.optional:
                 continue
             elif status == "failed":
-                value, reason = None, f"{REQUEST_FAILED}: {job.failure}"
+                value, reason = None, f"{NOT_SENT if job.unsent else REQUEST_FAILED}: {job.failure}"
             elif step in job.over:
                 value, reason = None, f"{OVER_CONTEXT}: {job.errors[-1] if job.errors else 'too long'}"
             else:

@@ -24,6 +24,11 @@ def tally(summary: AnnotateSummary, job: TraceJob, records: list[dict]) -> None:
     summary.rule_conflicts += len(job.rule_conflicts)
     if job.calls and all(c.from_cache for c in job.calls):
         summary.from_cache += 1
+    count_labels(summary, records)
+
+
+def count_labels(summary: AnnotateSummary, records: list[dict]) -> None:
+    """Add a trace's records to the summary's label counts (rule, judge, unscored, abstained)."""
     for rec in records:
         kind = rec["provenance"]["kind"]
         if rec["value"] is None:

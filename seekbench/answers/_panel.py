@@ -171,6 +171,8 @@ def decision_detail(panel: Panel, d: PanelDecision) -> dict:
         out["disagreement"] = d.disagreement
     if d.value is None:
         out["unscored_reason"] = d.reason
+    if d.pending:  # a vote failed or was not sent: a re-run asks again
+        out["pending"] = True
     return out
 
 
@@ -229,7 +231,9 @@ def judge_answers(
     overwrite : {"machine", "missing", "all"}, default "machine"
         Which existing decisions to replace: "missing" only fills undecided answers; "machine"
         also replaces em/judge/panel decisions; "all" replaces human and source-data ones too.
-        A replaced decision is kept in ``detail["previous"]``.
+        A replaced decision is kept in ``detail["previous"]``. An answer left pending (its request
+        failed or was not sent) keeps a decision it had; one it lacked is written unscored, with
+        ``detail["pending"]`` and the reason, and a re-run asks for it again.
     evidence_set : bool, default True
         Also judge the per-k and no-retrieval answers in ``metadata.evidence_set``.
     progress : bool or None
@@ -319,7 +323,9 @@ def _collect(
     rows, written = [], 0
     for d in decisions:
         it = d.item
-        write = not d.pending
+        # a pending answer keeps a decision it already had; one with none is written unscored, pending,
+        # with the reason, so the output says why (a re-run asks again: an undecided slot is always replaced)
+        write = not d.pending or _may_replace(_existing(by_id[it.trace_id], it.slot), "missing")
         if write:
             written += 1
             _write(by_id[it.trace_id], it.slot, panel, d)

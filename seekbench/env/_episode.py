@@ -229,7 +229,9 @@ def run_episodes(
     Returns
     -------
     list of dict
-        Canonical traces.
+        Canonical traces. An episode whose agent's requests failed (an LLM agent whose endpoint failed
+        or could not be reached) is kept, with ``metadata.unscored_reason`` saying why; its completeness
+        is not the agent's, and a re-run (completions cached) runs it again.
 
     Examples
     --------
@@ -266,6 +268,9 @@ def run_episodes(
                         queries_per_step=queries_per_step,
                         corpus=corpus_name,
                     )
+                    failure = getattr(agent, "failed_episodes", {}).get(trace["trace_id"])
+                    if failure is not None:  # the agent ran without its model: the episode says why
+                        trace["metadata"]["unscored_reason"] = f"request_failed: {failure}"
                     if on_episode is not None:
                         on_episode(trace)
                     out.append(trace)

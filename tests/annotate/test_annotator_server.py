@@ -166,8 +166,10 @@ def test_budget_stops_before_it_is_exceeded(tmp_path, judge_cfg, shared_traces):
         s = annotate(traces, cfg, out, cache=cache, base_url=srv.base_url, budget_usd=budget, concurrency=4)
         assert s.stopped_by_budget and 0 < s.cost_usd <= budget
         assert s.not_started > 0 and s.labeled + s.not_started == len(traces)
-        done = {r["trace_id"] for r in read_jsonl(out)}
-        assert len(done) == s.labeled  # only whole traces in the output
+        rows = read_jsonl(out)
+        unsent = {r["trace_id"] for r in rows if str(r.get("unscored_reason")).startswith("not_sent: the budget")}
+        # every trace in the output: the ones the budget stopped as unscored, not sent (issue 24)
+        assert len({r["trace_id"] for r in rows}) == len(traces) and len(unsent) == s.not_started
         s2 = annotate(traces, cfg, out, cache=cache, base_url=srv.base_url)
         assert s2.labeled == len(traces) - s.labeled and not s2.stopped_by_budget
         assert len(delivered(srv)) == 2 * len(traces)  # reference run + this job: one request per trace each

@@ -107,7 +107,9 @@ def test_single_llm_judge_and_a_failed_request_left_pending(tmp_path, answer_cfg
         res = judge_answers(ts, [answer_cfg("A")], cache=tmp_path / "c.sqlite", base_url=srv.base_url)
     by_id = {t["trace_id"]: t for t in res.traces}
     assert by_id["a"]["correct"]["value"] is True and by_id["a"]["correct"]["source"] == "judge"
-    assert "correct" not in by_id["b"]  # the request failed: left undecided for a re-run
+    # the request failed: written undecided, pending, with the reason, for a re-run (issue 24)
+    assert by_id["b"]["correct"]["value"] is None and by_id["b"]["correct"]["detail"]["pending"] is True
+    assert "request_failed: HTTP 400: rejected" in by_id["b"]["correct"]["detail"]["unscored_reason"]
     assert by_id["c"]["correct"]["value"] is None  # nothing to judge: unscored, with the reason
     assert "no answer" in by_id["c"]["correct"]["detail"]["unscored_reason"]
     assert res.counts["pending"] == 1 and res.counts["decided"] == 1 and res.counts["unscored"] == 1
@@ -119,7 +121,8 @@ def test_budget_stops_before_any_paid_request(tmp_path, answer_cfg):
         res = judge_answers([make_trace("a", "x")], [paid], cache=tmp_path / "c.sqlite", base_url=srv.base_url,
                             budget_usd=0.0)
         assert chat(srv) == []
-    assert res.stopped_by_budget and res.counts["pending"] == 1 and "correct" not in res.traces[0]
+    assert res.stopped_by_budget and res.counts["pending"] == 1 and res.traces[0]["correct"]["value"] is None
+    assert "not sent: the budget would be exceeded" in res.traces[0]["correct"]["detail"]["unscored_reason"]
 
 
 def test_a_step_label_judge_is_refused_as_answer_judge():
