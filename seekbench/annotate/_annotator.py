@@ -166,7 +166,8 @@ class _OnlineRun:
         if self.ctx.fatal is not None:
             return
         if self.ctx.unreachable is not None:
-            reason = f"the endpoint cannot be reached: {self.ctx.unreachable.reason}"
+            # cannot connect at all, or the circuit breaker (requests in a row failed alike): its reason says which
+            reason = f"the run stopped: {self.ctx.unreachable.reason}"
         else:
             limit = self.summary.budget_usd
             reason = "the budget" + (f" of ${limit:.4f}" if limit is not None else "") + " would be exceeded"

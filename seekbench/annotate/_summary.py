@@ -110,8 +110,8 @@ class AnnotateSummary:
             )
         if self.stopped_unreachable:
             lines.append(
-                f"stopped: the endpoint cannot be reached; {self.not_started} traces not started "
-                "(re-run the same command once it is up)"
+                f"stopped: the endpoint cannot be reached or keeps failing; {self.not_started} traces not started "
+                "(re-run the same command once it answers)"
             )
         if self.failed:
             lines.append(f"{self.failed} traces failed (recorded as unscored, nothing paid); re-run to retry them")

@@ -185,7 +185,7 @@ JudgeContext = CallContext
 
 #: What a vote says when its request got no reply: (status, reason).
 _NO_REPLY: dict[str, tuple[VoteStatus, str]] = {
-    "unreachable": ("skipped", "not sent: the endpoint cannot be reached"),
+    "unreachable": ("skipped", "not sent: the endpoint cannot be reached or keeps failing"),
     "stopped": ("skipped", "not sent: the run stopped (budget or fatal error)"),
     "budget": ("skipped", "not sent: the budget would be exceeded"),
 }

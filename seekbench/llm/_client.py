@@ -268,9 +268,10 @@ async def call(
             ctx.budget.release(bound)
             ctx.note_failure(e.reason)
             stop = ctx.note_outcome(e)
-            if stop is not None and ctx.unreachable is None:
+            stops = stop is not None and ctx.unreachable is None
+            if stops:
                 ctx.unreachable = stop  # the other requests are not sent: they would fail the same way
-            return NoReply("failed", stop.reason if stop else e.reason, stop is not None, e.status, e.message)
+            return NoReply("failed", e.reason, stops or isinstance(e, EndpointUnreachable), e.status, e.message)
         except UserInputError as e:
             ctx.budget.release(bound)
             ctx.fatal = e

@@ -145,7 +145,7 @@ def test_the_key_is_in_no_artifact_of_any_command(tmp_path, judge_cfg, small_tra
     run("annotate", crash, *common, "--base-url", "http://127.0.0.1:9/v1", "-o", work / "h.jsonl")
     for args in (("cache", "stats", "--cache", work / "c.sqlite"), ("cache", "stats", "--json", "--cache",
                  work / "c2.sqlite"), ("cache", "clear", "--cache", work / "c.sqlite"), ("judge", "list"),
-                 ("validate", data), ("convert", data, "-o", work / "conv.jsonl", "--labels-out", work / "l.jsonl"),
+                 ("validate", data), ("convert", data, "-o", work / "conv.jsonl"),
                  ("report", data, "--labels", work / "a.jsonl", "-o", work / "report", "--n-boot", "20"),
                  ("convert", crash, "-o", work / "crash-out.jsonl")):
         run(*args)
@@ -159,7 +159,7 @@ def test_the_key_is_in_no_artifact_of_any_command(tmp_path, judge_cfg, small_tra
     printed.append(("annotate (crashing)", proc.stdout + proc.stderr))
     assert b"Traceback" in proc.stderr and b"ZeroDivisionError" in proc.stderr
     files = [p for p in sorted(work.rglob("*")) if p.is_file()]
-    assert {"a.jsonl", "b.jsonl", "c.sqlite", "requests.jsonl", "conv.jsonl", "l.jsonl"} <= {p.name for p in files}
+    assert {"a.jsonl", "b.jsonl", "c.sqlite", "requests.jsonl", "conv.jsonl"} <= {p.name for p in files}
     for p in files:
         _assert_clean(p.read_bytes(), str(p))
     for what, out in printed:

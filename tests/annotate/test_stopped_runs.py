@@ -60,7 +60,7 @@ def test_dead_endpoint_writes_every_trace_unscored_then_a_rerun_labels_them(cli,
         assert unscored, tid
         # the reason is the endpoint's, in full; the rule labels (InitialQuery) are kept beside it
         assert all(
-            x["unscored_reason"].startswith("not_sent: the endpoint cannot be reached: cannot connect after 2 attempts")
+            x["unscored_reason"].startswith("not_sent: the run stopped: cannot connect after 2 attempts")
             for x in unscored
         )
         assert dead_url in unscored[0]["unscored_reason"]
