@@ -69,7 +69,7 @@ def spool_stream(name: str | os.PathLike, target: str | os.PathLike, *, limits: 
             while block := src.read(_BLOCK):
                 parts = block.split(b"\n")
                 if len(parts) > 1:  # the first part ends the current run; whole lines sit between
-                    longest = max(run + len(parts[0]), *map(len, parts[1:-1]))
+                    longest = max([run + len(parts[0]), *map(len, parts[1:-1])])
                     run, line = len(parts[-1]), line + len(parts) - 1
                 else:
                     longest = run = run + len(block)

@@ -14,7 +14,9 @@ package, a requirement of seekbench there, decodes them.
 from __future__ import annotations
 
 import os
+import sys
 import zipfile
+import zlib
 from collections.abc import Iterator
 from typing import Literal, cast
 
@@ -31,6 +33,8 @@ _CHUNK = 1 << 20
 #: Sample fields the importer never reads: the event transcript can be most of a log's size.
 _SKIP_FIELDS = {"events", "events_data", "store"}
 Reader = Literal["auto", "inspect", "builtin"]
+#: What inflating a damaged member raises (a bad CRC, truncated or corrupt data, an unknown method).
+_ZIP_ERRORS = (zipfile.BadZipFile, OSError, EOFError, zlib.error, NotImplementedError)
 
 
 def has_inspect() -> bool:
@@ -111,8 +115,11 @@ def _check_sizes(path: str | os.PathLike, limits: ReadLimits) -> None:
         return  # the reader words it
     with zf:
         for info in zf.infolist():
-            for _ in _member_chunks(zf, info, str(path), limits):
-                pass
+            try:
+                for _ in _member_chunks(zf, info, str(path), limits):
+                    pass
+            except _ZIP_ERRORS as e:
+                raise UserInputError(f"unreadable member {info.filename} ({_first_line(e)})", file=str(path)) from e
 
 
 def _with_inspect(path: str | os.PathLike) -> tuple[dict, Iterator[tuple[str, object]]]:
@@ -200,7 +207,7 @@ def _member(zf: zipfile.ZipFile, name: str, file: str, limits: ReadLimits) -> di
     except NonFiniteNumber as e:
         err = nonfinite_error(e, text, file=file, line=None)
         raise UserInputError(f"member {name}: {err.message}", file=file, path=err.path) from e
-    except (zipfile.BadZipFile, OSError, EOFError, UnicodeDecodeError, ValueError, RecursionError) as e:
+    except (*_ZIP_ERRORS, UnicodeDecodeError, ValueError, RecursionError) as e:
         raise UserInputError(f"unreadable member {name} ({_first_line(e)})", file=file) from e
     if not isinstance(value, dict):
         raise UserInputError(f"{name} must hold a JSON object", file=file)
@@ -208,7 +215,10 @@ def _member(zf: zipfile.ZipFile, name: str, file: str, limits: ReadLimits) -> di
 
 
 def _zipfile_has_zstd() -> bool:
-    return getattr(zipfile, "ZIP_ZSTANDARD", None) == _ZSTD
+    """True where the standard library's zipfile reads Zstandard members, a chunk at a time (3.14). Not
+    where a package added the method to an older zipfile: inspect_ai's addition inflates a whole member
+    in one read, which no count can stop."""
+    return sys.version_info >= (3, 14) and getattr(zipfile, "ZIP_ZSTANDARD", None) == _ZSTD
 
 
 def _member_chunks(zf: zipfile.ZipFile, info: zipfile.ZipInfo, file: str, limits: ReadLimits) -> Iterator[bytes]:
