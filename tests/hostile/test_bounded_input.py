@@ -267,3 +267,14 @@ def test_spooling_stops_at_a_run_without_newline_across_blocks(tmp_path):
     with pytest.raises(UserInputError, match=r"src:2: .*--max-record-bytes"):
         spool_stream(src, tmp_path / "a", limits=ReadLimits(record_bytes=2 << 20))
     assert spool_stream(src, tmp_path / "b", limits=ReadLimits(record_bytes=4 << 20)).read_bytes() == src.read_bytes()
+
+
+def test_a_parquet_file_without_seekbench_columns_is_one_line_in_the_scale_path(tmp_path):
+    # Found while measuring the bombs: the fragment reader asked for dictionary columns the file lacks (KeyError).
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "other.parquet"
+    pq.write_table(pa.table({"trace_id": ["a", "b"]}), path)
+    code, err, _ = run("metrics", path, tmp=tmp_path)
+    assert code == 2 and "Traceback" not in err and "not a seekbench trace table" in err, err

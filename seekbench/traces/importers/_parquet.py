@@ -40,7 +40,6 @@ def open_file(path: str | os.PathLike, limits: ReadLimits | None = None):
     within ``limits``."""
     import pyarrow.parquet as pq
 
-    from ._parquet_layout import SCHEMA
 
     try:
         pf = pq.ParquetFile(path)
@@ -50,15 +49,22 @@ def open_file(path: str | os.PathLike, limits: ReadLimits | None = None):
             file=str(path),
         ) from e
     check_row_groups(pf.metadata, limits, file=str(path))
-    missing = [n for n in SCHEMA.names if n not in pf.schema_arrow.names]
+    check_columns(pf.schema_arrow.names, file=str(path))
+    return pf
+
+
+def check_columns(names: list[str], *, file: str) -> None:
+    """A user error unless ``names`` (a Parquet file's columns) hold every column seekbench writes."""
+    from ._parquet_layout import SCHEMA
+
+    missing = [n for n in SCHEMA.names if n not in names]
     if missing:
         raise UserInputError(
             f"not a seekbench trace table: missing column(s) {', '.join(missing[:5])}"
             + (" ..." if len(missing) > 5 else "")
             + "; write one with `seekbench convert FILE --to parquet`",
-            file=str(path),
+            file=file,
         )
-    return pf
 
 
 def _rows(pf) -> Iterator[dict]:

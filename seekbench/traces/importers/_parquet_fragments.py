@@ -20,7 +20,7 @@ import pyarrow as pa
 from ..._limits import ReadLimits, check_row_groups
 from .._fragment_log import dict_chunks
 from .._fragments import Fragment, open_binary
-from ._parquet import damaged
+from ._parquet import check_columns, damaged
 from ._parquet_layout import SCHEMA, decode_trace
 from ._parquet_tables import _DICTIONARY, _STEP_READ, _TRACE_READ, _Invalid, _objects, _Reader
 from ._summary import ImportSummary
@@ -118,6 +118,7 @@ def iter_parquet_tables(
         probe = pq.ParquetFile(fh)  # the stored types (not read as dictionaries)
         have, schema = probe.schema_arrow, probe.schema
         check_row_groups(probe.metadata, limits, file=fragment.file)
+    check_columns(have.names, file=fragment.file)  # else reading them as dictionaries raised KeyError
     layout = all(f.name in have.names and have.field(f.name).type.equals(f.type) for f in SCHEMA)
     rank = next(
         (
