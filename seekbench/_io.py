@@ -10,18 +10,93 @@ import os
 import re
 import tempfile
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
 from ._errors import UserInputError
+from ._limits import DEFAULT_LIMITS, RECORD_BYTES, limit_error
 
 
 def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not valid JSON")
 
 
-#: One decoder for every line (``json.loads`` with options builds a new one per call).
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+class NonFiniteNumber(ValueError):
+    """A JSON number too large for a 64-bit float (``1e999``): Python reads it as infinity."""
+
+    def __init__(self, literal: str) -> None:
+        self.literal = literal
+        super().__init__(f"the number {literal[:40]} is too large for a 64-bit float")
+
+
+def _finite_float(literal: str) -> float:
+    value = float(literal)
+    if math.isinf(value):
+        raise NonFiniteNumber(literal)
+    return value
+
+
+#: One decoder for every line (``json.loads`` with options builds a new one per call). NaN and
+#: Infinity are refused (not JSON), and so are numbers that overflow to infinity (``1e999``): valid
+#: JSON, but no trace can hold them (Parquet and JSON output cannot write them back).
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+
+
+def loads(text: str | bytes) -> object:
+    """``json.loads`` for input: NaN, Infinity and numbers that overflow a float raise ValueError
+    (:class:`NonFiniteNumber` for the last; :func:`nonfinite_path` finds where it is)."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8")
+    return _DECODER.decode(text)
+
+
+class _Overflow:
+    __slots__ = ()
+
+
+_OVERFLOW = _Overflow()
+
+
+def nonfinite_path(text: str, prefix: str = "$") -> str:
+    """The JSON path of the first number in ``text`` that overflows a float (``$.steps[2].score``),
+    or ``prefix`` when there is none; ``text`` is otherwise valid JSON."""
+
+    def mark(literal: str) -> object:
+        value = float(literal)
+        return _OVERFLOW if math.isinf(value) else value
+
+    def find(value: object, at: str) -> str | None:
+        if value is _OVERFLOW:
+            return at
+        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        for k, v in items:
+            found = find(v, f"{at}[{k}]" if isinstance(k, int) else f"{at}.{k}")
+            if found is not None:
+                return found
+        return None
+
+    try:
+        return find(json.loads(text, parse_float=mark), prefix) or prefix
+    except (ValueError, RecursionError):
+        return prefix
+
+
+def nonfinite_error(e: NonFiniteNumber, text: str, *, file: str, line: int | None, prefix: str = "$") -> UserInputError:
+    """The user error for a number that overflows a float, at its JSON path (and its trace id when the
+    record names one)."""
+    try:
+        top = json.loads(text, parse_float=lambda s: 0.0)
+    except (ValueError, RecursionError):
+        top = None
+    tid = top.get("trace_id") if isinstance(top, dict) and prefix == "$" else None
+    return UserInputError(
+        f"{e}: seekbench cannot hold it (no infinite numbers in traces); write a finite number; {_ADVICE}",
+        file=file,
+        line=line,
+        trace_id=tid if isinstance(tid, str) else None,
+        path=nonfinite_path(text, prefix),
+    )
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -47,12 +122,17 @@ def _has_lone_surrogate(value: object) -> bool:
 
 def parse_json_line(text: str, *, file: str, line: int, text_only: bool = True) -> object:
     """Parse one JSON line; NaN and Infinity are refused (they are not JSON), and so are strings
-    holding an unpaired surrogate escape (they are not text: no UTF-8 file can hold them) unless
-    ``text_only=False`` (format detection only looks at the shape)."""
+    holding an unpaired surrogate escape (they are not text: no UTF-8 file can hold them) and numbers
+    that overflow a float (``1e999``, at their JSON path) unless ``text_only=False`` (format detection
+    only looks at the shape)."""
     try:
         if text.startswith("\ufeff"):  # what json.loads says about a str starting with a BOM
             raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
         value = _DECODER.decode(text)
+    except NonFiniteNumber as e:
+        if not text_only:  # the shape is all detection needs; the importer refuses the number
+            return json.loads(text, parse_float=lambda _: 0.0)
+        raise nonfinite_error(e, text, file=file, line=line) from e
     except RecursionError as e:
         raise UserInputError(
             f"malformed JSON: nested too deeply to read (more than ~1000 levels); {_ADVICE}", file=file, line=line
@@ -71,11 +151,14 @@ def parse_json_line(text: str, *, file: str, line: int, text_only: bool = True) 
     return value
 
 
-def iter_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, object | UserInputError]]:
+def iter_jsonl(
+    path: str | os.PathLike, *, max_bytes: int = RECORD_BYTES
+) -> Iterator[tuple[int, object | UserInputError]]:
     """Yield ``(line_number, parsed_object_or_error)`` for each non-blank line, streaming.
 
     A bad line yields a :class:`UserInputError` instead of stopping the stream,
-    so callers decide whether one bad record ends the run.
+    so callers decide whether one bad record ends the run. A line longer than ``max_bytes``
+    (``/dev/zero``, a file with no newline) raises the limit's error: nothing after it can be read.
     """
     path = Path(path)
     name = str(path)
@@ -84,7 +167,7 @@ def iter_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, object | UserInpu
     if path.is_dir():
         raise UserInputError("is a directory, expected a file", file=name)
     with open(path, "rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
+        for lineno, raw in enumerate(bounded_lines(fh, max_bytes, file=name), start=1):
             if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
             if lineno == 1 and raw.startswith(b"PK\x03\x04"):
@@ -93,6 +176,25 @@ def iter_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, object | UserInpu
             value = parse_jsonl_bytes(raw, file=name, line=lineno)
             if value is not BLANK:
                 yield lineno, value
+
+
+def bounded_lines(fh: IO[bytes], max_bytes: int, *, file: str) -> Iterator[bytes]:
+    """The lines of a binary file, each at most ``max_bytes`` long (newline not counted), else the
+    ``record_bytes`` limit's error naming the line: never more than that held in memory."""
+    lineno = 0
+    while raw := fh.readline(max_bytes + 1):
+        lineno += 1
+        if len(raw) > max_bytes and not (len(raw) == max_bytes + 1 and raw.endswith(b"\n")):
+            raise limit_error("record_bytes", replace(DEFAULT_LIMITS, record_bytes=max_bytes), file=file, line=lineno)
+        yield raw
+
+
+def read_bounded(fh: IO[bytes], max_bytes: int, *, file: str) -> bytes:
+    """All of a binary file, or the ``record_bytes`` limit's error once it holds more than ``max_bytes``."""
+    data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise limit_error("record_bytes", replace(DEFAULT_LIMITS, record_bytes=max_bytes), file=file)
+    return data
 
 
 #: What :func:`parse_jsonl_bytes` returns for a blank line (not a record).
@@ -135,14 +237,16 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def read_text(path: str | os.PathLike) -> str:
-    """Read a whole text file as UTF-8 (BOM tolerated) with user errors for the usual failures."""
+def read_text(path: str | os.PathLike, *, max_bytes: int = RECORD_BYTES) -> str:
+    """Read a whole text file as UTF-8 (BOM tolerated) with user errors for the usual failures; a file
+    of more than ``max_bytes`` is one (the whole file is one record: see :mod:`seekbench._limits`)."""
     path = Path(path)
     if not path.exists():
         raise UserInputError("file not found", file=str(path))
     if path.is_dir():
         raise UserInputError("is a directory, expected a file", file=str(path))
-    data = path.read_bytes()
+    with open(path, "rb") as fh:
+        data = read_bounded(fh, max_bytes, file=str(path))
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     if data.startswith(b"PK\x03\x04"):

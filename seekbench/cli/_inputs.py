@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import atexit
+import shutil
 import sys
+import tempfile
 import warnings
 from collections import Counter
 from dataclasses import dataclass
@@ -12,8 +15,18 @@ import pandas as pd
 
 from .._errors import SeekbenchWarning, UserInputError
 from ..labels import AnnotationSet, load_annotations
-from ..traces import ReadResult, attach_labels, build_tables, read_tables, read_traces
-from ._options import add_format_option, add_label_options, add_skip_invalid
+from ..traces import (
+    ReadLimits,
+    ReadResult,
+    attach_labels,
+    build_tables,
+    is_stream,
+    read_tables,
+    read_traces,
+    spool_stream,
+    stream_label,
+)
+from ._options import LIMIT_OPTIONS, add_format_option, add_label_options, add_limit_options, add_skip_invalid
 
 #: How a record's fields map onto a trace, when the importer's defaults do not find them: (flag, metavar, help).
 FIELD_OPTIONS = (
@@ -53,7 +66,8 @@ def add_input_arguments(p: argparse.ArgumentParser, *, files_required: bool = Tr
         nargs="+" if files_required else "*",
         metavar="FILE",
         help="trace files (JSONL, JSON, chat-template text, or Parquet from `seekbench convert --to "
-        "parquet`)" + ("" if files_required else "; default: the embedded sample traces"),
+        "parquet`); '-' reads standard input, and a pipe or FIFO works too"
+        + ("" if files_required else "; default: the embedded sample traces"),
     )
     g = p.add_argument_group(
         "reading trace files",
@@ -72,6 +86,7 @@ def add_input_arguments(p: argparse.ArgumentParser, *, files_required: bool = Tr
         "(search_result=result) or an open and close pair ('search=<q> </q>'); replaces that "
         "kind's default tags; comma-separated or repeated",
     )
+    add_limit_options(g)
 
 
 def parse_tags(values: list[str] | None) -> dict | None:
@@ -90,9 +105,39 @@ def parse_tags(values: list[str] | None) -> dict | None:
     return out
 
 
+def read_limits(args: argparse.Namespace) -> ReadLimits | None:
+    """The limits ``--max-record-bytes``, ``--max-member-bytes`` and ``--max-row-group-bytes`` set (the
+    defaults for those not given), or None when none is given."""
+    given: dict[str, int] = {
+        dest: getattr(args, dest) for _, dest, _, _ in LIMIT_OPTIONS if getattr(args, dest, None) is not None
+    }
+    return ReadLimits(**given) if given else None
+
+
+def spool_streams(files: list, limits: ReadLimits | None) -> None:
+    """Replace, in ``files`` itself, each stream (``-``, a pipe, a FIFO, ``<(cmd)``) by a copy in a
+    temporary folder removed at exit, so detection and the importer each read all of it (messages
+    then name the copy: ``.../seekbench-input-XXXX/stdin``)."""
+    for i, name in enumerate(files):
+        if not is_stream(name):
+            continue
+        folder = tempfile.mkdtemp(prefix="seekbench-input-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        files[i] = str(spool_stream(name, f"{folder}/{stream_label(name)}", limits=limits))
+
+
 def import_options(args: argparse.Namespace) -> dict:
-    """The importer options the input group's flags give (None where a flag is unset)."""
+    """The importer options the input group's flags give (None where a flag is unset), the limits
+    among them.
+
+    Every command that reads traces asks for them before reading, so this is also where the streams
+    among ``args.files`` are spooled to files (:func:`spool_streams`, in the list itself).
+    """
+    limits = read_limits(args)
+    if getattr(args, "files", None):
+        spool_streams(args.files, limits)
     return {
+        "limits": limits,
         "agent": getattr(args, "agent", None),
         "question_field": getattr(args, "question_field", None),
         "answer_field": getattr(args, "answer_field", None),

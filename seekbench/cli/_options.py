@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 from .._errors import UserInputError
+from .._limits import MEMBER_BYTES, RECORD_BYTES, ROW_GROUP_BYTES, format_size, parse_size
 from ..traces import available_formats
 
 
@@ -64,6 +65,37 @@ def add_skip_invalid(p, *, what: str, aliases: tuple[str, ...] = (), help: str |
         action="store_true",
         help=help or f"leave out {what}, and say how many and why (default: stop at the first with exit code 2)",
     )
+
+
+#: The input limits of every command that reads traces (seekbench._limits): (flag, ReadLimits field,
+#: default, what it bounds).
+LIMIT_OPTIONS = (
+    ("--max-record-bytes", "record_bytes", RECORD_BYTES, "one record: a JSONL line, or a whole JSON or text file"),
+    ("--max-member-bytes", "member_bytes", MEMBER_BYTES, "one zip member once decompressed (Inspect .eval logs)"),
+    ("--max-row-group-bytes", "row_group_bytes", ROW_GROUP_BYTES, "one Parquet row group, uncompressed"),
+)
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except UserInputError as e:
+        raise argparse.ArgumentTypeError(e.message) from e
+
+
+def add_limit_options(p) -> None:
+    """``--max-record-bytes``, ``--max-member-bytes``, ``--max-row-group-bytes``: how much one record,
+    zip member or Parquet row group may hold (:mod:`seekbench._limits`); past it, exit 2."""
+    for flag, dest, default, what in LIMIT_OPTIONS:
+        p.add_argument(
+            flag,
+            dest=dest,
+            type=_size,
+            default=None,
+            metavar="SIZE",
+            help=f"refuse (exit 2) more than SIZE bytes in {what}; K, M, G for KiB, MiB, GiB "
+            f"(default {format_size(default).replace(' ', '')}: see docs/formats.md, Limits)",
+        )
 
 
 def add_span_traces(p, *, what: str) -> None:

@@ -7,7 +7,8 @@ import sys
 
 from ..labels import load_annotations
 from ..traces import read_traces
-from ._options import add_command, add_format_option, add_skip_invalid
+from ._inputs import import_options
+from ._options import add_command, add_format_option, add_limit_options, add_skip_invalid
 
 VALIDATE_HELP = "check files against the canonical schemas"
 
@@ -21,7 +22,12 @@ VALIDATE_DESCRIPTION = (
 
 def register(sub) -> None:
     p = add_command(sub, "validate", help=VALIDATE_HELP, description=VALIDATE_DESCRIPTION)
-    p.add_argument("files", nargs="+", metavar="FILE", help="trace files, or annotation sets with --annotations")
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="trace files, or annotation sets with --annotations; '-' reads standard input",
+    )
     add_format_option(p)
     p.add_argument("--annotations", action="store_true", help="the files are annotation sets, not traces")
     add_skip_invalid(
@@ -31,6 +37,7 @@ def register(sub) -> None:
         help="report every invalid record instead of stopping at the first (exit code 2 all the same; "
         "--all is the old spelling)",
     )
+    add_limit_options(p)
     p.set_defaults(run=run)
 
 
@@ -45,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
                 print(e.one_line(), file=sys.stderr)
         print(f"{total} valid label records" + (f", {bad} invalid" if bad else ""))
         return 2 if bad else 0
-    res = read_traces(args.files, format=args.format, skip_invalid=args.skip_invalid)
+    res = read_traces(args.files, format=args.format, skip_invalid=args.skip_invalid, **import_options(args))
     for e in res.skipped:
         print(e.one_line(), file=sys.stderr)
     n_steps = sum(len(t["steps"]) for t in res.traces)

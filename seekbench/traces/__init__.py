@@ -1,6 +1,7 @@
 """Traces: the canonical format, importers, validation and the step/trace tables."""
 
 from .._io import atomic_writer, iter_jsonl, write_jsonl, write_text
+from .._limits import DEFAULT_LIMITS, ReadLimits
 from ._answers import exact_match_score, f1_score_tokens
 from ._chunks import iter_fragment_tables
 from ._evidence_record import (
@@ -25,11 +26,17 @@ from ._read import (
     read_traces,
     valid_traces,
 )
+from ._streams import is_stream, spool_stream, stream_label
 from ._tables import STEP_COLUMNS, TRACE_COLUMNS, attach_labels, build_tables
 from ._validate import json_path, validate_trace
 from .importers import available_formats, detect_format
 
 __all__ = [
+    "DEFAULT_LIMITS",
+    "ReadLimits",
+    "is_stream",
+    "spool_stream",
+    "stream_label",
     "EVIDENCE_COLUMNS",
     "EVIDENCE_SET_KEY",
     "FIELDS_BY_KIND",

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 
 from .._errors import UserInputError
 from .._io import BLANK, ZIP_NOT_TEXT, parse_jsonl_bytes
+from .._limits import DEFAULT_LIMITS, ReadLimits, limit_error
 from ._fragment_log import FragmentLog, Tables, dict_chunks
 from ._fragments import Fragment, is_url, local_path, open_binary
 
@@ -60,24 +61,35 @@ def iter_fragment_tables(
     chunk_traces : int
         Traces per chunk at most.
     **options
-        Importer options (``agent``, ``tags``, ...), for fragments read by their importer.
+        Importer options (``agent``, ``tags``, ...), for fragments read by their importer, and
+        ``limits`` (:class:`~seekbench._limits.ReadLimits`), for every fragment.
     """
-    if fragment.format == "parquet" and not options:
+    limits = options.get("limits")
+    importer = any(v is not None for k, v in options.items() if k != "limits")
+    if fragment.format == "parquet" and not importer:
         # Imported here: it imports pyarrow, which a JSONL-only read never needs to load.
         from .importers._parquet_fragments import iter_parquet_tables
 
         log.found = True
-        yield from iter_parquet_tables(fragment, log, skip_invalid=skip_invalid, chunk_traces=chunk_traces)
+        yield from iter_parquet_tables(
+            fragment, log, skip_invalid=skip_invalid, chunk_traces=chunk_traces, limits=limits
+        )
         return
-    fast = fragment.format == "canonical" and not options
-    records = _canonical_records(fragment) if fast else _imported_records(fragment, log, skip_invalid, **options)
+    fast = fragment.format == "canonical" and not importer
+    records = (
+        _canonical_records(fragment, limits or DEFAULT_LIMITS)
+        if fast
+        else _imported_records(fragment, log, skip_invalid, **options)
+    )
     yield from dict_chunks(records, log, fragment, skip_invalid=skip_invalid, chunk_traces=chunk_traces, validate=fast)
 
 
-def _canonical_records(fragment: Fragment) -> Iterator[tuple[int | None, object]]:
+def _canonical_records(fragment: Fragment, limits: ReadLimits) -> Iterator[tuple[int | None, object]]:
     """``(line, value or error)`` of each non-blank line of a canonical JSONL byte range, as the
-    canonical importer yields them (``source.file``/``source.line`` filled when both are null)."""
+    canonical importer yields them (``source.file``/``source.line`` filled when both are null); a line
+    past ``limits.record_bytes`` raises the limit's error, as a sequential read does."""
     file = fragment.file
+    cap = limits.record_bytes
     buf, pos, stop = _fragment_bytes(fragment)
     # Lines are parsed from slices of one view of the range: no copy of the bytes line by line.
     view = memoryview(buf)
@@ -87,9 +99,11 @@ def _canonical_records(fragment: Fragment) -> Iterator[tuple[int | None, object]
         end = find(b"\n", pos, stop)
         if end < 0:
             end = stop
+        line += 1
+        if end - pos > cap:
+            raise limit_error("record_bytes", limits, file=file, line=line)
         raw: bytes | memoryview = view[pos:end]
         pos = end + 1
-        line += 1
         if line == 1:
             raw = bytes(raw).removeprefix(b"\xef\xbb\xbf")
             if raw.startswith(b"PK\x03\x04"):

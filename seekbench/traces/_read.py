@@ -11,6 +11,7 @@ import pandas as pd
 
 from .._errors import UserInputError
 from .._io import paused_gc
+from .._limits import InputLimitError
 from ._validate import validate_trace
 from .importers._detect import detect_format, importer_for
 from .importers._summary import ImportSummary
@@ -59,7 +60,7 @@ def _iter_traces(
     path: str | os.PathLike, *, format: str | None, skip_invalid: bool, out: ReadResult | None, **options
 ) -> Iterator[tuple[int | None, dict | UserInputError]]:
     file = str(path)
-    fmt = format or detect_format(path, skip_invalid=skip_invalid)
+    fmt = format or detect_format(path, skip_invalid=skip_invalid, limits=options.get("limits"))
     accepted, ignored = importer_options(fmt, options)
     if ignored and out is not None:
         out.notes.append(
@@ -72,6 +73,8 @@ def _iter_traces(
             out.notes.extend(n for n in rec.notes if n not in out.notes)
             out.n_warnings += len(rec.warnings)  # kept up to a bound: streaming memory stays flat
             out.warnings.extend(rec.warnings[: max(0, MAX_WARNINGS - len(out.warnings))])
+        if isinstance(rec.error, InputLimitError):
+            raise rec.error  # past a limit, the rest cannot be read: never skipped
         if rec.error is not None:
             yield rec.line, rec.error
             continue
@@ -92,7 +95,7 @@ def valid_traces(paths: list, out: ReadResult, *, format: str | None, skip_inval
     seen: set[str] = set()
     for path in paths:
         file = str(path)
-        fmt = format or detect_format(path, skip_invalid=skip_invalid)
+        fmt = format or detect_format(path, skip_invalid=skip_invalid, limits=options.get("limits"))
         out.formats[file] = fmt
         found, records = False, 0  # a forced format must find something of its format in a file of records
         for line, item in _iter_traces(path, format=fmt, skip_invalid=skip_invalid, out=out, **options):
@@ -200,7 +203,10 @@ def read_traces(
     **options
         Importer options: ``agent``, ``question``, ``field``, ``question_field``, ``answer_field``,
         ``tags``, ``search_tools`` (see each importer); a format that does not take one ignores it
-        with a note in ``notes``.
+        with a note in ``notes``. ``limits``, a :class:`~seekbench._limits.ReadLimits`, bounds the
+        bytes of a record, an archive member and a Parquet row group (default
+        :data:`~seekbench._limits.DEFAULT_LIMITS`); past one, :class:`UserInputError` even with
+        ``skip_invalid``.
 
     Returns
     -------
@@ -244,14 +250,15 @@ def read_tables(
     paths = _paths(paths)
     out = ReadResult()
     tables = None
+    limits = options.get("limits")
     if (
         paths
-        and not any(v is not None for v in options.values())
-        and all((format or detect_format(p, skip_invalid=skip_invalid)) == "parquet" for p in paths)
+        and not any(v is not None for k, v in options.items() if k != "limits")
+        and all((format or detect_format(p, skip_invalid=skip_invalid, limits=limits)) == "parquet" for p in paths)
     ):
         from .importers._parquet_tables import read_tables as parquet_tables
 
-        tables = parquet_tables(paths, out.formats, out.summary)
+        tables = parquet_tables(paths, out.formats, out.summary, limits=limits)
     if tables is None:
         out.formats.clear()
         with paused_gc():

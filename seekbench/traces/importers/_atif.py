@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from typing import cast
 
 from ..._errors import UserInputError
+from ..._limits import ReadLimits
 from ._base import ImportedRecord, RecordContext, expect_type, new_trace
 from ._fields import HEADER_FIELDS, apply_fields, record_fields
 from ._openai_chat import StepBuilder, content_text, import_documents, search_step
@@ -61,7 +62,12 @@ def is_atif(obj: object) -> bool:
 
 
 def iter_records(
-    path: str | os.PathLike, *, agent: str | None = None, question: str | None = None, answer_tag: str | None = "answer"
+    path: str | os.PathLike,
+    *,
+    agent: str | None = None,
+    question: str | None = None,
+    answer_tag: str | None = "answer",
+    limits: ReadLimits | None = None,
 ) -> Iterator[ImportedRecord]:
     """Convert each ATIF trajectory in ``path`` to a canonical trace.
 
@@ -80,7 +86,9 @@ def iter_records(
     ------
     ImportedRecord
     """
-    yield from import_documents(path, lambda _: False, _convert, agent=agent, question=question, answer_tag=answer_tag)
+    yield from import_documents(
+        path, lambda _: False, _convert, limits=limits, agent=agent, question=question, answer_tag=answer_tag
+    )
 
 
 def _agent_name(doc: dict, ctx: RecordContext, prefix: str, fallback: str | None) -> str:

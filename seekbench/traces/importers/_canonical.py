@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from ..._errors import UserInputError
 from ..._io import iter_jsonl
+from ..._limits import DEFAULT_LIMITS, ReadLimits
 from ._base import ImportedRecord
 
 FORMAT = "canonical"
@@ -16,10 +17,10 @@ def sniff(path: str, head: str, first: object) -> bool:
     return isinstance(first, dict) and "schema_version" in first and "steps" in first and "trace_id" in first
 
 
-def iter_records(path: str | os.PathLike) -> Iterator[ImportedRecord]:
+def iter_records(path: str | os.PathLike, *, limits: ReadLimits | None = None) -> Iterator[ImportedRecord]:
     """Yield the canonical traces of a JSONL file; validation happens in the loader."""
     file = str(path)
-    for line, obj in iter_jsonl(path):
+    for line, obj in iter_jsonl(path, max_bytes=(limits or DEFAULT_LIMITS).record_bytes):
         if isinstance(obj, UserInputError):
             yield ImportedRecord(line, error=obj)
         elif not isinstance(obj, dict):

@@ -9,7 +9,8 @@ from pathlib import Path
 from types import ModuleType
 
 from ..._errors import UserInputError
-from ..._io import parse_json_line
+from ..._io import bounded_lines, parse_json_line, read_text
+from ..._limits import DEFAULT_LIMITS, InputLimitError, ReadLimits
 
 #: format name -> private module implementing it. Order is the detection order.
 #: Each module defines FORMAT, ``sniff(path, head, first) -> bool`` and
@@ -47,8 +48,8 @@ def available_formats() -> list[str]:
     return out
 
 
-def detect_format(path: str | os.PathLike, *, skip_invalid: bool = False) -> str:
-    """Guess the format of ``path`` from its first record, read whole however long it is.
+def detect_format(path: str | os.PathLike, *, skip_invalid: bool = False, limits: ReadLimits | None = None) -> str:
+    """Guess the format of ``path`` from its first record, read whole up to ``limits.record_bytes``.
 
     The first record is the first non-blank line when it is JSON, else the whole file when that
     is one JSON document (ATIF, message lists, arrays of records); text files are told apart by
@@ -69,7 +70,9 @@ def detect_format(path: str | os.PathLike, *, skip_invalid: bool = False) -> str
     head = raw.decode("utf-8", errors="replace")
     if not head.strip():
         raise UserInputError("file is empty; expected traces (one JSON object per line)", file=str(path))
-    first, line = _first_record(path, head, skip_invalid=skip_invalid)
+    first, line = _first_record(
+        path, head, skip_invalid=skip_invalid, max_bytes=(limits or DEFAULT_LIMITS).record_bytes
+    )
     for name in available_formats():
         if importer_for(name).sniff(str(path), head, first):
             return name
@@ -80,27 +83,35 @@ def detect_format(path: str | os.PathLike, *, skip_invalid: bool = False) -> str
     )
 
 
-def _first_record(path: Path, head: str, *, skip_invalid: bool) -> tuple[object, int]:
+def _first_record(path: Path, head: str, *, skip_invalid: bool, max_bytes: int) -> tuple[object, int]:
     """``(value, line)`` of the first record: a JSON line, the whole-file document, or None for text."""
     if head.lstrip()[:1] not in ("[", "{"):
         return None, 1
-    lines = _json_lines(path)
+    lines = _json_lines(path, max_bytes)
     line, first = next(lines, (1, None))
     if first is not None:
         return first, line
     try:  # a whole-file JSON document (ATIF, OpenAI message lists, arrays of records)
-        return parse_json_line(path.read_text(encoding="utf-8-sig"), file=str(path), line=1), 1
-    except (UserInputError, UnicodeDecodeError):
+        text = read_text(path, max_bytes=max_bytes)
+    except InputLimitError:
+        raise
+    except UserInputError:
+        text = None
+    try:
+        if text is not None:
+            return parse_json_line(text, file=str(path), line=1), 1
+    except UserInputError:
         pass
     if skip_invalid:  # the first line that is JSON decides; bad lines before it are skipped later
         return next(((v, n) for n, v in lines if v is not None), (None, line))
     return None, line
 
 
-def _json_lines(path: Path):
-    """``(line, value or None)`` for each non-blank line, each read whole (a 10 MB record is one line)."""
+def _json_lines(path: Path, max_bytes: int):
+    """``(line, value or None)`` for each non-blank line, each read whole (a 10 MB record is one line)
+    up to ``max_bytes`` (past it, the limit's error)."""
     with open(path, "rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
+        for lineno, raw in enumerate(bounded_lines(fh, max_bytes, file=str(path)), start=1):
             text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")
             # Lines end at \n, \r\n or \r, never at U+2028 and the like (which may sit inside JSON strings).
             for part in _LINE_END.split(text):

@@ -25,6 +25,7 @@ import os
 from collections.abc import Iterator
 
 from ..._errors import UserInputError
+from ..._limits import ReadLimits
 from ._base import ImportedRecord, RecordContext, expect_type, new_trace
 from ._inspect_log import Reader, is_eval_zip, is_log_document, read_log
 from ._openai_chat import StepBuilder, search_step
@@ -42,7 +43,11 @@ def sniff(path: str, head: str, first: object) -> bool:
 
 
 def iter_records(
-    path: str | os.PathLike, *, reader: Reader = "auto", answer_tag: str | None = "answer"
+    path: str | os.PathLike,
+    *,
+    reader: Reader = "auto",
+    answer_tag: str | None = "answer",
+    limits: ReadLimits | None = None,
 ) -> Iterator[ImportedRecord]:
     """Convert each sample and epoch of an Inspect log to a canonical trace.
 
@@ -55,6 +60,8 @@ def iter_records(
         the documented zip / JSON layout; ``auto`` takes ``inspect`` when it is installed.
     answer_tag : str or None, default "answer"
         Take ``final_answer`` from the last ``<answer_tag>`` block of the answer; None keeps the text.
+    limits : ReadLimits, optional
+        The byte limits of the read: each decompressed zip member, or a ``.json`` log as a whole.
 
     Yields
     ------
@@ -62,7 +69,7 @@ def iter_records(
         ``line`` is the sample's 1-based position in the log.
     """
     file = str(path)
-    header, samples = read_log(path, reader=reader)
+    header, samples = read_log(path, reader=reader, limits=limits)
     spec = header["eval"]
     for n, (where, sample) in enumerate(samples, start=1):
         try:

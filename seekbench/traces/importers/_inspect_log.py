@@ -13,22 +13,28 @@ package, a requirement of seekbench there, decodes them.
 
 from __future__ import annotations
 
-import json
 import os
+import sys
 import zipfile
+import zlib
 from collections.abc import Iterator
 from typing import Literal, cast
 
 from ..._errors import UserInputError
-from ..._io import read_text
+from ..._io import NonFiniteNumber, loads, nonfinite_error, read_text
+from ..._limits import DEFAULT_LIMITS, ReadLimits, limit_error
 from ._base import starts_with_bytes
 
 ZIP_MAGIC = b"PK\x03\x04"
 _ZSTD = 93  # the zip compression method number of Zstandard
 _ATTACHMENT = "attachment://"
+#: Bytes decompressed at a time: a member is counted as it inflates, never inflated whole first.
+_CHUNK = 1 << 20
 #: Sample fields the importer never reads: the event transcript can be most of a log's size.
 _SKIP_FIELDS = {"events", "events_data", "store"}
 Reader = Literal["auto", "inspect", "builtin"]
+#: What inflating a damaged member raises (a bad CRC, truncated or corrupt data, an unknown method).
+_ZIP_ERRORS = (zipfile.BadZipFile, OSError, EOFError, zlib.error, NotImplementedError)
 
 
 def has_inspect() -> bool:
@@ -67,14 +73,21 @@ def is_log_document(obj: object) -> bool:
     )
 
 
-def read_log(path: str | os.PathLike, *, reader: Reader = "auto") -> tuple[dict, Iterator[tuple[str, object]]]:
+def read_log(
+    path: str | os.PathLike, *, reader: Reader = "auto", limits: ReadLimits | None = None
+) -> tuple[dict, Iterator[tuple[str, object]]]:
     """``(header, samples)`` of an Inspect log; samples stream as ``(where, sample)`` plain JSON dicts.
 
     ``where`` names the sample inside the log (``samples/q1_epoch_1.json`` or ``$.samples[0]``).
+    A zip member decompressing to more than ``limits.member_bytes``, or a ``.json`` log of more than
+    ``limits.record_bytes``, is a user error (:mod:`seekbench._limits`); the sizes are checked before
+    ``inspect_ai`` reads the log, since it inflates members whole.
     """
+    limits = limits or DEFAULT_LIMITS
     if reader not in ("auto", "inspect", "builtin"):
         raise UserInputError(f"unknown Inspect log reader {reader!r}; choose auto, inspect or builtin")
     if reader == "inspect" or (reader == "auto" and has_inspect()):
+        _check_sizes(path, limits)
         if not has_inspect():
             raise UserInputError(
                 "reading with inspect_ai needs the inspect_ai package: pip install 'seekbench[inspect]'", file=str(path)
@@ -86,7 +99,27 @@ def read_log(path: str | os.PathLike, *, reader: Reader = "auto") -> tuple[dict,
                 raise
             # inspect_ai refuses logs its models do not validate (older or newer versions, hand-written
             # files); the documented layout may still hold the samples, and says why when it does not
-    return _builtin(path)
+    return _builtin(path, limits)
+
+
+def _check_sizes(path: str | os.PathLike, limits: ReadLimits) -> None:
+    """Every member of a ``.eval`` log inflated and counted (nothing kept), or the size of a ``.json``
+    log checked, before a reader that holds them whole."""
+    if not is_zip(path):
+        if os.path.getsize(path) > limits.record_bytes:
+            raise limit_error("record_bytes", limits, file=str(path))
+        return
+    try:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError):
+        return  # the reader words it
+    with zf:
+        for info in zf.infolist():
+            try:
+                for _ in _member_chunks(zf, info, str(path), limits):
+                    pass
+            except _ZIP_ERRORS as e:
+                raise UserInputError(f"unreadable member {info.filename} ({_first_line(e)})", file=str(path)) from e
 
 
 def _with_inspect(path: str | os.PathLike) -> tuple[dict, Iterator[tuple[str, object]]]:
@@ -120,15 +153,19 @@ def _with_inspect(path: str | os.PathLike) -> tuple[dict, Iterator[tuple[str, ob
     return header, samples()
 
 
-def _builtin(path: str | os.PathLike) -> tuple[dict, Iterator[tuple[str, object]]]:
+def _builtin(path: str | os.PathLike, limits: ReadLimits) -> tuple[dict, Iterator[tuple[str, object]]]:
     file = str(path)
     if not is_zip(path):
+        text = read_text(path, max_bytes=limits.record_bytes)
         try:
-            doc = json.loads(read_text(path))
+            doc = loads(text)
+        except NonFiniteNumber as e:
+            raise nonfinite_error(e, text, file=file, line=None) from e
         except (ValueError, RecursionError) as e:
             raise UserInputError(f"malformed JSON in the Inspect log ({_first_line(e)})", file=file) from e
         if not is_log_document(doc):
             raise UserInputError("not an Inspect AI log: no 'eval' object with task and model", file=file)
+        doc = cast(dict, doc)
         samples = doc.get("samples") or []
         if not isinstance(samples, list):
             raise UserInputError("samples must be an array", file=file, path="$.samples")
@@ -143,7 +180,7 @@ def _builtin(path: str | os.PathLike) -> tuple[dict, Iterator[tuple[str, object]
     if head_name not in names:
         zf.close()
         raise UserInputError("zip archive without header.json: not an Inspect AI .eval log", file=file)
-    header = _member(zf, head_name, file)
+    header = _member(zf, head_name, file, limits)
     if not is_log_document({**header, "status": header.get("status", "started")}):
         zf.close()
         raise UserInputError(f"{head_name} has no 'eval' object with task and model: not an Inspect AI log", file=file)
@@ -152,20 +189,25 @@ def _builtin(path: str | os.PathLike) -> tuple[dict, Iterator[tuple[str, object]
         with zf:
             for name in names:
                 if name.startswith("samples/") and name.endswith(".json"):
-                    yield name, _resolved(_member(zf, name, file))
+                    yield name, _resolved(_member(zf, name, file, limits))
 
     return header, zip_samples()
 
 
-def _member(zf: zipfile.ZipFile, name: str, file: str) -> dict:
+def _member(zf: zipfile.ZipFile, name: str, file: str, limits: ReadLimits) -> dict:
     info = zf.getinfo(name)
+    text = ""
     try:
-        if info.compress_type == _ZSTD and not _zipfile_has_zstd():
-            data = _zstd(zf, info, file)
-        else:
-            data = zf.read(name)
-        value = json.loads(data.decode("utf-8"))
-    except (zipfile.BadZipFile, OSError, EOFError, UnicodeDecodeError, ValueError, RecursionError) as e:
+        data = bytearray()
+        for chunk in _member_chunks(zf, info, file, limits):
+            data += chunk
+        text = data.decode("utf-8")
+        del data
+        value = loads(text)
+    except NonFiniteNumber as e:
+        err = nonfinite_error(e, text, file=file, line=None)
+        raise UserInputError(f"member {name}: {err.message}", file=file, path=err.path) from e
+    except (*_ZIP_ERRORS, UnicodeDecodeError, ValueError, RecursionError) as e:
         raise UserInputError(f"unreadable member {name} ({_first_line(e)})", file=file) from e
     if not isinstance(value, dict):
         raise UserInputError(f"{name} must hold a JSON object", file=file)
@@ -173,11 +215,36 @@ def _member(zf: zipfile.ZipFile, name: str, file: str) -> dict:
 
 
 def _zipfile_has_zstd() -> bool:
-    return getattr(zipfile, "ZIP_ZSTANDARD", None) == _ZSTD
+    """True where the standard library's zipfile reads Zstandard members, a chunk at a time (3.14). Not
+    where a package added the method to an older zipfile: inspect_ai's addition inflates a whole member
+    in one read, which no count can stop."""
+    return sys.version_info >= (3, 14) and getattr(zipfile, "ZIP_ZSTANDARD", None) == _ZSTD
 
 
-def _zstd(zf: zipfile.ZipFile, info: zipfile.ZipInfo, file: str) -> bytes:
-    """A Zstandard-compressed member, decoded with the ``zstandard`` package (Python < 3.14)."""
+def _member_chunks(zf: zipfile.ZipFile, info: zipfile.ZipInfo, file: str, limits: ReadLimits) -> Iterator[bytes]:
+    """A member's bytes as they inflate, a chunk at a time, or the ``member_bytes`` limit's error as soon as
+    they pass it (whatever size the archive's directory declares: a bomb may declare any)."""
+    cap, total = limits.member_bytes, 0
+    if info.compress_type == _ZSTD and not _zipfile_has_zstd():
+        chunks = _zstd(zf, info, file)
+    else:
+        chunks = _zip_chunks(zf, info)
+    for chunk in chunks:
+        total += len(chunk)
+        if total > cap:
+            raise limit_error("member_bytes", limits, file=file, what=f"zip member {info.filename}")
+        yield chunk
+
+
+def _zip_chunks(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> Iterator[bytes]:
+    with zf.open(info) as fh:
+        while chunk := fh.read(_CHUNK):
+            yield chunk
+
+
+def _zstd(zf: zipfile.ZipFile, info: zipfile.ZipInfo, file: str) -> Iterator[bytes]:
+    """A Zstandard-compressed member, decoded a chunk at a time with the ``zstandard`` package
+    (Python < 3.14)."""
     try:
         import zstandard
     except ImportError as e:
@@ -197,7 +264,8 @@ def _zstd(zf: zipfile.ZipFile, info: zipfile.ZipInfo, file: str) -> bytes:
         raw = fh.read(info.compress_size)
     try:  # Inspect may split a member into several frames: read across them
         with zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True) as r:
-            return r.read()
+            while chunk := r.read(_CHUNK):
+                yield chunk
     except zstandard.ZstdError as e:
         raise UserInputError(f"damaged Zstandard data in {info.filename} ({e})", file=file) from e
 

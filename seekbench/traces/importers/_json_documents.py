@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..._errors import UserInputError
-from ..._io import iter_jsonl, read_text
+from ..._io import NonFiniteNumber, iter_jsonl, loads, nonfinite_error, read_text
+from ..._limits import DEFAULT_LIMITS, InputLimitError, ReadLimits
 from ._base import ImportedRecord
 
 
@@ -21,11 +22,13 @@ def import_documents(
     path: str | os.PathLike,
     single: Callable[[list], bool],
     convert: Callable[..., dict[str, Any] | ImportedRecord],
+    *,
+    limits: ReadLimits | None = None,
     **options: object,
 ) -> Iterator[ImportedRecord]:
     """Run ``convert(doc, file=, line=, prefix=, **options)`` (a trace or an ImportedRecord) on each
     document of :func:`iter_documents`."""
-    for line, doc, prefix in iter_documents(path, single=single):
+    for line, doc, prefix in iter_documents(path, single=single, limits=limits):
         try:
             if isinstance(doc, UserInputError):
                 raise doc
@@ -40,19 +43,21 @@ def _no_constant(name: str) -> float:
 
 
 def iter_documents(
-    path: str | os.PathLike, *, single: Callable[[list], bool]
+    path: str | os.PathLike, *, single: Callable[[list], bool], limits: ReadLimits | None = None
 ) -> Iterator[tuple[int | None, object, str]]:
     """Yield ``(line, document_or_error, json_path_prefix)`` from JSONL or one whole-file JSON document.
 
     A list (a JSONL line, or the whole file) is split into its items, with prefix
     ``$[i]`` and each item's own line, unless ``single(list)`` says it is one record.
-    A file whose first line is not JSON but which parses as a whole is one document.
+    A file whose first line is not JSON but which parses as a whole is one document. A line, or a
+    whole-file document, longer than ``limits.record_bytes`` raises the limit's error.
     """
-    lines = iter_jsonl(path)
+    max_bytes = (limits or DEFAULT_LIMITS).record_bytes
+    lines = iter_jsonl(path, max_bytes=max_bytes)
     head = next(lines, None)
     if head is None:
         return
-    whole = _whole_document(path) if isinstance(head[1], UserInputError) else None
+    whole = _whole_document(path, max_bytes) if isinstance(head[1], UserInputError) else None
     if whole is not None:
         text, value = whole
         if isinstance(value, UserInputError):
@@ -74,18 +79,22 @@ def iter_documents(
             yield line, obj, "$"
 
 
-def _whole_document(path: str | os.PathLike) -> tuple[str, object] | None:
+def _whole_document(path: str | os.PathLike, max_bytes: int) -> tuple[str, object] | None:
     """``(text, value)`` when the file is one JSON document, ``(text, error)`` when it is a broken
     pretty-printed one (first line ``[`` or ``{``), None when it should be read line by line."""
     try:
-        text = read_text(path)
+        text = read_text(path, max_bytes=max_bytes)
+    except InputLimitError:
+        raise
     except UserInputError:
         return None
     stripped = text.lstrip()
     if stripped[:1] not in ("[", "{"):
         return None
     try:
-        return text, json.loads(text, parse_constant=_no_constant)
+        return text, loads(text)
+    except NonFiniteNumber as e:
+        return text, nonfinite_error(e, text, file=str(path), line=None)
     except (ValueError, RecursionError) as e:
         if stripped.split("\n", 1)[0].strip() not in ("[", "{"):
             return None

@@ -28,6 +28,8 @@ import re
 from collections.abc import Iterable, Iterator
 
 from ..._errors import UserInputError
+from ..._io import NonFiniteNumber, loads, nonfinite_path
+from ..._limits import ReadLimits
 from ._base import ImportedRecord, RecordContext, agent_note, default_agent, expect_type, new_trace
 from ._chat_records import (
     as_messages,
@@ -88,6 +90,7 @@ def iter_records(
     question_field: str | None = None,
     answer_field: str | None = None,
     search_tools: str | Iterable[str] | None = None,
+    limits: ReadLimits | None = None,
 ) -> Iterator[ImportedRecord]:
     """Convert each chat record in ``path`` to a canonical trace.
 
@@ -115,6 +118,7 @@ def iter_records(
         path,
         is_conversation,
         _convert,
+        limits=limits,
         agent=agent,
         question=question,
         answer_tag=answer_tag,
@@ -145,7 +149,13 @@ def parse_arguments(raw: object, ctx: RecordContext, path: str) -> dict:
         return raw
     raw = expect_type(raw, str, what="tool-call arguments", path=path, **ctx)
     try:
-        value = json.loads(raw, parse_constant=_no_constant)
+        value = loads(raw)
+    except NonFiniteNumber as e:
+        raise UserInputError(
+            f"{e} in tool-call arguments: seekbench cannot hold it; write a finite number",
+            path=nonfinite_path(raw, path),
+            **ctx,
+        ) from e
     except (ValueError, RecursionError) as e:
         detail = (
             f" (column {e.colno}): {e.msg}"

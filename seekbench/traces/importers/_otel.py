@@ -35,6 +35,7 @@ from collections.abc import Iterator
 from typing import Any, cast
 
 from ..._errors import UserInputError
+from ..._limits import ReadLimits
 from ._base import ImportedRecord, RecordContext, new_trace
 from ._openai_chat import StepBuilder, extract_answer, search_step
 from ._otel_messages import indexed, messages
@@ -80,7 +81,11 @@ def span_kind(span: Span) -> str:
 
 
 def iter_records(
-    path: str | os.PathLike, *, agent: str | None = None, answer_tag: str | None = "answer"
+    path: str | os.PathLike,
+    *,
+    agent: str | None = None,
+    answer_tag: str | None = "answer",
+    limits: ReadLimits | None = None,
 ) -> Iterator[ImportedRecord]:
     """Rebuild the traces of an OpenTelemetry file (see the module docstring for the mapping).
 
@@ -92,6 +97,8 @@ def iter_records(
         The agent when no span names one (``agent.name``, a model name, or ``service.name``).
     answer_tag : str or None, default "answer"
         Take ``final_answer`` from the last ``<answer_tag>`` block of the answer; None keeps the text.
+    limits : ReadLimits, optional
+        The byte limits of the read (default :data:`seekbench._limits.DEFAULT_LIMITS`).
 
     Yields
     ------
@@ -100,7 +107,7 @@ def iter_records(
     """
     file = str(path)
     by_trace: dict[str, list[Span]] = defaultdict(list)
-    for line, item in read_spans(path):
+    for line, item in read_spans(path, limits=limits):
         if isinstance(item, UserInputError):
             yield ImportedRecord(line, error=item)
             continue

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from ..._errors import UserInputError
+from ..._limits import ReadLimits, check_row_groups
 
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 
@@ -248,17 +249,20 @@ def _is_nan(value: object) -> bool:
     return isinstance(value, float) and value != value
 
 
-def read_spans(path: str | os.PathLike) -> Iterator[tuple[int | None, list[Span] | UserInputError]]:
-    """``(line, spans or error)`` per record: an OTLP object, a span-table row, or a Parquet row."""
+def read_spans(
+    path: str | os.PathLike, *, limits: ReadLimits | None = None
+) -> Iterator[tuple[int | None, list[Span] | UserInputError]]:
+    """``(line, spans or error)`` per record: an OTLP object, a span-table row, or a Parquet row,
+    each within ``limits`` (:mod:`seekbench._limits`)."""
     from ._parquet import is_parquet
 
     file = str(path)
     if is_parquet(path):
-        yield from _parquet_rows(path)
+        yield from _parquet_rows(path, limits)
         return
     from ._openai_chat import iter_documents
 
-    for line, doc, prefix in iter_documents(path, single=lambda _: False):
+    for line, doc, prefix in iter_documents(path, single=lambda _: False, limits=limits):
         if isinstance(doc, UserInputError):
             yield line, doc
             continue
@@ -280,7 +284,9 @@ def read_spans(path: str | os.PathLike) -> Iterator[tuple[int | None, list[Span]
             yield line, malformed(e, file=file, line=line)
 
 
-def _parquet_rows(path: str | os.PathLike) -> Iterator[tuple[int, list[Span] | UserInputError]]:
+def _parquet_rows(
+    path: str | os.PathLike, limits: ReadLimits | None
+) -> Iterator[tuple[int, list[Span] | UserInputError]]:
     import pyarrow.parquet as pq
 
     file = str(path)
@@ -288,6 +294,7 @@ def _parquet_rows(path: str | os.PathLike) -> Iterator[tuple[int, list[Span] | U
         pf = pq.ParquetFile(path)
     except Exception as e:  # pyarrow raises ArrowInvalid / OSError on a corrupt file
         raise UserInputError(f"unreadable Parquet file ({str(e).splitlines()[0][:200]})", file=file) from e
+    check_row_groups(pf.metadata, limits, file=file)
     if not span_table_columns(pf.schema_arrow.names):
         raise UserInputError("not a span table: no context.span_id and context.trace_id columns", file=file)
     line = 0

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..._errors import UserInputError
 from ..._io import atomic_writer
+from ..._limits import ReadLimits, check_row_groups
 from ._base import ImportedRecord, starts_with_bytes
 
 FORMAT = "parquet"
@@ -34,11 +35,11 @@ def sniff(path: str, head: str, first: object) -> bool:
     return head.startswith(MAGIC.decode())
 
 
-def open_file(path: str | os.PathLike):
-    """The ``pyarrow.parquet.ParquetFile`` at ``path``, checked to hold seekbench's columns."""
+def open_file(path: str | os.PathLike, limits: ReadLimits | None = None):
+    """The ``pyarrow.parquet.ParquetFile`` at ``path``, checked to hold seekbench's columns in row groups
+    within ``limits``."""
     import pyarrow.parquet as pq
 
-    from ._parquet_layout import SCHEMA
 
     try:
         pf = pq.ParquetFile(path)
@@ -47,15 +48,23 @@ def open_file(path: str | os.PathLike):
             f"unreadable Parquet file ({_first_line(e)}); rewrite it with `seekbench convert FILE --to parquet`",
             file=str(path),
         ) from e
-    missing = [n for n in SCHEMA.names if n not in pf.schema_arrow.names]
+    check_row_groups(pf.metadata, limits, file=str(path))
+    check_columns(pf.schema_arrow.names, file=str(path))
+    return pf
+
+
+def check_columns(names: list[str], *, file: str) -> None:
+    """A user error unless ``names`` (a Parquet file's columns) hold every column seekbench writes."""
+    from ._parquet_layout import SCHEMA
+
+    missing = [n for n in SCHEMA.names if n not in names]
     if missing:
         raise UserInputError(
             f"not a seekbench trace table: missing column(s) {', '.join(missing[:5])}"
             + (" ..." if len(missing) > 5 else "")
             + "; write one with `seekbench convert FILE --to parquet`",
-            file=str(path),
+            file=file,
         )
-    return pf
 
 
 def _rows(pf) -> Iterator[dict]:
@@ -109,14 +118,15 @@ def _sorted_rows(pf) -> Iterator[dict]:
     return iter(table.take(order).to_pylist())
 
 
-def iter_records(path: str | os.PathLike) -> Iterator[ImportedRecord]:
-    """Yield the canonical trace of each trace's rows, streaming a row group at a time."""
+def iter_records(path: str | os.PathLike, *, limits: ReadLimits | None = None) -> Iterator[ImportedRecord]:
+    """Yield the canonical trace of each trace's rows, streaming a row group at a time (each at most
+    ``limits.row_group_bytes`` uncompressed, as the file's metadata says)."""
     from pyarrow import ArrowException
 
     from ._parquet_layout import decode_trace
 
     file = str(path)
-    pf = open_file(path)
+    pf = open_file(path, limits)
     groups = _grouped(pf, file)
     while True:
         try:

@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
+from ..._limits import ReadLimits, check_row_groups
 from .._fragment_log import dict_chunks
 from .._fragments import Fragment, open_binary
-from ._parquet import damaged
+from ._parquet import check_columns, damaged
 from ._parquet_layout import SCHEMA, decode_trace
 from ._parquet_tables import _DICTIONARY, _STEP_READ, _TRACE_READ, _Invalid, _objects, _Reader
 from ._summary import ImportSummary
@@ -105,9 +106,10 @@ def _runs(groups: _Groups, fragment: Fragment) -> Iterator[tuple[pa.Table, int]]
 
 
 def iter_parquet_tables(
-    fragment: Fragment, log: FragmentLog, *, skip_invalid: bool, chunk_traces: int
+    fragment: Fragment, log: FragmentLog, *, skip_invalid: bool, chunk_traces: int, limits: ReadLimits | None = None
 ) -> Iterator[tuple[pd.DataFrame, pd.DataFrame]]:
-    """The tables of the traces ``fragment`` owns; invalid ones logged (see :mod:`.._chunks`)."""
+    """The tables of the traces ``fragment`` owns; invalid ones logged (see :mod:`.._chunks`). A row
+    group past ``limits.row_group_bytes`` (:mod:`seekbench._limits`) is a user error."""
     import pyarrow.parquet as pq
 
     from .._tables import _Columns
@@ -115,6 +117,8 @@ def iter_parquet_tables(
     with open_binary(fragment.file) as fh:
         probe = pq.ParquetFile(fh)  # the stored types (not read as dictionaries)
         have, schema = probe.schema_arrow, probe.schema
+        check_row_groups(probe.metadata, limits, file=fragment.file)
+    check_columns(have.names, file=fragment.file)  # else reading them as dictionaries raised KeyError
     layout = all(f.name in have.names and have.field(f.name).type.equals(f.type) for f in SCHEMA)
     rank = next(
         (

@@ -19,6 +19,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..._limits import ReadLimits
 from .._ontology import LABEL_FIELDS, LABEL_VALUES, STEP_KINDS
 from ._parquet import open_file
 from ._parquet_layout import SCHEMA, STEP_KEYS, TRACE_KEYS, column
@@ -249,10 +250,10 @@ class _Reader:
         #: Counts of the traces turned into columns, for the import summary line (None: not counted).
         self.summary: ImportSummary | None = None
 
-    def file(self, path: str | os.PathLike) -> None:
+    def file(self, path: str | os.PathLike, limits: ReadLimits | None = None) -> None:
         import pyarrow.parquet as pq
 
-        pf = open_file(path)
+        pf = open_file(path, limits)
         have = pf.schema_arrow
         if not all(f.name in have.names and have.field(f.name).type.equals(f.type) for f in SCHEMA):
             raise _Invalid
@@ -336,7 +337,7 @@ class _Reader:
 
 
 def read_tables(
-    paths: list, formats: dict[str, str], summary: ImportSummary | None = None
+    paths: list, formats: dict[str, str], summary: ImportSummary | None = None, *, limits: ReadLimits | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame] | None:
     """``(steps, traces)`` of seekbench Parquet files, or None to take the dict path.
 
@@ -348,6 +349,8 @@ def read_tables(
         Filled with ``file -> "parquet"`` (the ``ReadResult.formats`` of the caller).
     summary : ImportSummary, optional
         Counts the traces read (the import summary line), when the read succeeds.
+    limits : ReadLimits, optional
+        Row groups larger than ``limits.row_group_bytes`` are a user error (:mod:`seekbench._limits`).
 
     Returns
     -------
@@ -359,7 +362,7 @@ def read_tables(
     reader.summary = ImportSummary()
     try:
         for path in paths:
-            reader.file(path)
+            reader.file(path, limits)
             formats[str(path)] = "parquet"
     except (_Invalid, OSError, pa.ArrowException):  # the dict path words the error (or reads what it can)
         return None

@@ -29,6 +29,7 @@ from typing import Any, NamedTuple, cast
 
 from ..._errors import UserInputError
 from ..._io import read_text
+from ..._limits import DEFAULT_LIMITS, ReadLimits
 from ._base import ImportedRecord, RecordContext, agent_note, default_agent, expect_type, new_trace
 from ._chat_records import record_key
 from ._chat_template import END_TOKENS, Turn, has_markers, split_turns, transcripts
@@ -122,6 +123,7 @@ def iter_records(
     question_field: str | None = None,
     answer_field: str | None = None,
     search_tools: str | Iterable[str] | None = None,
+    limits: ReadLimits | None = None,
 ) -> Iterator[ImportedRecord]:
     """Convert each transcript or record in ``path`` to a canonical trace.
 
@@ -139,6 +141,8 @@ def iter_records(
         Dotted paths of the text, the question and the gold answers (default: the common keys).
     search_tools : str or list, optional
         The tool names that are searches (default: by name, :mod:`._tools`).
+    limits : ReadLimits, optional
+        A line, or a whole text or JSON file, past ``limits.record_bytes`` is a user error.
 
     Yields
     ------
@@ -154,9 +158,9 @@ def iter_records(
     }
     file = str(path)
     if _first_char(file) not in ("{", "["):
-        yield from _text_file(file, **opts)
+        yield from _text_file(file, max_bytes=(limits or DEFAULT_LIMITS).record_bytes, **opts)
         return
-    for line, doc, prefix in iter_documents(path, single=_not_records):
+    for line, doc, prefix in iter_documents(path, single=_not_records, limits=limits):
         try:
             if isinstance(doc, UserInputError):
                 raise doc
@@ -189,10 +193,16 @@ def _first_char(file: str) -> str:
 
 
 def _text_file(
-    file: str, *, spec: list, agent: str | None, question: str | None, search_tools: frozenset[str] | None
+    file: str,
+    *,
+    spec: list,
+    agent: str | None,
+    question: str | None,
+    search_tools: frozenset[str] | None,
+    max_bytes: int,
 ) -> Iterator[ImportedRecord]:
     try:
-        text = read_text(file)
+        text = read_text(file, max_bytes=max_bytes)
     except UserInputError as e:
         yield ImportedRecord(1, error=e)
         return

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..._errors import UserInputError
 from ..._io import iter_jsonl
+from ..._limits import DEFAULT_LIMITS, ReadLimits
 from .._ontology import LABEL_VALUES, canonical_field, canonical_kind, canonical_value
 from ._base import ImportedRecord, RecordContext, expect_type, new_trace
 
@@ -34,11 +35,13 @@ def sniff(path: str, head: str, first: object) -> bool:
     )
 
 
-def iter_records(path: str | os.PathLike, *, rater: str | None = None) -> Iterator[ImportedRecord]:
+def iter_records(
+    path: str | os.PathLike, *, rater: str | None = None, limits: ReadLimits | None = None
+) -> Iterator[ImportedRecord]:
     """Convert each line of a SeekBench JSONL file to a canonical trace with inline labels."""
     file = str(path)
     rater = rater or os.path.splitext(os.path.basename(file))[0]
-    for line, obj in iter_jsonl(path):
+    for line, obj in iter_jsonl(path, max_bytes=(limits or DEFAULT_LIMITS).record_bytes):
         if isinstance(obj, UserInputError):
             yield ImportedRecord(line, error=obj)
             continue
