@@ -123,7 +123,11 @@ def _self_estimate_pairs(trace: dict) -> list[tuple[float, float]]:
 
 
 def episode_table(traces: Iterable[dict]) -> pd.DataFrame:
-    """One row per episode (traces without ``env`` are skipped); see :data:`EPISODE_COLUMNS`."""
+    """One row per episode (traces without ``env`` are skipped); see :data:`EPISODE_COLUMNS`.
+
+    An episode the run could not play (``metadata.unscored_reason``: its LLM agent's requests failed)
+    has an undefined ``final_completeness`` (NaN), so no mean counts it as completeness 0.
+    """
     rows = []
     for t in env_traces(traces):
         env, meta = t["env"], t.get("metadata") or {}
@@ -143,7 +147,8 @@ def episode_table(traces: Iterable[dict]) -> pd.DataFrame:
                 "theta": env.get("theta"),
                 "max_steps": env.get("max_steps"),
                 "n_goal_passages": env.get("n_goal_passages"),
-                "final_completeness": completeness_score(t),
+                # an episode whose agent's requests failed (metadata.unscored_reason) measured nothing
+                "final_completeness": math.nan if meta.get("unscored_reason") else completeness_score(t),
                 "n_queries": len(results),
                 "empty_query_share": (sum(not s.get("passage_ids") for s in results) / len(results))
                 if results

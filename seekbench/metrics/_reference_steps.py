@@ -316,7 +316,9 @@ def reference_step_coverage(
         ci = sum(m.get(s.id) is True for s in inter)
         ca = sum(m.get(s.id) is True for s in ans)
         unscored = sum(m.get(s.id) is None for s in steps)
-        defined = y is not None or ca == 0
+        # A statement the judge could not decide is unknown, not uncovered: any such statement leaves
+        # the trace's coverage undefined (counted in ``unscored_statements``), never a lower number.
+        defined = (y is not None or ca == 0) and unscored == 0
         credited = ci + (ca if y else 0) if defined else math.nan
         n = len(steps)
         w = (1 / n) if step_credit is None else step_credit
@@ -335,7 +337,9 @@ def reference_step_coverage(
                 "unscored_statements": unscored,
                 "credited": credited,
                 "coverage": credited / n if defined else math.nan,
-                "intermediate_coverage": ci / len(inter) if inter else math.nan,
+                "intermediate_coverage": (
+                    ci / len(inter) if inter and not any(m.get(s.id) is None for s in inter) else math.nan
+                ),
                 "process_score": process,
                 "reward": (float(y) + process) if y is not None and defined else math.nan,
             }

@@ -8,7 +8,10 @@ Before the fix a failed episode was written like any other, completeness and all
 from __future__ import annotations
 
 import json
+import math
 import socket
+
+from seekbench.env import completeness_summary, episode_table
 
 from seekbench.testing import OpenAIServer
 
@@ -49,6 +52,12 @@ def test_failed_episodes_say_why_and_a_rerun_completes_them(cli, tmp_path):
     failed = {t: e["metadata"]["unscored_reason"] for t, e in got.items() if "unscored_reason" in e["metadata"]}
     assert {got[t]["agent"] for t in failed} == {"llm:some-model"} and len(failed) == 2
     assert all(why.startswith("request_failed: cannot connect after 2 attempts") for why in failed.values())
+    # read back, a failed episode measured nothing: undefined completeness, never 0 in a mean
+    table = episode_table(got.values()).set_index("trace_id")
+    assert table.loc[list(failed), "final_completeness"].isna().all()
+    assert table.drop(index=list(failed))["final_completeness"].notna().all()
+    summary = completeness_summary(got.values(), by=("agent",)).set_index("agent")
+    assert math.isnan(summary.loc["llm:some-model", "completeness"])
     with OpenAIServer() as srv:
         r = cli(*args, "--base-url", srv.base_url)
         assert r.code == 0, r

@@ -135,6 +135,34 @@ def test_unknown_correctness():
         assert math.isnan(reference_step_coverage_score([trace(found_both, correct=None)], sk))
 
 
+class _Undecided:
+    """A matcher that could not decide some statements (a failed or abstaining judge): None."""
+
+    def __init__(self, decided: dict):
+        self.decided = decided
+
+    def match(self, pairs):
+        return {str(t["trace_id"]): dict(self.decided) for t, _ in pairs}
+
+
+def test_undecided_statements_leave_coverage_undefined():
+    sk = {"q": [SkeletonStep("s1", "a", "intermediate"), SkeletonStep("s2", "b", "intermediate"),
+                SkeletonStep("s3", "c", "answer")]}
+    tr = trace([{"kind": "search_result", "text": "a b c"}])
+    # every statement decided: 3 of 3 covered, the answer credited because the trace is correct
+    pt = reference_step_coverage([tr], sk, matcher=_Undecided({"s1": True, "s2": True, "s3": True})).per_trace.iloc[0]
+    assert pt.coverage == 1.0 and pt.unscored_statements == 0
+    # s2 undecided: coverage is unknown (at least 2/3, at most 3/3), not 2/3; intermediate coverage too
+    pt = reference_step_coverage([tr], sk, matcher=_Undecided({"s1": True, "s2": None, "s3": True})).per_trace.iloc[0]
+    assert math.isnan(pt.coverage) and math.isnan(pt.process_score) and math.isnan(pt.intermediate_coverage)
+    assert pt.unscored_statements == 1
+    # all undecided (a dead endpoint): undefined, never 0.0
+    res = reference_step_coverage([tr], sk, matcher=_Undecided({"s1": None, "s2": None, "s3": None}))
+    assert math.isnan(res.per_trace.iloc[0].coverage)
+    row = res.summary().iloc[0]
+    assert row.undefined_coverage == 1 and row.unscored_statements == 3 and math.isnan(row.coverage)
+
+
 def test_skeleton_errors(tmp_path):
     def load(recs):
         p = tmp_path / "s.jsonl"
