@@ -12,7 +12,6 @@ import math
 import socket
 
 from seekbench.env import completeness_summary, episode_table
-
 from seekbench.testing import OpenAIServer
 
 

@@ -40,7 +40,6 @@ def open_file(path: str | os.PathLike, limits: ReadLimits | None = None):
     within ``limits``."""
     import pyarrow.parquet as pq
 
-
     try:
         pf = pq.ParquetFile(path)
     except Exception as e:  # pyarrow raises ArrowInvalid / OSError on a corrupt or truncated file
