@@ -56,6 +56,8 @@ SUMMARY_COLUMNS = [
 ]
 #: The row pooling every (field, step kind) stratum of a rater; it says so in its name.
 OVERALL = POOLED_FIELD
+#: The columns of :attr:`AgreementResult.disagreements`.
+DISAGREEMENT_COLUMNS = ["rater", "field", "step_kind", "trace_id", "step", "reference_value", "rater_value"]
 
 
 @dataclass
@@ -105,6 +107,11 @@ class AgreementResult:
         :func:`~seekbench.agreement.judge_costs`.
     sensitivity : SensitivityResult or None
         With ``traces``: how far each rater's labels move RQI, CE and ERF(8) per agent.
+    disagreements : DataFrame
+        :data:`DISAGREEMENT_COLUMNS`: every compared item where the rater's label is not the
+        reference's, per (rater, field, step_kind) stratum, the items behind the off-diagonal
+        cells of ``confusion`` (so a stratum has ``n_compared`` x (1 - ``raw_agreement``) of
+        them). Not in :meth:`to_dict` (one row per item); the trace explorer lists them.
     """
 
     reference: str
@@ -122,6 +129,7 @@ class AgreementResult:
     options: dict = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     strata: list = field(default_factory=list)
+    disagreements: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=DISAGREEMENT_COLUMNS))
 
     def to_dict(self) -> dict:
         """JSON-ready (NaN stays NaN here; ``seekbench._io.dumps`` writes it as null)."""
@@ -195,8 +203,8 @@ def _compare_rater(
     *,
     rule_keys: set | None = None,
     ties: set | None = None,
-) -> tuple[list[dict], dict, list[dict], list[dict]]:
-    rows, confs, prev, excl = [], {}, [], []
+) -> tuple[list[dict], dict, list[dict], list[dict], list[pd.DataFrame]]:
+    rows, confs, prev, excl, dis = [], {}, [], [], []
     per_stratum = []
     for f, kind in strata_list:
         cats = [*field_labels(f), *([TIE_LABEL] if ties is not None else [])]
@@ -229,6 +237,21 @@ def _compare_rater(
         for st in STATUSES[1:]:
             if counts.get(st, 0):
                 excl.append({"rater": name, "field": f, "step_kind": kind, "reason": st, "n": int(counts[st])})
+        off = comp[(comp["reference"] != comp["rater"]).to_numpy()]
+        if len(off):
+            dis.append(
+                pd.DataFrame(
+                    {
+                        "rater": name,
+                        "field": f,
+                        "step_kind": kind,
+                        "trace_id": off["trace_id"].astype(str).to_numpy(),
+                        "step": off["step"].astype(int).to_numpy(),
+                        "reference_value": off["reference"].astype(str).to_numpy(),
+                        "rater_value": off["rater"].astype(str).to_numpy(),
+                    }
+                )
+            )
         n_ties = int((comp["rater"] == TIE_LABEL).sum())
         per_stratum.append((f, kind, q, conf, counts, comp["trace_id"].nunique(), c1, c2, g, n_ties))
     width = sum(p[2] ** 2 for p in per_stratum)
@@ -295,7 +318,7 @@ def _compare_rater(
             aci,
         )
     )
-    return rows, confs, prev, excl
+    return rows, confs, prev, excl, dis
 
 
 def _row(name, f, kind, counts, n_traces, n_ties, po, kappa, ac1, kci, aci) -> dict:
@@ -456,25 +479,26 @@ def compare_annotations(
         compared[PANEL_RATER] = panel_set
     all_strata = strata([ref, *compared.values()], list(fields), kinds)
     universe = sorted({str(t) for s in sets.values() for t in s.records["trace_id"]})
-    rows, confs, prev, excl = [], {}, [], []
+    rows, confs, prev, excl, dis = [], {}, [], [], []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UndefinedMetricWarning)
         for name, s in compared.items():
             rule_keys = _keys(split[name][1]) if name in split else set().union(*(_keys(r) for _, r in split.values()))
             ties = tie_keys(s) if name == PANEL_RATER else None
-            r, c, p, e = _compare_rater(
+            r, c, p, e, d = _compare_rater(
                 ref, s, name, all_strata, kinds, universe, n_boot, seed, alpha, rule_keys=rule_keys, ties=ties
             )
             rows += r
             confs.update(c)
             prev += p
             excl += e
+            dis += d
         rule_strata = [] if rules is None else [(f, k) for f, k in all_strata if f in set(rules.records["field"])]
         if rules is None or not rule_strata:
             rules = None  # no rule-derived label in the fields compared
         else:
-            r, c, p, e = _compare_rater(ref, rules, RULE_RATER, rule_strata, kinds, universe, n_boot, seed, alpha)
-            rows, prev, excl = rows + r, prev + p, excl + e
+            r, c, p, e, d = _compare_rater(ref, rules, RULE_RATER, rule_strata, kinds, universe, n_boot, seed, alpha)
+            rows, prev, excl, dis = rows + r, prev + p, excl + e, dis + d
             confs.update(c)
         multi_sets = {ref_name: ref, **decided}
         many = len(multi_sets) >= 3
@@ -536,6 +560,7 @@ def compare_annotations(
         },
         warnings=msgs,
         strata=all_strata,
+        disagreements=(pd.concat(dis, ignore_index=True) if dis else pd.DataFrame(columns=DISAGREEMENT_COLUMNS)),
     )
 
 

@@ -153,6 +153,7 @@ def analyze(
             label_source=label_source,
             reference=reference,
             raters=raters,
+            agreement=None if agreement is None else agreement.result,
             **ev,
         )
     inputs = {**(inputs or {}), "labeled_steps": labeled_steps_line(steps)}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -19,15 +20,15 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ..agreement import align_pair, normalize_annotations
+from .._errors import UndefinedMetricWarning
+from ..agreement import AgreementResult, align_pair, compare_annotations, normalize_annotations
 from ..labels import AnnotationSet
 from ..metrics import FLAG_DEFINITIONS, FLAGS, audit_flag_rates, evidence_by_turn, step_evidence, trace_audit
 from ..traces import LABEL_FIELDS
+from ._explorer_agreement import _explanation, explorer_agreement
 
 #: Where a label chip comes from: the labels the metrics used, the reference, or a judge.
 ROLES = ("labels", "reference", "judge")
-#: Provenance keys read, in this order, as a judge's explanation of its label.
-EXPLANATION_KEYS = ("explanation", "rationale", "reasoning", "reason")
 _NO_ANSWER = -1
 #: Audit options and their defaults, read from trace_audit's signature so they never drift apart.
 AUDIT_OPTION_DEFAULTS = {
@@ -56,13 +57,16 @@ class ExplorerData:
     ----------
     meta : dict
         Agents, flags with definitions, raters, label source, audit options, recovery kinds,
-        and per (judge, field) the number of compared and disagreeing labels.
+        and with judges ``agreement``: the rows of the agreement result's summary (per rater,
+        field and step kind, then pooled; rule-derived labels apart), each with its
+        ``n_disagree`` and the index positions of the traces where that rater disagrees
+        (:func:`~seekbench.analysis._explorer_agreement.explorer_agreement`).
     index : dict of lists
         Columns of equal length, trace order: ``id, agent`` (index into ``meta["agents"]``),
         ``q`` (question), ``correct`` (1, 0, -1 unknown), ``E`` (E at the answer; -1 when not
         answered), ``flags`` (bit i = ``meta["flags"][i]``), ``score``, ``steps``, ``turns``,
-        ``rec`` (index into ``meta["recovery"]``), ``dis`` (disagreements) and ``disf`` (bit i =
-        ``meta["fields"][i]`` has one).
+        ``rec`` (index into ``meta["recovery"]``) and ``dis`` (the trace's disagreements, every
+        rater's, as its detail lists them).
     """
 
     meta: dict
@@ -88,18 +92,6 @@ def _clean(value):
     if isinstance(value, (float, np.floating)):
         return None if math.isnan(value) else float(value)
     return value
-
-
-def _explanation(provenance, unscored_reason=None) -> str | None:
-    if isinstance(provenance, dict):
-        for key in EXPLANATION_KEYS:
-            text = provenance.get(key)
-            if isinstance(text, str) and text.strip():
-                return text.strip()
-        if provenance.get("kind") == "rule" and provenance.get("rule"):
-            rep = provenance.get("repeat_of")
-            return f"rule {provenance['rule']}" + (f" (repeats step {rep})" if rep is not None else "")
-    return unscored_reason or None
 
 
 def _single_raters(sets: Sequence[AnnotationSet]) -> list[AnnotationSet]:
@@ -178,7 +170,11 @@ def _chips(chips: dict, sets: list[tuple[str, AnnotationSet]]) -> dict:
 
 
 def _disagreements(reference: AnnotationSet, judges: list[AnnotationSet]) -> tuple[dict, list[dict]]:
-    """(trace_id -> [disagreement dicts]) and per (judge, field) counts of compared and disagreeing labels."""
+    """(trace_id -> [disagreement dicts]) and per (judge, field) counts of compared and disagreeing labels.
+
+    Not the explorer's (it shows :func:`compare_annotations`'s, per step kind and with the rule-derived
+    labels apart: :func:`explorer_agreement`); kept for :func:`disagreement_examples`.
+    """
     by_trace: dict = defaultdict(list)
     summary = []
     fields = list(dict.fromkeys(reference.records["field"]))
@@ -246,6 +242,7 @@ def explorer_data(
     label_source: str = "inline labels",
     reference: AnnotationSet | None = None,
     raters: Sequence[AnnotationSet] = (),
+    agreement: AgreementResult | None = None,
     audit: pd.DataFrame | None = None,
     evidence_mapping: Literal["sum", "sufficiency_first"] = "sum",
     evidence_scope: Literal["cumulative", "latest"] = "cumulative",
@@ -263,7 +260,13 @@ def explorer_data(
     labels : AnnotationSet, optional
         Those labels as a set (for the chips' rater names); default the traces' inline labels.
     reference, raters : AnnotationSet, optional
-        With both: every label both label differently is a disagreement, shown side by side.
+        With both: the agreement table (per rater, field and step kind, the judges' rule-derived
+        labels apart as the rater ``rule-derived``) and, per trace, every label a rater gives
+        differently from the reference, side by side.
+    agreement : AgreementResult, optional
+        :func:`seekbench.agreement.compare_annotations` of ``reference`` and ``raters`` (the
+        report passes its own, so the explorer shows the report's numbers); computed here with
+        its defaults, those of ``seekbench agree``, when None.
     audit : DataFrame, optional
         :func:`seekbench.metrics.trace_audit` of the tables; computed with ``audit_options`` if None.
 
@@ -290,13 +293,20 @@ def explorer_data(
         audit = trace_audit(steps, traces, **ev, recovery=recovery, **audit_options)
     label_sets: list[tuple[str, AnnotationSet]] = []
     by_trace_dis: dict = {}
-    dis_summary: list = []
+    agree_meta: dict | None = None
     judges: list[AnnotationSet] = []
+    order = [str(t["trace_id"]) for t in trace_dicts]
     if reference is not None and raters:
         ref = _single_raters([reference])
         judges = _single_raters(raters)
         label_sets += [("reference", s) for s in ref] + [("judge", s) for s in judges]
-        by_trace_dis, dis_summary = _disagreements(ref[0], judges)
+        if agreement is None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UndefinedMetricWarning)  # the rows carry their notes
+                agreement = compare_annotations(reference, *raters, traces=list(trace_dicts))
+        if agreement.reference != ref[0].name:
+            raise ValueError(f"agreement compares {agreement.reference!r}, not the reference {ref[0].name!r}")
+        agree_meta, by_trace_dis = explorer_agreement(agreement, judges, order)
     chips = _chips(_metric_label_chips(steps, trace_dicts, labels), label_sets)
 
     e_after = _step_evidence_after(steps, evidence_mapping, evidence_scope)
@@ -313,13 +323,11 @@ def explorer_data(
     agents = list(dict.fromkeys(str(a) for a in audit["agent"]))
     agent_idx = {a: i for i, a in enumerate(agents)}
     recoveries = ["recovered", "stopped", "cut_off"]
-    fields = list(dict.fromkeys(d["field"] for d in dis_summary))
     a = {str(r["trace_id"]): r for r in audit.to_dict("records")}
     last_turn = traces.set_index(traces["trace_id"].astype(str))["last_turn"]
     index: dict[str, list] = {
-        k: [] for k in ("id", "agent", "q", "correct", "E", "flags", "score", "steps", "turns", "rec", "dis", "disf")
+        k: [] for k in ("id", "agent", "q", "correct", "E", "flags", "score", "steps", "turns", "rec", "dis")
     }
-    order = [str(t["trace_id"]) for t in trace_dicts]
     for t in trace_dicts:
         tid = str(t["trace_id"])
         row = a[tid]
@@ -338,7 +346,6 @@ def explorer_data(
         index["turns"].append(int(_clean(last_turn.get(tid)) or 0))
         index["rec"].append(recoveries.index(row["recovery"]) if row["recovery"] in recoveries else -1)
         index["dis"].append(len(dis))
-        index["disf"].append(sum(1 << fields.index(d["field"]) for d in {d["field"]: d for d in dis}.values()))
 
     def build() -> Iterator[dict]:
         for t in trace_dicts:
@@ -394,12 +401,12 @@ def explorer_data(
         "flag_definitions": flag_definitions(audit_options),
         "audit_options": {k: _clean(v) for k, v in {**AUDIT_OPTION_DEFAULTS, **audit_options}.items()},
         "recovery": recoveries,
-        "fields": fields,
+        "fields": list(agreement.fields) if agreement is not None and judges else [],
         "label_source": label_source,
         "raters": list(dict.fromkeys(rater_names)),
         "reference": label_sets[0][1].name if judges else None,
         "judges": [j.name for j in judges],
-        "disagreements": dis_summary,
+        "agreement": agree_meta,
         "evidence": ev,
         "recovery_option": recovery,
         "agent_rates": _agent_rates(audit, agents),

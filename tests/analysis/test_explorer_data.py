@@ -66,16 +66,18 @@ def test_disagreements_side_by_side_with_explanations(data):
     d = dis[(3, "grounding")]
     assert (d["reference"], d["judge"], d["rater"], d["explanation"]) == ("Grounded", "NotGrounded", "judge-x",
                                                                           "cites no document")
+    assert d["kind"] == "reasoning"
     assert data.index["dis"] == [1]
-    g = data.meta["fields"].index("grounding")
-    assert data.index["disf"] == [1 << g]
-    summary = {(s["rater"], s["field"]): s for s in data.meta["disagreements"]}
-    assert summary[("judge-x", "grounding")] == {"rater": "judge-x", "field": "grounding", "compared": 2,
-                                                "disagree": 1}
+    rows = {(r["rater"], r["field"], r["step_kind"]): r for r in data.meta["agreement"]["rows"]}
+    r = rows[("judge-x", "grounding", "reasoning")]
+    assert (r["n_compared"], r["n_disagree"], r["raw_agreement"], r["traces"]) == (2, 1, 0.5, [0])
+    # No reference search_type label: the rule-derived RepeatQuery is compared nowhere, counted nowhere.
+    assert not any(k[0] == "rule-derived" for k in rows)
+    assert rows[("judge-x", "reasoning_type", "reasoning")]["kappa"] is None  # n = 0: no coefficient, not 0 or 1
 
 
 def test_rule_provenance_is_an_explanation():
-    from seekbench.analysis._explorer_data import _explanation
+    from seekbench.analysis._explorer_agreement import _explanation
 
     assert _explanation({"kind": "rule", "rule": "repeat", "repeat_of": 1}) == "rule repeat (repeats step 1)"
     assert _explanation({"kind": "judge"}, "abstained: null") == "abstained: null"

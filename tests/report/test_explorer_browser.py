@@ -134,6 +134,72 @@ def test_explorer_filters_search_steps_and_disagreements(explorer_dir, browser, 
     assert (pixels[..., :3] < 0.9).mean() > 0.02  # not blank
 
 
+@pytest.fixture(scope="module")
+def two_judges_dir(tmp_path_factory):
+    """An explorer with two judges: the second annotator, and "echo", the reference's labels but two grounding
+    labels flipped on one trace where the second annotator agrees with the reference."""
+    import json
+
+    from seekbench.agreement import compare_annotations
+    from seekbench.cli import main
+    from seekbench.labels import load_annotations
+    from seekbench.traces import read_traces
+
+    traces = read_traces(sample_path("traces")).traces
+    human = sample_path("human")
+    second = compare_annotations(load_annotations(human), load_annotations(RATER), traces=traces, n_boot=0)
+    disagreed = set(second.disagreements["trace_id"])
+    records = [json.loads(line) for line in human.read_text(encoding="utf-8").splitlines() if line.strip()]
+    tid = next(r["trace_id"] for r in records if r["trace_id"] not in disagreed and r["field"] == "grounding")
+    flipped = 0
+    for r in records:
+        r["rater"] = "echo"
+        if r["trace_id"] == tid and r["field"] == "grounding" and flipped < 2:
+            r["value"] = "NotGrounded" if r["value"] == "Grounded" else "Grounded"
+            flipped += 1
+    out = tmp_path_factory.mktemp("two-judges")
+    echo = out / "echo.jsonl"
+    echo.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    assert main(["explore", "--rater", str(RATER), "--rater", str(echo), "-o", str(out / "explorer")]) == 0
+    return out / "explorer", tid
+
+
+@pytest.mark.browser
+def test_a_judges_disagreement_link_lists_that_judges_disagreements(two_judges_dir, browser):
+    out, tid = two_judges_dir
+    browser.open((out / "explorer.html").as_uri())
+    page = browser.page
+    rows = page.eval_on_selector_all(
+        "section.agree tbody tr",
+        "rs => rs.map(r => [r.dataset.rater, r.dataset.field, r.dataset.kind, r.querySelector('td:nth-child(5)')"
+        ".innerText, !!r.querySelector('a.dislink')])",
+    )
+    assert all(kind != "all" or field == "all (pooled)" for _, field, kind, _, _ in rows)
+    echo = [r for r in rows if r[0] == "echo" and r[1] != "all (pooled)" and r[4]]
+    assert sum(int(r[3]) for r in echo) == 2  # the two flipped labels, in their step kinds' rows
+
+    # echo's count lists the one trace it disagrees on, and that trace shows echo's disagreements only.
+    _, field, kind, n, _ = echo[0]
+    page.click(f"section.agree tr[data-rater='echo'][data-field='{field}'][data-kind='{kind}'] a.dislink")
+    page.wait_for_function("document.querySelector('#f-dis').value.startsWith('r:')")
+    assert browser.column(1) == [tid]
+    page.locator("tr.trace-row").first.click()
+    page.wait_for_selector(".detail[data-loaded] table.dis-table")
+    raters = page.eval_on_selector_all("table.dis-table tbody tr", "rs => rs.map(r => r.dataset.rater)")
+    assert raters and set(raters) == {"echo"} and len(raters) == int(n)
+
+    # The second annotator's pooled count: its traces, never the one where only echo disagrees.
+    page.click("section.agree tr[data-rater='sample-annotator-2'][data-field='all (pooled)'] a.dislink")
+    page.wait_for_function("document.querySelector('#f-dis').selectedOptions[0].textContent.startsWith('sample-annotator-2')")
+    ids = browser.column(1)
+    assert ids and tid not in ids
+    page.locator("tr.trace-row").first.click()
+    page.wait_for_selector(".detail[data-loaded] table.dis-table")
+    raters = page.eval_on_selector_all("table.dis-table tbody tr", "rs => rs.map(r => r.dataset.rater)")
+    assert raters and set(raters) == {"sample-annotator-2"}
+    assert browser.errors == []
+
+
 def _make_corpus():
     spec = importlib.util.spec_from_file_location("make_corpus", REPO / "scripts" / "bench" / "make_corpus.py")
     mod = importlib.util.module_from_spec(spec)

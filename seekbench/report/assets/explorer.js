@@ -69,6 +69,17 @@
   }
 
   /* ---------- filtering and sorting (index only) ---------- */
+  var rowSets = new Map();
+  function agreeRows() { return META.agreement ? META.agreement.rows : []; }
+  function rowTraces(r) {  // the traces where row r's rater disagrees in its stratum (listed in the data)
+    if (!rowSets.has(r)) rowSets.set(r, new Set((agreeRows()[r] || {traces: []}).traces));
+    return rowSets.get(r);
+  }
+  function pooled(row) { return row.field === "all (pooled)"; }
+  function rowName(row) { return row.rater + " · " + row.field + (pooled(row) ? "" : " (" + row.step_kind + ")"); }
+  function inRow(d, row) {  // a trace's disagreement d is one of row's
+    return d.rater === row.rater && (pooled(row) || (d.field === row.field && d.kind === row.step_kind));
+  }
   function passes(i, ignoreText) {
     if (state.agent !== "all" && IDX.agent[i] !== +state.agent) return false;
     var f = IDX.flags[i];
@@ -79,7 +90,7 @@
     if (state.E !== "all" && IDX.E[i] !== +state.E) return false;
     if (state.dis === "yes" && !IDX.dis[i]) return false;
     if (state.dis === "no" && IDX.dis[i]) return false;
-    if (state.dis.slice(0, 2) === "f:" && !(IDX.disf[i] & (1 << +state.dis.slice(2)))) return false;
+    if (state.dis.slice(0, 2) === "r:" && !rowTraces(+state.dis.slice(2)).has(i)) return false;
     if (!ignoreText && state.q) {
       if (qLower[i].indexOf(state.q) < 0 && !(search.q === state.q && search.hits && search.hits.has(i))) return false;
     }
@@ -166,8 +177,10 @@
     h += "<label>Judge vs reference <select id='f-dis'" + (META.judges.length ? "" : " disabled title='no judge: run with --rater'") +
          ">" + option("all", "all", state.dis);
     if (META.judges.length) {
-      h += option("yes", "disagree", state.dis) + option("no", "agree", state.dis);
-      META.fields.forEach(function (f, i) { h += option("f:" + i, "disagree on " + f, state.dis); });
+      h += option("yes", "any rater disagrees", state.dis) + option("no", "no rater disagrees", state.dis);
+      agreeRows().forEach(function (row, r) {
+        if (row.n_disagree) h += option("r:" + r, rowName(row) + " disagrees", state.dis);
+      });
     }
     h += "</select></label>";
     h += "<label>Sort <select id='f-sort'>" + option("score", "worst first (score)", state.sort) +
@@ -179,18 +192,37 @@
     return h + "</div>";
   }
 
+  function num(x, d) { return x == null ? "n/a" : x.toFixed(d); }
+  function withCI(row, k) {
+    if (row[k] == null) return "<span title='" + esc(row.note) + "'>n/a</span>";
+    return num(row[k], 3) + (row[k + "_lower"] == null ? "" : " <span class='muted'>[" + num(row[k + "_lower"], 2) + ", " +
+           num(row[k + "_upper"], 2) + "]</span>");
+  }
+
   function agreementPanel() {
-    if (!META.judges.length) return "";
-    var h = "<section class='agree'><h2>Judge vs reference (" + esc(META.reference) + ")</h2><table><thead><tr>" +
-            "<th class='l'>judge</th><th class='l'>field</th><th>compared</th><th>disagree</th><th>agreement</th></tr></thead><tbody>";
-    META.disagreements.forEach(function (d) {
-      var fi = META.fields.indexOf(d.field);
-      h += "<tr><td class='l'>" + esc(d.rater) + "</td><td class='l'>" + esc(d.field) + "</td><td>" + d.compared + "</td><td>" +
-           (d.disagree ? "<a href='#dis=f:" + fi + "' class='dislink'>" + d.disagree + "</a>" : "0") + "</td><td>" +
-           (d.compared ? (100 * (1 - d.disagree / d.compared)).toFixed(1) + "%" : "n/a") + "</td></tr>";
+    if (!META.judges.length || !META.agreement) return "";
+    var ag = META.agreement;
+    var h = "<section class='agree'><h2>Judge vs reference (" + esc(ag.reference) + ")</h2><table><thead><tr>" +
+            "<th class='l'>rater</th><th class='l'>field</th><th class='l'>step kind</th><th>compared</th>" +
+            "<th>disagree</th><th>agreement</th><th>Cohen's kappa [95% CI]</th><th>AC1 [95% CI]</th></tr></thead><tbody>";
+    ag.rows.forEach(function (row, r) {
+      var rule = row.rater === "rule-derived";
+      h += "<tr class='" + (pooled(row) ? "pooled" : "") + (rule ? " rule" : "") + "' data-rater='" + esc(row.rater) +
+           "' data-field='" + esc(row.field) + "' data-kind='" + esc(row.step_kind) + "'><td class='l'" +
+           (rule ? " title='labels the judges derived by rule (InitialQuery, RepeatQuery), scored apart from their own'" : "") +
+           ">" + esc(row.rater) + "</td><td class='l'>" + esc(row.field) + "</td><td class='l'>" + esc(row.step_kind) +
+           "</td><td" + (row.n_excluded ? " title='" + row.n_excluded + " not compared" +
+           (row.n_rule_derived ? ", " + row.n_rule_derived + " of them rule-derived" : "") + "'" : "") + ">" +
+           row.n_compared + "</td><td>" + (row.n_disagree ? "<a href='#dis=r:" + r + "' class='dislink'>" + row.n_disagree +
+           "</a>" : "0") + "</td><td>" + (row.raw_agreement == null ? "n/a" : (100 * row.raw_agreement).toFixed(1) + "%") +
+           "</td><td>" + withCI(row, "kappa") + "</td><td>" + withCI(row, "ac1") + "</td></tr>";
     });
-    return h + "</tbody></table><p class='muted'>Click a count to list the traces with that disagreement; open a " +
-           "trace to see reference and judge side by side.</p></section>";
+    return h + "</tbody></table><p class='muted'>The numbers of <code>seekbench agree</code> on the same labels (" +
+           (ag.n_boot ? ag.n_boot + " bootstrap resamples over traces, seed " + esc(ag.seed) : "no bootstrap") +
+           "): per label field and step kind, then each rater's strata pooled. Labels a judge derived by rule " +
+           "(InitialQuery, RepeatQuery) are not its decisions: they are scored apart as the rater rule-derived. " +
+           "Click a count to list the traces where that rater disagrees there; open a trace to see reference and " +
+           "rater side by side.</p></section>";
   }
 
   function pct(x) { return x == null ? "n/a" : Math.round(100 * x) + "%"; }
@@ -228,14 +260,18 @@
   }
 
   function chipHtml(c, disKeys) {
-    var role = c[3], bad = disKeys && disKeys.has(c[0] + "|" + c[2]);
+    var role = c[3], bad = disKeys && (disKeys.has(c[0] + "|" + c[2]) || (role === "judge" && disKeys.has(c[0] + "|=" + c[1])));
     return "<span class='chip role-" + esc(role) + (bad ? " disagree" : "") + "' title='" + esc(role) + " label from " +
            esc(c[2]) + "'><b>" + esc(c[0]) + "</b>: " + esc(c[1]) + " <i>" + esc(c[2]) + "</i></span>";
   }
 
   function stepHtml(s, dis) {
     var disKeys = new Set();
-    dis.forEach(function (d) { if (d.step === s.i) { disKeys.add(d.field + "|" + d.rater); disKeys.add(d.field + "|" + META.reference); } });
+    dis.forEach(function (d) {
+      if (d.step !== s.i) return;
+      disKeys.add(d.field + "|" + d.rater); disKeys.add(d.field + "|" + META.reference);
+      disKeys.add(d.field + "|=" + d.judge);  // rule-derived and panel labels show on the judges' chips
+    });
     var h = "<div class='step k-" + esc(s.kind) + "' data-step='" + s.i + "'><div class='shead'><span class='sk'>step " + s.i +
             "</span><span>turn " + (s.turn == null ? "–" : s.turn) + "</span><span class='kind'>" + esc(s.kind) +
             "</span><span title='evidence state after this step (spec section 2)'>E after: " + fmtE(s.E) + "</span>" +
@@ -260,17 +296,22 @@
             " · score " + t.score.toFixed(2) + "</p>";
     if (t.flags.length) h += "<ul class='flags'>" + t.flags.map(function (f) { return "<li><b>" + esc(f) + "</b>: " + esc(META.flag_definitions[f]) + "</li>"; }).join("") + "</ul>";
     h += "</div>";
-    if (t.dis.length) {
-      h += "<table class='dis-table'><caption>Judge vs reference: " + t.dis.length + " disagreement(s)</caption><thead><tr><th>step</th>" +
+    var dis = t.dis, row = state.dis.slice(0, 2) === "r:" ? agreeRows()[+state.dis.slice(2)] : null;
+    if (row) dis = dis.filter(function (d) { return inRow(d, row); });
+    if (dis.length) {
+      h += "<table class='dis-table'><caption>Judge vs reference: " + dis.length + " disagreement(s)" +
+           (row ? " of " + esc(rowName(row)) + (t.dis.length > dis.length ? " (" + t.dis.length + " in all)" : "") : "") +
+           "</caption><thead><tr><th>step</th>" +
            "<th>field</th><th class='ref'>reference (" + esc(META.reference) + ")</th><th class='jud'>judge</th><th>judge's explanation</th></tr></thead><tbody>";
-      t.dis.forEach(function (d) {
-        h += "<tr><td><a href='#' class='jump' data-step='" + d.step + "'>" + d.step + "</a></td><td>" + esc(d.field) +
+      dis.forEach(function (d) {
+        h += "<tr data-rater='" + esc(d.rater) + "'><td><a href='#' class='jump' data-step='" + d.step + "'>" + d.step + "</a></td><td>" +
+             esc(d.field) + " <span class='muted'>(" + esc(d.kind) + ")</span>" +
              "</td><td class='ref'>" + esc(d.reference) + "</td><td class='jud'>" + esc(d.judge) + " <i>" + esc(d.rater) +
              "</i></td><td class='l'>" + (d.explanation ? esc(d.explanation) : "<span class='muted'>none given</span>") + "</td></tr>";
       });
       h += "</tbody></table>";
     }
-    return h + t.steps.map(function (s) { return stepHtml(s, t.dis); }).join("");
+    return h + t.steps.map(function (s) { return stepHtml(s, dis); }).join("");
   }
 
   function fillDetail(i) {
