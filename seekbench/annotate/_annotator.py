@@ -135,6 +135,7 @@ class _OnlineRun:
                 s.note_failure(got.reason)
                 if got.unreachable:  # every other trace would fail the same way
                     s.stopped_unreachable = True
+                    s.stop_reason = self.ctx.unreachable.reason if self.ctx.unreachable is not None else got.reason
                     return False
                 job.fail(got.reason)
                 break

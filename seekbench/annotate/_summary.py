@@ -57,6 +57,8 @@ class AnnotateSummary:
     budget_usd: float | None = None
     stopped_by_budget: bool = False
     stopped_unreachable: bool = False
+    #: Why the run stopped sending (the unreachable endpoint's or the circuit breaker's error), in full.
+    stop_reason: str | None = None
     first_error: str | None = None
     elapsed_s: float = 0.0
     errors: dict[str, int] = field(default_factory=dict)
@@ -113,6 +115,8 @@ class AnnotateSummary:
                 f"stopped: the endpoint cannot be reached or keeps failing; {self.not_started} traces not started "
                 "(re-run the same command once it answers)"
             )
+            if self.stop_reason and self.stop_reason != self.first_error:
+                lines.append(f"stopped because: {self.stop_reason}")
         if self.failed:
             lines.append(f"{self.failed} traces failed (recorded as unscored, nothing paid); re-run to retry them")
         if self.first_error:
