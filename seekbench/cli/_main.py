@@ -8,7 +8,14 @@ import sys
 import warnings
 from collections.abc import Sequence
 
-from .._errors import SeekbenchWarning, UndefinedMetricWarning, UserInputError
+from .._errors import (
+    EXIT_FAILURES,
+    EXIT_USER_ERROR,
+    OutputWriteError,
+    SeekbenchWarning,
+    UndefinedMetricWarning,
+    UserInputError,
+)
 from .._version import SCHEMA_VERSION, __version__
 
 #: Each command module and the commands it registers, in ``--help`` order. A module is imported
@@ -133,14 +140,18 @@ def _run(argv: list[str], command: str | None) -> int:
         return code
     except UserInputError as e:
         print(f"seekbench: error: {e.one_line()}", file=sys.stderr)
-        return 2
+        # a judge run's output cut back to its last whole record is valid, and a re-run resumes it
+        return EXIT_FAILURES if isinstance(e, OutputWriteError) and e.resumable else EXIT_USER_ERROR
     except BrokenPipeError:
         return 0
     except OSError as e:
-        if e.filename is None:
+        from .._write_errors import is_write_error
+
+        if e.filename is None and not is_write_error(e):
             raise
         # an output that became unwritable mid-run (disk full, removed folder): still one line
-        print(f"seekbench: error: {e.filename}: cannot write: {e.strerror}", file=sys.stderr)
+        where = f"{e.filename}: " if e.filename is not None else ""
+        print(f"seekbench: error: {where}cannot write: {e.strerror}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("seekbench: interrupted", file=sys.stderr)
