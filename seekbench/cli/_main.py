@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 import warnings
@@ -107,6 +108,14 @@ def check_outputs(args: argparse.Namespace) -> None:
             check_output(getattr(args, dest), option=option)
 
 
+def hold_locks(args: argparse.Namespace) -> contextlib.AbstractContextManager:
+    """The locks of the outputs and judge cache the command writes, held for its run (see ``_locks``)."""
+    from .._lock import exclusive_all
+    from ._locks import run_locks
+
+    return exclusive_all(run_locks(args))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     command = chosen_command(argv)
@@ -132,7 +141,7 @@ def _run(argv: list[str], command: str | None) -> int:
         return 2
     try:
         check_outputs(args)
-        with warnings.catch_warnings(record=True) as caught:
+        with hold_locks(args), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", SeekbenchWarning)
             warnings.simplefilter("always", UndefinedMetricWarning)
             code = int(args.run(args) or 0)

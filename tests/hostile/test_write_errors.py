@@ -28,8 +28,14 @@ def run(*args: object, cwd: Path, limit: int | None = None) -> subprocess.Comple
     def cap() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
-    return subprocess.run(cli_command(*args), cwd=cwd, capture_output=True, text=True, timeout=300,
-                          preexec_fn=cap if limit is not None else None)
+    return subprocess.run(
+        cli_command(*args),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=cap if limit is not None else None,
+    )
 
 
 def assert_one_line(proc: subprocess.CompletedProcess, code: int, *words: str) -> str:
@@ -109,8 +115,19 @@ def test_annotate_local_judge_full_disk(tmp_path):
     """The judge cache outgrows the limit first (its WAL): the failed commit is rolled back, exit 3, and the
     re-run pays again for no completion the cache kept."""
     with OpenAIServer() as srv:
-        args = ("annotate", "--judge", "local", "--base-url", srv.base_url, SAMPLE, "-o", "labels.jsonl",
-                "--cache", "cache.sqlite", "--no-progress")
+        args = (
+            "annotate",
+            "--judge",
+            "local",
+            "--base-url",
+            srv.base_url,
+            SAMPLE,
+            "-o",
+            "labels.jsonl",
+            "--cache",
+            "cache.sqlite",
+            "--no-progress",
+        )
         proc = run(*args, cwd=tmp_path, limit=LIMIT)
         assert_one_line(proc, 3, "cache.sqlite", "cannot write", "the completions paid before are kept")
         out = tmp_path / "labels.jsonl"
@@ -139,8 +156,9 @@ def torn_set(tmp_path) -> Path:
 def test_validate_names_a_torn_last_line(torn_set):
     n = torn_set.read_bytes().count(b"\n") + 1
     proc = run("validate", "--annotations", torn_set, cwd=torn_set.parent)
-    assert_one_line(proc, 2, f"labels.jsonl:{n}:", "cut off mid-record", "re-run the annotate command",
-                    "delete the last line")
+    assert_one_line(
+        proc, 2, f"labels.jsonl:{n}:", "cut off mid-record", "re-run the annotate command", "delete the last line"
+    )
 
 
 def test_metrics_on_a_torn_set_is_one_line(torn_set):
