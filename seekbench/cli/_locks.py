@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,7 +27,9 @@ def _cache(args: argparse.Namespace) -> tuple[Path, str]:
 def _annotate(args: argparse.Namespace) -> Locks:
     from ..annotate import load_judge_config
 
-    offline = isinstance(load_judge_config(args.judge), dict)  # rules, learned: no request, no cache
+    with warnings.catch_warnings():  # what the judge file says is the run's to say, once
+        warnings.simplefilter("ignore")
+        offline = isinstance(load_judge_config(args.judge), dict)  # rules, learned: no request, no cache
     return [(args.output, "-o")] + ([] if offline else [_cache(args)])
 
 
