@@ -60,6 +60,26 @@ def _user_input_error(cls, message, file, line, trace_id, path) -> UserInputErro
     return cls(message, file=file, line=line, trace_id=trace_id, path=path)
 
 
+class OutputWriteError(UserInputError):
+    """An output could not be written mid-run (a full disk, a file size limit): one line, and the exit
+    code says whether the run's output so far is valid and resumable (3, a judge run) or not (2).
+
+    What was there before is intact either way: an atomic write leaves the earlier file, a failed append
+    is cut back to the last whole record, a SQLite commit that fails is rolled back.
+    """
+
+    def __init__(self, message: str, *, file: str | None = None, resumable: bool = False) -> None:
+        self.resumable = resumable
+        super().__init__(message, file=file)
+
+    def __reduce__(self):
+        return (_output_write_error, (self.message, self.file, self.resumable))
+
+
+def _output_write_error(message, file, resumable) -> OutputWriteError:
+    return OutputWriteError(message, file=file, resumable=resumable)
+
+
 def _printable(text: str) -> str:
     """One terminal line: newlines become spaces; other control, format and separator characters
     (ESC, CR, U+2028, ...) are escaped so a hostile trace id cannot rewrite the terminal."""

@@ -16,6 +16,7 @@ from typing import IO
 
 from ._errors import UserInputError
 from ._limits import DEFAULT_LIMITS, RECORD_BYTES, limit_error
+from ._write_errors import is_write_error, write_error
 
 
 def _reject_constant(name: str) -> float:
@@ -331,6 +332,7 @@ def atomic_writer(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
     """Open a temporary file beside ``path``; on success fsync it and rename it over ``path``.
 
     A crash at any point leaves either the old file or the complete new one, never a truncated one.
+    A write that fails for want of room (a full disk, ``ulimit -f``) is :func:`write_error`, one line.
     The file gets the mode a plain ``open`` would give it: an existing file's mode, else
     ``0o666 & ~umask`` (the temporary file starts at 0600, which would hide a report from colleagues).
     """
@@ -346,10 +348,16 @@ def atomic_writer(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
         except OSError:
             perm = 0o666 & ~_umask()
         os.fchmod(fd, perm)
-        with os.fdopen(fd, mode) if "b" in mode else os.fdopen(fd, mode, encoding="utf-8", newline="\n") as fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
+        try:
+            with os.fdopen(fd, mode) if "b" in mode else os.fdopen(fd, mode, encoding="utf-8", newline="\n") as fh:
+                yield fh
+                fh.flush()
+                os.fsync(fh.fileno())
+        except OSError as e:  # only a write gives these: the body's reading errors pass unchanged
+            if not is_write_error(e):
+                raise
+            kept = "the earlier file is kept" if path.exists() else "no part of it was written"
+            raise write_error(e, path, kept=kept) from e
         try:
             os.replace(tmp, path)
         except OSError as e:

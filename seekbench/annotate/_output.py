@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
-from .._errors import UserInputError
+from .._errors import OutputWriteError, SeekbenchWarning, UserInputError
 from .._io import atomic_writer, dumps
+from .._write_errors import append_whole
 from ._job import RETRIED
 from ._summary import AnnotateSummary
 
@@ -36,6 +38,10 @@ def _blocks(records: list[tuple[int, dict]]) -> list[tuple[int, list[dict]]]:
         else:
             out.append((offset, [rec]))
     return out
+
+
+#: What a failed append leaves (see :func:`seekbench._write_errors.append_whole`).
+_KEPT = "the labels of the traces finished before are kept, and a re-run resumes from them"
 
 
 def _os_error(e: OSError) -> str:
@@ -62,6 +68,8 @@ class AnnotationOutput:
         self.path = Path(path)
         self.rater = rater
         self._fd: int | None = None
+        #: An append failed for want of room: the file holds the whole blocks before it, not reordered.
+        self.write_failed = False
 
     def recover(self) -> dict[str, str]:
         """Repair the tail after a crash and return ``trace_id -> "done" | "retry"`` for the traces present."""
@@ -84,6 +92,14 @@ class AnnotationOutput:
             end = blocks[-1][0]
             blocks.pop()
         if end < len(data):
+            torn = data.rfind(b"\n") + 1 < len(data)
+            what = "its last line was cut off mid-record" if torn else "its last trace's records were incomplete"
+            warnings.warn(
+                f"{self.path}: {what} (a run stopped while writing it: a full disk, a kill); removed, and that "
+                "trace is labeled again",
+                SeekbenchWarning,
+                stacklevel=2,
+            )
             with open(self.path, "r+b") as fh:
                 fh.truncate(end)
                 fh.flush()
@@ -134,11 +150,11 @@ class AnnotationOutput:
                     f"cannot write the output ({_os_error(e)}); choose another -o", file=str(self.path)
                 ) from e
         data = "".join(dumps(r) + "\n" for r in records).encode("utf-8")
-        view = memoryview(data)
-        while view:
-            n = os.write(self._fd, view)
-            view = view[n:]
-        os.fsync(self._fd)
+        try:
+            append_whole(self._fd, data, path=self.path, kept=_KEPT)
+        except OutputWriteError:
+            self.write_failed = True
+            raise
 
     def close(self) -> None:
         if self._fd is not None:
@@ -151,7 +167,7 @@ class AnnotationOutput:
         Returns the number of records written.
         """
         self.close()
-        if not self.path.exists():
+        if not self.path.exists() or self.write_failed:  # no room to rewrite it; as appended, it is valid
             return 0
         records = [(0, json.loads(line)) for line in self.path.read_text(encoding="utf-8").splitlines() if line.strip()]
         last: dict[str, list[dict]] = {}
@@ -161,11 +177,15 @@ class AnnotationOutput:
         ordered = [t for t in order if t in last]
         ordered += [t for t in last if t not in set(ordered)]
         n = 0
-        with atomic_writer(self.path) as fh:
-            for tid in ordered:
-                for rec in last[tid]:
-                    fh.write(dumps(rec) + "\n")
-                    n += 1
+        try:
+            with atomic_writer(self.path) as fh:
+                for tid in ordered:
+                    for rec in last[tid]:
+                        fh.write(dumps(rec) + "\n")
+                        n += 1
+        except OutputWriteError as e:  # no room for the ordered copy: the appended file stays, valid
+            kept = e.message.replace("the earlier file is kept", _KEPT)
+            raise OutputWriteError(kept, file=e.file, resumable=True) from e
         return n
 
 

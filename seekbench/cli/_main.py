@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 import warnings
 from collections.abc import Sequence
 
-from .._errors import SeekbenchWarning, UndefinedMetricWarning, UserInputError
+from .._errors import (
+    EXIT_FAILURES,
+    EXIT_USER_ERROR,
+    OutputWriteError,
+    SeekbenchWarning,
+    UndefinedMetricWarning,
+    UserInputError,
+)
 from .._version import SCHEMA_VERSION, __version__
 
 #: Each command module and the commands it registers, in ``--help`` order. A module is imported
@@ -100,6 +108,14 @@ def check_outputs(args: argparse.Namespace) -> None:
             check_output(getattr(args, dest), option=option)
 
 
+def hold_locks(args: argparse.Namespace) -> contextlib.AbstractContextManager:
+    """The locks of the outputs and judge cache the command writes, held for its run (see ``_locks``)."""
+    from .._lock import exclusive_all
+    from ._locks import run_locks
+
+    return exclusive_all(run_locks(args))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     command = chosen_command(argv)
@@ -125,7 +141,7 @@ def _run(argv: list[str], command: str | None) -> int:
         return 2
     try:
         check_outputs(args)
-        with warnings.catch_warnings(record=True) as caught:
+        with hold_locks(args), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", SeekbenchWarning)
             warnings.simplefilter("always", UndefinedMetricWarning)
             code = int(args.run(args) or 0)
@@ -133,14 +149,18 @@ def _run(argv: list[str], command: str | None) -> int:
         return code
     except UserInputError as e:
         print(f"seekbench: error: {e.one_line()}", file=sys.stderr)
-        return 2
+        # a judge run's output cut back to its last whole record is valid, and a re-run resumes it
+        return EXIT_FAILURES if isinstance(e, OutputWriteError) and e.resumable else EXIT_USER_ERROR
     except BrokenPipeError:
         return 0
     except OSError as e:
-        if e.filename is None:
+        from .._write_errors import is_write_error
+
+        if e.filename is None and not is_write_error(e):
             raise
         # an output that became unwritable mid-run (disk full, removed folder): still one line
-        print(f"seekbench: error: {e.filename}: cannot write: {e.strerror}", file=sys.stderr)
+        where = f"{e.filename}: " if e.filename is not None else ""
+        print(f"seekbench: error: {where}cannot write: {e.strerror}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("seekbench: interrupted", file=sys.stderr)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -121,11 +121,11 @@ def load_annotations(path: str | os.PathLike, *, skip_invalid: bool = False) -> 
     recs: list[dict] = []
     skipped: list[UserInputError] = []
     n_lines = 0
-    for line, obj in iter_jsonl(path):
+    for line, obj, last in _with_last(iter_jsonl(path)):
         n_lines += 1
         try:
             if isinstance(obj, UserInputError):
-                raise obj
+                raise torn_line_error(path, line) if last and _torn(path) else obj
             recs.append(_check_record(obj, file=file, line=line))
         except UserInputError as e:
             if not skip_invalid:
@@ -136,6 +136,39 @@ def load_annotations(path: str | os.PathLike, *, skip_invalid: bool = False) -> 
     aset = AnnotationSet.from_records(recs, name=os.path.basename(file))
     aset.skipped = skipped
     return aset
+
+
+#: The fix for an annotation set whose last line was cut off mid-record.
+TORN_FIX = "re-run the annotate command that wrote it to recover it, or delete the last line"
+
+
+def torn_line_error(path: str | os.PathLike, line: int) -> UserInputError:
+    """The error for a last line cut off mid-record (a run stopped while writing it), with the fix."""
+    return UserInputError(
+        f"the last line is cut off mid-record (a run stopped while writing it: a full disk, a kill); {TORN_FIX}",
+        file=str(path),
+        line=line,
+    )
+
+
+def _torn(path: str | os.PathLike) -> bool:
+    """True when the file does not end with a newline: its last line was not finished."""
+    with open(path, "rb") as fh:
+        fh.seek(0, os.SEEK_END)
+        if fh.tell() == 0:
+            return False
+        fh.seek(-1, os.SEEK_END)
+        return fh.read(1) != b"\n"
+
+
+def _with_last(items: Iterable[tuple[int, object]]) -> Iterator[tuple[int, object, bool]]:
+    """``(line, value, is_last)`` for each of ``items``."""
+    it = iter(items)
+    prev = next(it, None)
+    while prev is not None:
+        cur = next(it, None)
+        yield prev[0], prev[1], cur is None
+        prev = cur
 
 
 def _check_record(obj: object, *, file: str, line: int) -> dict:

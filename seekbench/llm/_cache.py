@@ -19,6 +19,8 @@ from pathlib import Path
 from ._sqlite import SQLiteStore, user_cache_path
 
 CACHE_ENV = "SEEKBENCH_CACHE"
+#: What a cache write that finds no room leaves (the failed commit is rolled back).
+_KEPT = "the completions paid before are kept, and a re-run pays for none of them again"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS completions (
     key TEXT PRIMARY KEY,
@@ -123,7 +125,7 @@ class JudgeCache(SQLiteStore):
         """Store a completion (committed at once); an existing row with the same key is kept."""
         cols = list(CachedCompletion.__dataclass_fields__)
         values = [getattr(entry, c) for c in cols]
-        with self._lock:
+        with self._lock, self._writing(_KEPT):
             self._db.execute(
                 f"INSERT OR IGNORE INTO completions ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})", values
             )
@@ -133,7 +135,7 @@ class JudgeCache(SQLiteStore):
         text = None if labels is None else json.dumps(labels, sort_keys=True, ensure_ascii=False)
         # Derived data (recomputed from the raw completion on any replay): committed without an fsync.
         # In WAL mode such a commit still survives the process being killed; only power loss may drop it.
-        with self._lock:
+        with self._lock, self._writing(_KEPT):
             self._db.execute("PRAGMA synchronous=NORMAL")
             try:
                 self._db.execute(
@@ -156,7 +158,7 @@ class JudgeCache(SQLiteStore):
         """Remember whether ``endpoint`` accepts ``response_format`` ``mode`` for ``model`` (the last word wins)."""
         from ._completion import utc_now
 
-        with self._lock:
+        with self._lock, self._writing(_KEPT):
             self._db.execute(
                 "INSERT OR REPLACE INTO endpoint_formats (endpoint, model, mode, accepted, reason, time) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
@@ -204,7 +206,7 @@ class JudgeCache(SQLiteStore):
 
     def clear(self, *, judge: str | None = None) -> int:
         """Delete every entry (or one judge's); return how many were deleted."""
-        with self._lock:
+        with self._lock, self._writing("the entries not yet deleted are kept"):
             return self._clear(judge)
 
     def _clear(self, judge: str | None) -> int:

@@ -8,12 +8,18 @@ error naming the file and the option to change when it cannot be opened.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Self
 
-from .._errors import UserInputError
+from .._errors import OutputWriteError, UserInputError
+
+#: SQLite's primary result codes for a write with no room: SQLITE_IOERR (a write refused by the system,
+#: ``ulimit -f`` among them: SQLITE_IOERR_WRITE) and SQLITE_FULL (the disk or quota is full).
+_NO_ROOM = (10, 13)
 
 
 def user_cache_path(env: str, filename: str) -> Path:
@@ -97,6 +103,23 @@ class SQLiteStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+    @contextlib.contextmanager
+    def _writing(self, kept: str) -> Iterator[None]:
+        """Statements that write: a commit that finds no room (a full disk, ``ulimit -f``) is rolled back
+        by SQLite and becomes :class:`~seekbench._errors.OutputWriteError` (``resumable``: what was
+        committed before is whole)."""
+        try:
+            yield
+        except sqlite3.OperationalError as e:
+            if getattr(e, "sqlite_errorcode", 0) & 0xFF not in _NO_ROOM:
+                raise
+            raise OutputWriteError(
+                f"cannot write: {e} (a full disk or a file size limit); {kept}; free space (or raise the "
+                f"limit) and run the command again",
+                file=str(self.path),
+                resumable=True,
+            ) from e
 
     def __enter__(self) -> Self:
         return self
