@@ -23,6 +23,7 @@ from .._errors import UserInputError
 from ..llm import (
     BatchClient,
     Budget,
+    EndpointUnreachable,
     NotACompletion,
     Prices,
     completion_from_body,
@@ -133,9 +134,15 @@ def run_batch(
             save_state(path, state)
         cli = cli or BatchClient(cfg, base_url, api_key)
         bodies = dict(j.next_request() for j in jobs if not j.done)
-        for part in state["parts"]:
-            if not part.get("merged"):
-                submit_part(cli, path, state, part, bodies)
+        try:
+            for part in state["parts"]:
+                if not part.get("merged"):
+                    submit_part(cli, path, state, part, bodies)
+        except EndpointUnreachable as e:  # stop; the state file keeps what was submitted, a re-run resumes it
+            summary.stopped_unreachable = True
+            summary.count_error(str(e))
+            summary.note_failure(str(e))
+            break
         spent = 0.0
         for part in state["parts"]:
             if part.get("merged") or not part["keys"]:

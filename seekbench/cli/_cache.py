@@ -58,10 +58,11 @@ def run(args: argparse.Namespace) -> int:
                     f"{j['traces']} traces, ${j['cost_usd']:.4f}"
                 )
             return 0
+        # a judge has one row per (model, prompt version) in the stats: count them all, as clear deletes them all
         n = (
             stats["entries"]
             if args.judge is None
-            else next((j["entries"] for j in stats["judges"] if j["judge"] == args.judge), 0)
+            else sum(j["entries"] for j in stats["judges"] if j["judge"] == args.judge)
         )
         if not args.yes:
             raise UserInputError(

@@ -339,14 +339,21 @@ def _failed_episodes(agents) -> dict[str, str]:
     return {k: v for a in agents for k, v in getattr(a, "failed_episodes", {}).items()}
 
 
-def _report_failed(failed: dict[str, str], agents, total: int) -> int:
+def _report_failed(
+    failed: dict[str, str],
+    agents,
+    total: int,
+    *,
+    what: str = "episodes",
+    outcome: str = "they are written but left out of the completeness table above",
+) -> int:
     """Exit 3 with the count and the first error in full when some episodes ran without their model."""
     if not failed:
         return EXIT_OK
     first = next(a.first_error for a in agents if getattr(a, "first_error", None))
     print(
-        f"seekbench: {len(failed)} of {total} episodes failed (the agent's requests failed; they are written "
-        "but left out of the completeness table above); re-run once the endpoint works",
+        f"seekbench: {len(failed)} of {total} {what} failed (the agent's requests failed; {outcome}); "
+        "re-run once the endpoint works",
         file=sys.stderr,
     )
     print(f"seekbench: first error: {first}", file=sys.stderr)
@@ -378,8 +385,8 @@ def run_theta(args: argparse.Namespace) -> int:
         if hasattr(agent, "close"):
             agent.close()
     failed = _failed_episodes([agent])
-    if failed:
-        return _report_failed(failed, [agent], len(docs) * len(thetas))
+    if failed:  # an episode id names the document, not theta: count documents; the sweep writes nothing
+        return _report_failed(failed, [agent], len(docs), what="documents", outcome="no table is printed")
     out = {
         "embedder": embedder.name,
         "default_theta": embedder.default_theta,

@@ -21,7 +21,7 @@ from typing import Final
 
 from .._errors import UserInputError
 from ..traces import write_text
-from ._provider import resolve_api_key
+from ._provider import UNREACHABLE_ATTEMPTS, EndpointUnreachable, _cause, _refused, resolve_api_key
 from ._secrets import redact, scrub_completion
 
 TERMINAL = ("completed", "failed", "expired", "cancelled")
@@ -113,10 +113,7 @@ def submit_part(cli: BatchClient, path: Path, state: dict, part: dict, bodies: d
             return
         data = b"".join(batch_line(k, bodies[k]) for k in part["keys"])
         digest = hashlib.sha256(data).hexdigest()
-        try:
-            f = cli.client.files.create(file=(f"seekbench-{digest[:16]}.jsonl", data), purpose="batch")
-        except cli._openai.APIStatusError as e:
-            raise cli.user_error(e) from None
+        f = _upload(cli, f"seekbench-{digest[:16]}.jsonl", data)
         part["input_file_id"] = f.id
         save_state(path, state)
     if not part.get("batch_id"):
@@ -139,6 +136,27 @@ def submit_part(cli: BatchClient, path: Path, state: dict, part: dict, bodies: d
                     ) from None
         part["batch_id"] = found.id
         save_state(path, state)
+
+
+def _upload(cli: BatchClient, name: str, data: bytes):
+    """``files.create`` of one input file, retried on connection errors (an upload made twice costs
+    nothing: only the batch created from it is paid). An endpoint that no connection reaches raises
+    :class:`EndpointUnreachable` after :data:`UNREACHABLE_ATTEMPTS`, as an online run stops."""
+    where = f"POST {str(cli.client.base_url).rstrip('/')}/files"
+    last = "no attempt made"
+    for attempt in range(1, cli.attempts + 1):
+        try:
+            return cli.client.files.create(file=(name, data), purpose="batch")
+        except cli._openai.APIStatusError as e:
+            raise cli.user_error(e) from None
+        except cli._openai.APIConnectionError as e:
+            last = cli.scrub(f"connection error: {_cause(e)} ({where})")
+            if _refused(e) and attempt >= UNREACHABLE_ATTEMPTS:
+                raise EndpointUnreachable(
+                    f"cannot connect after {attempt} attempts; last error: {last}", attempts=attempt, endpoint=where
+                ) from None
+            time.sleep(min(0.05 * 2**attempt, 2.0))
+    raise UserInputError(f"the Batch API kept failing: gave up after {cli.attempts} attempts; last error: {last}")
 
 
 def find_batch(cli: BatchClient, input_file_id: str):

@@ -91,3 +91,19 @@ def test_conformal_subcommand_is_registered():
     env_sub = next(a for a in parser._subparsers._group_actions[0].choices["env"]._actions
                    if isinstance(a, argparse._SubParsersAction))
     assert "synth-beliefs" in env_sub.choices
+
+
+def test_env_theta_llm_agent_dead_endpoint_says_what_failed(env_cli, tmp_path):
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+    r = env_cli("env", "theta", "--corpus", "default", "--limit", "2", "--steps", "2", "--thetas", "0.1,0.2",
+                "--agent", "llm:some-model", "--base-url", dead, "--cache", tmp_path / "c.sqlite")
+    assert r.code == 3, r
+    # 2 documents x 2 thetas; an episode id names the document, so the count is of documents. The sweep
+    # writes no file and prints no table, and the message says no more than that.
+    assert "2 of 2 documents failed" in r.err and "no table is printed" in r.err, r
+    assert "written" not in r.err and r.out == ""
+    assert "cannot connect after 2 attempts" in r.err and "Traceback" not in r.err
