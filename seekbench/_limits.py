@@ -114,17 +114,28 @@ def _suggest(value: int) -> str:
     return str(n)
 
 
+#: Bytes one value of a Parquet physical type takes at least once read (BYTE_ARRAY: its offset or index).
+_WIDTH = {"BOOLEAN": 1 / 8, "INT32": 1, "INT64": 8, "INT96": 8, "FLOAT": 4, "DOUBLE": 8, "BYTE_ARRAY": 4}
+
+
 def check_row_groups(metadata, limits: ReadLimits | None, *, file: str) -> None:
     """Refuse a Parquet file (its ``pyarrow`` ``FileMetaData``) declaring a row group, or a column of
-    one, larger uncompressed than ``limits.row_group_bytes``: reading it would hold that much at once.
-    The error names the row group and, as its line, the row the group starts at."""
+    one, larger uncompressed than ``limits.row_group_bytes``, or with more values than fit in it (a run
+    of repeated numbers encodes in a few bytes and decodes to 8 bytes each): reading it would hold that
+    much at once. The error names the row group and, as its line, the row the group starts at.
+
+    What string values decode to is not in the metadata (a dictionary-encoded string counts once,
+    however many rows repeat it): ``RowGroups`` of the Parquet importer measures it as it reads.
+    """
     limits = limits or DEFAULT_LIMITS
     cap, row = limits.row_group_bytes, 1
     for i in range(metadata.num_row_groups):
         group = metadata.row_group(i)
-        size = max(
-            [group.total_byte_size] + [group.column(j).total_uncompressed_size for j in range(group.num_columns)]
-        )
+        columns = [group.column(j) for j in range(group.num_columns)]
+        values = sum(
+            max(c.num_values, group.num_rows) * _WIDTH.get(c.physical_type, 1) for c in columns
+        )  # INT32 counted as 1 byte: it may be read as int8
+        size = max([group.total_byte_size, int(values)] + [c.total_uncompressed_size for c in columns])
         if size > cap:
             raise limit_error(
                 "row_group_bytes", limits, file=file, line=row, what=f"row group {i} ({format_size(size)})"

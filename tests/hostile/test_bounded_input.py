@@ -131,6 +131,77 @@ def test_a_parquet_row_group_past_the_limit_is_refused_before_it_is_read(tmp_pat
     assert run("metrics", path, tmp=tmp_path)[0] == 0  # the default holds real row groups
 
 
+def _dictionary_bomb(path: Path, *, rows: int, size: int, column: str = "question") -> Path:
+    """A seekbench Parquet file of one trace of ``rows`` steps whose ``column`` holds one ``size``-byte string
+    on every row, dictionary-encoded: the file stores it once (and declares it once), a read decodes it
+    ``rows`` times. ``documents``: the string is the text of a document on each step (a nested leaf)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from seekbench.traces.importers._parquet import rows_table
+    from seekbench.traces.importers._parquet_layout import SCHEMA
+
+    t = rows_table([canonical_trace("b1", rows)])
+    text = pa.DictionaryArray.from_arrays(pa.array(np.zeros(rows, dtype=np.int32)), pa.array(["x" * size]))
+    if column == "documents":
+        fields = {f.name: pa.nulls(rows, f.type) for f in SCHEMA.field("documents").type.value_type}
+        fields["text"] = text
+        docs = pa.StructArray.from_arrays(list(fields.values()), names=list(fields))
+        text = pa.ListArray.from_arrays(pa.array(np.arange(rows + 1, dtype=np.int32)), docs)
+    t = t.set_column(t.schema.get_field_index(column), column, text)
+    # store_schema=False: the Arrow schema would say "dictionary", and a plain read would keep it one.
+    pq.write_table(t, path, compression="zstd", store_schema=False)
+    return path
+
+
+@pytest.mark.parametrize("column", ["question", "documents"])
+def test_a_parquet_dictionary_bomb_is_refused_as_decoded_in_bounded_memory(tmp_path, column):
+    import pyarrow.parquet as pq
+
+    bomb = _dictionary_bomb(tmp_path / "bomb.parquet", rows=2400, size=1 << 20, column=column)  # 2.3 GiB decoded
+    assert bomb.stat().st_size < 1 << 20
+    assert pq.ParquetFile(bomb).metadata.row_group(0).total_byte_size < 8 << 20  # what the metadata declares
+    for command in ("validate", "metrics", "convert"):
+        extra = ["-o", "o.jsonl"] if command == "convert" else []
+        code, err, rss = run(command, bomb, *extra, tmp=tmp_path)
+        assert rss < GiB, f"{command}: peak {rss / 2**20:.0f} MiB"
+        if command == "metrics" and column == "documents":
+            assert code == 0, err  # its tables read no document text: only each document's rank
+            continue
+        assert_one_line(code, err, option="--max-row-group-bytes")
+        assert "row group 0 (2.3" in err and "GiB decoded)" in err, err
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+@pytest.mark.parametrize("command", ["validate", "metrics", "convert"])
+def test_the_decoded_row_group_limit_is_an_option(tmp_path, command):
+    bomb = _dictionary_bomb(tmp_path / "small.parquet", rows=200, size=100 << 10)  # 20 MB decoded
+    extra = ["-o", "o.jsonl"] if command == "convert" else []
+    code, err, _ = run(command, "--max-row-group-bytes", "8M", bomb, *extra, tmp=tmp_path)
+    assert_one_line(code, err, option="--max-row-group-bytes")
+    code, err, _ = run(command, "--max-row-group-bytes", "64M", bomb, *extra, tmp=tmp_path)
+    assert code == 0, err
+
+
+def test_a_parquet_run_of_repeated_numbers_counts_its_values():
+    # A constant column encodes in a few bytes per page and decodes to 8 bytes a value.
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from seekbench._limits import check_row_groups
+
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"pos": pa.array([7] * 200_000, pa.int64())}), buf)
+    meta = pq.ParquetFile(io.BytesIO(buf.getvalue())).metadata
+    assert meta.row_group(0).total_byte_size < 100_000  # declared
+    check_row_groups(meta, ReadLimits(row_group_bytes=2 << 20), file="n.parquet")
+    with pytest.raises(UserInputError, match=r"n.parquet:1: row group 0 \(1.52588 MiB\).*--max-row-group-bytes"):
+        check_row_groups(meta, ReadLimits(row_group_bytes=1 << 20), file="n.parquet")
+
+
 # ---- records without end -----------------------------------------------------------------------------
 
 

@@ -66,17 +66,18 @@ def check_columns(names: list[str], *, file: str) -> None:
         )
 
 
-def _rows(pf) -> Iterator[dict]:
+def _rows(groups) -> Iterator[dict]:
     from ._parquet_layout import SCHEMA
 
-    for batch in pf.iter_batches(batch_size=8192, columns=SCHEMA.names):
-        yield from batch.to_pylist()
+    for rg in range(groups.n):
+        for batch in groups.read([rg], SCHEMA.names, decode=False).to_batches(max_chunksize=8192):
+            yield from groups.decode(batch).to_pylist()
 
 
-def _grouped(pf, file: str) -> Iterator[tuple[int, list[dict]]]:
+def _grouped(groups) -> Iterator[tuple[int, list[dict]]]:
     """``(line, rows)`` of each trace: its contiguous rows, in ``pos`` order (sorted in memory
     when the file is not stored in trace order, as seekbench writes it)."""
-    rows = _rows(pf) if _in_trace_order(pf) else _sorted_rows(pf)
+    rows = _rows(groups) if _in_trace_order(groups) else _sorted_rows(groups)
     current: list[dict] = []
     line = start = 0
     for row in rows:
@@ -91,11 +92,11 @@ def _grouped(pf, file: str) -> Iterator[tuple[int, list[dict]]]:
         yield start, current
 
 
-def _in_trace_order(pf) -> bool:
+def _in_trace_order(groups) -> bool:
     import numpy as np
     import pandas as pd
 
-    key = pf.read(columns=["trace_id", "pos"]).to_pandas()
+    key = groups.read(range(groups.n), ["trace_id", "pos"]).to_pandas()
     if key.empty:
         return True
     codes = pd.factorize(key["trace_id"], sort=False)[0]
@@ -104,13 +105,13 @@ def _in_trace_order(pf) -> bool:
     return bool((np.diff(codes) >= 0).all() and (~same | (np.diff(pos) > 0)).all())
 
 
-def _sorted_rows(pf) -> Iterator[dict]:
+def _sorted_rows(groups) -> Iterator[dict]:
     import numpy as np
     import pandas as pd
 
     from ._parquet_layout import SCHEMA
 
-    table = pf.read(columns=SCHEMA.names)
+    table = groups.read(range(groups.n), SCHEMA.names)
     key = table.select(["trace_id", "pos"]).to_pandas()
     codes = pd.factorize(key["trace_id"], sort=False)[0]
     order = np.lexsort((key["pos"].to_numpy(dtype=float), codes))
@@ -119,14 +120,15 @@ def _sorted_rows(pf) -> Iterator[dict]:
 
 def iter_records(path: str | os.PathLike, *, limits: ReadLimits | None = None) -> Iterator[ImportedRecord]:
     """Yield the canonical trace of each trace's rows, streaming a row group at a time (each at most
-    ``limits.row_group_bytes`` uncompressed, as the file's metadata says)."""
+    ``limits.row_group_bytes``, as the file's metadata declares it and once decoded)."""
     from pyarrow import ArrowException
 
+    from ._parquet_bounded import RowGroups
     from ._parquet_layout import decode_trace
 
     file = str(path)
     pf = open_file(path, limits)
-    groups = _grouped(pf, file)
+    groups = _grouped(RowGroups(path, pf.metadata, file=file, limits=limits))
     while True:
         try:
             item = next(groups, None)

@@ -21,6 +21,7 @@ from ..._limits import ReadLimits, check_row_groups
 from .._fragment_log import dict_chunks
 from .._fragments import Fragment, open_binary
 from ._parquet import check_columns, damaged
+from ._parquet_bounded import RowGroups
 from ._parquet_layout import SCHEMA, decode_trace
 from ._parquet_tables import _DICTIONARY, _STEP_READ, _TRACE_READ, _Invalid, _objects, _Reader
 from ._summary import ImportSummary
@@ -39,30 +40,28 @@ def _lead(t: pa.Table, tid: object) -> int:
 
 
 class _Groups:
-    """Row groups of one file read with given columns, and their first rows."""
+    """Row groups of one file read with given columns (each within the limits once decoded), and their
+    first rows."""
 
-    def __init__(self, file: str, columns: list[str] | None) -> None:
-        import pyarrow.parquet as pq
-
+    def __init__(self, file: str, metadata, columns: list[str] | None, limits: ReadLimits | None) -> None:
         self.fh = open_binary(file)
-        self.pf = pq.ParquetFile(self.fh, read_dictionary=_DICTIONARY)
-        meta = self.pf.metadata
-        self.n = meta.num_row_groups
-        self.first_row = np.r_[0, np.cumsum([meta.row_group(i).num_rows for i in range(self.n)])]
+        self.groups = RowGroups(self.fh, metadata, file=file, limits=limits, dictionary=_DICTIONARY)
+        self.n = self.groups.n
+        self.first_row = self.groups.first_row
         self.columns = columns
 
     def close(self) -> None:
-        self.pf.close()
+        self.groups.pf.close()
         self.fh.close()
 
-    def read(self, rg: int) -> pa.Table:
-        return self.pf.read_row_group(rg, columns=self.columns)
+    def read(self, rg: int, columns: list[str] | None = None) -> pa.Table:
+        return self.groups.read([rg], columns or self.columns)
 
     def rows(self, first: int, n: int) -> pa.Table:
         """Rows ``first .. first + n - 1`` (0-based in the file), every column."""
         lo = int(np.searchsorted(self.first_row, first, side="right") - 1)
         hi = int(np.searchsorted(self.first_row, first + n, side="left"))
-        t = self.pf.read_row_groups(list(range(lo, max(hi, lo + 1))), columns=SCHEMA.names)
+        t = self.groups.read(range(lo, max(hi, lo + 1)), SCHEMA.names)
         return t.slice(first - int(self.first_row[lo]), n)
 
 
@@ -73,7 +72,7 @@ def _runs(groups: _Groups, fragment: Fragment) -> Iterator[tuple[pa.Table, int]]
     carry_row = 0
     skip: object = None  # the trace the previous fragment owns, while its rows go on
     if start > 0 and start < stop:
-        before = groups.pf.read_row_group(start - 1, columns=["trace_id"])
+        before = groups.read(start - 1, ["trace_id"])
         skip = _objects(before["trace_id"])[-1] if before.num_rows else None
     for rg in range(start, stop):
         t, row = groups.read(rg), int(groups.first_row[rg])
@@ -116,8 +115,8 @@ def iter_parquet_tables(
 
     with open_binary(fragment.file) as fh:
         probe = pq.ParquetFile(fh)  # the stored types (not read as dictionaries)
-        have, schema = probe.schema_arrow, probe.schema
-        check_row_groups(probe.metadata, limits, file=fragment.file)
+        have, schema, metadata = probe.schema_arrow, probe.schema, probe.metadata
+        check_row_groups(metadata, limits, file=fragment.file)
     check_columns(have.names, file=fragment.file)  # else reading them as dictionaries raised KeyError
     layout = all(f.name in have.names and have.field(f.name).type.equals(f.type) for f in SCHEMA)
     rank = next(
@@ -129,7 +128,7 @@ def iter_parquet_tables(
         None,
     )
     columns = [*_STEP_READ, *_TRACE_READ, rank] if layout and rank else SCHEMA.names
-    groups = _Groups(fragment.file, columns)
+    groups = _Groups(fragment.file, metadata, columns, limits)
     reader = _Reader()
     # Counted here, from the columns as from the dicts of a run decoded record by record (the
     # caller leaves the fragment's counts to this reader).

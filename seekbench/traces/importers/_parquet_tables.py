@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 from ..._limits import ReadLimits
 from .._ontology import LABEL_FIELDS, LABEL_VALUES, STEP_KINDS
 from ._parquet import open_file
+from ._parquet_bounded import RowGroups
 from ._parquet_layout import SCHEMA, STEP_KEYS, TRACE_KEYS, column
 from ._summary import ImportSummary
 
@@ -251,8 +252,6 @@ class _Reader:
         self.summary: ImportSummary | None = None
 
     def file(self, path: str | os.PathLike, limits: ReadLimits | None = None) -> None:
-        import pyarrow.parquet as pq
-
         pf = open_file(path, limits)
         have = pf.schema_arrow
         if not all(f.name in have.names and have.field(f.name).type.equals(f.type) for f in SCHEMA):
@@ -263,11 +262,11 @@ class _Reader:
             if p.startswith("documents.") and p.endswith(".rank")
         )
         names = [*_STEP_READ, *_TRACE_READ, rank]
-        pf = pq.ParquetFile(path, read_dictionary=_DICTIONARY)
+        groups = RowGroups(path, pf.metadata, file=str(path), limits=limits, dictionary=_DICTIONARY)
         carry = None
-        n_groups = pf.metadata.num_row_groups
+        n_groups = groups.n
         for rg in range(n_groups):
-            t = pf.read_row_group(rg, columns=names)
+            t = groups.read([rg], names)
             if carry is not None:
                 t = pa.concat_tables([carry, t], promote_options="permissive")
             if rg < n_groups - 1 and t.num_rows:  # the last trace may go on in the next row group
