@@ -11,12 +11,22 @@ unit. Both agents' metrics are statistics of per-trace column sums
 of units, so the difference b - a is exactly the negation of a - b, CI included.
 
 A difference is *clear* when its CI excludes 0 (by more than 1e-12, so that rounding in sums of
-equal values never makes a difference clear).
+equal values never makes a difference clear). The rules of spec section 3 decide the rest:
+
+- when every bootstrap draw gives the same value for a rate (accuracy, overconfident, overcautious:
+  both agents at 0, or both at 1), the percentile interval is a point that claims certainty; the
+  difference gets Newcombe's hybrid score interval of the two rates instead
+  (:func:`seekbench.metrics.newcombe_interval`), and its ``interval`` column says so;
+- a verdict whose bootstrap bound lies within Monte Carlo error of 0 is *borderline*, not clear or
+  not clear as the seed falls: borderline when the share p of draws on the far side of 0 (at or
+  below 0 for a positive difference, at or above for a negative one) is within 2 standard errors of
+  alpha/2, the standard error sqrt(p (1 - p) / B) (:func:`seekbench.metrics.monte_carlo_borderline`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -29,6 +39,9 @@ from ..metrics import (
     check_bootstrap_options,
     cluster_labels,
     evidence_prevalence,
+    far_side_share,
+    monte_carlo_borderline,
+    newcombe_interval,
     percentile_interval,
 )
 from ._headline import HEADLINE_METRICS, HeadlineMetric, headline_columns
@@ -46,6 +59,8 @@ DIFFERENCE_COLUMNS = [
     "lower",
     "upper",
     "clear",
+    "verdict",
+    "interval",
     "better",
     "paired",
     "n_shared_questions",
@@ -78,7 +93,29 @@ class _AgentData:
         self.parts = headline_columns(st, options=opts, horizon=horizon, global_prevalence=prevalence, defined=defined)
 
 
-def _pair(a: _AgentData, b: _AgentData, *, n_boot: int, seed, alpha: float) -> dict[str, tuple[float, float]]:
+#: Headline metrics that are per-agent rates (a share of traces): a degenerate paired bootstrap of
+#: their difference gives way to Newcombe's hybrid score interval (spec section 3).
+RATE_METRICS = ("accuracy", "overconfident", "overcautious")
+
+#: How a difference's interval was computed (the ``interval`` column).
+BOOTSTRAP, NEWCOMBE = "paired bootstrap", "Newcombe hybrid score"
+
+#: The three verdicts of a difference (the ``verdict`` column).
+CLEAR, BORDERLINE, NOT_CLEAR = "clear", "borderline", "not clear"
+
+
+class _Draws(NamedTuple):
+    """A difference's bootstrap interval with what its verdict needs: the share of draws on the far side
+    of 0, the number of finite draws, and whether every draw gave the same value."""
+
+    lower: float
+    upper: float
+    far_share: float
+    n_draws: int
+    degenerate: bool
+
+
+def _pair(a: _AgentData, b: _AgentData, *, n_boot: int, seed, alpha: float) -> dict[str, _Draws]:
     """Per metric the CI of M(a) - M(b), one bootstrap over both agents' traces clustered by question."""
     keys = list(a.parts)
     blocks_a = [a.parts[k][0] for k in keys]
@@ -93,17 +130,53 @@ def _pair(a: _AgentData, b: _AgentData, *, n_boot: int, seed, alpha: float) -> d
     units = cluster_labels(a.ids + b.ids, a.questions + b.questions, cluster="question")
     universe = sorted(set(units))  # the draws depend on the set of units only, not on which agent is first
     if not n_boot or not len(units):
-        return dict.fromkeys(keys, (np.nan, np.nan))
+        return dict.fromkeys(keys, _Draws(np.nan, np.nan, np.nan, 0, False))
     sums = bootstrap_sums(full, n_boot=n_boot, seed=seed, clusters=units, universe=universe)
     out, ca, cb = {}, 0, wa
     with np.errstate(invalid="ignore", divide="ignore"):
         for k, xa, xb in zip(keys, blocks_a, blocks_b, strict=True):
             da = a.parts[k][1](sums[:, ca : ca + xa.shape[1]])
             db = b.parts[k][1](sums[:, cb : cb + xb.shape[1]])
-            out[k] = percentile_interval(da - db, alpha=alpha)
+            d = da - db
+            lo, hi = percentile_interval(d, alpha=alpha)
+            finite = d[np.isfinite(d)]
+            degenerate = bool(finite.size) and float(finite.max() - finite.min()) <= _TIE
+            out[k] = _Draws(lo, hi, far_side_share(d, tie=_TIE), int(finite.size), degenerate)
             ca += xa.shape[1]
             cb += xb.shape[1]
     return out
+
+
+def _counts(data: _AgentData, key: str) -> tuple[float, float]:
+    """A rate's count and denominator for one agent: the sums of its ``[v, defined]`` columns."""
+    cols = data.parts[key][0]
+    return float(cols[:, 0].sum()), float(cols[:, 1].sum())
+
+
+def _at_one_boundary(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """Both rates at 0, or both at 1 (with traces): the degenerate case spec section 3 names. A bootstrap
+    that is degenerate for another reason (two agents identical on every shared question, fully paired)
+    keeps its [0, 0]: the paired draws do vary nothing there, and an unpaired interval would not pair."""
+    (xa, na), (xb, nb) = a, b
+    return na > 0 and nb > 0 and ((xa == 0 and xb == 0) or (xa == na and xb == nb))
+
+
+def _interval(a: _AgentData, b: _AgentData, key: str, draws: _Draws, *, alpha: float) -> tuple[float, float, str, str]:
+    """The difference's interval, how it was computed and its verdict (spec section 3).
+
+    The paired bootstrap's percentile interval, unless every draw gave the same value for a rate
+    with both agents at 0, or both at 1: then Newcombe's hybrid score interval of the two rates. The
+    verdict is *clear* when the interval excludes 0, and *borderline* instead of clear or not clear
+    when the bootstrap's bound is within Monte Carlo error of 0
+    (:func:`~seekbench.metrics.monte_carlo_borderline`); Newcombe's interval has no Monte Carlo error.
+    """
+    lo, hi = draws.lower, draws.upper
+    if draws.degenerate and key in RATE_METRICS and a is not b and _at_one_boundary(_counts(a, key), _counts(b, key)):
+        lo, hi = newcombe_interval(*_counts(a, key), *_counts(b, key), alpha=alpha)
+        return lo, hi, NEWCOMBE, CLEAR if _clear(lo, hi) else NOT_CLEAR
+    if monte_carlo_borderline(draws.far_share, draws.n_draws, alpha=alpha):
+        return lo, hi, BOOTSTRAP, BORDERLINE
+    return lo, hi, BOOTSTRAP, CLEAR if _clear(lo, hi) else NOT_CLEAR
 
 
 def _clear(lo: float, hi: float) -> bool:
@@ -131,7 +204,8 @@ def _sentence(
     m: HeadlineMetric, order: list[str], values: dict, leaders: list[str], diffs: dict, *, alpha: float
 ) -> str:
     """One plain sentence: who is best on ``m``, and whether its differences from the others are clear
-    (an agent is clearly behind when its difference from every best agent is clear)."""
+    (an agent is clearly behind when its difference from every best agent is clear; borderline when
+    none is worse than borderline and one is borderline: a bound within Monte Carlo error of 0)."""
     level = f"{100 * (1 - alpha):g}"
     missing = [a for a in values if a not in order]
     tail = f" (n/a for {_join(missing)}: not enough labels or answers)" if missing else ""
@@ -143,28 +217,40 @@ def _sentence(
     whom = "every other agent" if len(rest) == len(order) - 1 and len(rest) > 1 else _join(rest)
     subject = leaders[0] if len(leaders) == 1 else f"{_join(leaders)} (tied at {_num(values[leaders[0]])}) each"
     pairs = [(lead, o) for lead in leaders for o in rest]
-    cis = [diffs[p] for p in pairs]
+    cis = [diffs[p][:2] for p in pairs]
     if not all(np.isfinite(lo) and np.isfinite(hi) for lo, hi in cis):
         clarity = "no CI was computed (n_boot = 0)"
     else:
-        clear = [o for o in rest if all(_clear(*diffs[(lead, o)]) for lead in leaders)]
-        unclear = [o for o in rest if o not in clear]
+
+        def status(o: str) -> str:
+            verdicts = {diffs[(lead, o)][2] for lead in leaders}
+            return CLEAR if verdicts == {CLEAR} else (BORDERLINE if NOT_CLEAR not in verdicts else NOT_CLEAR)
+
+        by = {v: [o for o in rest if status(o) == v] for v in (CLEAR, BORDERLINE, NOT_CLEAR)}
         runner = rest[0]
-        lo, hi = diffs[(leaders[0], runner)]
+        lo, hi, _ = diffs[(leaders[0], runner)]
         gap = f"{_signed(values[leaders[0]] - values[runner])} [{_signed(lo)}, {_signed(hi)}]"
-        if not unclear:
+        note = f"{level}% CI includes 0; vs {runner}: {gap}"
+        if not by[NOT_CLEAR] and not by[BORDERLINE]:
             clarity = ("each difference is clear" if len(pairs) > 1 else "the difference is clear") + (
                 f" ({level}% CI excludes 0; vs {runner}: {gap})"
             )
-        elif not clear:
-            clarity = ("no difference is clear" if len(pairs) > 1 else "the difference is not clear") + (
-                f" ({level}% CI includes 0; vs {runner}: {gap})"
-            )
-        else:
+        elif not by[CLEAR] and not by[BORDERLINE]:
+            clarity = ("no difference is clear" if len(pairs) > 1 else "the difference is not clear") + f" ({note})"
+        elif not by[CLEAR] and not by[NOT_CLEAR]:
             clarity = (
-                f"clearly so against {_join(clear)}, not clearly against {_join(unclear)} "
-                f"({level}% CI includes 0; vs {runner}: {gap})"
-            )
+                "each difference is borderline" if len(pairs) > 1 else "the difference is borderline"
+            ) + f" (a CI bound within Monte Carlo error of 0; vs {runner}: {gap})"
+        else:
+            parts = []
+            if by[CLEAR]:
+                parts.append(f"clearly so against {_join(by[CLEAR])}")
+            if by[BORDERLINE]:
+                parts.append(f"borderline against {_join(by[BORDERLINE])} (a CI bound within Monte Carlo error of 0)")
+            if by[NOT_CLEAR]:
+                parts.append(f"not clearly against {_join(by[NOT_CLEAR])}")
+            what = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) == 3 else ", ".join(parts)
+            clarity = f"{what} ({f'{level}% CI includes 0; ' if by[NOT_CLEAR] else ''}vs {runner}: {gap})"
     return f"{subject} {m.comparative} than {whom}; {clarity}{tail}."
 
 
@@ -267,12 +353,14 @@ def compare_agents(
     }
     cache: dict[tuple[str, str], dict] = {}
 
-    def diff_ci(a: str, b: str, key: str) -> tuple[float, float]:
+    def diff_ci(a: str, b: str, key: str) -> tuple[float, float, str, str]:
         first, second = sorted((a, b))
         if (first, second) not in cache:
             cache[(first, second)] = _pair(data[first], data[second], n_boot=n_boot, seed=seed, alpha=alpha)
-        lo, hi = cache[(first, second)][key]
-        return (lo, hi) if a == first else (0.0 - hi, 0.0 - lo)  # 0.0 - x: no -0.0
+        lo, hi, how, verdict = _interval(data[first], data[second], key, cache[(first, second)][key], alpha=alpha)
+        if a != first:
+            lo, hi = 0.0 - hi, 0.0 - lo  # 0.0 - x: no -0.0
+        return lo, hi, how, verdict
 
     metric_rows, value_rows, diff_rows = [], [], []
     for m in HEADLINE_METRICS:
@@ -282,8 +370,8 @@ def compare_agents(
         wanted = [(a, baseline) for a in agents] + [(lead, o) for lead in leaders for o in order if o not in leaders]
         diffs = {}
         for a, b in dict.fromkeys(wanted):
-            lo, hi = diff_ci(a, b, m.key)
-            diffs[(a, b)] = (lo, hi)
+            lo, hi, how, verdict = diff_ci(a, b, m.key)
+            diffs[(a, b)] = (lo, hi, verdict)
             d = vals[a] - vals[b]
             diff_rows.append(
                 {
@@ -295,7 +383,9 @@ def compare_agents(
                     "difference": d,
                     "lower": lo,
                     "upper": hi,
-                    "clear": _clear(lo, hi),
+                    "clear": verdict == CLEAR,
+                    "verdict": verdict,
+                    "interval": how,
                     "better": bool(d > _TIE if m.better == "higher" else d < -_TIE),
                     "paired": bool(_shared(data[a], data[b])),
                     "n_shared_questions": _shared(data[a], data[b]),

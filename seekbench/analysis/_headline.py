@@ -8,8 +8,9 @@ are reduced once: RQI and CE as the metrics' own columns of that table
 (``rqi_statistics_columns``, ``ce_statistics_columns``), ERF(8) from the recovery events
 (``erf_at_columns``), accuracy, tool calls and the duplicate-query rate from the outcome columns,
 the overconfident and overcautious rates (spec section 5) from E at the answer and the first turn
-at E = 2. On the full sample each statistic equals the number
-:func:`seekbench.metrics.summarize` reports (tested).
+at E = 2. A trace whose E is unknown (observations, none labeled: spec section 2) is in no E-based
+column (ERF(8), the two rates; CE's columns have none of its decision points). On the full sample
+each statistic equals the number :func:`seekbench.metrics.summarize` reports (tested).
 """
 
 from __future__ import annotations
@@ -21,7 +22,14 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ..metrics import RECOVERED_BY, MetricOptions, ce_statistics_columns, erf_at_columns, rqi_statistics_columns
+from ..metrics import (
+    RECOVERED_BY,
+    MetricOptions,
+    ce_statistics_columns,
+    erf_at_columns,
+    evidence_unknown,
+    rqi_statistics_columns,
+)
 
 Statistic = Callable[[np.ndarray], np.ndarray]
 
@@ -128,10 +136,16 @@ def _companion_columns(stats: pd.DataFrame, horizon: int) -> dict[str, tuple[np.
     late = stats["answer_turn"].to_numpy(dtype=float) - first2 > horizon
     over = answered & (stats["e_answer"].to_numpy(dtype=float) < 2)
     cautious = reached & (~answered | late)
+    known = ~_evidence_unknown(stats)
     return {
-        "overconfident": _mean_columns(over.astype(float), answered),
-        "overcautious": _mean_columns(cautious.astype(float)),
+        "overconfident": _mean_columns(over.astype(float), answered & known),
+        "overcautious": _mean_columns(cautious.astype(float), known),
     }
+
+
+def _evidence_unknown(stats: pd.DataFrame) -> np.ndarray:
+    """Per trace: it has observations and none is labeled, so its E is unknown (spec section 2)."""
+    return evidence_unknown(stats["n_obs"].to_numpy(), stats["n_obs_unlabeled"].to_numpy())
 
 
 #: The recovery outcome of each ``erf_event`` code of the statistics table.
@@ -144,6 +158,7 @@ def _erf_columns(stats: pd.DataFrame, options: MetricOptions) -> tuple[np.ndarra
         {
             "duration": stats["erf_duration"].to_numpy(dtype=np.int64),
             "event": _EVENTS[stats["erf_event"].to_numpy(dtype=np.int64)],
+            "evidence_unknown": _evidence_unknown(stats),
         }
     )
     return erf_at_columns(events, RECOVERED_BY, method=options.erf_method)

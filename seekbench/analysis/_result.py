@@ -246,7 +246,10 @@ class Comparison:
         summary has none), ``rank`` (1 = best; tied agents share the better rank) and ``best``.
     differences : DataFrame
         One row per computed (metric, agent, other): ``value, other_value, difference`` (agent -
-        other), its 95% CI ``lower, upper``, ``clear`` (the CI excludes 0), ``better`` (the agent
+        other), its 95% CI ``lower, upper``, ``clear`` (the verdict is clear: the CI excludes 0),
+        ``verdict`` ("clear", "borderline": a bootstrap bound within Monte Carlo error of 0, or
+        "not clear"), ``interval`` (how the CI was computed: "paired bootstrap", or "Newcombe
+        hybrid score" where every draw of a rate's difference was the same), ``better`` (the agent
         is better than the other in the metric's direction), ``paired`` and
         ``n_shared_questions`` (questions both answered). Every agent has a row against the
         baseline (the baseline's own row is 0 with CI [0, 0]), and each metric's best agent(s)

@@ -18,7 +18,7 @@ from ._decisions import decision_point_table, held_evidence
 from ._efficiency import efficiency_table, pass_at_k_by_agent, run_counts
 from ._erf import EvidenceRecoveryFitter
 from ._erf_bootstrap import erf_at_columns, recovered_by_ci
-from ._evidence import evidence_by_turn, observation_evidence, step_evidence
+from ._evidence import evidence_by_turn, evidence_unknown, observation_evidence, step_evidence
 from ._evidence_set import (
     EvidenceSetResult,
     attribute_groups,
@@ -31,6 +31,7 @@ from ._evidence_set import (
     per_question,
 )
 from ._group_summary import RECOVERED_BY
+from ._intervals import far_side_share, monte_carlo_borderline, newcombe_interval, wilson_interval
 from ._logrank import RecoveryComparison, compare_recovery
 from ._options import MetricOptions
 from ._outcome import (
@@ -102,11 +103,15 @@ __all__ = [
     "evidence_prevalence",
     "evidence_set_metrics",
     "evidence_set_summary",
+    "evidence_unknown",
+    "far_side_share",
     "held_evidence",
     "information_accuracy",
     "information_compactness",
     "interference_rate",
     "load_skeleton",
+    "monte_carlo_borderline",
+    "newcombe_interval",
     "observation_evidence",
     "outcome_metrics",
     "pass_at_k",
@@ -121,14 +126,15 @@ __all__ = [
     "reference_step_coverage",
     "reference_step_coverage_score",
     "rqi_columns",
-    "rqi_statistics_columns",
     "rqi_score",
+    "rqi_statistics_columns",
     "run_counts",
     "step_evidence",
     "summarize",
     "summarize_statistics",
     "trace_audit",
     "trace_statistics",
+    "wilson_interval",
     "worst_traces",
 ]
 

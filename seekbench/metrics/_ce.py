@@ -13,7 +13,6 @@ import pandas as pd
 from .._errors import UndefinedMetricWarning, UserInputError
 from ._bootstrap import (
     Cluster,
-    bootstrap_ci,
     bootstrap_statistic_ci,
     check_bootstrap_options,
     cluster_labels,
@@ -26,6 +25,8 @@ from ._decisions import (
     step_points,
     turn_points,
 )
+from ._evidence import evidence_unknown
+from ._intervals import wilson_interval
 from ._options import (
     CE_AGGREGATE_OPTIONS,
     DECISION_POINTS,
@@ -150,14 +151,21 @@ class CalibrationResult:
         or global, renormalised over the states present) and its term; the terms sum to the
         pooled CE (with ``aggregate="trace"`` the table shows the group's pooled view).
     overconfident_rate : float
-        Share of answered traces whose answer came with E < 2.
+        Share of answered traces whose answer came with E < 2 (traces whose E is unknown left out).
     overcautious_rate : float
         Share of traces that reached E = 2 and did not answer within ``horizon`` turns of it
-        (a trace that never answers counts when it ever held E = 2); denominator: all traces.
+        (a trace that never answers counts when it ever held E = 2); denominator: the traces
+        whose E is known.
     overcautious_given_evidence : float
         The same count over the traces that reached E = 2.
     overconfident_ci, overcautious_ci : tuple of float
-        Percentile bootstrap CIs of the two rates, resampling whole traces as for ``ci``.
+        Wilson score intervals of the two rates over their denominators (spec section 3: a
+        per-agent rate gets the Wilson interval, which does not collapse to [0, 0] at 0).
+    n_answered : int
+        Answered traces whose E is known (the overconfident rate's denominator).
+    n_traces_all_unlabeled : int
+        Traces whose E is unknown (observations, none labeled; spec section 2): left out of
+        every number here, CE included.
     accuracy_by_evidence : DataFrame
         Columns ``E, n, n_known, accuracy``: answered traces by E at the answer turn.
     """
@@ -331,8 +339,9 @@ def answer_calibration(
     horizon : int
         H of the overcautious rate (15).
     n_boot, seed, alpha, cluster :
-        Percentile bootstrap over whole traces (``cluster="question"``: whole questions);
-        ``n_boot=0`` skips it. The global prevalence is held fixed in the resamples.
+        Percentile bootstrap of CE over whole traces (``cluster="question"``: whole questions);
+        ``n_boot=0`` skips it. The global prevalence is held fixed in the resamples. The two
+        rates get Wilson score intervals at level 1 - ``alpha`` (spec section 3).
 
     Returns
     -------
@@ -341,8 +350,9 @@ def answer_calibration(
 
     Notes
     -----
-    An unlabeled observation keeps the previous evidence state (spec section 2); traces whose
-    observations are all unlabeled are counted in ``n_traces_all_unlabeled``. When the group
+    An unlabeled observation keeps the previous evidence state (spec section 2); a trace whose
+    observations are all unlabeled has an unknown E: it is left out of CE and of both rates and
+    counted in ``n_traces_all_unlabeled``. When the group
     has observations and none is labeled (e.g. no labels at all) nothing is known about E:
     every number here is NaN with an ``UndefinedMetricWarning``, never 0.
 
@@ -429,19 +439,24 @@ def calibration_from_columns(
     )
 
     answered, e_answer, reached, overcautious_i = _companions(tr, horizon=horizon)
-    n_answered, n_reached = int(answered.sum()), int(reached.sum())
+    known = ~evidence_unknown(tr["n_obs"].to_numpy(), tr["n_obs_unlabeled"].to_numpy())
+    answered_known = answered & known
+    n_answered, n_reached, n_known = int(answered_known.sum()), int(reached.sum()), int(known.sum())
     # Means of 0/1 values: exact integer sums over a count, as pandas' means of the same columns.
-    overconfident = float((e_answer[answered] < 2).mean()) if n_answered else np.nan
-    overcautious = float(overcautious_i.mean()) if len(tr) else np.nan
+    n_over, n_caut = int((e_answer[answered_known] < 2).sum()), int(overcautious_i[known].sum())
+    overconfident = n_over / n_answered if n_answered else np.nan
+    overcautious = n_caut / n_known if n_known else np.nan
     given = float(overcautious_i[reached].mean()) if n_reached else np.nan
-    over_ci, caut_ci = (bootstrap_ci(v, **boot) for v in _rate_values(answered, e_answer, overcautious_i))
+    alpha = boot.get("alpha", 0.05)
+    over_ci = wilson_interval(n_over, n_answered, alpha=alpha)
+    caut_ci = wilson_interval(n_caut, n_known, alpha=alpha)
+    why_known = why if not len(tr) else "E unknown for every trace: no labeled observation"
     if not n_answered:
-        _warn("overconfident rate", why if not len(tr) else "no answered trace")
-    if not len(tr):
-        _warn("overcautious rate", why)
-    acc = _accuracy_by_evidence(e_answer[answered], tr["correct"].to_numpy(dtype=float)[answered])
-    n_obs = per["n_obs"].to_numpy()
-    all_unlabeled = (n_obs > 0) & (per["n_obs_unlabeled"].to_numpy() == n_obs)
+        _warn("overconfident rate", why_known if not n_known else "no answered trace")
+    if not n_known:
+        _warn("overcautious rate", why_known)
+    acc = _accuracy_by_evidence(e_answer[answered_known], tr["correct"].to_numpy(dtype=float)[answered_known])
+    all_unlabeled = evidence_unknown(per["n_obs"].to_numpy(), per["n_obs_unlabeled"].to_numpy())
     return CalibrationResult(
         ce=ce,
         ci=ci,
@@ -474,16 +489,15 @@ def _companions(per: pd.DataFrame, *, horizon: int) -> tuple[np.ndarray, np.ndar
     return answered, per["e_answer"].to_numpy(dtype=float), reached, reached & (~answered | late)
 
 
-def _rate_values(answered: np.ndarray, e_answer: np.ndarray, overcautious: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return np.where(answered, (e_answer < 2).astype(float), np.nan), overcautious.astype(float)
-
-
 def companion_values(per: pd.DataFrame, *, horizon: int) -> tuple[np.ndarray, np.ndarray]:
     """Per trace of :func:`calibration_trace_columns` rows: overconfident (1.0 / 0.0, NaN when
-    unanswered) and overcautious (1.0 / 0.0), whose means are the two companion rates (the
-    values their bootstrap CIs resample)."""
+    unanswered) and overcautious (1.0 / 0.0), both NaN where the trace's E is unknown (spec
+    section 2), whose means are the two companion rates (the values a paired bootstrap of a
+    difference of them resamples)."""
     answered, e_answer, _, overcautious = _companions(per, horizon=horizon)
-    return _rate_values(answered, e_answer, overcautious)
+    known = ~evidence_unknown(per["n_obs"].to_numpy(), per["n_obs_unlabeled"].to_numpy())
+    over = np.where(answered & known, (e_answer < 2).astype(float), np.nan)
+    return over, np.where(known, overcautious.astype(float), np.nan)
 
 
 def _accuracy_by_evidence(e_answer: np.ndarray, correct: np.ndarray) -> pd.DataFrame:

@@ -28,6 +28,7 @@ from ._evidence import (
     OBSERVATION,
     observation_evidence_of,
     step_kinds,
+    trace_evidence_unknown,
     trace_segments,
     turn_grid,
 )
@@ -95,7 +96,7 @@ def observation_label_counts(
 
     Returns a DataFrame indexed by ``trace_id`` (trace table order) with columns
     ``n_obs``, ``n_obs_unlabeled`` and ``all_unlabeled`` (it has observations and none is
-    labeled: by spec section 2 its E stays 0 throughout).
+    labeled: by spec section 2 its E is unknown and it is left out of every E-based number).
     """
     return memo(
         "observation_label_counts",
@@ -136,7 +137,8 @@ def turn_points(steps: pd.DataFrame, traces: pd.DataFrame, ev: EvidenceOptions) 
     """Turn decision points of every trace of ``traces``: columns ``trace_id, t, E, A`` (E under ``ev``).
 
     Turns 0 .. answer turn, or every turn of a trace without an answer (a trace without
-    steps has the single point t = 0, E = 0, A = 0).
+    steps has the single point t = 0, E = 0, A = 0). A trace whose E is unknown (observations,
+    none labeled: spec section 2) has no decision point.
     """
     ids = traces["trace_id"].to_numpy()
     grid = turn_grid(steps, mapping=ev["evidence_mapping"], scope=ev["evidence_scope"])
@@ -155,21 +157,31 @@ def turn_points(steps: pd.DataFrame, traces: pd.DataFrame, ev: EvidenceOptions) 
     e = np.where(real, grid.E[np.where(real, cell, 0)] if len(grid.E) else 0, 0).astype(np.int64)
     answered = traces["answered"].astype(bool).to_numpy()[owner]
     answer_turn = traces["answer_turn"].to_numpy(dtype=float)[owner]
-    keep = ~answered | (t <= answer_turn)
+    unknown = has & trace_evidence_unknown(steps, ev["evidence_mapping"])[np.maximum(code, 0)] if grid.seg.n else has
+    keep = (~answered | (t <= answer_turn)) & ~unknown[owner]
     a = (answered & (t == answer_turn)).astype(np.int64)
     return pd.DataFrame({"trace_id": ids[owner][keep].astype(object), "t": t[keep], "E": e[keep], "A": a[keep]})
+
+
+def _rows_of_unknown(steps: pd.DataFrame, mapping: EvidenceMapping) -> np.ndarray:
+    """Per step row: its trace's E is unknown (:func:`~seekbench.metrics._evidence.evidence_unknown`)."""
+    seg = trace_segments(steps)
+    if not seg.n:
+        return np.zeros(len(steps), dtype=bool)
+    return (seg.codes >= 0) & trace_evidence_unknown(steps, mapping)[np.maximum(seg.codes, 0)]
 
 
 def step_points(steps: pd.DataFrame, traces: pd.DataFrame, ev: EvidenceOptions) -> pd.DataFrame:
     """Step decision points: every step up to the first answer step; columns ``trace_id, t, E, A``.
 
-    ``t`` is the step's position in its trace; E is :func:`held_evidence`.
+    ``t`` is the step's position in its trace; E is :func:`held_evidence`. A trace whose E is
+    unknown (observations, none labeled: spec section 2) has no decision point.
     """
     sub = steps_of(steps, traces)
     held = held_evidence(sub, **ev)
     is_ans = (step_kinds(sub) == ANSWER).astype(np.int64)
     answers_before = Segments(sub["trace_id"]).cumsum(is_ans) - is_ans
-    keep = answers_before == 0
+    keep = (answers_before == 0) & ~_rows_of_unknown(sub, ev["evidence_mapping"])
     out = pd.DataFrame(
         {
             "trace_id": sub["trace_id"].to_numpy(),

@@ -30,7 +30,7 @@ from ._options import (
     TimeScale,
     check_option,
 )
-from ._recovery_events import check_events, recovery_events
+from ._recovery_events import check_events, known_events, recovery_events
 
 _CODES = {"recovered": 1, "stopped": 2, "cut_off": 0}
 
@@ -208,7 +208,10 @@ class EvidenceRecoveryFitter:
     raw_curve_ : Series
         (1/N) sum_i 1(T_i <= t) on the same index.
     events_ : DataFrame
-        The :func:`recovery_events` frame that was fitted.
+        The :func:`recovery_events` rows that were fitted: those whose E is known (a trace with
+        observations and none labeled has an unknown E and is left out, spec section 2).
+    n_evidence_unknown_ : int
+        The traces left out because their E is unknown.
     event_table_ : DataFrame
         ``at_risk, recovered, stopped, cut_off`` per time.
     median_recovery_time_ : float
@@ -290,7 +293,9 @@ class EvidenceRecoveryFitter:
             agents = events["agent"].unique() if "agent" in events else []
             label = str(agents[0]) if len(agents) == 1 else "all"
         self.label_ = label
-        self.events_ = events
+        kept = known_events(events)
+        self.n_evidence_unknown_ = len(events) - len(kept)
+        events = self.events_ = kept
         durations = events["duration"].to_numpy(dtype=float)
         codes = events["event"].map(_CODES).to_numpy(dtype=int)
         grid = _time_grid(durations)
@@ -376,6 +381,7 @@ class EvidenceRecoveryFitter:
             "n_cut_off": int((ev["event"] == "cut_off").sum()),
             "n_correct_unknown": int(ev["correct_unknown"].sum()) if "correct_unknown" in ev else 0,
             "n_unlabeled_obs": int(ev["unlabeled_obs"].sum()) if "unlabeled_obs" in ev else 0,
+            "n_evidence_unknown": self.n_evidence_unknown_,
             "horizon": h,
             "erf_at_horizon": float(at_h[0]),
             "lower_at_horizon": float(at_h[1]),

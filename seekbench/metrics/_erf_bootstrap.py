@@ -27,7 +27,9 @@ def erf_at_columns(
     """Per-trace columns and the vectorised statistic giving ERF(t) from their sums.
 
     Columns, for the k distinct durations u <= t: recovered at u, stopped at u, ended at u
-    (any outcome), then 1 (to count N). The statistic maps ``(B x 3k+1)`` sums to B values:
+    (any outcome), then 1 (to count N); a trace whose E is unknown (``evidence_unknown``, spec
+    section 2) is a row of zeros, so it enters no count while the rows stay one per trace. The
+    statistic maps ``(B x 3k+1)`` sums to B values:
 
         Aalen-Johansen: ERF(t) = sum_{u <= t} S(u-) d_rec(u) / n(u),
         ``method="km"``: 1 - prod_{u <= t} (1 - d_rec(u) / n(u)) (stopped traces censored),
@@ -53,6 +55,8 @@ def erf_at_columns(
     rec = at * (kind == "recovered")[:, None]
     stop = at * (kind == "stopped")[:, None]
     cols = np.column_stack([rec, stop, at, np.ones(n)]) if n else np.zeros((0, 3 * k + 1))
+    if n and "evidence_unknown" in events.columns:  # E unknown (spec section 2): a row of zeros, in no count
+        cols[events["evidence_unknown"].to_numpy(dtype=bool)] = 0.0
     km = method == "km"
 
     def stat(s: np.ndarray) -> np.ndarray:

@@ -94,6 +94,37 @@ def _obs_evidence(steps: pd.DataFrame, mapping: EvidenceMapping) -> np.ndarray:
     return e
 
 
+def evidence_unknown(n_obs: np.ndarray, n_obs_unlabeled: np.ndarray) -> np.ndarray:
+    """Per trace: its E is unknown (spec section 2), it has observations and none of them is labeled.
+
+    Such a trace is left out of every E-based number (E at the answer, CE, ERF, the overconfident
+    and overcautious rates, RQI by evidence state) and counted, per agent, as "E unknown: no
+    labeled observation". A trace without any observation is not unknown: its E is 0 throughout.
+
+    Examples
+    --------
+    >>> evidence_unknown(np.array([0, 2, 2]), np.array([0, 1, 2])).tolist()
+    [False, False, True]
+    """
+    n_obs = np.asarray(n_obs, dtype=float)
+    return (n_obs > 0) & (np.asarray(n_obs_unlabeled, dtype=float) == n_obs)
+
+
+def trace_evidence_unknown(steps: pd.DataFrame, mapping: EvidenceMapping) -> np.ndarray:
+    """:func:`evidence_unknown` of each trace of ``steps`` (in :func:`trace_segments` order), shared
+    within ``shared_work``; the caller must not modify it."""
+    return memo("evidence_unknown", (steps,), (mapping,), lambda: _trace_unknown(steps, mapping))
+
+
+def _trace_unknown(steps: pd.DataFrame, mapping: EvidenceMapping) -> np.ndarray:
+    seg = trace_segments(steps)
+    if not seg.n:
+        return np.zeros(0, dtype=bool)
+    obs = step_kinds(steps) == OBSERVATION
+    e = observation_evidence_of(steps, mapping)
+    return evidence_unknown(seg.count(obs), seg.count(obs & np.isnan(e)))
+
+
 def trace_segments(steps: pd.DataFrame) -> Segments:
     """The traces of a step table as :class:`Segments` (shared within ``shared_work``)."""
     return memo("segments", (steps,), (), lambda: Segments(steps["trace_id"]))

@@ -9,18 +9,17 @@ times every group shares, once all groups are done.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning
-from ._bootstrap import Cluster, bootstrap_statistic_ci, cluster_labels, mean_columns
-from ._ce import CALIBRATION_COLUMNS, CalibrationResult, calibration_from_columns, companion_values
+from ._bootstrap import Cluster, cluster_labels
+from ._ce import CALIBRATION_COLUMNS, CalibrationResult, calibration_from_columns
 from ._decisions import evidence_labeled
 from ._erf import EvidenceRecoveryFitter
-from ._erf_bootstrap import erf_at_columns
 from ._options import MetricOptions
 from ._outcome import outcome_from_columns
 from ._rqi import RQIResult, rqi_from_columns, rqi_sums
@@ -68,14 +67,20 @@ def erf_entries(fitter: EvidenceRecoveryFitter | None, last: int) -> dict:
     }
 
 
-def _erf_ci(
-    fitter: EvidenceRecoveryFitter | None, columns: tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]], boot: dict
-) -> list[float]:
-    """Bootstrap CI of ERF(8) over the group's whole traces (questions with ``cluster="question"``), from
-    the :func:`erf_at_columns` of the fitter's events (as :func:`~seekbench.metrics.recovered_by_ci` makes them)."""
+def _erf_ci(fitter: EvidenceRecoveryFitter | None) -> list[float]:
+    """The CI of ERF(8): the fitted curve's pointwise interval at turn 8, the same interval the ERF
+    table, ``erf.csv`` and the figure show (spec section 3, one number one interval). For the
+    Aalen-Johansen curve that is the delta-method (Greenwood-type) variance with the log(-log)
+    transform; for ``erf_method="km"`` lifelines' exponential Greenwood bounds. Analytic, so no seed
+    decides it."""
     if fitter is None:
         return [float("nan"), float("nan")]
-    return list(bootstrap_statistic_ci(*columns, **boot))
+    grid = fitter.curve_.index.to_numpy(dtype=float)
+    at = np.searchsorted(grid, RECOVERED_BY, side="right") - 1
+    if at < 0 or not len(fitter.events_):
+        return [float("nan"), float("nan")]
+    row = fitter.curve_.iloc[at]
+    return [float(row["lower"]), float(row["upper"])]
 
 
 def _unlabeled(stats: pd.DataFrame, rqi: RQIResult, cal: CalibrationResult, n_known: int) -> dict[str, int]:
@@ -137,19 +142,11 @@ def _clusters(stats: pd.DataFrame, cluster: Cluster) -> np.ndarray:
     return cluster_labels(stats["trace_id"], stats.get("question_id"), cluster=cluster)
 
 
-def _integer_columns(
-    stats: pd.DataFrame,
-    rqi_cols: pd.DataFrame,
-    cal_cols: pd.DataFrame,
-    erf_cols: np.ndarray,
-    opts: MetricOptions,
-    horizon: int,
-) -> list[np.ndarray]:
+def _integer_columns(rqi_cols: pd.DataFrame, cal_cols: pd.DataFrame, opts: MetricOptions) -> list[np.ndarray]:
     """The per-trace columns the group's bootstraps resample that may be integers (those that are not
-    are left out by :func:`shared_sums`): the companion rates', accuracy's, ERF(8)'s, pooled CE's
-    counts and step RQI's, each as its own metric function builds it."""
-    blocks = [mean_columns(v)[0] for v in (*companion_values(cal_cols, horizon=horizon), stats["correct"])]
-    blocks.append(erf_cols)
+    are left out by :func:`shared_sums`): pooled CE's counts and step RQI's, each as its own metric
+    function builds it. (The rates get Wilson intervals and ERF(8) its curve's: no resampling.)"""
+    blocks = []
     if opts.ce_aggregate == "pooled":
         blocks.append(cal_cols[list(CALIBRATION_COLUMNS[:6])].to_numpy(dtype=float))
     if opts.rqi_aggregate == "step":
@@ -171,8 +168,7 @@ def _group(
     fitter; with ``share`` (each row its own resampling unit) the integer bootstrap columns share a product."""
     has_steps = stats["n_step_rows"].to_numpy() > 0
     rqi_cols, cal_cols, events = rqi_part(stats), calibration_part(stats), events_part(stats)
-    erf = erf_at_columns(events, RECOVERED_BY, method=opts.erf_method)
-    blocks = _integer_columns(stats, rqi_cols, cal_cols, erf[0], opts, horizon) if share else []
+    blocks = _integer_columns(rqi_cols, cal_cols, opts) if share else []
     with shared_sums(blocks, seed=boot["seed"], n_boot=boot["n_boot"] if boot["bootstrap"] == "exact" else 0):
         rqi = rqi_from_columns(
             rqi_cols, aggregate=opts.rqi_aggregate, boot={**boot, "clusters": boot["clusters"][has_steps]}
@@ -195,7 +191,7 @@ def _group(
             alpha=boot["alpha"],
             **opts.evidence,
         )
-        erf_ci = _erf_ci(fitter, erf, boot)
+        erf_ci = _erf_ci(fitter)
     answer_rate = cal.answer_table.rename(columns={"p_answer": "answer_rate"})
     return {
         **keys,

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
-from ._recovery_events import check_events
+from ._recovery_events import check_events, known_events
 
 TEST_NAME = "log-rank test on the cause-specific hazard of recovery (stopped and cut_off censored)"
 
@@ -121,6 +121,7 @@ def compare_recovery(events_by_group: Mapping[str, pd.DataFrame]) -> RecoveryCom
     groups, n, n_rec, dur, grp, obs = [], [], [], [], [], []
     for name, ev in events_by_group.items():
         check_events(ev, what=f"events of group {name!r}")
+        ev = known_events(ev)  # a trace whose E is unknown is in no risk set (spec section 2)
         if len(ev) == 0:
             continue
         groups.append(str(name))

@@ -9,9 +9,10 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
-from ._bootstrap import Cluster, bootstrap_ci, check_bootstrap_options, cluster_labels
+from ._bootstrap import Cluster, check_bootstrap_options, cluster_labels
 from ._decisions import steps_of
 from ._evidence import SEARCH, step_kinds, trace_segments
+from ._intervals import wilson_interval
 
 
 def _warn(what: str, why: str) -> None:
@@ -125,7 +126,8 @@ class OutcomeResult:
     Attributes
     ----------
     accuracy, accuracy_ci : float, (float, float)
-        Mean of ``correct`` over the ``n_known`` traces where it is known, with a bootstrap CI.
+        Mean of ``correct`` over the ``n_known`` traces where it is known, with its Wilson score
+        interval (spec section 3).
     em, f1 : float
         Mean exact match and token F1 over the traces with a final answer and gold answers.
     tool_calls : float
@@ -205,7 +207,9 @@ def outcome_metrics(
     steps, traces : DataFrame
         Step and trace tables of ``build_tables``; ``traces`` lists the group's traces.
     n_boot, seed, alpha, cluster :
-        Percentile bootstrap of the accuracy over whole traces (``n_boot=0`` skips it).
+        ``alpha`` sets the level of the accuracy's Wilson score interval (spec section 3: a per-agent
+        rate gets the Wilson interval, not the percentile bootstrap); ``n_boot``, ``seed`` and
+        ``cluster`` are checked and otherwise unused (a rate's interval needs no resampling).
 
     Returns
     -------
@@ -283,8 +287,9 @@ def outcome_trace_columns(steps: pd.DataFrame, traces: pd.DataFrame) -> pd.DataF
 def outcome_from_columns(per: pd.DataFrame, *, boot: dict) -> OutcomeResult:
     """The :class:`OutcomeResult` of a group from its :func:`outcome_trace_columns`.
 
-    ``boot``: the keywords of :func:`~seekbench.metrics.bootstrap_ci` (one cluster per row).
-    The one aggregation behind :func:`outcome_metrics` and
+    ``boot``: the keywords of :func:`~seekbench.metrics.bootstrap_ci` (one cluster per row); the
+    accuracy is a per-agent rate, so its interval is the Wilson score interval over the traces of
+    known correctness (spec section 3; only ``alpha`` is used). The one aggregation behind :func:`outcome_metrics` and
     :func:`~seekbench.metrics.summarize_statistics`.
     """
     n_known = int(per["correct"].notna().sum())
@@ -293,7 +298,8 @@ def outcome_from_columns(per: pd.DataFrame, *, boot: dict) -> OutcomeResult:
     for col, what in (("duplicate_query_norm", "duplicate-query rate"), ("duplicate_visit_id", "duplicate-visit rate")):
         if per[col].isna().all():
             _warn(what, f"no trace has a {'search query' if col == 'duplicate_query_norm' else 'visited URL'}")
-    ci = bootstrap_ci(per["correct"].to_numpy(), **boot)
+    correct = per["correct"].to_numpy(dtype=float)
+    ci = wilson_interval(float(np.nansum(correct)), n_known, alpha=boot.get("alpha", 0.05))
     return OutcomeResult(
         accuracy=_mean(per["correct"]),
         accuracy_ci=ci,

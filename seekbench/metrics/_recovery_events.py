@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UserInputError
-from ._evidence import observation_evidence, turn_grid
+from ._evidence import observation_evidence, trace_evidence_unknown, trace_segments, turn_grid
 from ._options import (
     RECOVERY_OPTIONS,
     TIME_OPTIONS,
@@ -49,6 +49,7 @@ EVENT_COLUMNS = [
     "correct",
     "correct_unknown",
     "unlabeled_obs",
+    "evidence_unknown",
 ]
 
 _STEP_COLUMNS = ("trace_id", "kind", "turn", "pos", "clarity", "sufficiency")
@@ -161,8 +162,10 @@ def recovery_events(
         ``event`` (``"recovered"``, ``"stopped"`` or ``"cut_off"``), ``via``
         (``"evidence"``, ``"correct_answer"`` or None), ``answered``, ``correct``
         (as in the trace table), ``correct_unknown`` (answered with unknown
-        correctness) and ``unlabeled_obs`` (observations whose E could not be
-        computed).
+        correctness), ``unlabeled_obs`` (observations whose E could not be
+        computed) and ``evidence_unknown`` (the trace has observations and none is
+        labeled: its E is unknown, spec section 2, and the ERF leaves it out; its
+        ``event`` is what E = 0 throughout would give, kept for reference only).
 
     Notes
     -----
@@ -224,11 +227,30 @@ def recovery_events(
             "correct": correct,
             "correct_unknown": unknown,
             "unlabeled_obs": tid.map(unlabeled).fillna(0).to_numpy(dtype="int64"),
+            "evidence_unknown": _unknown(steps, tid, ev["evidence_mapping"]),
         },
         columns=EVENT_COLUMNS,
     )
     out.attrs["options"] = {"recovery": recovery, "time": time, **ev}
     return out
+
+
+def _unknown(steps: pd.DataFrame, trace_ids: pd.Series, mapping: str) -> np.ndarray:
+    """Per trace id: its E is unknown (observations, none labeled; spec section 2)."""
+    seg = trace_segments(steps)
+    if not seg.n:
+        return np.zeros(len(trace_ids), dtype=bool)
+    pos = pd.Index(seg.uniques).get_indexer(trace_ids)
+    unknown = trace_evidence_unknown(steps, mapping)  # type: ignore[arg-type]
+    return (pos >= 0) & unknown[np.maximum(pos, 0)]
+
+
+def known_events(events: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``events`` whose E is known (all of them without an ``evidence_unknown`` column)."""
+    if "evidence_unknown" not in events.columns:
+        return events
+    unknown = events["evidence_unknown"].to_numpy(dtype=bool)
+    return events[~unknown] if unknown.any() else events
 
 
 def check_events(events: pd.DataFrame, what: str = "events") -> None:

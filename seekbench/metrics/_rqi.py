@@ -12,7 +12,7 @@ import pandas as pd
 from .._errors import UndefinedMetricWarning
 from ..traces import LABEL_VALUES
 from ._bootstrap import Cluster, EstimateResult, bootstrap_statistic_ci, check_bootstrap_options, cluster_labels, ratio
-from ._evidence import REASONING, step_evidence, step_kinds, trace_segments
+from ._evidence import REASONING, step_evidence, step_kinds, trace_evidence_unknown, trace_segments
 from ._options import (
     MAPPING_OPTIONS,
     RQI_AGGREGATE_OPTIONS,
@@ -60,7 +60,8 @@ def rqi_trace_columns(
     """Per trace (first-appearance order): ``g, n, unlabeled`` and the decomposition sums.
 
     ``g_<type>, n_<type>`` for each reasoning type and ``g_e<k>, n_e<k>`` for k = 0, 1, 2
-    (grounded and labeled reasoning steps of that type, or taken while E = k). Every RQI
+    (grounded and labeled reasoning steps of that type, or taken while E = k; a trace whose E is
+    unknown, spec section 2, has no step in any state). Every RQI
     number of a group is a function of the sums of these columns over its traces (and of
     g / n per trace for the trace aggregate): :func:`rqi_from_columns`.
     """
@@ -75,8 +76,13 @@ def rqi_trace_columns(
         m = labeled & (rtype == k)
         cols[f"g_{t}"], cols[f"n_{t}"] = seg.sum(g0, mask=m), seg.count(m).astype(float)
     e = step_evidence(steps, mapping=evidence_mapping, scope=evidence_scope).to_numpy() if labeled.any() else None
+    if e is not None and seg.n:  # a trace whose E is unknown (spec section 2) is in no evidence state
+        unknown = trace_evidence_unknown(steps, evidence_mapping)
+        labeled_known = labeled & ~((seg.codes >= 0) & unknown[np.maximum(seg.codes, 0)])
+    else:
+        labeled_known = labeled
     for k in range(3):
-        m = labeled & (e == k) if e is not None else labeled
+        m = labeled_known & (e == k) if e is not None else labeled
         cols[f"g_e{k}"], cols[f"n_e{k}"] = seg.sum(g0, mask=m), seg.count(m).astype(float)
     extra = pd.DataFrame(cols, index=pd.Index(seg.uniques)).reindex(per.index, fill_value=0.0)
     return pd.concat([per, extra], axis=1)
@@ -167,7 +173,9 @@ class RQIResult(EstimateResult):
         Columns ``type, rqi, n``: mean G over the labeled reasoning steps of each type.
     by_evidence : DataFrame
         Columns ``E, rqi, n, share``: mean G over the labeled reasoning steps taken while
-        E = k and their share; sum(share * rqi) over k equals the step-pooled RQI.
+        E = k and their share; sum(share * rqi) over k equals the step-pooled RQI of the traces
+        whose E is known (a trace with observations and none labeled is in no state, spec
+        section 2).
     """
 
     aggregate: str

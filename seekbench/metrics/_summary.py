@@ -159,12 +159,22 @@ def summarize(
         erf_ci, erf_raw, median_recovery_turn, recovered_by_8, accuracy, accuracy_ci, em, f1,
         tool_calls, searches_before_answer, duplicate_query_rate, duplicate_visit_rate,
         unlabeled, rqi_by_type, rqi_by_evidence, answer_rate_by_evidence,
-        accuracy_by_evidence``, and the bootstrap CIs ``overconfident_ci``, ``overcautious_ci``
-        and ``recovered_by_8_ci``. Curves are dicts keyed by every integer time ``"0"`` ..
+        accuracy_by_evidence``, and ``overconfident_ci``, ``overcautious_ci`` and
+        ``recovered_by_8_ci``. Curves are dicts keyed by every integer time ``"0"`` ..
         max(8, the last time of any trace) (a group's curve keeps its value after its own last
         time), so ``erf["8"]`` always exists and equals ``recovered_by_8``. Label-dependent
         numbers are NaN (null in ``to_dict``) when the labels they need are absent, never 0;
         ``median_recovery_turn`` is None when not reached.
+
+        Intervals (spec section 3): RQI and CE get the percentile bootstrap; the rates
+        (``accuracy``, ``overconfident``, ``overcautious``) the Wilson score interval over their
+        denominators; ERF(8) the fitted curve's own pointwise interval, ``erf_ci["8"]``
+        (delta method, log(-log) transform), which the ERF table and figure show as well.
+
+        A trace with observations of which none is labeled has an unknown E (spec section 2):
+        it is left out of CE, ERF, the two companion rates, E at the answer and RQI by evidence
+        state, and counted in ``unlabeled["traces_with_all_observations_unlabeled"]``; it
+        still counts in RQI, accuracy and the efficiency metrics.
 
     Examples
     --------

@@ -23,7 +23,7 @@ import pandas as pd
 from .._errors import UserInputError
 from ._ce import calibration_trace_columns
 from ._decisions import steps_of
-from ._evidence import OTHER, REASONING, SEARCH, step_kinds, trace_segments
+from ._evidence import OTHER, REASONING, SEARCH, evidence_unknown, step_kinds, trace_segments
 from ._options import MetricOptions
 from ._outcome import outcome_trace_columns
 from ._recovery_events import check_unique_ids, recovery_events, require_columns
@@ -255,12 +255,14 @@ def outcome_part(stats: pd.DataFrame) -> pd.DataFrame:
 
 
 def events_part(stats: pd.DataFrame) -> pd.DataFrame:
-    """The recovery events (``trace_id, agent, duration, event``) of the traces."""
+    """The recovery events (``trace_id, agent, duration, event, evidence_unknown``) of the traces; a
+    trace whose E is unknown (spec section 2) is flagged, and the ERF leaves it out."""
     return pd.DataFrame(
         {
             "trace_id": stats["trace_id"].to_numpy(),
             "agent": stats["agent"].to_numpy(),
             "duration": stats["erf_duration"].to_numpy(dtype=np.int64),
             "event": EVENT_NAMES[stats["erf_event"].to_numpy(dtype=np.int64)],
+            "evidence_unknown": evidence_unknown(stats["n_obs"].to_numpy(), stats["n_obs_unlabeled"].to_numpy()),
         }
     )

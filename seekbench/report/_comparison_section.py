@@ -69,9 +69,16 @@ def _value_text(r: pd.Series) -> str:
     return _num(r["value"]) + rank + (" (best)" if r["best"] else "")
 
 
+def _verdict_mark(r: pd.Series) -> str:
+    """The verdict after a difference: clearly better or worse, borderline (a bound within Monte Carlo
+    error of 0), or nothing (not clear)."""
+    if r.get("verdict") == "borderline":
+        return " borderline"
+    return (" clearly better" if r["better"] else " clearly worse") if r["clear"] else ""
+
+
 def _difference_text(r: pd.Series) -> str:
-    mark = (" clearly better" if r["better"] else " clearly worse") if r["clear"] else ""
-    return f"{_signed(r['difference'])} {_ci(r['lower'], r['upper'])}{mark}"
+    return f"{_signed(r['difference'])} {_ci(r['lower'], r['upper'])}{_verdict_mark(r)}"
 
 
 def _others(c: Comparison) -> list[str]:
@@ -128,7 +135,13 @@ def _paired_note(c: Comparison) -> str:
     return (
         f"Differences are agent - {c.baseline} with {_level(c)}% percentile bootstrap CIs (B = {o['n_boot']}, seed "
         f"{o['seed']}) resampling questions, so traces of a question both agents answered stay paired "
-        f"(questions shared with {c.baseline}: {shared}). A difference is clear when its CI excludes 0."
+        f"(questions shared with {c.baseline}: {shared}). A difference is clear when its CI excludes 0, "
+        "borderline when a bound lies within Monte Carlo error of 0 (the share of draws past 0 within 2 "
+        "standard errors of alpha/2), whatever the seed. Where every draw of a rate's difference is the same "
+        "(both agents at 0, or both at 1) the CI is Newcombe's hybrid score interval instead. Each agent's own "
+        "CI: Wilson score interval for the rates (accuracy, overconfident, overcautious), the ERF curve's "
+        "delta-method interval for ERF(8) (the same as in the ERF table and figure), percentile bootstrap "
+        "for RQI and CE."
     )
 
 
@@ -164,7 +177,9 @@ def comparison_html(c: Comparison) -> str:
 
     def difference_cell(r: pd.Series) -> str:
         cls = (" class='clear-better'" if r["better"] else " class='clear-worse'") if r["clear"] else ""
-        return f"<td{cls}>{_signed(r['difference'])}<br><span class='ci'>{_ci(r['lower'], r['upper'])}</span></td>"
+        mark = " <span class='ci'>borderline</span>" if r.get("verdict") == "borderline" else ""
+        ci = _ci(r["lower"], r["upper"])
+        return f"<td{cls}>{_signed(r['difference'])}{mark}<br><span class='ci'>{ci}</span></td>"
 
     parts += [
         "<h3>Values and order</h3><p class='muted'>Each agent's value with its own 95% CI (none for tool calls "
@@ -175,7 +190,8 @@ def comparison_html(c: Comparison) -> str:
     parts += [
         f"<h3 id='baseline'>Differences against {html.escape(c.baseline)}</h3>",
         "<p class='muted'>Agent minus baseline (<code>--baseline NAME</code> picks another). Green: clearly "
-        f"better than the baseline; red: clearly worse ({_level(c)}% CI excludes 0); plain: not clear.</p>",
+        f"better than the baseline; red: clearly worse ({_level(c)}% CI excludes 0); plain: not clear, or "
+        "borderline where so marked.</p>",
         table.format(_head(), body(_grid(c.against_baseline(), _others(c)), difference_cell)),
         "</section>",
     ]

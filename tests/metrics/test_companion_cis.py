@@ -1,4 +1,4 @@
-"""Bootstrap CIs of ERF(8), the overconfident rate and the overcautious rate (spec sections 4-5).
+"""CIs of ERF(8) (bootstrap), the overconfident rate and the overcautious rate (Wilson), spec sections 3-5.
 
 The vectorised CIs must equal the plain definition: draw the same resamples of whole traces
 (``numpy.random.default_rng(seed).multinomial``, as the bootstrap module documents), refit
@@ -8,11 +8,16 @@ or recount on each resample one by one, and take the 2.5% and 97.5% percentiles.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 from _helpers import make_trace, tables
 
-from seekbench.metrics import EvidenceRecoveryFitter, answer_calibration, recovered_by_ci, recovery_events
+from seekbench.metrics import (
+    EvidenceRecoveryFitter,
+    answer_calibration,
+    recovered_by_ci,
+    recovery_events,
+    wilson_interval,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore::seekbench._errors.UndefinedMetricWarning")
 
@@ -72,18 +77,14 @@ def test_erf8_ci_equals_refitting_each_resample(corpus):
                                                                                           abs=1e-12)
 
 
-def test_companion_rate_cis_equal_recounting_each_resample(corpus):
+def test_companion_rate_cis_are_wilson_intervals(corpus):
+    # Spec section 3: a per-agent rate gets the Wilson score interval over its n traces.
+    # Overconfident 4 of 7 answered, overcautious 1 of 9 (test_hand_values); z = 1.959963984540054.
+    # Wilson at x = 1, n = 9, z^2 = 3.841459: centre (1/9 + z^2/18) / (1 + z^2/9) = 0.324525 / 1.426829
+    # = 0.227445; half = z / 1.426829 * sqrt((1/9)(8/9)/9 + z^2/324) = 1.373644 * 0.151097 = 0.207554.
     res = answer_calibration(*corpus, n_boot=B, seed=SEED)
-    # Per trace (SHAPES order): answered with E < 2, and overcautious.
-    over = pd.Series([0, 1, 0, 1, np.nan, np.nan, 1, 0, 1], dtype=float)
-    caut = pd.Series([0, 0, 0, 0, 1, 0, 0, 0, 0], dtype=float)
-    over_stats, caut_stats = [], []
-    for counts in _draws(len(SHAPES)):
-        w = pd.Series(counts, dtype=float)
-        known = over.notna()
-        over_stats.append((over[known] * w[known]).sum() / w[known].sum() if w[known].sum() else np.nan)
-        caut_stats.append((caut * w).sum() / w.sum())
-    assert res.overconfident_ci == pytest.approx(_percentiles(over_stats), abs=1e-12)
-    assert res.overcautious_ci == pytest.approx(_percentiles(caut_stats), abs=1e-12)
+    assert res.overconfident_ci == pytest.approx(wilson_interval(4, 7), abs=1e-12)
+    assert res.overcautious_ci == pytest.approx(wilson_interval(1, 9), abs=1e-12)
+    assert res.overcautious_ci == pytest.approx((0.019891, 0.434999), abs=1e-6)
     assert res.summary.loc["overconfident_rate", ["lower", "upper"]].tolist() == pytest.approx(
         list(res.overconfident_ci))

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from seekbench._errors import UndefinedMetricWarning, UserInputError
+from seekbench.metrics import observation_evidence
 from seekbench.metrics._rqi import reasoning_quality, rqi_score
 
 # T1: r(G,PF) | s o(C,I) r(NG,SA) | s o(C,S) r(G,IS) a
@@ -95,13 +96,29 @@ def test_identity_per_trace_on_shared_data(shared_tables):
         assert (be["share"] * be["rqi"].fillna(0)).sum() == pytest.approx(res.value), tid
 
 
+def _evidence_known(part):
+    """The steps of the traces whose E is known (no observation, or a labeled one: spec section 2)."""
+    obs = part[part["kind"] == "search_result"]
+    labeled = observation_evidence(obs["clarity"], obs["sufficiency"]).notna().groupby(obs["trace_id"]).any()
+    unknown = set(labeled.index[~labeled])
+    return part[~part["trace_id"].isin(unknown)], unknown
+
+
 def test_identity_per_agent_on_shared_data(shared_tables):
+    # By evidence state the decomposition covers the traces whose E is known only (spec section 2): its
+    # identity holds for their step-pooled RQI, and it is the same as that of the known traces alone.
     steps, _ = shared_tables
+    n_unknown = 0
     for agent, part in steps.groupby("agent"):
         res = reasoning_quality(part, aggregate="step", n_boot=0)
+        known, unknown = _evidence_known(part)
+        n_unknown += len(unknown)
+        ref = reasoning_quality(known, aggregate="step", n_boot=0)
         be = res.by_evidence
-        assert (be["share"] * be["rqi"].fillna(0)).sum() == pytest.approx(res.value), agent
+        assert (be["share"] * be["rqi"].fillna(0)).sum() == pytest.approx(ref.value), agent
+        pd.testing.assert_frame_equal(be, ref.by_evidence)
         assert 0.0 <= res.value <= 1.0
+    assert n_unknown == 5
 
 
 def test_no_labels_is_nan_with_warning_never_zero():
