@@ -43,8 +43,17 @@ def _declared() -> tuple[set[str], dict[str, set[str]]]:
     return core, extras
 
 
+class _Owners(dict):
+    """Top-level module -> distributions: from what is installed, the deptry map, and otherwise the module's
+    own name as a distribution name (``ray`` -> ``ray``), so that an environment without an extra installed
+    (the lowest-versions stage has no ray) checks the same."""
+
+    def __missing__(self, module: str) -> set[str]:
+        return {_dist(module)}
+
+
 def _module_to_dists() -> dict[str, set[str]]:
-    mapping: dict[str, set[str]] = {}
+    mapping: dict[str, set[str]] = _Owners()
     for module, dists in packages_distributions().items():
         mapping.setdefault(module, set()).update(_dist(d) for d in dists)
     for dist, module in PYPROJECT["tool"]["deptry"]["package_module_name_map"].items():
@@ -116,7 +125,7 @@ def test_every_import_is_declared_for_its_code_path():
     owners = _module_to_dists()
     problems = []
     for file, module, line, deferred in _imports():
-        dists = owners.get(module, set())
+        dists = owners[module]
         if dists & core:
             continue
         if not dists & in_extras:
