@@ -133,10 +133,15 @@ class RowGroups:
 
     def decode(self, t: pa.Table | pa.RecordBatch):
         """``t`` with the dictionary columns not asked for as dictionaries decoded to their values."""
-        for i, field in enumerate(t.schema):
+        fields, columns, changed = list(t.schema), list(t.columns), False
+        for i, field in enumerate(fields):
             if field.name in self.keep:
                 continue
             plain = plain_type(field.type)
             if not plain.equals(field.type):
-                t = t.set_column(i, field.with_type(plain), t.column(i).cast(plain))
-        return t
+                fields[i], columns[i], changed = field.with_type(plain), columns[i].cast(plain), True
+        if not changed:
+            return t
+        # from_arrays rather than set_column: RecordBatch.set_column is newer than the pyarrow 14 we support
+        schema = pa.schema(fields, metadata=t.schema.metadata)
+        return (pa.Table if isinstance(t, pa.Table) else pa.RecordBatch).from_arrays(columns, schema=schema)
