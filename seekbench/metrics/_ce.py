@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
+from .._renamed import renamed_keyword
 from ._bootstrap import (
     Cluster,
     bootstrap_statistic_ci,
@@ -153,7 +154,7 @@ class CalibrationResult:
     overconfident_rate : float
         Share of answered traces whose answer came with E < 2 (traces whose E is unknown left out).
     overcautious_rate : float
-        Share of traces that reached E = 2 and did not answer within ``horizon`` turns of it
+        Share of traces that reached E = 2 and did not answer within ``overcautious_window`` turns of it
         (a trace that never answers counts when it ever held E = 2); denominator: the traces
         whose E is known.
     overcautious_given_evidence : float
@@ -300,7 +301,8 @@ def answer_calibration(
     evidence_mapping: EvidenceMapping = "sum",
     evidence_scope: EvidenceScope = "cumulative",
     global_prevalence: Sequence[float] | pd.Series | None = None,
-    horizon: int = 15,
+    overcautious_window: int = 15,
+    horizon: int | None = None,
     n_boot: int = 2000,
     seed: int | None = 0,
     alpha: float = 0.05,
@@ -336,8 +338,10 @@ def answer_calibration(
         P(E = k) over the whole corpus (:func:`evidence_prevalence`), for computing one
         group's pooled CE with the global prevalence. When None, the traces given are taken
         to be the whole corpus.
-    horizon : int
+    overcautious_window : int
         H of the overcautious rate (15).
+    horizon : int, optional
+        Deprecated spelling of ``overcautious_window`` (a ``FutureWarning``; removed in the next release).
     n_boot, seed, alpha, cluster :
         Percentile bootstrap of CE over whole traces (``cluster="question"``: whole questions);
         ``n_boot=0`` skips it. The global prevalence is held fixed in the resamples. The two
@@ -366,31 +370,43 @@ def answer_calibration(
     >>> answer_calibration(steps, traces, n_boot=0).ce
     0.0
     """
+    overcautious_window = renamed_keyword("answer_calibration", "horizon", horizon, overcautious_window, default=15)
     _check(aggregate, prevalence, decision_points, evidence_mapping, evidence_scope)
     check_bootstrap_options(n_boot, alpha, cluster)
-    _check_horizon(horizon)
+    _check_window(overcautious_window)
     ev: EvidenceOptions = {"evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope}
     per = calibration_trace_columns(steps, traces, decision_points, ev)
     weights = _weights(aggregate, prevalence, global_prevalence, per)
     clusters = cluster_labels(traces["trace_id"], traces.get("question_id"), cluster=cluster)
     boot = {"n_boot": n_boot, "seed": seed, "alpha": alpha, "clusters": clusters}
     res = calibration_from_columns(
-        per, aggregate=aggregate, prevalence=prevalence, weights=weights, horizon=horizon, boot=boot
+        per,
+        aggregate=aggregate,
+        prevalence=prevalence,
+        weights=weights,
+        overcautious_window=overcautious_window,
+        boot=boot,
     )
     res.decision_points = decision_points
     res.options = {
         "aggregate": aggregate,
         "prevalence": prevalence,
-        "horizon": horizon,
+        "overcautious_window": overcautious_window,
         "decision_points": decision_points,
         **ev,
     }
     return res
 
 
-def _check_horizon(horizon: object) -> None:
-    if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 0:
-        raise UserInputError(f"horizon must be a non-negative integer number of turns, got {horizon!r}")
+def _check_window(overcautious_window: object) -> None:
+    if (
+        isinstance(overcautious_window, bool)
+        or not isinstance(overcautious_window, (int, np.integer))
+        or overcautious_window < 0
+    ):
+        raise UserInputError(
+            f"overcautious_window must be a non-negative integer number of turns, got {overcautious_window!r}"
+        )
 
 
 def calibration_from_columns(
@@ -399,7 +415,7 @@ def calibration_from_columns(
     aggregate: CEAggregate,
     prevalence: Prevalence,
     weights: np.ndarray | None,
-    horizon: int,
+    overcautious_window: int,
     boot: dict,
 ) -> CalibrationResult:
     """The :class:`CalibrationResult` of a group from its :func:`calibration_trace_columns`.
@@ -438,7 +454,7 @@ def calibration_from_columns(
         }
     )
 
-    answered, e_answer, reached, overcautious_i = _companions(tr, horizon=horizon)
+    answered, e_answer, reached, overcautious_i = _companions(tr, overcautious_window=overcautious_window)
     known = ~evidence_unknown(tr["n_obs"].to_numpy(), tr["n_obs_unlabeled"].to_numpy())
     answered_known = answered & known
     n_answered, n_reached, n_known = int(answered_known.sum()), int(reached.sum()), int(known.sum())
@@ -479,22 +495,24 @@ def calibration_from_columns(
     )
 
 
-def _companions(per: pd.DataFrame, *, horizon: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _companions(
+    per: pd.DataFrame, *, overcautious_window: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per trace, from its columns: answered, E at the answer turn, reached E = 2 (a first turn
-    with E = 2), overcautious (reached and not answered within ``horizon`` turns of it)."""
+    with E = 2), overcautious (reached and not answered within ``overcautious_window`` turns of it)."""
     answered = per["answered"].to_numpy().astype(bool)
     first_e2 = per["first_e2"].to_numpy(dtype=float)
     reached = ~np.isnan(first_e2)
-    late = per["answer_turn"].to_numpy(dtype=float) - first_e2 > horizon  # NaN (never answered) is not late
+    late = per["answer_turn"].to_numpy(dtype=float) - first_e2 > overcautious_window  # NaN (never answered) is not late
     return answered, per["e_answer"].to_numpy(dtype=float), reached, reached & (~answered | late)
 
 
-def companion_values(per: pd.DataFrame, *, horizon: int) -> tuple[np.ndarray, np.ndarray]:
+def companion_values(per: pd.DataFrame, *, overcautious_window: int) -> tuple[np.ndarray, np.ndarray]:
     """Per trace of :func:`calibration_trace_columns` rows: overconfident (1.0 / 0.0, NaN when
     unanswered) and overcautious (1.0 / 0.0), both NaN where the trace's E is unknown (spec
     section 2), whose means are the two companion rates (the values a paired bootstrap of a
     difference of them resamples)."""
-    answered, e_answer, _, overcautious = _companions(per, horizon=horizon)
+    answered, e_answer, _, overcautious = _companions(per, overcautious_window=overcautious_window)
     known = ~evidence_unknown(per["n_obs"].to_numpy(), per["n_obs_unlabeled"].to_numpy())
     over = np.where(answered & known, (e_answer < 2).astype(float), np.nan)
     return over, np.where(known, overcautious.astype(float), np.nan)

@@ -161,7 +161,7 @@ def _group(
     opts: MetricOptions,
     boot: dict,
     prevalence: np.ndarray | None,
-    horizon: int,
+    overcautious_window: int,
     share: bool = False,
 ) -> tuple[dict, EvidenceRecoveryFitter | None]:
     """The summary dict of one group from its statistics rows (ERF entries still empty) and its recovery
@@ -178,7 +178,7 @@ def _group(
             aggregate=opts.ce_aggregate,
             prevalence=opts.ce_prevalence,
             weights=prevalence if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global" else None,
-            horizon=horizon,
+            overcautious_window=overcautious_window,
             boot=boot,
         )
         out = outcome_from_columns(outcome_part(stats), boot=boot)

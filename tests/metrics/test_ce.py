@@ -141,13 +141,15 @@ def test_companions(agent_x, corpus):
     assert y.overconfident_rate == 1.0 and y.overcautious_rate == 0.0 and y.ce == 1.0
 
 
-def test_overcautious_horizon():
+def test_overcautious_window():
     # E = 2 first at turn 1, answer at turn 3: late by 2 turns.
     steps, traces = tables([make_trace([("s",), ("o", "C", "S"), ("s",), ("o", "U", "I"), ("s",),
                                         ("o", "U", "I"), ("a",)])])
-    assert answer_calibration(steps, traces, horizon=1, n_boot=0).overcautious_rate == 1.0
-    assert answer_calibration(steps, traces, horizon=2, n_boot=0).overcautious_rate == 0.0
+    assert answer_calibration(steps, traces, overcautious_window=1, n_boot=0).overcautious_rate == 1.0
+    assert answer_calibration(steps, traces, overcautious_window=2, n_boot=0).overcautious_rate == 0.0
     assert answer_calibration(steps, traces, n_boot=0).overcautious_rate == 0.0  # H = 15
+    with pytest.warns(FutureWarning, match="renamed overcautious_window"):  # the old name, for one release
+        assert answer_calibration(steps, traces, horizon=1, n_boot=0).overcautious_rate == 1.0
 
 
 def test_answer_table(agent_x):
@@ -182,8 +184,8 @@ def test_unknown_options_raise_user_error(agent_x):
                {"evidence_mapping": "max"}, {"evidence_scope": "all"}):
         with pytest.raises(UserInputError, match="unknown"):
             calibration_error(*agent_x, **kw)
-    with pytest.raises(UserInputError, match="horizon"):
-        answer_calibration(*agent_x, horizon=-1)
+    with pytest.raises(UserInputError, match="overcautious_window"):
+        answer_calibration(*agent_x, overcautious_window=-1)
     with pytest.raises(UserInputError, match="global_prevalence"):
         calibration_error(*agent_x, aggregate="pooled", global_prevalence=[0.5, 0.5])
 

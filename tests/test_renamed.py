@@ -1,0 +1,51 @@
+"""Renamed keywords, keys and attributes (issue 26): each old name still works for one release and warns."""
+
+import warnings
+
+import pytest
+
+from seekbench._errors import UserInputError
+from seekbench.analysis import analyze
+from seekbench.data import sample_traces_path
+from seekbench.metrics import answer_calibration, summarize, summarize_statistics, trace_statistics
+from seekbench.traces import build_tables, read_traces
+
+
+@pytest.fixture(scope="module")
+def sample():
+    traces = read_traces(sample_traces_path()).traces
+    return traces, *build_tables(traces)
+
+
+def _quiet(fn, *a, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*a, **kw)
+
+
+def test_horizon_is_overcautious_window(sample):
+    _, steps, table = sample
+    new = _quiet(summarize, steps, table, n_boot=0, overcautious_window=1)
+    with pytest.warns(FutureWarning, match=r"summarize\(horizon=...\) is renamed overcautious_window"):
+        old = summarize(steps, table, n_boot=0, horizon=1)
+    assert old.options["overcautious_window"] == 1 and "horizon" not in old.options
+    assert [g["overcautious"] for g in old.groups] == [g["overcautious"] for g in new.groups]
+    stats = _quiet(trace_statistics, steps, table)
+    with pytest.warns(FutureWarning, match="summarize_statistics"):
+        assert summarize_statistics(stats, n_boot=0, horizon=1).options["overcautious_window"] == 1
+    with pytest.warns(FutureWarning, match="answer_calibration"):
+        cal = answer_calibration(steps, table, horizon=1, n_boot=0)
+    assert cal.options["overcautious_window"] == 1
+
+
+def test_both_spellings_is_a_user_error(sample):
+    _, steps, table = sample
+    with pytest.warns(FutureWarning), pytest.raises(UserInputError, match="overcautious_window only"):
+        summarize(steps, table, n_boot=0, horizon=1, overcautious_window=2)
+
+
+def test_analyze_takes_the_old_keyword(sample):
+    traces, steps, table = sample
+    with pytest.warns(FutureWarning, match=r"analyze\(horizon=...\)"):
+        a = analyze(steps, table, trace_dicts=traces, n_boot=0, horizon=1)
+    assert a.process.summary.options["overcautious_window"] == 1
