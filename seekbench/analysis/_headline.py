@@ -99,11 +99,11 @@ HEADLINE_METRICS = (
     ),
     HeadlineMetric(
         "duplicate_query_rate",
-        "repeated queries",
+        "duplicate-query rate",
         "lower",
         "lower is better",
         "repeats its own queries less often",
-        "repeats",
+        "dup. queries",
     ),
 )
 
