@@ -49,3 +49,16 @@ def test_analyze_takes_the_old_keyword(sample):
     with pytest.warns(FutureWarning, match=r"analyze\(horizon=...\)"):
         a = analyze(steps, table, trace_dicts=traces, n_boot=0, horizon=1)
     assert a.process.summary.options["overcautious_window"] == 1
+
+
+def test_median_recovery_time_is_median_recovery_turn():
+    import pandas as pd
+
+    from seekbench.metrics import EvidenceRecoveryFitter
+
+    ev = pd.DataFrame({"duration": [1, 2, 2, 3], "event": ["recovered", "stopped", "recovered", "cut_off"]})
+    f = EvidenceRecoveryFitter().fit_events(ev)
+    assert f.median_recovery_turn_ == 2.0 and f.summary.iloc[0]["median_recovery_turn"] == 2.0
+    assert "median_recovery_time" not in f.summary.columns
+    with pytest.warns(FutureWarning, match="renamed median_recovery_turn_"):
+        assert f.median_recovery_time_ == 2.0

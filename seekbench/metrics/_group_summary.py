@@ -57,7 +57,7 @@ def erf_entries(fitter: EvidenceRecoveryFitter | None, last: int) -> dict:
         }
     curve = fitter.curve_.reindex(times).ffill()
     raw = fitter.raw_curve_.reindex(times).ffill()
-    median = fitter.median_recovery_time_
+    median = fitter.median_recovery_turn_
     return {
         "erf": {str(t): float(curve.at[t, "erf"]) for t in times},
         "erf_ci": {str(t): [float(curve.at[t, "lower"]), float(curve.at[t, "upper"])] for t in times},
