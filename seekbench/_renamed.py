@@ -50,3 +50,13 @@ def renamed_options(where: str, options: dict, *, stacklevel: int = 3) -> dict:
             raise UserInputError(f"{where}: pass {new} only (not both {new} and its old name {k})")
         out[new] = out.pop(k)
     return out
+
+
+def renamed_attribute(obj: object, old: str, new: str) -> Any:
+    """The value of ``obj.new`` read under its old name ``old``, with a ``FutureWarning`` (for a property)."""
+    warnings.warn(
+        f"{type(obj).__name__}.{old} is renamed {new}; the old name will be removed in the next release",
+        FutureWarning,
+        stacklevel=3,
+    )
+    return getattr(obj, new)

@@ -62,3 +62,16 @@ def test_median_recovery_time_is_median_recovery_turn():
     assert "median_recovery_time" not in f.summary.columns
     with pytest.warns(FutureWarning, match="renamed median_recovery_turn_"):
         assert f.median_recovery_time_ == 2.0
+
+
+def test_ce_fields_have_the_summary_names(sample):
+    _, steps, table = sample
+    cal = _quiet(answer_calibration, steps, table, n_boot=0)
+    assert "answer_rate" in cal.answer_table.columns and "p_answer" not in cal.answer_table.columns
+    g = _quiet(summarize, steps, table, n_boot=0).groups[0]
+    first = _quiet(answer_calibration, steps, table[table["agent"] == g["agent"]], n_boot=0)
+    assert g["n_reached_e2"] == first.n_reached_e2
+    with pytest.warns(FutureWarning, match="renamed overcautious_given_e2"):
+        assert cal.overcautious_given_evidence == cal.overcautious_given_e2
+    with pytest.warns(FutureWarning, match="renamed n_reached_e2"):
+        assert cal.n_reached_evidence == cal.n_reached_e2

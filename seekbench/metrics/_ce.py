@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
-from .._renamed import renamed_keyword
+from .._renamed import renamed_attribute, renamed_keyword
 from ._bootstrap import (
     Cluster,
     bootstrap_statistic_ci,
@@ -147,7 +147,7 @@ class CalibrationResult:
     per_trace : Series
         CE_i by trace id (NaN for traces left out); the trace-level values whatever ``aggregate``.
     answer_table : DataFrame
-        Columns ``E, n, answers, p_answer, ideal, prevalence, term``: pooled decision points and
+        Columns ``E, n, answers, answer_rate, ideal, prevalence, term``: pooled decision points and
         answers by state, P(answer | E = k), pi*(k), the weight P(E = k) of the pooled CE (group
         or global, renormalised over the states present) and its term; the terms sum to the
         pooled CE (with ``aggregate="trace"`` the table shows the group's pooled view).
@@ -157,13 +157,16 @@ class CalibrationResult:
         Share of traces that reached E = 2 and did not answer within ``overcautious_window`` turns of it
         (a trace that never answers counts when it ever held E = 2); denominator: the traces
         whose E is known.
-    overcautious_given_evidence : float
-        The same count over the traces that reached E = 2.
+    overcautious_given_e2 : float
+        The same count over the traces that reached E = 2 (``overcautious_given_e2`` in the
+        summary; ``overcautious_given_evidence`` is its old name, a ``FutureWarning``).
     overconfident_ci, overcautious_ci : tuple of float
         Wilson score intervals of the two rates over their denominators (spec section 3: a
         per-agent rate gets the Wilson interval, which does not collapse to [0, 0] at 0).
     n_answered : int
         Answered traces whose E is known (the overconfident rate's denominator).
+    n_reached_e2 : int
+        Traces that reached E = 2 (``n_reached_evidence`` is its old name, a ``FutureWarning``).
     n_traces_all_unlabeled : int
         Traces whose E is unknown (observations, none labeled; spec section 2): left out of
         every number here, CE included.
@@ -180,16 +183,26 @@ class CalibrationResult:
     answer_table: pd.DataFrame
     overconfident_rate: float
     overcautious_rate: float
-    overcautious_given_evidence: float
+    overcautious_given_e2: float
     accuracy_by_evidence: pd.DataFrame
     n_traces: int
     n_decision_points: int
     n_answered: int
-    n_reached_evidence: int
+    n_reached_e2: int
     n_traces_all_unlabeled: int
     options: dict = field(default_factory=dict)
     overconfident_ci: tuple[float, float] = (np.nan, np.nan)
     overcautious_ci: tuple[float, float] = (np.nan, np.nan)
+
+    @property
+    def overcautious_given_evidence(self) -> float:
+        """Deprecated: the old name of :attr:`overcautious_given_e2` (removed in the next release)."""
+        return renamed_attribute(self, "overcautious_given_evidence", "overcautious_given_e2")
+
+    @property
+    def n_reached_evidence(self) -> int:
+        """Deprecated: the old name of :attr:`n_reached_e2` (removed in the next release)."""
+        return renamed_attribute(self, "n_reached_evidence", "n_reached_e2")
 
     @property
     def summary(self) -> pd.DataFrame:
@@ -440,17 +453,17 @@ def calibration_from_columns(
 
     n_k, a_k = c[:, :3].sum(axis=0), c[:, 3:].sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        p_answer = np.where(n_k > 0, a_k / np.where(n_k > 0, n_k, 1.0), np.nan)
+        answer_rate = np.where(n_k > 0, a_k / np.where(n_k > 0, n_k, 1.0), np.nan)
     w = _state_weights(n_k[None, :], weights)[0]
     answer_table = pd.DataFrame(
         {
             "E": [0, 1, 2],
             "n": n_k.astype(int),
             "answers": a_k.astype(int),
-            "p_answer": p_answer,
+            "answer_rate": answer_rate,
             "ideal": IDEAL_POLICY,
             "prevalence": w,
-            "term": w * np.abs(p_answer - IDEAL_POLICY),
+            "term": w * np.abs(answer_rate - IDEAL_POLICY),
         }
     )
 
@@ -483,12 +496,12 @@ def calibration_from_columns(
         answer_table=answer_table,
         overconfident_rate=overconfident,
         overcautious_rate=overcautious,
-        overcautious_given_evidence=given,
+        overcautious_given_e2=given,
         accuracy_by_evidence=acc,
         n_traces=len(tr),
         n_decision_points=int(c[:, :3].sum()),
         n_answered=n_answered,
-        n_reached_evidence=n_reached,
+        n_reached_e2=n_reached,
         n_traces_all_unlabeled=int(all_unlabeled.sum()),
         overconfident_ci=over_ci,
         overcautious_ci=caut_ci,

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
+from .._renamed import renamed_attribute
 from ._erf_plot import plot_erf
 from ._normal_quantile import normal_quantile
 from ._options import (
@@ -349,13 +350,7 @@ class EvidenceRecoveryFitter:
     @property
     def median_recovery_time_(self) -> float:
         """Deprecated: the old name of :attr:`median_recovery_turn_` (removed in the next release)."""
-        warnings.warn(
-            "EvidenceRecoveryFitter.median_recovery_time_ is renamed median_recovery_turn_; the old name will be "
-            "removed in the next release",
-            FutureWarning,
-            stacklevel=2,
-        )
-        return self.median_recovery_turn_
+        return renamed_attribute(self, "median_recovery_time_", "median_recovery_turn_")
 
     def recovered_by(self, t: float | np.ndarray) -> float | np.ndarray:
         """ERF at time t (a step function; 0 before time 0, the last value beyond the last time).

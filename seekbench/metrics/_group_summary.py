@@ -192,7 +192,6 @@ def _group(
             **opts.evidence,
         )
         erf_ci = _erf_ci(fitter)
-    answer_rate = cal.answer_table.rename(columns={"p_answer": "answer_rate"})
     return {
         **keys,
         "n_traces": len(stats),
@@ -206,8 +205,8 @@ def _group(
         "overconfident_ci": list(cal.overconfident_ci),
         "overcautious": cal.overcautious_rate,
         "overcautious_ci": list(cal.overcautious_ci),
-        "overcautious_given_e2": cal.overcautious_given_evidence,
-        "n_reached_e2": cal.n_reached_evidence,
+        "overcautious_given_e2": cal.overcautious_given_e2,
+        "n_reached_e2": cal.n_reached_e2,
         **dict.fromkeys(("erf", "erf_ci", "erf_raw", "median_recovery_turn", f"recovered_by_{RECOVERED_BY}")),
         f"recovered_by_{RECOVERED_BY}_ci": erf_ci,
         "accuracy": out.accuracy,
@@ -221,6 +220,6 @@ def _group(
         "unlabeled": _unlabeled(stats, rqi, cal, out.n_known),
         "rqi_by_type": _by_table(rqi.by_type, "type", ("rqi", "n")),
         "rqi_by_evidence": _by_table(rqi.by_evidence, "E", ("rqi", "n", "share")),
-        "answer_rate_by_evidence": _by_table(answer_rate, "E", ("answer_rate", "n", "answers")),
+        "answer_rate_by_evidence": _by_table(cal.answer_table, "E", ("answer_rate", "n", "answers")),
         "accuracy_by_evidence": _by_table(cal.accuracy_by_evidence, "E", ("accuracy", "n", "n_known")),
     }, fitter

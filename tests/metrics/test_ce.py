@@ -134,7 +134,7 @@ def test_companions(agent_x, corpus):
     assert res.overconfident_rate == pytest.approx(0.5) and res.n_answered == 2
     # reached E2: T1 (answered at once), T3 (never answers) -> overcautious 1 of 3 traces; 1 of 2 reached.
     assert res.overcautious_rate == pytest.approx(1 / 3)
-    assert res.overcautious_given_evidence == pytest.approx(1 / 2) and res.n_reached_evidence == 2
+    assert res.overcautious_given_e2 == pytest.approx(1 / 2) and res.n_reached_e2 == 2
     acc = res.accuracy_by_evidence.set_index("E")
     assert acc["n"].tolist() == [0, 1, 1] and acc.loc[1, "accuracy"] == 0.0 and acc.loc[2, "accuracy"] == 1.0
     y = answer_calibration(*subset(*corpus, agent="y"), n_boot=0)
