@@ -75,3 +75,42 @@ def test_ce_fields_have_the_summary_names(sample):
         assert cal.overcautious_given_evidence == cal.overcautious_given_e2
     with pytest.warns(FutureWarning, match="renamed n_reached_e2"):
         assert cal.n_reached_evidence == cal.n_reached_e2
+
+
+def test_agreement_and_comparison_take_the_old_keyword(sample):
+    from seekbench.agreement import compare_annotations, metric_sensitivity
+    from seekbench.analysis import compare_agents
+    from seekbench.labels import AnnotationSet
+
+    human = AnnotationSet.from_records(
+        [
+            {
+                "trace_id": "a",
+                "step": 0,
+                "field": "grounding",
+                "value": "Grounded",
+                "rater": "h",
+                "provenance": {"kind": "human"},
+            }
+        ]
+    )
+    for fn in (compare_annotations, metric_sensitivity):
+        with pytest.warns(FutureWarning, match=rf"{fn.__name__}\(horizon=...\)"):
+            _quiet_but_future(fn, [] if fn is metric_sensitivity else human, human, human, n_boot=0, horizon=3)
+    _, steps, table = sample
+    summary = _quiet(summarize, steps, table, n_boot=0)
+    with pytest.warns(FutureWarning, match=r"compare_agents\(horizon=...\)"):
+        res = _quiet_but_future(compare_agents, steps, table, summary, n_boot=0, horizon=3)
+    assert res.options["overcautious_window"] == 3
+
+
+def _quiet_but_future(fn, *a, **kw):
+    """Call ``fn``, ignoring every warning but the FutureWarning the test looks for; errors after the
+    keyword was resolved (e.g. an empty input) do not matter here."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        warnings.simplefilter("always", FutureWarning)
+        try:
+            return fn(*a, **kw)
+        except UserInputError:
+            return None
