@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
+from .._renamed import renamed_keyword
 from ..labels import AnnotationSet
 from ..metrics import MetricOptions, check_bootstrap_options
 from ._ac1 import ac1_from_confusion
@@ -369,7 +370,8 @@ def compare_annotations(
     seed: int | None = 0,
     alpha: float = 0.05,
     options: MetricOptions | None = None,
-    horizon: int = 15,
+    overcautious_window: int = 15,
+    horizon: int | None = None,
     **metric_options: str,
 ) -> AgreementResult:
     """Agreement of each rater with the reference, per label field and step kind (spec section 9).
@@ -418,8 +420,10 @@ def compare_annotations(
     n_boot, seed, alpha : bootstrap resamples (0 skips CIs), seed, 1 - level.
     options : MetricOptions, optional
         The metric options of the sensitivity part (needs ``traces``).
-    horizon : int
+    overcautious_window : int
         Passed to :func:`metric_sensitivity`.
+    horizon : int, optional
+        Deprecated spelling of ``overcautious_window`` (a ``FutureWarning``; removed in the next release).
     **metric_options
         Single options of :class:`~seekbench.metrics.MetricOptions`; each overrides ``options``.
 
@@ -447,6 +451,7 @@ def compare_annotations(
     >>> row["field"], row["step_kind"], int(row["n_compared"]), int(row["n_reference_only"]), float(row["kappa"])
     ('grounding', 'reasoning', 2, 1, 1.0)
     """
+    overcautious_window = renamed_keyword("compare_annotations", "horizon", horizon, overcautious_window, default=15)
     check_bootstrap_options(n_boot, alpha)
     metric_opts = MetricOptions.resolve(options, **metric_options)
     if traces is None and (options is not None or metric_options):
@@ -531,7 +536,14 @@ def compare_annotations(
 
         judged_sets = [*judges.values(), *([compared[PANEL_RATER]] if panel_res else [])]
         sensitivity = metric_sensitivity(
-            traces, ref, *judged_sets, n_boot=n_boot, seed=seed, alpha=alpha, options=metric_opts, horizon=horizon
+            traces,
+            ref,
+            *judged_sets,
+            n_boot=n_boot,
+            seed=seed,
+            alpha=alpha,
+            options=metric_opts,
+            overcautious_window=overcautious_window,
         )
     return AgreementResult(
         reference=ref_name,

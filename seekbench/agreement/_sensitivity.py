@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning
+from .._renamed import renamed_keyword
 from ..labels import AnnotationSet
 from ..metrics import (
     RECOVERED_BY,
@@ -93,7 +94,8 @@ def metric_sensitivity(
     seed: int | None = 0,
     alpha: float = 0.05,
     options: MetricOptions | None = None,
-    horizon: int = 15,
+    overcautious_window: int = 15,
+    horizon: int | None = None,
     **metric_options: str,
 ) -> SensitivityResult:
     """RQI, CE and ERF at turn 8 per agent from the reference labels and from each judge's.
@@ -115,9 +117,11 @@ def metric_sensitivity(
     n_boot, seed, alpha : bootstrap resamples (0 skips CIs), seed, 1 - level.
     options : MetricOptions, optional
         The metric options (default: ``MetricOptions()``).
-    horizon : int
+    overcautious_window : int
         H of the overcautious rate in the stored :func:`~seekbench.metrics.summarize`
         results (no compared metric depends on it).
+    horizon : int, optional
+        Deprecated spelling of ``overcautious_window`` (a ``FutureWarning``; removed in the next release).
     **metric_options
         Single options of :class:`~seekbench.metrics.MetricOptions` (``evidence_mapping``,
         ``evidence_scope``, ``ce_aggregate``, ``ce_prevalence``, ``decision_points``,
@@ -147,6 +151,7 @@ def metric_sensitivity(
     >>> res.table[["metric", "reference", "judged", "difference"]].to_dict("records")[0]
     {'metric': 'rqi', 'reference': 0.5, 'judged': 1.0, 'difference': 0.5}
     """
+    overcautious_window = renamed_keyword("metric_sensitivity", "horizon", horizon, overcautious_window, default=15)
     opts = MetricOptions.resolve(options, **metric_options)
     check_bootstrap_options(n_boot, alpha)
     sources = rater_sets(reference, raters)
@@ -161,7 +166,9 @@ def metric_sensitivity(
         steps = attach_labels(steps0, aset.records)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", UndefinedMetricWarning)
-            summaries[name] = summarize(steps, tdf, by=("agent",), options=opts, horizon=horizon, n_boot=0)
+            summaries[name] = summarize(
+                steps, tdf, by=("agent",), options=opts, overcautious_window=overcautious_window, n_boot=0
+            )
             weights = None
             if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global":
                 weights = evidence_prevalence(

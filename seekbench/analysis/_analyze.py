@@ -10,6 +10,7 @@ from concurrent.futures import Executor
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning
+from .._renamed import renamed_options
 from .._version import __version__
 from ..env.conformal import evaluate_conformal
 from ..labels import AnnotationSet
@@ -104,6 +105,7 @@ def analyze(
     >>> a.provenance.analysis_version, a.completeness is None, a.agreement is None
     ('1', True, True)
     """
+    options = renamed_options("analyze", options)
     generated = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     agreement = None
     if raters:
@@ -186,8 +188,10 @@ def _comparison(steps, traces, stats, summary, *, by, baseline, options):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)  # the grouped summary reported them
             summary = summary_of(stats, traces, by=("agent",), **{**options, "n_boot": 0})
-    boot = {k: options[k] for k in ("n_boot", "seed", "alpha", "horizon") if k in options}
-    metric = {k: v for k, v in options.items() if k not in ("n_boot", "seed", "alpha", "horizon", "cluster")}
+    boot = {k: options[k] for k in ("n_boot", "seed", "alpha", "overcautious_window") if k in options}
+    metric = {
+        k: v for k, v in options.items() if k not in ("n_boot", "seed", "alpha", "overcautious_window", "cluster")
+    }
     return compare_agents(steps, traces, summary, baseline=baseline, statistics=stats, **boot, **metric)
 
 

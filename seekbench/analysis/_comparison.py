@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UserInputError
+from .._renamed import renamed_keyword
 from ..metrics import (
     MetricOptions,
     MetricsSummary,
@@ -86,11 +87,13 @@ def _join(names: Sequence[str], *, limit: int = 4) -> str:
 class _AgentData:
     """One agent's trace ids, question ids, and per metric its columns and statistic."""
 
-    def __init__(self, st, tr, opts, horizon, prevalence, defined):
+    def __init__(self, st, tr, opts, overcautious_window, prevalence, defined):
         self.ids = tr["trace_id"].tolist()
         self.questions = tr["question_id"].tolist() if "question_id" in tr else [None] * len(tr)
         self.question_set = frozenset(q for q in self.questions if q is not None and not pd.isna(q))
-        self.parts = headline_columns(st, options=opts, horizon=horizon, global_prevalence=prevalence, defined=defined)
+        self.parts = headline_columns(
+            st, options=opts, overcautious_window=overcautious_window, global_prevalence=prevalence, defined=defined
+        )
 
 
 #: Headline metrics that are per-agent rates (a share of traces): a degenerate paired bootstrap of
@@ -260,7 +263,8 @@ def compare_agents(
     summary: MetricsSummary,
     *,
     baseline: str | None = None,
-    horizon: int = 15,
+    overcautious_window: int = 15,
+    horizon: int | None = None,
     n_boot: int = 2000,
     seed: int | None = 0,
     alpha: float = 0.05,
@@ -282,8 +286,10 @@ def compare_agents(
         :func:`seekbench.metrics.summarize` of the same tables grouped by ``agent`` (the values shown).
     baseline : str, optional
         The agent the pairwise table compares with (default: the first agent of ``summary``).
-    horizon : int
+    overcautious_window : int
         H of the overcautious rate.
+    horizon : int, optional
+        Deprecated spelling of ``overcautious_window`` (a ``FutureWarning``; removed in the next release).
     n_boot, seed, alpha : bootstrap resamples (0 skips CIs), seed, 1 - confidence level.
     statistics : DataFrame, optional
         The per-trace statistics table ``summary`` was aggregated from (:func:`seekbench.metrics.trace_statistics`
@@ -317,6 +323,7 @@ def compare_agents(
     >>> bool(r["lower"] <= r["difference"] <= r["upper"]), bool(r["clear"] == (r["lower"] > 0 or r["upper"] < 0))
     (True, True)
     """
+    overcautious_window = renamed_keyword("compare_agents", "horizon", horizon, overcautious_window, default=15)
     check_bootstrap_options(n_boot, alpha)
     opts = MetricOptions.resolve(None, **{k: v for k, v in metric_options.items() if k in MetricOptions().as_dict()})
     if list(summary.options.get("by", ["agent"])) != ["agent"]:
@@ -345,7 +352,7 @@ def compare_agents(
             stats.iloc[rows[a]],
             traces.iloc[rows[a]],
             opts,
-            horizon,
+            overcautious_window,
             prevalence,
             {m.key: bool(np.isfinite(values[m.key][a])) for m in HEADLINE_METRICS},
         )
@@ -423,7 +430,13 @@ def compare_agents(
         metrics=pd.DataFrame(metric_rows),
         values=pd.DataFrame(value_rows),
         differences=pd.DataFrame(diff_rows, columns=DIFFERENCE_COLUMNS),
-        options={"n_boot": n_boot, "seed": seed, "alpha": alpha, "cluster": "question", "horizon": horizon},
+        options={
+            "n_boot": n_boot,
+            "seed": seed,
+            "alpha": alpha,
+            "cluster": "question",
+            "overcautious_window": overcautious_window,
+        },
     )
 
 

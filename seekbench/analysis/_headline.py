@@ -99,11 +99,11 @@ HEADLINE_METRICS = (
     ),
     HeadlineMetric(
         "duplicate_query_rate",
-        "repeated queries",
+        "duplicate-query rate",
         "lower",
         "lower is better",
         "repeats its own queries less often",
-        "repeats",
+        "dup. queries",
     ),
 )
 
@@ -125,15 +125,15 @@ def _undefined(n: int) -> tuple[np.ndarray, Statistic]:
     return np.zeros((n, 1)), lambda s: np.full(len(s), np.nan)
 
 
-def _companion_columns(stats: pd.DataFrame, horizon: int) -> dict[str, tuple[np.ndarray, Statistic]]:
+def _companion_columns(stats: pd.DataFrame, overcautious_window: int) -> dict[str, tuple[np.ndarray, Statistic]]:
     """Overconfident rate (answered traces whose answer turn held E < 2) and overcautious rate
-    (traces that reached E = 2 and did not answer within ``horizon`` turns of it; one that never
+    (traces that reached E = 2 and did not answer within ``overcautious_window`` turns of it; one that never
     answers counts when it ever held E = 2), spec section 5, from the turn decision points' ``e_answer``
     and ``first_e2`` of the statistics table."""
     answered = stats["answered"].to_numpy(dtype=bool)
     first2 = stats["first_e2"].to_numpy(dtype=float)
     reached = ~np.isnan(first2)
-    late = stats["answer_turn"].to_numpy(dtype=float) - first2 > horizon
+    late = stats["answer_turn"].to_numpy(dtype=float) - first2 > overcautious_window
     over = answered & (stats["e_answer"].to_numpy(dtype=float) < 2)
     cautious = reached & (~answered | late)
     known = ~_evidence_unknown(stats)
@@ -168,7 +168,7 @@ def headline_columns(
     stats: pd.DataFrame,
     *,
     options: MetricOptions,
-    horizon: int = 15,
+    overcautious_window: int = 15,
     global_prevalence: np.ndarray | None = None,
     defined: dict[str, bool] | None = None,
 ) -> dict[str, tuple[np.ndarray, Statistic]]:
@@ -182,7 +182,7 @@ def headline_columns(
         made with ``options``): the reduction the summary was aggregated from, not made again.
     options : MetricOptions
         The metric options of the report.
-    horizon : int
+    overcautious_window : int
         H of the overcautious rate.
     global_prevalence : array of 3 floats, optional
         P(E = k) over all agents, for pooled CE with the global prevalence.
@@ -197,7 +197,7 @@ def headline_columns(
         "ce": ce_statistics_columns(stats, options=options, global_prevalence=global_prevalence),
         f"recovered_by_{RECOVERED_BY}": _erf_columns(stats, options) if n else _undefined(n),
         "accuracy": _mean_columns(stats["correct"].to_numpy(dtype=float)),
-        **_companion_columns(stats, horizon),
+        **_companion_columns(stats, overcautious_window),
         "tool_calls": _mean_columns(stats["tool_calls"].to_numpy(dtype=float)),
         "duplicate_query_rate": _mean_columns(stats["duplicate_query"].to_numpy(dtype=float)),
     }

@@ -6,6 +6,7 @@ from concurrent.futures import Executor
 
 import pandas as pd
 
+from .._renamed import renamed_options
 from ..metrics import EvidenceRecoveryFitter, compare_recovery, decision_point_table
 from ._result import ProcessAnalysis
 from ._statistics import analysis_statistics, summary_of
@@ -37,6 +38,7 @@ def analyze_process(
     when already made; default reduced here. ``executor``: worker processes computing the groups'
     metrics side by side (:func:`seekbench.metrics.summarize_statistics`; the same numbers).
     """
+    options = renamed_options("analyze_process", options)
     stats = analysis_statistics(steps, traces, statistics, options)
     summary = summary_of(stats, traces, by=by, executor=executor, **options)
     groups = summary.groups

@@ -255,7 +255,7 @@ class Comparison:
         baseline (the baseline's own row is 0 with CI [0, 0]), and each metric's best agent(s)
         one against every other agent.
     options : dict
-        ``n_boot, seed, alpha, cluster`` ("question") and ``horizon``.
+        ``n_boot, seed, alpha, cluster`` ("question") and ``overcautious_window``.
     """
 
     baseline: str

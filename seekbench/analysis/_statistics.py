@@ -19,7 +19,7 @@ import pandas as pd
 from ..metrics import MetricOptions, MetricsSummary, summarize_statistics, trace_statistics
 
 #: Keywords of :func:`~seekbench.metrics.summarize` that are not metric options (the aggregation's).
-_AGGREGATION = ("horizon", "cluster", "bootstrap", "n_boot", "seed", "alpha")
+_AGGREGATION = ("overcautious_window", "cluster", "bootstrap", "n_boot", "seed", "alpha")
 
 
 def metric_options_of(options: dict) -> MetricOptions:

@@ -144,7 +144,7 @@ def format_table(out: dict, *, by: tuple[str, ...]) -> str:
         "overconf [95% CI]",
         "overcaut [95% CI]",
         "ERF@8 [95% CI]",
-        "median T",
+        "median turn",
         "accuracy",
         "EM",
         "F1",

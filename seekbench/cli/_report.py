@@ -17,7 +17,7 @@ from ._scale import PARALLEL_WORK, add_engine_arguments
 DESCRIPTION = f"""\
 Write DIR/report.html (self-contained, opens offline), DIR/report.md, DIR/figures/*.png and
 DIR/tables/*.csv. It opens with which agent is better: per metric (RQI, CE, ERF(8), accuracy,
-overconfident and overcautious rates, tool calls, repeated queries) its direction, the agents'
+overconfident and overcautious rates, tool calls, duplicate-query rate) its direction, the agents'
 order and one sentence saying whether each difference is clear, and every agent's difference
 from --baseline NAME (default: the first agent) with a bootstrap CI paired by question
 (tables/comparison.csv). Then per-group metrics with CIs, ERF curves, RQI by reasoning type,

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
+from .._renamed import renamed_attribute, renamed_keyword
 from ._bootstrap import (
     Cluster,
     bootstrap_statistic_ci,
@@ -146,23 +147,26 @@ class CalibrationResult:
     per_trace : Series
         CE_i by trace id (NaN for traces left out); the trace-level values whatever ``aggregate``.
     answer_table : DataFrame
-        Columns ``E, n, answers, p_answer, ideal, prevalence, term``: pooled decision points and
+        Columns ``E, n, answers, answer_rate, ideal, prevalence, term``: pooled decision points and
         answers by state, P(answer | E = k), pi*(k), the weight P(E = k) of the pooled CE (group
         or global, renormalised over the states present) and its term; the terms sum to the
         pooled CE (with ``aggregate="trace"`` the table shows the group's pooled view).
     overconfident_rate : float
         Share of answered traces whose answer came with E < 2 (traces whose E is unknown left out).
     overcautious_rate : float
-        Share of traces that reached E = 2 and did not answer within ``horizon`` turns of it
+        Share of traces that reached E = 2 and did not answer within ``overcautious_window`` turns of it
         (a trace that never answers counts when it ever held E = 2); denominator: the traces
         whose E is known.
-    overcautious_given_evidence : float
-        The same count over the traces that reached E = 2.
+    overcautious_given_e2 : float
+        The same count over the traces that reached E = 2 (``overcautious_given_e2`` in the
+        summary; ``overcautious_given_evidence`` is its old name, a ``FutureWarning``).
     overconfident_ci, overcautious_ci : tuple of float
         Wilson score intervals of the two rates over their denominators (spec section 3: a
         per-agent rate gets the Wilson interval, which does not collapse to [0, 0] at 0).
     n_answered : int
         Answered traces whose E is known (the overconfident rate's denominator).
+    n_reached_e2 : int
+        Traces that reached E = 2 (``n_reached_evidence`` is its old name, a ``FutureWarning``).
     n_traces_all_unlabeled : int
         Traces whose E is unknown (observations, none labeled; spec section 2): left out of
         every number here, CE included.
@@ -179,16 +183,26 @@ class CalibrationResult:
     answer_table: pd.DataFrame
     overconfident_rate: float
     overcautious_rate: float
-    overcautious_given_evidence: float
+    overcautious_given_e2: float
     accuracy_by_evidence: pd.DataFrame
     n_traces: int
     n_decision_points: int
     n_answered: int
-    n_reached_evidence: int
+    n_reached_e2: int
     n_traces_all_unlabeled: int
     options: dict = field(default_factory=dict)
     overconfident_ci: tuple[float, float] = (np.nan, np.nan)
     overcautious_ci: tuple[float, float] = (np.nan, np.nan)
+
+    @property
+    def overcautious_given_evidence(self) -> float:
+        """Deprecated: the old name of :attr:`overcautious_given_e2` (removed in the next release)."""
+        return renamed_attribute(self, "overcautious_given_evidence", "overcautious_given_e2")
+
+    @property
+    def n_reached_evidence(self) -> int:
+        """Deprecated: the old name of :attr:`n_reached_e2` (removed in the next release)."""
+        return renamed_attribute(self, "n_reached_evidence", "n_reached_e2")
 
     @property
     def summary(self) -> pd.DataFrame:
@@ -300,7 +314,8 @@ def answer_calibration(
     evidence_mapping: EvidenceMapping = "sum",
     evidence_scope: EvidenceScope = "cumulative",
     global_prevalence: Sequence[float] | pd.Series | None = None,
-    horizon: int = 15,
+    overcautious_window: int = 15,
+    horizon: int | None = None,
     n_boot: int = 2000,
     seed: int | None = 0,
     alpha: float = 0.05,
@@ -336,8 +351,10 @@ def answer_calibration(
         P(E = k) over the whole corpus (:func:`evidence_prevalence`), for computing one
         group's pooled CE with the global prevalence. When None, the traces given are taken
         to be the whole corpus.
-    horizon : int
+    overcautious_window : int
         H of the overcautious rate (15).
+    horizon : int, optional
+        Deprecated spelling of ``overcautious_window`` (a ``FutureWarning``; removed in the next release).
     n_boot, seed, alpha, cluster :
         Percentile bootstrap of CE over whole traces (``cluster="question"``: whole questions);
         ``n_boot=0`` skips it. The global prevalence is held fixed in the resamples. The two
@@ -366,31 +383,43 @@ def answer_calibration(
     >>> answer_calibration(steps, traces, n_boot=0).ce
     0.0
     """
+    overcautious_window = renamed_keyword("answer_calibration", "horizon", horizon, overcautious_window, default=15)
     _check(aggregate, prevalence, decision_points, evidence_mapping, evidence_scope)
     check_bootstrap_options(n_boot, alpha, cluster)
-    _check_horizon(horizon)
+    _check_window(overcautious_window)
     ev: EvidenceOptions = {"evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope}
     per = calibration_trace_columns(steps, traces, decision_points, ev)
     weights = _weights(aggregate, prevalence, global_prevalence, per)
     clusters = cluster_labels(traces["trace_id"], traces.get("question_id"), cluster=cluster)
     boot = {"n_boot": n_boot, "seed": seed, "alpha": alpha, "clusters": clusters}
     res = calibration_from_columns(
-        per, aggregate=aggregate, prevalence=prevalence, weights=weights, horizon=horizon, boot=boot
+        per,
+        aggregate=aggregate,
+        prevalence=prevalence,
+        weights=weights,
+        overcautious_window=overcautious_window,
+        boot=boot,
     )
     res.decision_points = decision_points
     res.options = {
         "aggregate": aggregate,
         "prevalence": prevalence,
-        "horizon": horizon,
+        "overcautious_window": overcautious_window,
         "decision_points": decision_points,
         **ev,
     }
     return res
 
 
-def _check_horizon(horizon: object) -> None:
-    if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 0:
-        raise UserInputError(f"horizon must be a non-negative integer number of turns, got {horizon!r}")
+def _check_window(overcautious_window: object) -> None:
+    if (
+        isinstance(overcautious_window, bool)
+        or not isinstance(overcautious_window, (int, np.integer))
+        or overcautious_window < 0
+    ):
+        raise UserInputError(
+            f"overcautious_window must be a non-negative integer number of turns, got {overcautious_window!r}"
+        )
 
 
 def calibration_from_columns(
@@ -399,7 +428,7 @@ def calibration_from_columns(
     aggregate: CEAggregate,
     prevalence: Prevalence,
     weights: np.ndarray | None,
-    horizon: int,
+    overcautious_window: int,
     boot: dict,
 ) -> CalibrationResult:
     """The :class:`CalibrationResult` of a group from its :func:`calibration_trace_columns`.
@@ -424,21 +453,21 @@ def calibration_from_columns(
 
     n_k, a_k = c[:, :3].sum(axis=0), c[:, 3:].sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        p_answer = np.where(n_k > 0, a_k / np.where(n_k > 0, n_k, 1.0), np.nan)
+        answer_rate = np.where(n_k > 0, a_k / np.where(n_k > 0, n_k, 1.0), np.nan)
     w = _state_weights(n_k[None, :], weights)[0]
     answer_table = pd.DataFrame(
         {
             "E": [0, 1, 2],
             "n": n_k.astype(int),
             "answers": a_k.astype(int),
-            "p_answer": p_answer,
+            "answer_rate": answer_rate,
             "ideal": IDEAL_POLICY,
             "prevalence": w,
-            "term": w * np.abs(p_answer - IDEAL_POLICY),
+            "term": w * np.abs(answer_rate - IDEAL_POLICY),
         }
     )
 
-    answered, e_answer, reached, overcautious_i = _companions(tr, horizon=horizon)
+    answered, e_answer, reached, overcautious_i = _companions(tr, overcautious_window=overcautious_window)
     known = ~evidence_unknown(tr["n_obs"].to_numpy(), tr["n_obs_unlabeled"].to_numpy())
     answered_known = answered & known
     n_answered, n_reached, n_known = int(answered_known.sum()), int(reached.sum()), int(known.sum())
@@ -467,34 +496,36 @@ def calibration_from_columns(
         answer_table=answer_table,
         overconfident_rate=overconfident,
         overcautious_rate=overcautious,
-        overcautious_given_evidence=given,
+        overcautious_given_e2=given,
         accuracy_by_evidence=acc,
         n_traces=len(tr),
         n_decision_points=int(c[:, :3].sum()),
         n_answered=n_answered,
-        n_reached_evidence=n_reached,
+        n_reached_e2=n_reached,
         n_traces_all_unlabeled=int(all_unlabeled.sum()),
         overconfident_ci=over_ci,
         overcautious_ci=caut_ci,
     )
 
 
-def _companions(per: pd.DataFrame, *, horizon: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _companions(
+    per: pd.DataFrame, *, overcautious_window: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per trace, from its columns: answered, E at the answer turn, reached E = 2 (a first turn
-    with E = 2), overcautious (reached and not answered within ``horizon`` turns of it)."""
+    with E = 2), overcautious (reached and not answered within ``overcautious_window`` turns of it)."""
     answered = per["answered"].to_numpy().astype(bool)
     first_e2 = per["first_e2"].to_numpy(dtype=float)
     reached = ~np.isnan(first_e2)
-    late = per["answer_turn"].to_numpy(dtype=float) - first_e2 > horizon  # NaN (never answered) is not late
+    late = per["answer_turn"].to_numpy(dtype=float) - first_e2 > overcautious_window  # NaN (never answered) is not late
     return answered, per["e_answer"].to_numpy(dtype=float), reached, reached & (~answered | late)
 
 
-def companion_values(per: pd.DataFrame, *, horizon: int) -> tuple[np.ndarray, np.ndarray]:
+def companion_values(per: pd.DataFrame, *, overcautious_window: int) -> tuple[np.ndarray, np.ndarray]:
     """Per trace of :func:`calibration_trace_columns` rows: overconfident (1.0 / 0.0, NaN when
     unanswered) and overcautious (1.0 / 0.0), both NaN where the trace's E is unknown (spec
     section 2), whose means are the two companion rates (the values a paired bootstrap of a
     difference of them resamples)."""
-    answered, e_answer, _, overcautious = _companions(per, horizon=horizon)
+    answered, e_answer, _, overcautious = _companions(per, overcautious_window=overcautious_window)
     known = ~evidence_unknown(per["n_obs"].to_numpy(), per["n_obs_unlabeled"].to_numpy())
     over = np.where(answered & known, (e_answer < 2).astype(float), np.nan)
     return over, np.where(known, overcautious.astype(float), np.nan)

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
+from .._renamed import renamed_attribute
 from ._erf_plot import plot_erf
 from ._normal_quantile import normal_quantile
 from ._options import (
@@ -214,8 +215,10 @@ class EvidenceRecoveryFitter:
         The traces left out because their E is unknown.
     event_table_ : DataFrame
         ``at_risk, recovered, stopped, cut_off`` per time.
-    median_recovery_time_ : float
-        First t with ERF(t) >= 0.5; NaN when it is not reached.
+    median_recovery_turn_ : float
+        First t with ERF(t) >= 0.5 (a turn; a step index with ``time="step"``); NaN when it is not
+        reached. ``median_recovery_time_`` is its old name (a ``FutureWarning``; removed in the
+        next release).
     label_ : str
 
     Notes
@@ -231,7 +234,7 @@ class EvidenceRecoveryFitter:
     >>> f = EvidenceRecoveryFitter().fit_events(ev)
     >>> f.curve_["erf"].round(3).tolist()
     [0.0, 0.25, 0.5, 0.5]
-    >>> f.recovered_by(10), f.median_recovery_time_
+    >>> f.recovered_by(10), f.median_recovery_turn_
     (0.5, 2.0)
     """
 
@@ -310,7 +313,7 @@ class EvidenceRecoveryFitter:
             warnings.warn(f"ERF of {label!r}: no traces to fit; the curve is NaN", UndefinedMetricWarning, stacklevel=2)
             self.curve_ = pd.DataFrame({"erf": [np.nan], "lower": [np.nan], "upper": [np.nan]}, index=index)
             self.raw_curve_ = pd.Series([np.nan], index=index, name="raw_erf")
-            self.median_recovery_time_ = np.nan
+            self.median_recovery_turn_ = np.nan
             return self
 
         rec_times = np.sort(durations[codes == 1])
@@ -324,7 +327,7 @@ class EvidenceRecoveryFitter:
             curve = self._km_curve(durations, codes == 1, grid, label)
         self.curve_ = pd.DataFrame(curve, index=index, columns=["erf", "lower", "upper"])
         reached = np.flatnonzero(self.curve_["erf"].to_numpy() >= 0.5 - 1e-12)
-        self.median_recovery_time_ = float(grid[reached[0]]) if len(reached) else np.nan
+        self.median_recovery_turn_ = float(grid[reached[0]]) if len(reached) else np.nan
         return self
 
     def _km_curve(self, durations: np.ndarray, observed: np.ndarray, grid: np.ndarray, label: str) -> dict:
@@ -343,6 +346,11 @@ class EvidenceRecoveryFitter:
     def _check_fitted(self) -> None:
         if not hasattr(self, "curve_"):
             raise UserInputError("this EvidenceRecoveryFitter is not fitted yet; call fit(steps, traces) first")
+
+    @property
+    def median_recovery_time_(self) -> float:
+        """Deprecated: the old name of :attr:`median_recovery_turn_` (removed in the next release)."""
+        return renamed_attribute(self, "median_recovery_time_", "median_recovery_turn_")
 
     def recovered_by(self, t: float | np.ndarray) -> float | np.ndarray:
         """ERF at time t (a step function; 0 before time 0, the last value beyond the last time).
@@ -393,8 +401,8 @@ class EvidenceRecoveryFitter:
             ),
             "erf_final": float(self.curve_["erf"].iloc[-1]),
             "ever_recovered": float((ev["event"] == "recovered").mean()) if len(ev) else np.nan,
-            "median_recovery_time": self.median_recovery_time_,
-            "median_reached": bool(np.isfinite(self.median_recovery_time_)),
+            "median_recovery_turn": self.median_recovery_turn_,
+            "median_reached": bool(np.isfinite(self.median_recovery_turn_)),
             "alpha": self.alpha,
         }
         return pd.DataFrame([row], index=pd.Index([self.label_], name="label"))

@@ -57,7 +57,7 @@ def erf_entries(fitter: EvidenceRecoveryFitter | None, last: int) -> dict:
         }
     curve = fitter.curve_.reindex(times).ffill()
     raw = fitter.raw_curve_.reindex(times).ffill()
-    median = fitter.median_recovery_time_
+    median = fitter.median_recovery_turn_
     return {
         "erf": {str(t): float(curve.at[t, "erf"]) for t in times},
         "erf_ci": {str(t): [float(curve.at[t, "lower"]), float(curve.at[t, "upper"])] for t in times},
@@ -161,7 +161,7 @@ def _group(
     opts: MetricOptions,
     boot: dict,
     prevalence: np.ndarray | None,
-    horizon: int,
+    overcautious_window: int,
     share: bool = False,
 ) -> tuple[dict, EvidenceRecoveryFitter | None]:
     """The summary dict of one group from its statistics rows (ERF entries still empty) and its recovery
@@ -178,7 +178,7 @@ def _group(
             aggregate=opts.ce_aggregate,
             prevalence=opts.ce_prevalence,
             weights=prevalence if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global" else None,
-            horizon=horizon,
+            overcautious_window=overcautious_window,
             boot=boot,
         )
         out = outcome_from_columns(outcome_part(stats), boot=boot)
@@ -192,7 +192,6 @@ def _group(
             **opts.evidence,
         )
         erf_ci = _erf_ci(fitter)
-    answer_rate = cal.answer_table.rename(columns={"p_answer": "answer_rate"})
     return {
         **keys,
         "n_traces": len(stats),
@@ -206,8 +205,8 @@ def _group(
         "overconfident_ci": list(cal.overconfident_ci),
         "overcautious": cal.overcautious_rate,
         "overcautious_ci": list(cal.overcautious_ci),
-        "overcautious_given_e2": cal.overcautious_given_evidence,
-        "n_reached_e2": cal.n_reached_evidence,
+        "overcautious_given_e2": cal.overcautious_given_e2,
+        "n_reached_e2": cal.n_reached_e2,
         **dict.fromkeys(("erf", "erf_ci", "erf_raw", "median_recovery_turn", f"recovered_by_{RECOVERED_BY}")),
         f"recovered_by_{RECOVERED_BY}_ci": erf_ci,
         "accuracy": out.accuracy,
@@ -221,6 +220,6 @@ def _group(
         "unlabeled": _unlabeled(stats, rqi, cal, out.n_known),
         "rqi_by_type": _by_table(rqi.by_type, "type", ("rqi", "n")),
         "rqi_by_evidence": _by_table(rqi.by_evidence, "E", ("rqi", "n", "share")),
-        "answer_rate_by_evidence": _by_table(answer_rate, "E", ("answer_rate", "n", "answers")),
+        "answer_rate_by_evidence": _by_table(cal.answer_table, "E", ("answer_rate", "n", "answers")),
         "accuracy_by_evidence": _by_table(cal.accuracy_by_evidence, "E", ("accuracy", "n", "n_known")),
     }, fitter

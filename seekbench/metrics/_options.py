@@ -108,9 +108,9 @@ class MetricOptions:
 
     Notes
     -----
-    The CE horizon H of the overcautious rate (``horizon`` of
+    The CE window H of the overcautious rate (``overcautious_window`` of
     :func:`~seekbench.metrics.answer_calibration`) is not one of them: it is a number,
-    not a choice of definition, and "horizon" of the ERF fitter is another quantity.
+    not a choice of definition, and ``horizon`` of the ERF fitter is another quantity.
 
     Examples
     --------

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
+from .._renamed import renamed_keyword
 from ._bootstrap import Cluster, check_bootstrap_options
 from ._ce import prevalence_from_columns
 from ._draws import MAX_CELLS, prefetch_draws
@@ -64,7 +65,7 @@ class MetricsSummary:
     ----------
     options : dict
         The options of :func:`summarize`: ``by``, the nine of :class:`MetricOptions`,
-        ``horizon`` and the bootstrap's.
+        ``overcautious_window`` and the bootstrap's.
     groups : list of dict
         One dict per group (see :func:`summarize` for the keys); undefined numbers are NaN.
     warnings : list of str
@@ -111,7 +112,8 @@ def summarize(
     erf_method: Method | None = None,
     time: TimeScale | None = None,
     rqi_aggregate: RQIAggregate | None = None,
-    horizon: int = 15,
+    overcautious_window: int = 15,
+    horizon: int | None = None,
     cluster: Cluster = "trace",
     bootstrap: BootstrapMethod = "auto",
     n_boot: int = 2000,
@@ -140,8 +142,10 @@ def summarize(
         ERF (spec section 4), see ``EvidenceRecoveryFitter``.
     rqi_aggregate : str, optional
         RQI (spec section 3), see :func:`~seekbench.metrics._rqi.rqi_score`.
-    horizon : int
+    overcautious_window : int
         H of the overcautious rate (CE companions), in turns.
+    horizon : int, optional
+        Deprecated spelling of ``overcautious_window`` (a ``FutureWarning``; removed in the next release).
     cluster, n_boot, seed, alpha : percentile bootstrap over whole traces (or questions).
     bootstrap : {"auto", "exact", "poisson"}
         How the resamples are drawn: multinomial counts (``"exact"``, the classical bootstrap)
@@ -189,6 +193,7 @@ def summarize(
     >>> g["agent"], g["rqi"], g["ce"], g["erf"]["0"], g["erf"]["1"], g["erf"]["8"], g["accuracy"]
     ('x', 0.5, 0.0, 0.0, 1.0, 1.0, 1.0)
     """
+    overcautious_window = renamed_keyword("summarize", "horizon", horizon, overcautious_window, default=15)
     by = (by,) if isinstance(by, str) else tuple(by)
     opts = MetricOptions.resolve(
         options,
@@ -212,7 +217,7 @@ def summarize(
         stats,
         by=by,
         options=opts,
-        horizon=horizon,
+        overcautious_window=overcautious_window,
         cluster=cluster,
         n_boot=n_boot,
         seed=seed,
@@ -241,7 +246,8 @@ def summarize_statistics(
     alpha: float = 0.05,
     cluster: Cluster = "trace",
     bootstrap: BootstrapMethod = "auto",
-    horizon: int = 15,
+    overcautious_window: int = 15,
+    horizon: int | None = None,
     executor: Executor | None = None,
     _stack: int = 2,
 ) -> MetricsSummary:
@@ -262,7 +268,7 @@ def summarize_statistics(
         ``by`` columns may be categorical (groups and keys as with the same values as objects).
         Without a ``trace_id`` column each row is its own resampling unit (with
         ``cluster="question"``, each row without a ``question_id``): the same numbers.
-    by, options, n_boot, seed, alpha, cluster, bootstrap, horizon :
+    by, options, n_boot, seed, alpha, cluster, bootstrap, overcautious_window :
         As in :func:`summarize` (``options`` whole; no single option keywords). With
         ``bootstrap="auto"`` the size that decides is the number of rows of ``stats``.
     executor : concurrent.futures.Executor, optional
@@ -287,6 +293,7 @@ def summarize_statistics(
     >>> summarize_statistics(pd.concat(parts), n_boot=0).groups[0]["rqi"]
     0.5
     """
+    overcautious_window = renamed_keyword("summarize_statistics", "horizon", horizon, overcautious_window, default=15)
     by = (by,) if isinstance(by, str) else tuple(by)
     opts = MetricOptions.resolve(options)
     check_bootstrap_options(n_boot, alpha, cluster)
@@ -294,12 +301,18 @@ def summarize_statistics(
     _check_by(by, stats.columns)
     check_table_options(stats, opts)
     method = resolve_method(bootstrap, len(stats))
-    if not isinstance(horizon, (int, np.integer)) or isinstance(horizon, bool) or horizon < 0:
-        raise UserInputError(f"horizon must be a non-negative integer number of turns, got {horizon!r}")
+    if (
+        not isinstance(overcautious_window, (int, np.integer))
+        or isinstance(overcautious_window, bool)
+        or overcautious_window < 0
+    ):
+        raise UserInputError(
+            f"overcautious_window must be a non-negative integer number of turns, got {overcautious_window!r}"
+        )
     recorded = {
         "by": list(by),
         **opts.as_dict(),
-        "horizon": horizon,
+        "overcautious_window": overcautious_window,
         "cluster": cluster,
         "n_boot": n_boot,
         "seed": seed,
@@ -325,7 +338,7 @@ def summarize_statistics(
     calls = (
         functools.partial(
             summarize_group, group_frame(stats, rows, positions), key_dicts[i],
-            cluster=cluster, opts=opts, boot=boot, prevalence=prevalence, horizon=horizon,
+            cluster=cluster, opts=opts, boot=boot, prevalence=prevalence, overcautious_window=overcautious_window,
         )
         for i, rows in enumerate(group_rows(codes, len(keys)))
     )  # fmt: skip

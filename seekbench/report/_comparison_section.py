@@ -101,7 +101,7 @@ _TERM = {
     "overconfident": "overconfident",
     "overcautious": "overcautious",
     "tool_calls": "tool calls",
-    "duplicate_query_rate": "repeated queries",
+    "duplicate_query_rate": "duplicate-query rate",
 }
 
 
@@ -183,7 +183,7 @@ def comparison_html(c: Comparison) -> str:
 
     parts += [
         "<h3>Values and order</h3><p class='muted'>Each agent's value with its own 95% CI (none for tool calls "
-        "and repeated queries); #1 is best in the metric's direction (\u2191 higher, \u2193 lower is better), "
+        "and the duplicate-query rate); #1 is best in the metric's direction (\u2191 higher, \u2193 lower is better), "
         "bold the best (ties share it). Hover a heading for the metric's name.</p>",
         table.format(_head(), body(_grid(c.values, c.agents), value_cell)),
     ]

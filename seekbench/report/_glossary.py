@@ -16,8 +16,8 @@ RENAME = {
     "n_steps": "steps",
     "tool_calls": "tool calls",
     "searches_before_answer": "searches before answer",
-    "duplicate_query_rate": "dup. queries",
-    "duplicate_visit_rate": "dup. visits",
+    "duplicate_query_rate": "duplicate-query rate",
+    "duplicate_visit_rate": "duplicate-visit rate",
     "runs_max": "runs",
     "em": "EM",
     "f1": "F1",
@@ -48,7 +48,7 @@ RENAME = {
     "empty_query_share": "empty queries",
     "low_evidence_answer": "low-evidence answer",
     "not_recovered": "not recovered",
-    "repeated_queries": "repeated queries",
+    "repeated_queries": "traces with repeated queries",
     "n_states": "states",
     "n_cal": "calibration states",
     "n_test": "test states",
@@ -99,8 +99,10 @@ TERMS = {
     "F1": "Token F1 of the answer against the best gold answer, mean over traces.",
     "tool calls": "Tool calls per trace (mean).",
     "searches before answer": "Search calls before the answer, per trace (mean).",
-    "dup. queries": "Share of a trace's queries repeating an earlier query of the same trace (mean); lower is better.",
-    "dup. visits": "Share of a trace's visited documents visited before in the same trace (mean); lower is better.",
+    "duplicate-query rate": "Share of a trace's queries repeating an earlier query of the same trace (mean over "
+    "traces); lower is better. Not the audit flag 'traces with repeated queries'.",
+    "duplicate-visit rate": "Share of a trace's visited documents visited before in the same trace (mean); lower "
+    "is better.",
     "questions": "Distinct questions the agent answered.",
     "runs": "Most runs of one question by this agent (Pass@k needs more than one).",
     "pass@k": "Probability that at least one of k runs of a question is correct (unbiased estimator); "
@@ -110,7 +112,8 @@ TERMS = {
     "ungrounded": "Audit flag: share of traces whose reasoning is mostly ungrounded (threshold in the options).",
     "low-evidence answer": "Audit flag: share of traces that answered with evidence state below the threshold.",
     "not recovered": "Audit flag: share of traces that never recovered evidence (E = 2) within the horizon.",
-    "repeated queries": "Audit flag: share of traces repeating queries at least the threshold number of times.",
+    "traces with repeated queries": "Audit flag: share of traces in which at least the threshold number of queries "
+    "(default 2) repeat an earlier query of the trace. Not the duplicate-query rate.",
     "mean score": "Mean audit score of the agent's traces (documented in the audit section; higher = worse).",
     "worst traces (score)": "The agent's worst traces by audit score, linked to the trace explorer.",
     "data": "Correctness decided by the dataset's own field.",

@@ -59,7 +59,7 @@ def outcome_section(outcome: OutcomeAnalysis | None) -> tuple[str, str, dict[str
     )
     intro = (
         "Outcomes beside what they cost: accuracy (judged correctness where known, else exact match), EM and "
-        "F1, tool calls per trace, searches before the answer, and the share of repeated queries and visits "
+        "F1, tool calls per trace, searches before the answer, and the duplicate-query and duplicate-visit rates "
         f"within a trace. {pass_note} n/a = undefined."
     )
     h = [

@@ -35,7 +35,7 @@ _DISPLAY = [
     ("EM", "em", None),
     ("F1", "f1", None),
     ("tool calls", "tool_calls", None),
-    ("dup. queries", "duplicate_query_rate", None),
+    ("duplicate-query rate", "duplicate_query_rate", None),
 ]
 
 

@@ -203,7 +203,7 @@ OPTIONS = [
 def test_columns_reproduce_the_published_numbers(shared_tables, opts):
     # The columns the paired bootstrap resamples, read from the statistics table the summary was aggregated
     # from, give on the full sample the numbers summarize publishes (RQI, CE, ERF(8), accuracy, overconfident
-    # and overcautious rates, tool calls, repeated queries), bit for bit: the same arithmetic on the same counts.
+    # and overcautious rates, tool calls, duplicate-query rate), bit for bit: the same arithmetic on the same counts.
     steps, table = shared_tables
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)

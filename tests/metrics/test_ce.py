@@ -134,20 +134,22 @@ def test_companions(agent_x, corpus):
     assert res.overconfident_rate == pytest.approx(0.5) and res.n_answered == 2
     # reached E2: T1 (answered at once), T3 (never answers) -> overcautious 1 of 3 traces; 1 of 2 reached.
     assert res.overcautious_rate == pytest.approx(1 / 3)
-    assert res.overcautious_given_evidence == pytest.approx(1 / 2) and res.n_reached_evidence == 2
+    assert res.overcautious_given_e2 == pytest.approx(1 / 2) and res.n_reached_e2 == 2
     acc = res.accuracy_by_evidence.set_index("E")
     assert acc["n"].tolist() == [0, 1, 1] and acc.loc[1, "accuracy"] == 0.0 and acc.loc[2, "accuracy"] == 1.0
     y = answer_calibration(*subset(*corpus, agent="y"), n_boot=0)
     assert y.overconfident_rate == 1.0 and y.overcautious_rate == 0.0 and y.ce == 1.0
 
 
-def test_overcautious_horizon():
+def test_overcautious_window():
     # E = 2 first at turn 1, answer at turn 3: late by 2 turns.
     steps, traces = tables([make_trace([("s",), ("o", "C", "S"), ("s",), ("o", "U", "I"), ("s",),
                                         ("o", "U", "I"), ("a",)])])
-    assert answer_calibration(steps, traces, horizon=1, n_boot=0).overcautious_rate == 1.0
-    assert answer_calibration(steps, traces, horizon=2, n_boot=0).overcautious_rate == 0.0
+    assert answer_calibration(steps, traces, overcautious_window=1, n_boot=0).overcautious_rate == 1.0
+    assert answer_calibration(steps, traces, overcautious_window=2, n_boot=0).overcautious_rate == 0.0
     assert answer_calibration(steps, traces, n_boot=0).overcautious_rate == 0.0  # H = 15
+    with pytest.warns(FutureWarning, match="renamed overcautious_window"):  # the old name, for one release
+        assert answer_calibration(steps, traces, horizon=1, n_boot=0).overcautious_rate == 1.0
 
 
 def test_answer_table(agent_x):
@@ -182,8 +184,8 @@ def test_unknown_options_raise_user_error(agent_x):
                {"evidence_mapping": "max"}, {"evidence_scope": "all"}):
         with pytest.raises(UserInputError, match="unknown"):
             calibration_error(*agent_x, **kw)
-    with pytest.raises(UserInputError, match="horizon"):
-        answer_calibration(*agent_x, horizon=-1)
+    with pytest.raises(UserInputError, match="overcautious_window"):
+        answer_calibration(*agent_x, overcautious_window=-1)
     with pytest.raises(UserInputError, match="global_prevalence"):
         calibration_error(*agent_x, aggregate="pooled", global_prevalence=[0.5, 0.5])
 

@@ -143,7 +143,7 @@ def test_aalen_johansen_hand_example_with_ties_and_censoring():
     assert f.curve_.index.tolist() == [0, 1, 2, 3, 4]
     np.testing.assert_allclose(f.curve_["erf"], [0, 0.125, 0.425, 0.425, 0.725], atol=1e-15)
     np.testing.assert_allclose(f.raw_curve_, [0, 1 / 8, 3 / 8, 3 / 8, 4 / 8])
-    assert f.median_recovery_time_ == 4.0
+    assert f.median_recovery_turn_ == 4.0
     assert f.event_table_.loc[1].tolist() == [8, 1, 1, 1] and f.event_table_.loc[3].tolist() == [2, 0, 0, 1]
     tab = _aalen_johansen(HAND["duration"].to_numpy(), HAND["event"].map(
         {"recovered": 1, "stopped": 2, "cut_off": 0}).to_numpy())
@@ -169,7 +169,7 @@ def test_fit_from_tables_matches_events():
     # t=3: n=2, g recovers, d cut off (tied, still at risk): F = 3/8 + 1/4 * 1/2 = 1/2
     np.testing.assert_allclose(f.curve_["erf"], [1 / 8, 1 / 4, 3 / 8, 1 / 2])
     np.testing.assert_allclose(f.raw_curve_, [1 / 8, 1 / 4, 3 / 8, 1 / 2])
-    assert f.label_ == "x" and f.median_recovery_time_ == 3.0
+    assert f.label_ == "x" and f.median_recovery_turn_ == 3.0
     s = f.summary
     assert s.index.tolist() == ["x"]
     r = s.iloc[0]
@@ -194,14 +194,14 @@ def test_recovered_by_is_a_step_function():
 
 def test_median_not_reached_is_nan():
     f = EvidenceRecoveryFitter().fit_events(events_frame([1, 2, 3], ["recovered", "stopped", "stopped"]))
-    assert np.isnan(f.median_recovery_time_)
+    assert np.isnan(f.median_recovery_turn_)
     assert not f.summary.iloc[0].median_reached
 
 
 def test_no_traces_gives_nan_with_warning():
     with pytest.warns(UndefinedMetricWarning, match="no traces"):
         f = EvidenceRecoveryFitter().fit_events(events_frame([], []))
-    assert f.curve_["erf"].isna().all() and np.isnan(f.median_recovery_time_)
+    assert f.curve_["erf"].isna().all() and np.isnan(f.median_recovery_turn_)
 
 
 def test_constructor_checks_options():

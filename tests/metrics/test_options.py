@@ -96,7 +96,7 @@ def test_summarize_with_options_equals_summarize_with_keywords(chosen):
     by_options = _quiet(summarize, steps, traces, options=MetricOptions(**chosen), n_boot=0)
     by_keywords = _quiet(summarize, steps, traces, n_boot=0, **chosen)
     assert by_options.to_dict() == by_keywords.to_dict()
-    assert list(by_options.options)[1:10] == NAMES and by_options.options["horizon"] == 15
+    assert list(by_options.options)[1:10] == NAMES and by_options.options["overcautious_window"] == 15
 
 
 def test_summarize_options_reach_each_metric():

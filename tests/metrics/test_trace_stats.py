@@ -79,7 +79,7 @@ def test_hand_values_of_two_traces():
 @pytest.mark.parametrize("options", [MetricOptions(), RELEASED, MetricOptions(ce_aggregate="pooled")])
 def test_summarize_is_the_aggregate_of_the_table(shared_tables, options):
     steps, traces = shared_tables
-    kw = {"by": ("agent", "dataset"), "n_boot": 150, "seed": 5, "horizon": 3}
+    kw = {"by": ("agent", "dataset"), "n_boot": 150, "seed": 5, "overcautious_window": 3}
     direct = _quiet(summarize, steps, traces, options=options, **kw)
     via = _quiet(summarize_statistics, trace_statistics(steps, traces, options=options), options=options, **kw)
     assert _json(direct) == _json(via)

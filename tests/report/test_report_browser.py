@@ -161,7 +161,7 @@ def test_shared_report_reads_well_at_1280px(tmp_path, shared_data):
     layout = _layout(out / "report.html")
     _assert_reads_well(layout)
     heads = [h[0] for h in layout["heads"]]
-    assert "pass@1" in heads and "runs" in heads and "repeated queries" in heads
+    assert "pass@1" in heads and "runs" in heads and "duplicate-query rate" in heads
     html = (out / "report.html").read_text()
     # The rules judge records no cost, time or tokens: a note, not a plot on a made-up -0.04..0.04 USD axis.
     assert "No kappa-versus-cost plot" in html and not (out / "figures" / "agreement_kappa_cost.png").exists()
