@@ -12,7 +12,7 @@ from ._explorer_section import audit_section
 from ._figures import NO_CALIBRATION
 from ._markdown_text import md_text
 from ._page import markdown_page
-from ._tables import display_table, fmt, fmt_p
+from ._tables import display_table, fmt, fmt_p, option_text, recovery_test_text
 from ._toc import markdown_toc
 
 
@@ -58,7 +58,7 @@ def render_markdown(
     if c.recovery_test is not None:
         rt = c.recovery_test
         out.append(
-            f"{getattr(rt, 'test', 'test')}: statistic {fmt(getattr(rt, 'statistic', None))}, "
+            f"{recovery_test_text(str(getattr(rt, 'test', 'test')))}: statistic {fmt(getattr(rt, 'statistic', None))}, "
             f"p {fmt_p(getattr(rt, 'p_value', None))}\n"
         )
     out += [
@@ -68,7 +68,7 @@ def render_markdown(
         f"![Evidence prevalence]({figure_files['prevalence']})\n",
         audit_section(a.audit, explorer=explorer)[1],
         "\n## Options\n",
-        "\n".join(f"- {md_text(k)}: {md_text(v)}" for k, v in prov.options.items()),
+        "\n".join(f"- {md_text(k)}: {md_text(option_text(v))}" for k, v in prov.options.items()),
     ]
     if any(c.unusable.values()):
         out.append("\nNot usable: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in c.unusable.items() if v))
