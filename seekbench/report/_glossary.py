@@ -92,7 +92,10 @@ TERMS = {
     "better.",
     "ERF(8)": f"Evidence recovery by turn 8: share of traces that reached E = 2 or answered correctly by turn 8 "
     f"(Aalen-Johansen), {_CI}; higher is better.",
-    "median recovery turn": "Turn by which half of the traces recovered (ERF reaches 0.5); 'not reached' if never.",
+    "median recovery turn": (
+        "Turn by which half of the traces recovered (ERF reaches 0.5); 'not reached' if the curve stays "
+        "below 0.5; 'n/a (no ERF)' if the curve is undefined (no trace with a labeled observation)."
+    ),
     "accuracy": "Share of traces answered correctly (judged correctness where known, else exact match); higher is "
     "better.",
     "EM": "Exact match of the answer with a gold answer after SQuAD normalisation, mean over traces.",

@@ -12,7 +12,7 @@ from ._explorer_section import audit_section
 from ._figures import NO_CALIBRATION
 from ._markdown_text import md_text
 from ._page import markdown_page
-from ._tables import display_table, fmt, fmt_p, option_text, recovery_test_text
+from ._tables import display_table, fmt, fmt_p, option_text, recovery_test_text, undefined_reasons
 from ._toc import markdown_toc
 
 
@@ -49,7 +49,7 @@ def render_markdown(
     out += [*lead]
     out += [
         "## Per-group metrics\n",
-        "95% bootstrap CIs over whole traces; n/a = undefined.\n",
+        f"95% bootstrap CIs over whole traces; {md_text(undefined_reasons(c.summary.warnings))}.\n",
         _md_table(mt),
         "\n## Evidence recovery\n",
         f"![ERF]({figure_files['erf']})\n",

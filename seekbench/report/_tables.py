@@ -6,6 +6,7 @@ import html
 import math
 import re
 
+import numpy as np
 import pandas as pd
 
 from ._glossary import header_cell
@@ -50,9 +51,11 @@ def display_table(groups: list[dict], by: tuple[str, ...]) -> pd.DataFrame:
                 # undefined curve (no trace with a labeled observation) is not a curve below 0.5
                 row[header] = "not reached" if fmt(g.get("recovered_by_8")) != "n/a" else "n/a (no ERF)"
             elif ci and g.get(ci) and fmt(v) != "n/a" and fmt(g[ci]) != "n/a":
-                row[header] = f"{fmt(v)} {fmt(g[ci])}"
-            else:
+                row[header] = f"{fmt_value(v)} {fmt(g[ci])}"
+            elif key in ("n_traces", "median_recovery_turn"):  # a count, a turn
                 row[header] = fmt(v)
+            else:
+                row[header] = fmt_value(v)
         rows.append(row)
     return pd.DataFrame(rows, columns=[*by, *(h for h, _, _ in _DISPLAY)])
 
@@ -105,6 +108,21 @@ def fmt_p(p) -> str:
 def no_negative_zero(text: str) -> str:
     """A tiny negative rounded to zero ("-0.00") printed as "0.00": a zero is printed one way."""
     return text[1:] if text.startswith("-") and not text.strip("-0.") else text
+
+
+def fmt_value(value) -> str:
+    """A metric's value (a rate, a mean): always 3 decimals, so 0 and 1 read "0.000" and "1.000" beside
+    "0.236"; n/a when undefined; anything else as :func:`fmt`."""
+    if isinstance(value, (float, np.floating)) and not math.isnan(value):
+        return no_negative_zero(f"{float(value):.3f}")
+    return fmt(value)
+
+
+def undefined_reasons(warnings: list[str]) -> str:
+    """Why numbers are n/a, from the metrics' notes: "n/a = undefined: RQI is undefined (...)", or the
+    generic sentence when no note says more."""
+    reasons = list(dict.fromkeys(w.replace("; returning NaN", "") for w in warnings))
+    return "n/a = undefined: " + "; ".join(reasons) if reasons else "n/a = undefined (not enough labels), never zero"
 
 
 def option_text(value) -> str:
