@@ -194,6 +194,11 @@ def format_table(out: dict, *, by: tuple[str, ...]) -> str:
             ]
         )
     text = fixed_width(cols, rows)
+    if any(r[len(by) + 6] in ("not reached", "n/a (no ERF)") for r in rows):
+        text.append(
+            "median T: turn by which half the traces recovered; not reached = the ERF stays below 0.5; "
+            "n/a (no ERF) = no trace has a labeled observation"
+        )
     opts = ", ".join(f"{k}={_option_value(v)}" for k, v in out["options"].items())
     text.append(f"\noptions: {opts}")
     unl: dict[str, int] = {}
