@@ -10,6 +10,7 @@ from ..analysis import Analysis
 from ._comparison_section import comparison_markdown
 from ._explorer_section import audit_section
 from ._figures import NO_CALIBRATION
+from ._glossary import markdown_glossary, term
 from ._markdown_text import md_text
 from ._page import markdown_page
 from ._tables import display_table, fmt, fmt_p, option_text, recovery_test_text, undefined_reasons
@@ -18,7 +19,7 @@ from ._toc import markdown_toc
 
 def _md_table(df: pd.DataFrame) -> str:
     """``df`` as a Markdown table: every header and cell through :func:`md_text`, numbers through :func:`fmt`."""
-    cols = [md_text(c) for c in df.columns]
+    cols = [md_text(term(c)[0]) for c in df.columns]  # the header the HTML shows, defined in the glossary
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for _, r in df.iterrows():
         lines.append("| " + " | ".join(md_text(fmt(r[c])) for c in df.columns) + " |")
@@ -73,4 +74,5 @@ def render_markdown(
     if any(c.unusable.values()):
         out.append("\nNot usable: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in c.unusable.items() if v))
     body = "\n".join(out) + "\n" + "".join(sections)
+    body += markdown_glossary(body)
     return markdown_page("seekbench process audit", meta, markdown_toc(body) + "\n" + body)
