@@ -23,7 +23,16 @@ import pandas as pd
 from .._errors import UndefinedMetricWarning
 from ..agreement import AgreementResult, align_pair, compare_annotations, normalize_annotations
 from ..labels import AnnotationSet
-from ..metrics import FLAG_DEFINITIONS, FLAGS, audit_flag_rates, evidence_by_turn, step_evidence, trace_audit
+from ..metrics import (
+    FLAG_DEFINITIONS,
+    FLAGS,
+    audit_flag_rates,
+    evidence_by_turn,
+    evidence_unknown,
+    observation_evidence,
+    step_evidence,
+    trace_audit,
+)
 from ..traces import LABEL_FIELDS
 from ._explorer_agreement import _explanation, explorer_agreement
 
@@ -45,7 +54,11 @@ def flag_definitions(audit_options: dict | None = None) -> dict[str, str]:
     for f, text in FLAG_DEFINITIONS.items():
         for k, v in opts.items():
             text = text.replace(k, f"{k} ({v})", 1) if not (k == "recovery_horizon" and v is None) else text
-        out[f] = text
+        # users have no spec: say what recovery is and name the docs page that defines it
+        out[f] = text.replace(
+            "recovery (spec section 4)",
+            "recovery (full evidence E = 2, or by default a correct answer; docs/metrics/erf.md)",
+        )
     return out
 
 
@@ -212,14 +225,33 @@ def _disagreements(reference: AnnotationSet, judges: list[AnnotationSet]) -> tup
     return by_trace, summary
 
 
-def _agent_rates(audit: pd.DataFrame, agents: list[str]) -> list[dict]:
-    """Per agent (in ``agents`` order): traces, share correct, share flagged and of each flag, mean score."""
+#: Why a trace counts in ``e_unknown`` (the metrics' own wording, metrics.md section 2).
+E_UNKNOWN_REASON = "E unknown: no labeled observation (the trace has observations, none with evidence labels)"
+
+
+def _evidence_unknown_ids(steps: pd.DataFrame, mapping: Literal["sum", "sufficiency_first"]) -> set[str]:
+    """The traces whose E is unknown: observations, none labeled (left out of every E-based number)."""
+    obs = steps[steps["kind"] == "search_result"]
+    if not len(obs):
+        return set()
+    e = observation_evidence(obs["clarity"], obs["sufficiency"], mapping=mapping)
+    per = pd.DataFrame({"t": obs["trace_id"].astype(str), "u": e.isna()}).groupby("t", sort=False)["u"]
+    n_obs, n_unl = per.size(), per.sum()
+    return set(n_obs.index[evidence_unknown(n_obs.to_numpy(), n_unl.reindex(n_obs.index).to_numpy())])
+
+
+def _agent_rates(
+    audit: pd.DataFrame, agents: list[str], unknown: set[str] | frozenset[str] = frozenset()
+) -> list[dict]:
+    """Per agent (in ``agents`` order): traces, share correct, share flagged and of each flag, mean score,
+    and ``e_unknown``, the number of its traces whose E is unknown (reason in ``meta["e_unknown_reason"]``)."""
     rates = audit_flag_rates(audit.assign(agent=audit["agent"].astype(str))).set_index("agent")
     correct = (
         audit.assign(agent=audit["agent"].astype(str))
         .groupby("agent")["correct"]
         .agg(lambda c: float(pd.to_numeric(c, errors="coerce").mean()))
     )
+    ids = audit.assign(agent=audit["agent"].astype(str)).groupby("agent")["trace_id"].agg(lambda t: set(map(str, t)))
     return [
         {
             "agent": a,
@@ -228,6 +260,7 @@ def _agent_rates(audit: pd.DataFrame, agents: list[str]) -> list[dict]:
             "flagged": float(rates.loc[a, "flagged"]),
             "mean_score": float(rates.loc[a, "mean_score"]),
             "flags": [float(rates.loc[a, f]) for f in FLAGS],
+            "e_unknown": int(sum(1 for t in ids.get(a, ()) if t in unknown)),
         }
         for a in agents
     ]
@@ -409,6 +442,7 @@ def explorer_data(
         "agreement": agree_meta,
         "evidence": ev,
         "recovery_option": recovery,
-        "agent_rates": _agent_rates(audit, agents),
+        "agent_rates": _agent_rates(audit, agents, _evidence_unknown_ids(steps, evidence_mapping)),
+        "e_unknown_reason": E_UNKNOWN_REASON,
     }
     return ExplorerData(meta=meta, index=index, _build=build)

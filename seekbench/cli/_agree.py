@@ -166,6 +166,20 @@ def _ci(v, lo, hi) -> str:
     return s
 
 
+def _signed(v, digits: int = 3) -> str:
+    """A difference: "+0.042" or "-0.062", and zero as "0.000" (never "-0.000" or "+0.000")."""
+    s = _f(v, digits)
+    return s if s == "n/a" or s.startswith("-") or float(s) == 0 else "+" + s
+
+
+def _diff_ci(v, lo, hi) -> str:
+    """A difference with its CI, every number signed the same way ("+0.153 [-0.01, +0.33]")."""
+    s = _signed(v)
+    if s != "n/a" and not (math.isnan(lo) or math.isnan(hi)):
+        s += f" [{_signed(lo, 2)}, {_signed(hi, 2)}]"
+    return s
+
+
 def _grid(cols: list[str], rows: list[list[str]]) -> str:
     return "\n".join(fixed_width(cols, rows))
 
@@ -211,7 +225,7 @@ SENSITIVITY_COLUMNS = (
     ("metric", lambda t: t.metric),
     ("reference", lambda t: _f(t.reference)),
     ("judged", lambda t: _f(t.judged)),
-    ("difference [95% CI]", lambda t: _ci(t.difference, t.lower, t.upper)),
+    ("difference [95% CI]", lambda t: _diff_ci(t.difference, t.lower, t.upper)),
 )
 RANKING_COLUMNS = (
     ("rater", lambda k: k.rater),

@@ -172,7 +172,8 @@ def _print_warnings(caught) -> None:
     seen = set()
     for w in caught:
         if issubclass(w.category, (SeekbenchWarning, UndefinedMetricWarning)):
-            msg = str(w.message)
+            # the Python API's "returning NaN" is the table's n/a on the command line
+            msg = str(w.message).replace("; returning NaN", "; shown as n/a")
             if msg not in seen:
                 seen.add(msg)
                 print(f"seekbench: note: {msg}", file=sys.stderr)

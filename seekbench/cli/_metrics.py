@@ -118,10 +118,33 @@ def run(args: argparse.Namespace) -> int:
 def _fmt(v, ci=None) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "n/a"
-    s = f"{v:.3f}"
+    s = _no_negative_zero(f"{v:.3f}")
     if ci and all(c is not None and not (isinstance(c, float) and math.isnan(c)) for c in ci):
-        s += f" [{ci[0]:.2f}, {ci[1]:.2f}]"
+        s += f" [{_no_negative_zero(f'{ci[0]:.2f}')}, {_no_negative_zero(f'{ci[1]:.2f}')}]"
     return s
+
+
+def _no_negative_zero(text: str) -> str:
+    """ "-0.00" (a tiny negative rounded) as "0.00": a zero is printed one way."""
+    return text[1:] if text.startswith("-") and not text.strip("-0.") else text
+
+
+def _option_value(v) -> str:
+    """An option as the command line spells it: ``agent,dataset`` for a list, ``none`` for unset."""
+    if v is None:
+        return "none"
+    return ",".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
+
+
+def _median_turn(g: dict) -> str:
+    """The median recovery turn, or why there is none: the curve never reaches 0.5, or it is undefined."""
+    med = g.get("median_recovery_turn")
+    if med is not None and not (isinstance(med, float) and math.isnan(med)):
+        return f"{med:g}"
+    erf = g.get("recovered_by_8")
+    if erf is None or (isinstance(erf, float) and math.isnan(erf)):
+        return "n/a (no ERF)"
+    return "not reached"
 
 
 def _key(v) -> str:
@@ -153,7 +176,6 @@ def format_table(out: dict, *, by: tuple[str, ...]) -> str:
     ]
     rows = []
     for g in out["groups"]:
-        med = g.get("median_recovery_turn")
         rows.append(
             [
                 *(_key(g.get(k)) for k in by),
@@ -163,7 +185,7 @@ def format_table(out: dict, *, by: tuple[str, ...]) -> str:
                 _fmt(g["overconfident"], g.get("overconfident_ci")),
                 _fmt(g["overcautious"], g.get("overcautious_ci")),
                 _fmt(g.get("recovered_by_8"), g.get("recovered_by_8_ci")),
-                "not reached" if med is None else f"{med:g}",
+                _median_turn(g),
                 _fmt(g["accuracy"]),
                 _fmt(g["em"]),
                 _fmt(g["f1"]),
@@ -172,7 +194,12 @@ def format_table(out: dict, *, by: tuple[str, ...]) -> str:
             ]
         )
     text = fixed_width(cols, rows)
-    opts = ", ".join(f"{k}={v}" for k, v in out["options"].items())
+    if any(r[len(by) + 6] in ("not reached", "n/a (no ERF)") for r in rows):
+        text.append(
+            "median T: turn by which half the traces recovered; not reached = the ERF stays below 0.5; "
+            "n/a (no ERF) = no trace has a labeled observation"
+        )
+    opts = ", ".join(f"{k}={_option_value(v)}" for k, v in out["options"].items())
     text.append(f"\noptions: {opts}")
     unl: dict[str, int] = {}
     for g in out["groups"]:

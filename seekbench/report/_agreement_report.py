@@ -27,7 +27,7 @@ from ._figures import figure_html
 from ._figures import figure_png as _png
 from ._html import _img, _table
 from ._page import html_page
-from ._tables import fmt
+from ._tables import fmt, fmt_value
 
 
 @dataclass
@@ -122,7 +122,10 @@ def agreement_tables(agreement: AgreementAnalysis) -> dict[str, pd.DataFrame]:
 
 
 def _ci(row, name: str) -> str:
-    return f"{fmt(row[name])} [{fmt(row[name + '_lower'])}, {fmt(row[name + '_upper'])}]"
+    """A coefficient with its CI as everywhere in the report: "0.648 [0.55, 0.74]", n/a when undefined."""
+    value = fmt_value(row[name])
+    ci = fmt([row[name + "_lower"], row[name + "_upper"]])
+    return value if value == "n/a" or ci == "n/a" else f"{value} {ci}"
 
 
 def _summary_table(s: pd.DataFrame) -> pd.DataFrame:
@@ -134,7 +137,7 @@ def _summary_table(s: pd.DataFrame) -> pd.DataFrame:
             "steps": s["step_kind"],
             "n": s["n_compared"],
             "excluded": s["n_excluded"],
-            "raw agreement": s["raw_agreement"],
+            "raw agreement": [fmt_value(v) for v in s["raw_agreement"]],
             "kappa [95% CI]": [_ci(r, "kappa") for _, r in s.iterrows()],
             "AC1 [95% CI]": [_ci(r, "ac1") for _, r in s.iterrows()],
             "traces": s["n_traces"],

@@ -12,6 +12,7 @@ from ..analysis import AuditAnalysis
 from ._explorer_page import PAGE
 from ._glossary import header_cell
 from ._markdown_text import md_text
+from ._tables import option_text
 
 
 def explorer_link(**params: str) -> str:
@@ -46,7 +47,10 @@ def audit_section(audit: AuditAnalysis, *, explorer: bool = True) -> tuple[str, 
     definitions = audit.flag_definitions
     flags = audit.flags
     defs = "".join(f"<li><b>{f}</b>: {html.escape(definitions[f])}</li>" for f in flags)
-    thresholds = ", ".join(f"{k} = {v}" for k, v in opts.items())
+    thresholds = ", ".join(
+        f"{k} = " + ("none (any turn)" if k == "recovery_horizon" and v is None else option_text(v))
+        for k, v in opts.items()
+    )
     score = (
         "score = sum over the raised flags of: the ungrounded share; (2 - E at answer) / 2; 1 for "
         "not recovered; repeated queries / queries (0 = no flag, at most 4; "

@@ -92,7 +92,10 @@ TERMS = {
     "better.",
     "ERF(8)": f"Evidence recovery by turn 8: share of traces that reached E = 2 or answered correctly by turn 8 "
     f"(Aalen-Johansen), {_CI}; higher is better.",
-    "median recovery turn": "Turn by which half of the traces recovered (ERF reaches 0.5); 'not reached' if never.",
+    "median recovery turn": (
+        "Turn by which half of the traces recovered (ERF reaches 0.5); 'not reached' if the curve stays "
+        "below 0.5; 'n/a (no ERF)' if the curve is undefined (no trace with a labeled observation)."
+    ),
     "accuracy": "Share of traces answered correctly (judged correctness where known, else exact match); higher is "
     "better.",
     "EM": "Exact match of the answer with a gold answer after SQuAD normalisation, mean over traces.",
@@ -258,3 +261,24 @@ def glossary_section(page_parts) -> str:
         f"<dt>{html.escape(label)}</dt><dd>{html.escape(definition)}</dd>" for label, definition in seen.items()
     )
     return f"<section id='glossary'><h2>Glossary</h2><dl class='glossary'>{items}</dl></section>"
+
+
+#: A Markdown table's header line (the line above its ``|---|`` rule).
+_MD_HEADER = re.compile(r"^\|(.*)\|\n\|(?:---\|)+$", re.M)
+
+
+def markdown_glossary(body: str) -> str:
+    """The glossary of every header the Markdown tables of ``body`` use, in order of first use ("" if none):
+    report.md has no hover, so each column is explained at the end of the page."""
+    seen: dict[str, str] = {}
+    for m in _MD_HEADER.finditer(body):
+        for cell in m.group(1).split(" | "):
+            label = re.sub(r"\\(.)", r"\1", cell.strip())
+            definition = term(label)[1]
+            if definition:
+                seen.setdefault(label, definition)
+    if not seen:
+        return ""
+    from ._markdown_text import md_text
+
+    return "\n## Glossary\n\n" + "\n".join(f"- **{md_text(k)}**: {md_text(v)}" for k, v in seen.items()) + "\n"

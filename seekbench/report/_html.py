@@ -13,7 +13,7 @@ from ._explorer_section import audit_section
 from ._figures import NO_CALIBRATION, figure_html
 from ._glossary import glossary_section
 from ._page import html_page
-from ._tables import display_table, fmt, fmt_p
+from ._tables import display_table, fmt, fmt_p, option_text, recovery_test_text, undefined_reasons
 from ._tables import html_table as _table
 from ._toc import html_with_toc
 
@@ -52,8 +52,8 @@ def render_html(
     mt = display_table(c.summary.groups, c.by)
     parts += [
         "<h2>Per-group metrics</h2>",
-        "<p class='muted'>95% bootstrap confidence intervals over whole traces; n/a = undefined "
-        "(not enough labels), never zero.</p>",
+        "<p class='muted'>95% bootstrap confidence intervals over whole traces; "
+        f"{html.escape(undefined_reasons(c.summary.warnings))}.</p>",
         _table(mt, left=c.by),
     ]
     parts.append("<h2>Evidence recovery</h2><div class='grid'>")
@@ -69,8 +69,9 @@ def render_html(
     )
     if c.recovery_test is not None:
         rt = c.recovery_test
+        name = recovery_test_text(str(getattr(rt, "test", "")))
         parts.append(
-            f"<p>Do the groups' recovery curves differ? {html.escape(str(getattr(rt, 'test', '')))}: "
+            f"<p>Do the groups' recovery curves differ? {html.escape(name)}: "
             f"statistic {fmt(getattr(rt, 'statistic', math.nan))}, df {fmt(getattr(rt, 'df', math.nan))}, "
             f"p {fmt_p(getattr(rt, 'p_value', math.nan))}.</p>"
         )
@@ -96,7 +97,7 @@ def render_html(
     parts.extend(sections)
     parts += ["<h2>Options and what could not be used</h2>", "<table><tbody>"]
     parts += [
-        f"<tr><th class='l'>{html.escape(k)}</th><td class='l'>{html.escape(str(v))}</td></tr>"
+        f"<tr><th class='l'>{html.escape(k)}</th><td class='l'>{html.escape(option_text(v))}</td></tr>"
         for k, v in prov.options.items()
     ]
     parts += [

@@ -10,15 +10,16 @@ from ..analysis import Analysis
 from ._comparison_section import comparison_markdown
 from ._explorer_section import audit_section
 from ._figures import NO_CALIBRATION
+from ._glossary import markdown_glossary, term
 from ._markdown_text import md_text
 from ._page import markdown_page
-from ._tables import display_table, fmt, fmt_p
+from ._tables import display_table, fmt, fmt_p, option_text, recovery_test_text, undefined_reasons
 from ._toc import markdown_toc
 
 
 def _md_table(df: pd.DataFrame) -> str:
     """``df`` as a Markdown table: every header and cell through :func:`md_text`, numbers through :func:`fmt`."""
-    cols = [md_text(c) for c in df.columns]
+    cols = [md_text(term(c)[0]) for c in df.columns]  # the header the HTML shows, defined in the glossary
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for _, r in df.iterrows():
         lines.append("| " + " | ".join(md_text(fmt(r[c])) for c in df.columns) + " |")
@@ -49,7 +50,7 @@ def render_markdown(
     out += [*lead]
     out += [
         "## Per-group metrics\n",
-        "95% bootstrap CIs over whole traces; n/a = undefined.\n",
+        f"95% bootstrap CIs over whole traces; {md_text(undefined_reasons(c.summary.warnings))}.\n",
         _md_table(mt),
         "\n## Evidence recovery\n",
         f"![ERF]({figure_files['erf']})\n",
@@ -58,7 +59,7 @@ def render_markdown(
     if c.recovery_test is not None:
         rt = c.recovery_test
         out.append(
-            f"{getattr(rt, 'test', 'test')}: statistic {fmt(getattr(rt, 'statistic', None))}, "
+            f"{recovery_test_text(str(getattr(rt, 'test', 'test')))}: statistic {fmt(getattr(rt, 'statistic', None))}, "
             f"p {fmt_p(getattr(rt, 'p_value', None))}\n"
         )
     out += [
@@ -68,9 +69,10 @@ def render_markdown(
         f"![Evidence prevalence]({figure_files['prevalence']})\n",
         audit_section(a.audit, explorer=explorer)[1],
         "\n## Options\n",
-        "\n".join(f"- {md_text(k)}: {md_text(v)}" for k, v in prov.options.items()),
+        "\n".join(f"- {md_text(k)}: {md_text(option_text(v))}" for k, v in prov.options.items()),
     ]
     if any(c.unusable.values()):
         out.append("\nNot usable: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in c.unusable.items() if v))
     body = "\n".join(out) + "\n" + "".join(sections)
+    body += markdown_glossary(body)
     return markdown_page("seekbench process audit", meta, markdown_toc(body) + "\n" + body)

@@ -14,6 +14,7 @@ import pandas as pd
 from ..analysis import OutcomeAnalysis
 from ._html import _table
 from ._markdown import _md_table
+from ._tables import fmt_value
 
 
 def _display(df: pd.DataFrame) -> pd.DataFrame:
@@ -21,6 +22,8 @@ def _display(df: pd.DataFrame) -> pd.DataFrame:
     for c in out.columns:
         if c.startswith("n_pass@"):
             out = out.drop(columns=c)
+        elif pd.api.types.is_float_dtype(out[c]):  # rates and means: 3 decimals, so 1 reads "1.000"
+            out[c] = [fmt_value(v) for v in out[c]]
     return out
 
 

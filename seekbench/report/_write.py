@@ -18,6 +18,7 @@ import pandas as pd
 from .._csv import csv_text
 from .._io import write_bytes, write_text
 from ..analysis import Analysis
+from ._agent_order import file_order, in_file_order, rows_in_order
 from ._explorer_page import write_explorer
 from ._explorer_section import audit_tables
 from ._figures import process_figures as _figures
@@ -121,6 +122,8 @@ def write_report(analysis: Analysis, out_dir: str | os.PathLike) -> ReportFiles:
         Created if missing; existing report files are replaced atomically.
     """
     out = Path(out_dir)
+    analysis = in_file_order(analysis)  # one agent order in every table, figure and CSV: the input's
+    order = file_order(analysis)
     content = analysis.process
     explorer = analysis.explorer is not None
     figures = _figures(content)
@@ -132,7 +135,9 @@ def write_report(analysis: Analysis, out_dir: str | os.PathLike) -> ReportFiles:
     if analysis.comparison is not None:
         from ._comparison_section import comparison_tables
 
-        extra_tables.update(comparison_tables(analysis.comparison))
+        extra_tables.update(
+            {k: rows_in_order(v, order, within="metric") for k, v in comparison_tables(analysis.comparison).items()}
+        )
     if analysis.agreement is not None:  # right after the comparison: can the labels be trusted?
         from ._agreement_report import (
             agreement_figures,

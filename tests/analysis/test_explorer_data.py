@@ -126,4 +126,4 @@ def test_agent_rates_in_meta(data):
     (r,) = data.meta["agent_rates"]
     # One trace, correct, no flag.
     assert r == {"agent": "ag<1>", "n": 1, "correct": 1.0, "flagged": 0.0, "mean_score": 0.0,
-                 "flags": [0.0] * len(FLAGS)}
+                 "flags": [0.0] * len(FLAGS), "e_unknown": 0}

@@ -13,7 +13,7 @@ def test_display_table_shows_the_new_cis_and_no_none():
          "tool_calls": 2.0, "duplicate_query_rate": 0.0}
     row = display_table([g], ("agent", "dataset")).iloc[0]
     assert row["ERF(8)"] == "0.667 [0.33, 1.00]"
-    assert row["overconfident"] == "0.500 [0.00, 1.00]" and row["overcautious"] == "0 [0.00, 0.00]"
+    assert row["overconfident"] == "0.500 [0.00, 1.00]" and row["overcautious"] == "0.000 [0.00, 0.00]"
     assert row["CE"] == "n/a" and row["median recovery turn"] == "not reached"
     assert row["dataset"] == "n/a (not recorded)"
     assert "None" not in " ".join(map(str, row.tolist())) and "nan" not in " ".join(map(str, row.tolist()))

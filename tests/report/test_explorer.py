@@ -70,3 +70,28 @@ def test_report_links_agents_and_worst_traces_to_the_explorer(cli, tmp_path):
 def test_report_rejects_bad_thresholds(cli, tmp_path):
     res = cli("report", "-o", tmp_path, "--n-boot", "10", "--min-reasoning-labeled", "0")
     assert res.code == 2 and "min_reasoning_labeled" in res.err
+
+
+def test_explorer_counts_traces_whose_evidence_is_unknown_per_agent(tmp_path, cli):
+    """A trace with observations but none labeled has an unknown E (metrics.md section 2): the explorer
+    shows, per agent, how many, with the reason, and agrees with the metrics summary's count."""
+    from seekbench._resources import sample_path
+
+    records = [json.loads(line) for line in sample_path("traces").read_text().splitlines() if line.strip()]
+    erased = {r["trace_id"] for r in records if r["agent"] == "looper"}
+    erased = set(sorted(erased)[:2])
+    for r in records:
+        if r["trace_id"] in erased:
+            for s in r["steps"]:
+                if s["kind"] == "search_result":
+                    s["labels"] = {"clarity": None, "sufficiency": None}
+    path = tmp_path / "traces.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert cli("explore", path, "-o", tmp_path / "x").code == 0
+    _, _, index = _payload(tmp_path / "x" / "explorer-data" / "index.js")
+    counts = {r["agent"]: r["e_unknown"] for r in index["meta"]["agent_rates"]}
+    assert counts == {"careful-planner": 0, "eager-answerer": 0, "looper": 2, "synthesizer": 0}
+    assert "no labeled observation" in index["meta"]["e_unknown_reason"]
+    res = cli("metrics", path, "--json")
+    summary = json.loads(res.out)
+    assert {g["agent"]: g["unlabeled"]["traces_with_all_observations_unlabeled"] for g in summary["groups"]} == counts

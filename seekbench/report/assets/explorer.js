@@ -231,14 +231,19 @@
     var h = "<details class='agents'><summary>Agents: correctness, flag rates and mean score (click a name to list " +
             "its traces worst first)</summary><table><thead><tr><th class='l'>agent</th><th>traces</th><th>correct</th>" +
             "<th>flagged</th>" + META.flags.map(function (f) { return "<th>" + esc(f) + "</th>"; }).join("") +
-            "<th>mean score</th></tr></thead><tbody>";
+            "<th>mean score</th><th title='" + esc(META.e_unknown_reason || "") + "'>E unknown</th></tr></thead><tbody>";
     (META.agent_rates || []).forEach(function (r) {
       h += "<tr><td class='l'><a href='#agent=" + encodeURIComponent(r.agent) + "&sort=score'>" + esc(r.agent) +
            "</a></td><td>" + r.n + "</td><td>" + pct(r.correct) + "</td><td>" + pct(r.flagged) + "</td>" +
            r.flags.map(function (x) { return "<td>" + pct(x) + "</td>"; }).join("") + "<td>" +
-           r.mean_score.toFixed(2) + "</td></tr>";
+           r.mean_score.toFixed(2) + "</td><td title='" + esc(META.e_unknown_reason || "") + "'>" +
+           (r.e_unknown == null ? "n/a" : r.e_unknown) + "</td></tr>";
     });
-    return h + "</tbody></table></details>";
+    var unknown = (META.agent_rates || []).some(function (r) { return r.e_unknown > 0; });
+    h += "</tbody></table>";
+    if (unknown) h += "<p class='muted'>E unknown: " + esc(META.e_unknown_reason) + "; these traces are left out of " +
+      "every E-based number (E at answer, CE, ERF, overconfident and overcautious rates).</p>";
+    return h + "</details>";
   }
 
   function flagChips(mask) {
@@ -274,7 +279,7 @@
     });
     var h = "<div class='step k-" + esc(s.kind) + "' data-step='" + s.i + "'><div class='shead'><span class='sk'>step " + s.i +
             "</span><span>turn " + (s.turn == null ? "–" : s.turn) + "</span><span class='kind'>" + esc(s.kind) +
-            "</span><span title='evidence state after this step (spec section 2)'>E after: " + fmtE(s.E) + "</span>" +
+            "</span><span title='evidence state E after this step: 0 none, 1 partial, 2 full (clear and sufficient); – unknown: observations but none labeled'>E after: " + fmtE(s.E) + "</span>" +
             s.chips.map(function (c) { return chipHtml(c, disKeys); }).join("") + "</div>";
     if (s.query) h += "<div class='query'>" + (s.tool ? "<span class='muted'>" + esc(s.tool) + ":</span> " : "") + esc(s.query) + "</div>";
     if (s.url) h += "<div class='muted'>" + esc(s.url) + "</div>";
@@ -389,7 +394,7 @@
       "</details>" + agentPanel() + "</header>" + agreementPanel() +
       "<div id='controls'></div><div class='bar'><span id='count'></span><span id='pager'></span><span id='status' class='status'></span></div>" +
       "<table class='traces'><thead><tr><th class='l'>trace</th><th class='l'>agent</th><th class='l'>question</th><th>answer</th>" +
-      "<th title='evidence state at the answer'>E</th><th>recovery</th><th class='l'>flags</th><th>score</th><th>steps</th>" +
+      "<th title='evidence state at the answer'>E</th><th title='recovered: reached full evidence (E = 2) or, by default, answered correctly; stopped: answered without recovering; cut_off: ended with neither an answer nor recovery'>recovery</th><th class='l'>flags</th><th>score</th><th>steps</th>" +
       "<th title='judge vs reference disagreements'>dis.</th></tr></thead><tbody id='rows'></tbody></table>";
     readHash();
     rebuild();
