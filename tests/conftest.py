@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -48,6 +49,15 @@ class CliResult:
 
     def __repr__(self) -> str:
         return f"CliResult(code={self.code}, out={self.out[-500:]!r}, err={self.err[-500:]!r})"
+
+
+@pytest.fixture
+def dead_url() -> str:
+    """The URL of a port on 127.0.0.1 nothing listens on (bound, then closed)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
 
 
 @pytest.fixture

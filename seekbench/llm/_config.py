@@ -20,9 +20,11 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlparse
 
 from .._errors import SeekbenchWarning, UserInputError
 from .._resources import judges_dir
+from ._secrets import mask_credentials
 
 #: The shipped judge files (package data ``seekbench/judges/``), searched after the user's directories.
 PACKAGE_JUDGES_DIR = judges_dir()
@@ -257,10 +259,6 @@ def shadowing_notice(cfg: JudgeConfig) -> str | None:
         return None
     if path.resolve().parent == PACKAGE_JUDGES_DIR.resolve():
         return None
-    from urllib.parse import urlparse
-
-    from ._secrets import mask_credentials
-
     url = cfg.resolved_base_url()
     host = (urlparse(url).netloc if url else "") or "api.openai.com"
     return (

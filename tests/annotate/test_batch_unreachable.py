@@ -3,7 +3,6 @@ no traceback), keeps its state, and a re-run against a live server finishes the 
 
 from __future__ import annotations
 
-import socket
 import subprocess
 
 from annotate_support import read_jsonl, runner_cmd, write_traces
@@ -12,18 +11,10 @@ from seekbench.annotate import annotate, state_path_for
 from seekbench.testing import OpenAIServer
 
 
-def _dead_url() -> str:
-    """An http URL on 127.0.0.1 at a port that was free a moment ago (nothing listens there)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    return f"http://127.0.0.1:{port}/v1"
-
-
-def test_batch_upload_to_a_dead_endpoint_stops_and_resumes(tmp_path, judge_cfg, shared_traces):
+def test_batch_upload_to_a_dead_endpoint_stops_and_resumes(tmp_path, judge_cfg, shared_traces, dead_url):
     traces = shared_traces[:6]
     out, cache = tmp_path / "o.jsonl", tmp_path / "c.sqlite"
-    s = annotate(traces, judge_cfg, out, cache=cache, base_url=_dead_url(), batch=True, progress=False)
+    s = annotate(traces, judge_cfg, out, cache=cache, base_url=dead_url, batch=True, progress=False)
     assert s.stopped_unreachable and s.not_started == 6 and s.labeled == 0 and not s.complete
     assert s.first_error.startswith("cannot connect after 2 attempts") and "/v1/files)" in s.first_error
     assert state_path_for(out).exists()  # the round's request keys, nothing uploaded
@@ -33,7 +24,7 @@ def test_batch_upload_to_a_dead_endpoint_stops_and_resumes(tmp_path, judge_cfg, 
     assert {r["trace_id"] for r in read_jsonl(out)} == {t["trace_id"] for t in traces}
 
 
-def test_batch_cli_on_a_dead_endpoint_exits_3_without_a_traceback(tmp_path, judge_cfg, shared_traces):
+def test_batch_cli_on_a_dead_endpoint_exits_3_without_a_traceback(tmp_path, judge_cfg, shared_traces, dead_url):
     data = write_traces(tmp_path / "traces.jsonl", shared_traces[:2])
     cmd = runner_cmd(
         "annotate",
@@ -41,7 +32,7 @@ def test_batch_cli_on_a_dead_endpoint_exits_3_without_a_traceback(tmp_path, judg
         "--judge",
         "local",
         "--base-url",
-        _dead_url(),
+        dead_url,
         "-o",
         tmp_path / "o.jsonl",
         "--cache",

@@ -8,22 +8,10 @@ against the real bundled server (or a closed port) and counts the server's reque
 
 from __future__ import annotations
 
-import socket
-
-import pytest
 from annotate_support import make_trace, read_jsonl, write_traces
 
 from seekbench.annotate import annotate
 from seekbench.testing import OpenAIServer, PolicyError, default_policy, extract_trace_id
-
-
-@pytest.fixture
-def dead_url():
-    """The URL of a port nothing listens on (bound, then closed)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    return f"http://127.0.0.1:{port}/v1"
 
 
 def _chat(srv) -> int:

@@ -8,7 +8,6 @@ Before the fix a pending answer was simply not written: its trace came out as it
 from __future__ import annotations
 
 import json
-import socket
 
 from answers_support import candidate_of, make_trace
 
@@ -74,24 +73,10 @@ def test_failed_answers_are_written_pending_with_the_reason_and_a_rerun_decides_
     assert "pending" not in got["t2"]["correct"]["detail"]
 
 
-def test_a_dead_endpoint_writes_every_undecided_answer_with_the_reason(cli, tmp_path):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        dead = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+def test_a_dead_endpoint_writes_every_undecided_answer_with_the_reason(cli, tmp_path, dead_url):
     data, out, cache = _traces(tmp_path), tmp_path / "o.jsonl", tmp_path / "c.sqlite"
-    r = cli(
-        "judge-answers",
-        data,
-        "--judge",
-        "answer-local",
-        "-o",
-        out,
-        "--cache",
-        cache,
-        "--no-progress",
-        "--base-url",
-        dead,
-    )
+    args = ("judge-answers", data, "--judge", "answer-local", "-o", out, "--cache", cache, "--no-progress")
+    r = cli(*args, "--base-url", dead_url)
     assert r.code == 3, r
     got = _read(out)
     for tid in ("t1", "t2", "t3"):
@@ -100,18 +85,6 @@ def test_a_dead_endpoint_writes_every_undecided_answer_with_the_reason(cli, tmp_
         assert "cannot connect after 2 attempts" in reason or "not sent: the endpoint cannot be reached" in reason
     assert got["t4"]["correct"] == {"value": True, "source": "human"}  # --overwrite machine keeps it
     with OpenAIServer(policy=lambda request: "No") as srv:
-        r = cli(
-            "judge-answers",
-            data,
-            "--judge",
-            "answer-local",
-            "-o",
-            out,
-            "--cache",
-            cache,
-            "--no-progress",
-            "--base-url",
-            srv.base_url,
-        )
+        r = cli(*args, "--base-url", srv.base_url)
         assert r.code == 0 and _chat(srv) == 3, r
     assert [_read(out)[t]["correct"]["value"] for t in ("t1", "t2", "t3")] == [False, False, False]

@@ -9,24 +9,12 @@ CLI against a real local server (or a closed port) and checks the exit code, the
 from __future__ import annotations
 
 import json
-import socket
-
-import pytest
 
 from seekbench.data import sample_traces_path
 from seekbench.testing import OpenAIServer, PolicyError
 
 #: A server message longer than anything the old summary showed (it cut errors at their first colon).
 LONG = "the model refuses this request: " + "very " * 80 + "long reason, end of message"
-
-
-@pytest.fixture
-def dead_url():
-    """The URL of a port nothing listens on (bound, then closed)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    return f"http://127.0.0.1:{port}/v1"
 
 
 def _reject(request):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import socket
 
 from seekbench.env import completeness_summary, episode_table
 from seekbench.testing import OpenAIServer
@@ -23,10 +22,7 @@ def _episodes(path) -> dict[str, dict]:
     return {t["trace_id"]: t for t in map(json.loads, path.read_text().splitlines())}
 
 
-def test_failed_episodes_say_why_and_a_rerun_completes_them(cli, tmp_path):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        dead = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+def test_failed_episodes_say_why_and_a_rerun_completes_them(cli, tmp_path, dead_url):
     out, cache = tmp_path / "e.jsonl", tmp_path / "c.sqlite"
     args = (
         "env",
@@ -44,7 +40,7 @@ def test_failed_episodes_say_why_and_a_rerun_completes_them(cli, tmp_path):
         "-o",
         out,
     )
-    r = cli(*args, "--base-url", dead)
+    r = cli(*args, "--base-url", dead_url)
     assert r.code == 3, r
     got = _episodes(out)
     assert len(got) == 4

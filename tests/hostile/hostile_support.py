@@ -178,3 +178,8 @@ def embed_writer(path: str, n_batches: int, batch: int, dim: int) -> None:
         for b in range(n_batches):
             texts = [f"batch {b} text {i}" for i in range(batch)]
             cache.put_many("model-x", texts, np.full((batch, dim), float(b), dtype=np.float32))
+
+
+def chat_completions(server) -> int:
+    """Chat-completion requests a bundled ``OpenAIServer`` has answered (what a run paid for)."""
+    return sum(r.get("path", "").endswith("/chat/completions") for r in server.requests)

@@ -11,17 +11,13 @@ import time
 from pathlib import Path
 
 import pytest
-from hostile_support import cli_command
+from hostile_support import chat_completions, cli_command
 
 from seekbench._lock import exclusive, lock_path
 from seekbench.data import sample_traces_path
 from seekbench.testing import OpenAIServer
 
 SAMPLE = sample_traces_path()
-
-
-def _completions(srv: OpenAIServer) -> int:
-    return sum(r.get("path", "").endswith("/chat/completions") for r in srv.requests)
 
 
 def _annotate(srv: OpenAIServer, out: str, cache: str) -> list[str]:
@@ -54,7 +50,7 @@ def first_run(tmp_path):
             text=True,
         )
         deadline = time.monotonic() + 60
-        while _completions(srv) == 0:  # it holds its locks before its first request
+        while chat_completions(srv) == 0:  # it holds its locks before its first request
             assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.stderr else ""
             time.sleep(0.05)
         yield srv, proc
@@ -71,7 +67,7 @@ def first_run(tmp_path):
 )
 def test_a_second_run_exits_2_naming_the_first(tmp_path, first_run, out, cache, named, option):
     srv, proc = first_run
-    paid = _completions(srv)
+    paid = chat_completions(srv)
     second = subprocess.run(_annotate(srv, out, cache), cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert second.returncode == 2, second.stderr
     assert "Traceback" not in second.stderr
@@ -83,7 +79,7 @@ def test_a_second_run_exits_2_naming_the_first(tmp_path, first_run, out, cache, 
     mine = cache if out == "labels.jsonl" else out
     assert not (tmp_path / mine).exists()
     assert proc.poll() is None  # the first run goes on
-    assert _completions(srv) > paid
+    assert chat_completions(srv) > paid
 
 
 def test_a_stale_lock_file_blocks_nobody(tmp_path):

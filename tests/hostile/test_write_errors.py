@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hostile_support import cli_command
+from hostile_support import chat_completions, cli_command
 
 from seekbench.data import sample_traces_path
 from seekbench.testing import OpenAIServer
@@ -107,10 +107,6 @@ def test_annotate_rules_full_disk_is_resumable(tmp_path):
     assert run("validate", "--annotations", out, cwd=tmp_path).returncode == 0
 
 
-def _completions(srv: OpenAIServer) -> int:
-    return sum(r.get("path", "").endswith("/chat/completions") for r in srv.requests)
-
-
 def test_annotate_local_judge_full_disk(tmp_path):
     """The judge cache outgrows the limit first (its WAL): the failed commit is rolled back, exit 3, and the
     re-run pays again for no completion the cache kept."""
@@ -132,12 +128,12 @@ def test_annotate_local_judge_full_disk(tmp_path):
         assert_one_line(proc, 3, "cache.sqlite", "cannot write", "the completions paid before are kept")
         out = tmp_path / "labels.jsonl"
         first = _annotation_lines(out) if out.exists() else []
-        paid = _completions(srv)
+        paid = chat_completions(srv)
         done = run(*args, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
         labeled = {r["trace_id"] for r in first}
         # each trace written before the failure is done; every other one asked once more at most
-        assert _completions(srv) - paid <= 48 - len(labeled)
+        assert chat_completions(srv) - paid <= 48 - len(labeled)
         assert run("validate", "--annotations", out, cwd=tmp_path).returncode == 0
 
 
