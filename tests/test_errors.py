@@ -6,9 +6,9 @@ import pickle
 
 import pytest
 
-from seekbench.agreement import cohen_kappa_score
 from seekbench._errors import OutputWriteError, UserInputError
 from seekbench._limits import InputLimitError
+from seekbench.agreement import cohen_kappa_score
 
 
 def test_user_input_error_is_a_value_error_as_in_scikit_learn():
