@@ -45,9 +45,10 @@ from ._fields import (  # noqa: F401
     record_fields,
     record_id,
 )
-from ._openai_chat import iter_documents
+from ._json_documents import iter_documents
 from ._tagged import (  # noqa: F401
     DEFAULT_TAGS,
+    QUESTION_LINE,
     TOOL_TAG_HINT,
     TaggedSteps,
     resolve_tags,
@@ -74,7 +75,6 @@ TEXT_FIELDS = (
 PROMPT_FIELDS = ("prompt", "input", "prompts")
 _NESTED_TEXT = ("final_response", "response", "text", "output", "generation")
 _SNIFF_TAG = re.compile(r"<(think|search|information|result|answer|tool_call)>|<\|begin_of_query\|>", re.IGNORECASE)
-_QUESTION_LINE = re.compile(r"question\s*[:：]\s*([^\n<]+)", re.IGNORECASE)
 _PLAIN_USER = re.compile(r"(?:^|(?<=\s))User:[ \t]*")
 _PLAIN_ASSISTANT = re.compile(r"(?:^|(?<=\s))Assistant:[ \t]*\n?")
 _QUESTION_MARK = re.compile(r"question\s*[:：][ \t]*(?=\S)", re.IGNORECASE)
@@ -354,7 +354,7 @@ def _question_from(trace: dict, text: str, turns: list[Turn], sources: dict, bas
         return
     t = users[-1]
     body = text[t.start : t.end]
-    found = list(_QUESTION_LINE.finditer(body))
+    found = list(QUESTION_LINE.finditer(body))
     if found:
         m = found[-1]
         q, span = m.group(1).strip(), (t.start + m.start(1), t.start + m.end(1))

@@ -1,0 +1,100 @@
+"""Tool calls written as text inside chat turns: ``<tool_call>`` JSON, and the Search-R1 tag sets.
+
+Qwen-Agent-based web agents (WebSailor, WebDancer, Tongyi DeepResearch) keep a chat log whose
+assistant messages hold ``<think>`` and ``<tool_call>{"name": ..., "arguments": ...}</tool_call>``
+as text and whose next user (or tool) message holds ``<tool_response>...</tool_response>``; Search-R1
+style agents logged as chats write ``<search>``, ``<information>`` and ``<answer>`` the same way.
+A conversation is read this way when an assistant message's text holds a call tag and no message
+carries a structured call. Each message's text is split by :mod:`._tagged`: calls wait for the
+next result block, which answers the oldest waiting call (the text carries no call ids); the last
+``<answer>`` gives ``final_answer``, and a final message with neither an answer nor a call is the
+answer. The question is the user's question: the text after the first user message's last
+``Question:`` when it has one, the whole message being kept in ``metadata["prompt_preamble"]``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ._answer_tools import answer_text, is_answer_tool
+from ._base import RecordContext
+from ._chat_steps import StepBuilder
+from ._tagged import QUESTION_LINE, TaggedSteps, boxed
+
+#: Call tags this module reads out of message text.
+TEXT_CALL = re.compile(r"<tool_call>|<search>|<\|begin_of_query\|>", re.IGNORECASE)
+
+
+def has_text_calls(pairs: list[tuple[object, str]]) -> bool:
+    """True when an assistant message's text holds a call tag and no message carries a structured call."""
+    tagged = False
+    for msg, _ in pairs:
+        if not isinstance(msg, dict):
+            continue
+        if msg.get("tool_calls") or msg.get("function_call") or msg.get("role") in ("tool", "function"):
+            return False
+        content = msg.get("content")
+        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_use" for b in content):
+            return False
+        tagged = tagged or (msg.get("role") == "assistant" and isinstance(content, str) and bool(TEXT_CALL.search(content)))
+    return tagged
+
+
+def prompt_question(content: str) -> tuple[str, int, int] | None:
+    """``(question, start, end)`` after the last ``Question:`` of a prompt, or None without one."""
+    found = list(QUESTION_LINE.finditer(content))
+    if not found or not found[-1].group(1).strip():
+        return None
+    m = found[-1]
+    q = m.group(1).strip()
+    start = m.start(1) + (len(m.group(1)) - len(m.group(1).lstrip()))
+    return q, start, start + len(q)
+
+
+def tagged_message(
+    b: StepBuilder,
+    content: str,
+    role: str,
+    p: str,
+    ctx: RecordContext,
+    *,
+    spec: list,
+    fmt: str,
+    search_tools: frozenset[str] | None,
+    answer_tools: frozenset[str] | None,
+    final: bool,
+    kinds: dict[str, str],
+) -> str | None:
+    """Add the steps of one message's tagged text to ``b``; returns the answer it gives, or None."""
+    ts = TaggedSteps(content, spec, ctx, f"{p}.content", fmt=fmt, search_tools=search_tools)
+    ts.add_segment(role, 0, len(content))
+    steps = ts.finish()
+    kinds.update(ts.tool_kinds)
+    if role == "assistant":
+        b.new_turn()
+    answer = ts.final_answer
+    calls = [s for s in steps if s.get("tool") is not None]
+    if role == "assistant" and final and answer is None and not calls:
+        texts = [s for s in steps if s["kind"] == "reasoning" and s["original_kind"] == "text"]
+        if texts:  # the final message, neither answering in tags nor calling: its text is the answer
+            texts[-1]["kind"] = "answer"
+            answer = boxed(texts[-1]["text"]) or texts[-1]["text"]
+    for s in steps:
+        path = s["source_ref"]["path"]
+        for key in ("index", "depends_on", "source_ref"):
+            del s[key]
+        if s.get("tool") is not None and is_answer_tool(s["tool"], answer_tools):
+            try:
+                args = json.loads(s["text"]) if s["text"] else {}
+            except ValueError:
+                args = {}
+            s["kind"], s["text"] = "answer", answer_text(args if isinstance(args, dict) else {}, s["text"])
+            s.pop("query", None)
+            s.pop("url", None)
+            kinds[s["tool"]] = "answer"
+            answer = s["text"]
+        if s["kind"] == "search_result" and b.add_oldest_result(s, path):
+            continue
+        b.add(s, path, is_call=s.get("tool") is not None)
+    return answer
