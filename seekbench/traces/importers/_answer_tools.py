@@ -5,7 +5,7 @@ Agents built on tool calling often end by calling a tool whose argument is the a
 of the OpenHands-style harnesses) and never write the answer as a message. Read as an ordinary
 tool call, the answer is lost (``final_answer`` null); read as a search, it inflates the search
 counts. A call of a tool named here is the ``answer`` step instead, its text the answer argument;
-the ``answer_tools`` option (``--answer-tool NAME``) adds names. Every importer that reads tool
+the ``answer_tool`` option (``--answer-tool NAMES``) adds names. Every importer that reads tool
 calls can ask :func:`is_answer_tool` and :func:`answer_text`.
 """
 
@@ -23,7 +23,7 @@ ANSWER_KEYS = ("answer", "final_answer", "result", "response", "output", "text",
 
 
 def resolve_answer_tools(value: str | Iterable[str] | None) -> frozenset[str]:
-    """The answer tools: :data:`ANSWER_TOOLS` plus the ``answer_tools`` option (comma-separated or a list).
+    """The answer tools: :data:`ANSWER_TOOLS` plus the ``answer_tool`` option (comma-separated or a list).
 
     Examples
     --------
@@ -34,10 +34,10 @@ def resolve_answer_tools(value: str | Iterable[str] | None) -> frozenset[str]:
         return ANSWER_TOOLS
     names = value.split(",") if isinstance(value, str) else list(value)
     if not all(isinstance(n, str) for n in names):
-        raise UserInputError("option answer_tools must be tool names, e.g. 'submit_answer'")
+        raise UserInputError("option answer_tool must be tool names, e.g. 'submit_answer'")
     extra = frozenset(n.strip().lower() for n in names if n.strip())
     if not extra:
-        raise UserInputError("option answer_tools names no tool; give a name like 'submit_answer'")
+        raise UserInputError("option answer_tool names no tool; give a name like 'submit_answer'")
     return ANSWER_TOOLS | extra
 
 
@@ -68,3 +68,18 @@ def answer_text(args: dict, raw: str | None) -> str:
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return " | ".join(value)
     return value.strip() if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def answer_call(step: dict, answer_tools: frozenset[str] | None) -> str | None:
+    """Make a call step read from text (``tool`` and its arguments as JSON ``text``) the ``answer`` step when
+    its tool gives the answer, in place; returns the answer, or None for any other step."""
+    if step.get("tool") is None or not is_answer_tool(step["tool"], answer_tools):
+        return None
+    try:
+        args = json.loads(step["text"]) if step["text"] else {}
+    except ValueError:
+        args = {}
+    step["kind"], step["text"] = "answer", answer_text(args if isinstance(args, dict) else {}, step["text"])
+    step.pop("query", None)
+    step.pop("url", None)
+    return step["text"]

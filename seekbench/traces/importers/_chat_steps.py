@@ -98,6 +98,8 @@ def search_step(
     name = expect_type(name, str, what="function name", path=path, **ctx)
     args = parse_arguments(raw_args, ctx, args_path)
     text = raw_args if isinstance(raw_args, str) or raw_args is None else json.dumps(raw_args, ensure_ascii=False)
+    if text is not None and text.lstrip()[:1] == '"':  # arguments encoded twice: keep the JSON object's text
+        text = json.dumps(args, ensure_ascii=False)
     if is_answer_tool(name, answer_tools):
         return {"kind": "answer", "tool": name, "text": answer_text(args, text)}
     if classify and not is_search_tool(name, search_tools):

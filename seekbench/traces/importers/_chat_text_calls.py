@@ -14,10 +14,9 @@ answer. The question is the user's question: the text after the first user messa
 
 from __future__ import annotations
 
-import json
 import re
 
-from ._answer_tools import answer_text, is_answer_tool
+from ._answer_tools import answer_call
 from ._base import RecordContext
 from ._chat_steps import StepBuilder
 from ._tagged import QUESTION_LINE, TaggedSteps, boxed
@@ -84,16 +83,9 @@ def tagged_message(
         path = s["source_ref"]["path"]
         for key in ("index", "depends_on", "source_ref"):
             del s[key]
-        if s.get("tool") is not None and is_answer_tool(s["tool"], answer_tools):
-            try:
-                args = json.loads(s["text"]) if s["text"] else {}
-            except ValueError:
-                args = {}
-            s["kind"], s["text"] = "answer", answer_text(args if isinstance(args, dict) else {}, s["text"])
-            s.pop("query", None)
-            s.pop("url", None)
-            kinds[s["tool"]] = "answer"
-            answer = s["text"]
+        given = answer_call(s, answer_tools)
+        if given is not None:
+            kinds[s["tool"]], answer = "answer", given
         if s["kind"] == "search_result" and b.add_oldest_result(s, path):
             continue
         b.add(s, path, is_call=s.get("tool") is not None)

@@ -79,7 +79,7 @@ def iter_records(
     question_field: str | None = None,
     answer_field: str | None = None,
     search_tools: str | Iterable[str] | None = None,
-    answer_tools: str | Iterable[str] | None = None,
+    answer_tool: str | Iterable[str] | None = None,
     limits: ReadLimits | None = None,
 ) -> Iterator[ImportedRecord]:
     """Convert each chat record in ``path`` to a canonical trace.
@@ -99,7 +99,7 @@ def iter_records(
         Dotted paths of the question and the gold answers (default: the common keys, :mod:`._fields`).
     search_tools : str or list, optional
         The tool names that are searches; other tools are ``other`` steps (default: by name, :mod:`._tools`).
-    answer_tools : str or list, optional
+    answer_tool : str or list, optional
         More tool names whose call gives the answer, beside ``submit``, ``final_answer``, ... (:mod:`._answer_tools`).
 
     Yields
@@ -117,7 +117,7 @@ def iter_records(
         question_field=question_field,
         answer_field=answer_field,
         search_tools=resolve_search_tools(search_tools),
-        answer_tools=resolve_answer_tools(answer_tools),
+        answer_tools=resolve_answer_tools(answer_tool),
     )
 
 
@@ -206,8 +206,10 @@ def _convert(
                     meta["prompt_preamble"] = given
                     given = found_q[0]
                     sources["question"] = f"{p}.content[{found_q[1]}:{found_q[2]}]"
-            else:
-                meta["prompt_preamble" if text_mode else "prompt"] = content
+            elif not text_mode:
+                meta["prompt"] = content
+            elif (content or "").strip() != given.strip():  # instructions around the question
+                meta["prompt_preamble"] = content
         elif text_mode and isinstance(content, str):
             answer = tagged_message(
                 b,
@@ -333,7 +335,8 @@ def _assistant(
         if step["kind"] == "answer":
             answer = step["text"]
         calls.append(({**step, "original_kind": c.original_kind}, c.path, c.call_id))
-    where = f"{p}.content"
+    texts = [i for i, x in enumerate(raw) if isinstance(x, dict) and x.get("type") == "text"] if isinstance(raw, list) else []
+    where = f"{p}.content[{texts[0]}]" if len(texts) == 1 and has_blocks(raw, "tool_use") else f"{p}.content"
     said = b.model_turn(
         reasoning, content, ("content", where), calls, final=final, answer_tag=answer_tag, continues=continues
     )
