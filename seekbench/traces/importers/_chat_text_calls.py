@@ -31,12 +31,14 @@ def has_text_calls(pairs: list[tuple[object, str]]) -> bool:
     for msg, _ in pairs:
         if not isinstance(msg, dict):
             continue
-        if msg.get("tool_calls") or msg.get("function_call") or msg.get("role") in ("tool", "function"):
-            return False
+        if msg.get("tool_calls") or msg.get("function_call") or msg.get("tool_call_id") is not None:
+            return False  # structured calls or results: read as such
         content = msg.get("content")
         if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_use" for b in content):
             return False
-        tagged = tagged or (msg.get("role") == "assistant" and isinstance(content, str) and bool(TEXT_CALL.search(content)))
+        tagged = tagged or (
+            msg.get("role") == "assistant" and isinstance(content, str) and bool(TEXT_CALL.search(content))
+        )
     return tagged
 
 
@@ -66,6 +68,8 @@ def tagged_message(
     kinds: dict[str, str],
 ) -> str | None:
     """Add the steps of one message's tagged text to ``b``; returns the answer it gives, or None."""
+    if role == "tool" and any(o.lower() in content.lower() for k, o, _ in spec if k == "search_result"):
+        role = "user"  # the result is in its tags: the text around them (newlines) is no second result
     ts = TaggedSteps(content, spec, ctx, f"{p}.content", fmt=fmt, search_tools=search_tools)
     ts.add_segment(role, 0, len(content))
     steps = ts.finish()

@@ -1,23 +1,27 @@
-"""Importer for OpenAI Chat Completions message lists (tool calling).
+"""Importer for chat logs, read by their shape: message lists with tool calls in any form.
 
 A record is ``{"messages": [...], "id"?, "agent"/"model"?, "question"?, "gold_answers"
 (or "golden_answers" / "ground_truth")?, "dataset"?, "question_id"?, "is_correct"?}`` or a
 bare list of messages; one per JSONL line, or the whole file is one JSON document (a record,
-a conversation or a list of records). Mapping, in message order: system/developer messages
+a conversation or a list of records). The messages may also be under any other key, be a
+``prompt`` + ``completion`` pair, or Responses-API items (:mod:`._chat_records`,
+:mod:`._responses_items`). Mapping, in message order: system/developer messages
 -> ``metadata["system"]``; the first user message is the question (``metadata["prompt"]``
 when the record or ``question=`` gives one), later user messages -> ``other``; assistant
-``reasoning_content`` (or ``reasoning``) -> reasoning, ``content`` beside tool calls ->
-reasoning; each ``tool_calls[i]`` (or legacy ``function_call``) -> search, ``tool`` = function
-name, ``query`` from the ``query`` / ``q`` / ``queries`` / ``search_query`` argument (a list is
-joined with `` | ``), ``url`` from ``url`` / ``urls`` / ``link`` / ``doc_id`` / ``document_id``;
-each ``tool`` (or ``function``) message, matched by ``tool_call_id``, -> search_result placed
-right after its call, with documents from a JSON list of ``{title, text|content|snippet, url,
-id, score}`` (bare or under ``results`` / ``documents`` / ``docs`` / ``organic`` / ``items`` /
-``data``), else ``Doc i(Title: t)`` passages, else one document holding the text; the last
-assistant message, without tool calls -> answer, ``final_answer`` = its last ``<answer>``
-block if any, else its content. A tool message without ``tool_call_id`` matches the one call
-of the same turn still waiting, if there is exactly one; an id no waiting call has is a user
-error. A search_result depends on its call, every other step on the step before it.
+``reasoning_content`` (or ``reasoning``, or ``thinking`` blocks) -> reasoning, ``content`` beside
+tool calls -> reasoning; each tool call (every shape of :mod:`._tool_call_shapes`) -> search,
+or ``other`` for a tool that does not retrieve (:mod:`._tools`), or the answer for an answer
+tool (:mod:`._answer_tools`); ``tool`` = function name, ``query`` from the ``query`` / ``q`` /
+``queries`` / ``search_query`` argument (a list is joined with `` | ``), ``url`` from ``url`` /
+``urls`` / ``link`` / ``doc_id`` / ``document_id``; each ``tool`` (or ``function``) message,
+matched by ``tool_call_id`` (Anthropic ``tool_result`` blocks by ``tool_use_id``), ->
+search_result placed right after its call when the call was made in the same model turn, with
+documents parsed by :mod:`._documents`; the last assistant message without tool calls -> answer,
+``final_answer`` = its last ``<answer>`` block if any, else its content (unless an answer tool
+gave the answer). A tool message without ``tool_call_id`` matches the one call of the same turn
+still waiting, if there is exactly one; an id no waiting call has is a user error. Tool calls
+written as text in the messages are read by :mod:`._chat_text_calls`. A search_result depends
+on its call, every other step on the step before it.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator
+from typing import cast
 
 from ..._errors import UserInputError
 from ..._limits import ReadLimits
@@ -142,13 +147,18 @@ def _convert(
     ``fmt`` and ``spec`` (tags) are the Search-R1 importer's when it reads a message list."""
     ctx: RecordContext = {"file": file, "line": line, "trace_id": None}
     messages: object
-    model_path = None
+    model_path: str | None = None
+    used: frozenset[str]
     if isinstance(doc, list):
         rec, messages, mpath, used = {}, doc, prefix, frozenset()
     else:
         doc = expect_type(doc, dict, what="record (an object with messages, or a list of messages)", path=prefix, **ctx)
         rec, messages, mpath, used = doc, None, f"{prefix}.messages", frozenset({"messages"})
-        found = Found(get_path(doc, field), f"$.{field}", frozenset({field.split(".")[0]})) if field else find_messages(doc)
+        found = (
+            Found(cast(list, get_path(doc, field)), f"$.{field}", frozenset({field.split(".")[0]}))
+            if field
+            else find_messages(doc)
+        )
         if found is not None:
             messages, mpath, used, model_path = found.messages, prefix + found.path[1:], found.keys, found.model_path
             if found.path == "$":  # (item, path) pairs with paths from the record: put them under its prefix
@@ -161,7 +171,7 @@ def _convert(
     fields = record_fields(rec, ctx, prefix, common=True, question_field=question_field, answer_field=answer_field)
     sources = dict(fields["sources"])
     model = get_path(rec, model_path[2:]) if model_path else None
-    if fields["agent"] is None and isinstance(model, str):  # a stored response's model
+    if fields["agent"] is None and isinstance(model, str) and model_path:  # a stored response's model
         fields["agent"] = model
         sources["agent"] = prefix + model_path[1:]
     who = fields["agent"] or run_state_agent(rec) or agent
@@ -193,7 +203,7 @@ def _convert(
         role = expect_type(role, str, what="role", path=f"{p}.role", **ctx)
         raw = msg.get("content")
         blocks = isinstance(raw, list) and any(has_blocks(raw, t) for t in ("tool_use", "tool_result", "thinking"))
-        content = block_text(raw, p)[0] if blocks else content_text(raw, ctx, f"{p}.content")
+        content = block_text(raw)[0] if isinstance(raw, list) and blocks else content_text(raw, ctx, f"{p}.content")
         if role in ("system", "developer"):
             meta.setdefault("system", []).append(content)
         elif role == "user" and not user_seen:
@@ -242,7 +252,7 @@ def _convert(
                     path=f"{p}.tool_call_id",
                     **ctx,
                 )
-        elif blocks and has_blocks(raw, "tool_result"):
+        elif isinstance(raw, list) and has_blocks(raw, "tool_result"):
             for r in block_results(raw, p, ctx):
                 if not b.add_result(r.text, r.call_id, r.path, r.id_path):
                     raise UserInputError(
@@ -314,8 +324,8 @@ def _assistant(
             reasoning = (msg[key], key, f"{p}.{key}")
             break
     raw = msg.get("content")
-    if reasoning is None and has_blocks(raw, "thinking"):
-        thinking = block_text(raw, p)[1]
+    if reasoning is None and isinstance(raw, list) and has_blocks(raw, "thinking"):
+        thinking = block_text(raw)[1]
         at = next(i for i, x in enumerate(raw) if isinstance(x, dict) and x.get("type") == "thinking")
         reasoning = (thinking or "", "thinking", f"{p}.content[{at}]")
     calls: list[tuple[dict, str, str | None]] = []
@@ -335,7 +345,11 @@ def _assistant(
         if step["kind"] == "answer":
             answer = step["text"]
         calls.append(({**step, "original_kind": c.original_kind}, c.path, c.call_id))
-    texts = [i for i, x in enumerate(raw) if isinstance(x, dict) and x.get("type") == "text"] if isinstance(raw, list) else []
+    texts = (
+        [i for i, x in enumerate(raw) if isinstance(x, dict) and x.get("type") == "text"]
+        if isinstance(raw, list)
+        else []
+    )
     where = f"{p}.content[{texts[0]}]" if len(texts) == 1 and has_blocks(raw, "tool_use") else f"{p}.content"
     said = b.model_turn(
         reasoning, content, ("content", where), calls, final=final, answer_tag=answer_tag, continues=continues

@@ -55,7 +55,7 @@ def run_state_items(rec: dict) -> list[tuple[dict, str]]:
 def stored_response(rec: dict) -> tuple[list[tuple[object, str]], set[str], str | None] | None:
     """``(pairs, keys, model path)`` of a stored request and response: the request's instructions (a system
     message) and input, then the response's output items; None for a record of another shape."""
-    request = rec.get("request") if isinstance(rec.get("request"), dict) else rec
+    request: dict = rec["request"] if isinstance(rec.get("request"), dict) else rec
     response = rec.get("response")
     if isinstance(response, dict) and isinstance(response.get("output"), list):
         out, out_path, model = response["output"], "$.response.output", "$.response.model"

@@ -101,10 +101,12 @@ def has_blocks(content: object, kind: str) -> bool:
     return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == kind for b in content)
 
 
-def block_text(content: list, p: str) -> tuple[str | None, str | None]:
+def block_text(content: list) -> tuple[str | None, str | None]:
     """``(text, thinking)`` of a content-block list: its ``text`` blocks and its ``thinking`` blocks joined
     (None when there is none); tool blocks are read by :func:`message_calls` / :func:`block_results`."""
-    texts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
+    texts = [
+        b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+    ]
     texts += [b for b in content if isinstance(b, str)]
     thinking = [
         b["thinking"] for b in content

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from _importer_support import FIXTURES, load_records
 
 from seekbench._errors import UserInputError
@@ -230,3 +229,32 @@ def test_summary_counts_of_all_shapes():
     res = read_traces(sorted(SHAPES.iterdir()))
     # 1 + 1 + 1 + 2 + 2 + 2 + 1 + 2 + 2 traces (anthropic ... tool_call_text); sb2 has no answer without --answer-tool
     assert len(res.traces) == 14 and res.summary.no_answer == 1
+
+
+def test_text_calls_answered_in_tool_messages_and_in_parallel(tmp_path):
+    call = '<tool_call>{{"name": "search", "arguments": {{"query": "{}"}}}}</tool_call>'
+    msgs = [{"role": "user", "content": "q?"},
+            {"role": "assistant", "content": call.format("A") + "\n" + call.format("B")},
+            {"role": "tool", "content": "<tool_response>ra</tool_response>\n<tool_response>rb</tool_response>"},
+            {"role": "assistant", "content": "<answer>x</answer>"}]
+    path = tmp_path / "qwen.jsonl"
+    path.write_text(json.dumps({"id": "q", "messages": msgs}) + "\n")
+    (t,) = load_records(importer_for(detect_format(path)).iter_records, path)
+    # two calls in one turn: each result right after its call, the oldest waiting call answered first
+    assert [(s["kind"], s.get("query") or s["text"]) for s in t["steps"]] == [
+        ("search", "A"), ("search_result", "ra"), ("search", "B"), ("search_result", "rb"), ("answer", "x")]
+    assert [s["depends_on"] for s in t["steps"]] == [[], [0], [1], [2], [3]]
+    assert t["final_answer"] == "x"
+
+
+def test_answer_tool_written_as_text_in_a_search_r1_record(tmp_path):
+    out = ('<think>t</think><tool_call>{"name": "search", "arguments": {"query": "Q"}}</tool_call>'
+           '<tool_response>r</tool_response>'
+           '<tool_call>{"name": "final_answer", "arguments": {"answer": "Mora"}}</tool_call>')
+    path = tmp_path / "r1.jsonl"
+    path.write_text(json.dumps({"id": "f", "question": "q?", "output": out}) + "\n")
+    assert detect_format(path) == "search_r1"
+    (t,) = load_records(importer_for("search_r1").iter_records, path)
+    assert [s["kind"] for s in t["steps"]] == ["reasoning", "search", "search_result", "answer"]
+    assert (t["final_answer"], t["steps"][3]["text"], t["steps"][3]["tool"]) == ("Mora", "Mora", "final_answer")
+    assert t["metadata"]["tool_kinds"] == {"final_answer": "answer", "search": "search"}
