@@ -8,8 +8,9 @@ A conversation is read this way when an assistant message's text holds a call ta
 carries a structured call. Each message's text is split by :mod:`._tagged`: calls wait for the
 next result block, which answers the oldest waiting call (the text carries no call ids); the last
 ``<answer>`` gives ``final_answer``, and a final message with neither an answer nor a call is the
-answer. The question is the user's question: the text after the first user message's last
-``Question:`` when it has one, the whole message being kept in ``metadata["prompt_preamble"]``.
+answer. The question is the user's question: the line after the first user message's last
+``Question:``, else its text after a last ``User:`` line (the tool instructions before it), the
+whole message being kept in ``metadata["prompt_preamble"]``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from ._tagged import QUESTION_LINE, TaggedSteps, boxed
 
 #: Call tags this module reads out of message text.
 TEXT_CALL = re.compile(r"<tool_call>|<search>|<\|begin_of_query\|>", re.IGNORECASE)
+_USER_LINE = re.compile(r"(?:^|\n)[ \t]*User:[ \t]*")
 
 
 def has_text_calls(pairs: list[tuple[object, str]]) -> bool:
@@ -43,14 +45,21 @@ def has_text_calls(pairs: list[tuple[object, str]]) -> bool:
 
 
 def prompt_question(content: str) -> tuple[str, int, int] | None:
-    """``(question, start, end)`` after the last ``Question:`` of a prompt, or None without one."""
+    """``(question, start, end)`` of a prompt: the line after its last ``Question:``, else the text after a
+    last ``User:`` line that instructions precede (WebSailor's prompt ends in ``User: {question}``); None
+    without either."""
     found = list(QUESTION_LINE.finditer(content))
-    if not found or not found[-1].group(1).strip():
-        return None
-    m = found[-1]
-    q = m.group(1).strip()
-    start = m.start(1) + (len(m.group(1)) - len(m.group(1).lstrip()))
-    return q, start, start + len(q)
+    if found and found[-1].group(1).strip():
+        start, end = found[-1].span(1)
+    else:
+        marks = list(_USER_LINE.finditer(content))
+        if not marks or not content[: marks[-1].start()].strip():
+            return None
+        start, end = marks[-1].end(), len(content)
+    body = content[start:end]
+    start += len(body) - len(body.lstrip())
+    q = body.strip()
+    return (q, start, start + len(q)) if q else None
 
 
 def tagged_message(

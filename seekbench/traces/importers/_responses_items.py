@@ -130,7 +130,9 @@ def as_messages(items: list, base: str) -> list[tuple[object, str]]:
         elif kind == "web_search_call":
             action = item.get("action")
             action = action if isinstance(action, dict) else {}
-            args = {"query": action["query"]} if isinstance(action.get("query"), str) else {}
+            # the action's query (search), or the page it opened (open_page) and the text it looked for (find)
+            args = {k: action[v] for k, v in (("query", "query"), ("query", "pattern"), ("url", "url"))
+                    if isinstance(action.get(v), str)}  # fmt: skip
             out.append(
                 (
                     {

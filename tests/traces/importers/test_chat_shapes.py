@@ -96,7 +96,7 @@ def test_prompt_plus_completion_is_one_conversation():
 
 
 def test_tool_calls_written_as_text_in_chat_turns():
-    web, r1 = load("tool_call_text.jsonl")
+    web, r1, sailor = load("tool_call_text.jsonl")
     assert web["question"] == "In which year did the Harlow ferry first sail?"
     assert [(k, tool, q) for k, tool, q, _ in steps(web)] == [
         ("reasoning", None, None),
@@ -123,10 +123,18 @@ def test_tool_calls_written_as_text_in_chat_turns():
         ("reasoning", None), ("answer", None)]
     assert titles(r1["steps"][2]) == ["Velmora chapel", "Brask"]
     assert (r1["final_answer"], r1["gold_answers"]) == ("Oda Brask", ["Brask"])
+    # WebSailor style: tool instructions (with example tags, which are no steps) end in "User: {question}"
+    assert sailor["question"] == "Which lighthouse stands on Skarv island?"
+    assert sailor["metadata"]["prompt_preamble"].startswith("A dialogue in which")
+    assert [(k, q) for k, _, q, _ in steps(sailor)] == [
+        ("reasoning", None), ("search", "Skarv island lighthouse"), ("search_result", None),
+        ("reasoning", None), ("answer", None)]
+    assert steps(sailor)[1][3] == "$.messages[2].content[26:122]"  # the <tool_call> block: len(text) is 122
+    assert sailor["final_answer"] == "Skarv Light"
 
 
 def test_search_r1_format_reads_a_message_list_field():
-    web, r1 = load("tool_call_text.jsonl", "search_r1", field="messages")
+    web, r1, _ = load("tool_call_text.jsonl", "search_r1", field="messages")
     assert web["source"]["format"] == r1["source"]["format"] == "search_r1"
     assert [s["kind"] for s in r1["steps"]] == ["reasoning", "search", "search_result", "reasoning", "answer"]
     assert (r1["question"], r1["final_answer"]) == ("Who painted the Velmora chapel ceiling?", "Oda Brask")
@@ -227,8 +235,8 @@ def test_role_lists_of_other_shapes_under_other_keys_are_not_chats(tmp_path):
 
 def test_summary_counts_of_all_shapes():
     res = read_traces(sorted(SHAPES.iterdir()))
-    # 1 + 1 + 1 + 2 + 2 + 2 + 1 + 2 + 2 traces (anthropic ... tool_call_text); sb2 has no answer without --answer-tool
-    assert len(res.traces) == 14 and res.summary.no_answer == 1
+    # 1 + 1 + 1 + 2 + 2 + 2 + 1 + 2 + 3 traces (anthropic ... tool_call_text); sb2 has no answer without --answer-tool
+    assert len(res.traces) == 15 and res.summary.no_answer == 1
 
 
 def test_text_calls_answered_in_tool_messages_and_in_parallel(tmp_path):
@@ -258,3 +266,18 @@ def test_answer_tool_written_as_text_in_a_search_r1_record(tmp_path):
     assert [s["kind"] for s in t["steps"]] == ["reasoning", "search", "search_result", "answer"]
     assert (t["final_answer"], t["steps"][3]["text"], t["steps"][3]["tool"]) == ("Mora", "Mora", "final_answer")
     assert t["metadata"]["tool_kinds"] == {"final_answer": "answer", "search": "search"}
+
+
+def test_web_search_call_actions(tmp_path):
+    items = [{"role": "user", "content": "q?"},
+             {"type": "web_search_call", "id": "w1", "action": {"type": "search", "query": "Velk river"}},
+             {"type": "web_search_call", "id": "w2", "action": {"type": "open_page", "url": "https://a.example"}},
+             {"type": "web_search_call", "id": "w3",
+              "action": {"type": "find", "url": "https://a.example", "pattern": "source"}},
+             {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "A."}]}]
+    path = tmp_path / "ws.json"
+    path.write_text(json.dumps(items))
+    (t,) = load_records(importer_for(detect_format(path)).iter_records, path)
+    assert [(s["kind"], s.get("query"), s.get("url")) for s in t["steps"]] == [
+        ("search", "Velk river", None), ("search", None, "https://a.example"),
+        ("search", "source", "https://a.example"), ("answer", None, None)]
