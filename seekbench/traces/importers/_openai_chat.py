@@ -196,7 +196,7 @@ def _convert(
     last_assistant = max((i for i, r in enumerate(roles) if r == "assistant"), default=-1)
     user_seen = False
     kinds: dict[str, str] = {}
-    answered = False  # an answer tool was called: a later closing message is no second answer
+    answered: str | None = None  # the arguments' path of an answer tool's call: a later message is no second answer
     for k, (msg, p) in enumerate(pairs):
         msg = expect_type(msg, dict, what="message", path=p, **ctx)
         role = msg.get("role")
@@ -244,7 +244,7 @@ def _convert(
             )  # fmt: skip
             if answer is not None:
                 trace["final_answer"] = answer
-            answered = answered or called
+            answered = called or answered
         elif role in ("tool", "function"):
             if not b.add_result(content, msg.get("tool_call_id"), p, f"{p}.tool_call_id"):
                 raise UserInputError(
@@ -270,8 +270,8 @@ def _convert(
     trace["steps"] = b.finish()
     answers = [s for s in trace["steps"] if s["kind"] == "answer"]
     if answers:
-        sources["final_answer"] = answers[-1]["source_ref"]["path"]
         last = answers[-1]
+        sources["final_answer"] = answered if answered and last.get("tool") is not None else last["source_ref"]["path"]
         if (
             not text_mode
             and last.get("tool") is None
@@ -315,8 +315,9 @@ def _assistant(
     search_tools: frozenset[str] | None,
     answer_tools: frozenset[str] | None,
     continues: bool,
-) -> tuple[str | None, bool]:
-    """One assistant message's steps; returns ``(final answer or None, whether it called an answer tool)``."""
+) -> tuple[str | None, str | None]:
+    """One assistant message's steps; returns ``(final answer or None, the arguments' path of its answer tool's
+    call or None)``."""
     reasoning = None
     for key in ("reasoning_content", "reasoning"):
         if msg.get(key) is not None:
@@ -329,7 +330,7 @@ def _assistant(
         at = next(i for i, x in enumerate(raw) if isinstance(x, dict) and x.get("type") == "thinking")
         reasoning = (thinking or "", "thinking", f"{p}.content[{at}]")
     calls: list[tuple[dict, str, str | None]] = []
-    answer = None
+    answer = answer_path = None
     for c in message_calls(msg, p, ctx):
         step = search_step(
             c.name,
@@ -343,7 +344,7 @@ def _assistant(
         )
         kinds[step["tool"]] = step["kind"]
         if step["kind"] == "answer":
-            answer = step["text"]
+            answer, answer_path = step["text"], c.args_path
         calls.append(({**step, "original_kind": c.original_kind}, c.path, c.call_id))
     texts = (
         [i for i, x in enumerate(raw) if isinstance(x, dict) and x.get("type") == "text"]
@@ -354,4 +355,4 @@ def _assistant(
     said = b.model_turn(
         reasoning, content, ("content", where), calls, final=final, answer_tag=answer_tag, continues=continues
     )
-    return (answer if answer is not None else said), answer is not None
+    return (answer if answer is not None else said), answer_path

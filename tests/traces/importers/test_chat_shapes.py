@@ -281,3 +281,15 @@ def test_web_search_call_actions(tmp_path):
     assert [(s["kind"], s.get("query"), s.get("url")) for s in t["steps"]] == [
         ("search", "Velk river", None), ("search", None, "https://a.example"),
         ("search", "source", "https://a.example"), ("answer", None, None)]
+
+
+def test_explain_names_where_a_tool_answer_came_from():
+    (rec, _) = list(importer_for("openai_chat").iter_records(SHAPES / "submit_tool.jsonl"))
+    assert rec.sources["final_answer"] == "$.messages[3].tool_calls[0].function.arguments"  # the answer argument
+    (rs1, _) = list(importer_for("openai_chat").iter_records(SHAPES / "responses_stored.json"))
+    assert rs1.sources["agent"] == "$[0].response.model"
+    (_, r1, _) = list(importer_for("openai_chat").iter_records(SHAPES / "tool_call_text.jsonl"))
+    # the question runs from after "Question: " to the end of its line
+    content = json.loads((SHAPES / "tool_call_text.jsonl").read_text().splitlines()[1])["messages"][0]["content"]
+    start, end = content.index("Who painted"), content.index("?\n") + 1
+    assert r1.sources["question"] == f"$.messages[0].content[{start}:{end}]"
