@@ -56,6 +56,13 @@ FIELD_OPTIONS = (
         "counted as an action call (default: by name: search, scholar, visit, scrape, browse, "
         "fetch, retrieve, open, ...)",
     ),
+    (
+        "--answer-tool",
+        "NAMES",
+        "comma-separated tool names whose call gives the answer (its answer argument becomes the answer "
+        "step and final_answer), beside the default submit, final_answer, submit_final_result, answer, "
+        "final_result",
+    ),
 )
 
 
@@ -144,6 +151,7 @@ def import_options(args: argparse.Namespace) -> dict:
         "field": getattr(args, "field", None),
         "tags": parse_tags(getattr(args, "tags", None)),
         "search_tools": getattr(args, "search_tools", None),
+        "answer_tool": getattr(args, "answer_tool", None),
     }
 
 

@@ -202,7 +202,7 @@ def read_traces(
         Without it the first bad record raises :class:`UserInputError`.
     **options
         Importer options: ``agent``, ``question``, ``field``, ``question_field``, ``answer_field``,
-        ``tags``, ``search_tools`` (see each importer); a format that does not take one ignores it
+        ``tags``, ``search_tools``, ``answer_tool`` (see each importer); a format that does not take one ignores it
         with a note in ``notes``. ``limits``, a :class:`~seekbench._limits.ReadLimits`, bounds the
         bytes of a record, an archive member and a Parquet row group (default
         :data:`~seekbench._limits.DEFAULT_LIMITS`); past one, :class:`UserInputError` even with
