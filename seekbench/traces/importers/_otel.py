@@ -136,7 +136,13 @@ def iter_records(
                 yield ImportedRecord(
                     line,
                     trace=_build(
-                        tree, root, trace_id=trace_id, file=file, agent=agent, answer_tag=answer_tag, search_tools=chosen
+                        tree,
+                        root,
+                        trace_id=trace_id,
+                        file=file,
+                        agent=agent,
+                        answer_tag=answer_tag,
+                        search_tools=chosen,
                     ),
                 )
             except UserInputError as e:

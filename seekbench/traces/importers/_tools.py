@@ -50,9 +50,7 @@ def tool_words(name: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(name)]
 
 
-def is_search_tool(
-    name: str | None, search_tools: frozenset[str] | None = None, *, retrieves: bool = False
-) -> bool:
+def is_search_tool(name: str | None, search_tools: frozenset[str] | None = None, *, retrieves: bool = False) -> bool:
     """Whether a call of tool ``name`` is a search (retrieves) rather than an action.
 
     The one classification every importer uses (chat logs, ATIF, Inspect, Search-R1 tags,
