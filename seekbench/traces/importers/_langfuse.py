@@ -208,7 +208,8 @@ def _convert(
             fields["sources"]["gold_answers"] = f"{where}.metadata.{key}"
     obs = list(tree.walk())
     gens = [o for o in obs if o.get("type") == "GENERATION"]
-    model = next((o["model"] for o in gens if isinstance(o.get("model"), str) and o["model"]), None)
+    with_model = next((o for o in gens if isinstance(o.get("model"), str) and o["model"]), None)
+    model = None if with_model is None else with_model["model"]
     name = rec.get("name") if isinstance(rec.get("name"), str) and rec.get("name") else None
     who = fields["agent"] or (f"{name}/{model}" if name and model else name or model) or agent
     trace = new_trace(
@@ -245,6 +246,12 @@ def _convert(
                 **ctx,
             )
     sources = dict(fields["sources"])
+    if not fields["agent"] and (name or model):
+        parts = ([f"{where}.name"] if name else []) + ([f"{tree.path[with_model['id']]}.model"] if with_model else [])
+        sources["agent"] = " + ".join(parts)
+    answer_steps = [st for st in b.steps if st["kind"] == "answer"]
+    if answer_steps:
+        sources["final_answer"] = answer_steps[-1]["source_ref"]["path"]
     if trace["final_answer"] is None and rec.get("output") is not None:
         text = _answer_text(rec["output"])
         b.obs = {}
@@ -257,6 +264,8 @@ def _convert(
     apply_fields(trace, fields)
     if trace["correct"] is None:
         trace["correct"] = _correct(rec.get("scores"))
+        if trace["correct"] is not None:
+            sources["correct"] = f"{where}.scores[{trace['correct']['detail']['index']}]"
     trace["steps"] = b.finish()
     trace["metadata"] = _metadata(rec, meta_in, len(obs))
     record_tool_kinds(trace, b.kinds)
