@@ -199,7 +199,7 @@ def _convert(
     raw = expect_type(raw, list, what="observations", path=f"{where}.observations", **ctx)
     located = raw if rec.get("_located") else [(o, f"{where}.observations[{i}]") for i, o in enumerate(raw)]
     tree = Observations([(check_observation(o, ctx, p), p) for o, p in located])
-    meta_in = rec.get("metadata") if isinstance(rec.get("metadata"), dict) else {}
+    meta_in: dict = rec["metadata"] if isinstance(rec.get("metadata"), dict) else {}
     fields = record_fields(meta_in, ctx, f"{where}.metadata")
     if not fields["gold_answers"]:
         key = next((k for k in ("expected_output", "expectedOutput") if meta_in.get(k) is not None), None)
@@ -304,7 +304,7 @@ def _question(
         key = next((k for k in _QUESTION_KEYS if isinstance(value.get(k), str)), None)
         if key is not None:
             return value[key], f"{where}.input.{key}"
-    candidates = [(value, f"{where}.input")] if isinstance(value, (list, dict)) else []
+    candidates: list[tuple[object, str]] = [(value, f"{where}.input")] if isinstance(value, (list, dict)) else []
     candidates += [(g.get("input"), f"{tree.path[g['id']]}.input") for g in gens[:1]]
     for v, p in candidates:
         for m, mp in messages_at(v, p):
@@ -343,7 +343,7 @@ def _metadata(rec: dict, meta_in: dict, n: int) -> dict:
             for k in ("name", "value", "stringValue", "dataType", "source", "observationId", "comment")
             if s.get(k) is not None
         }
-        for s in (rec.get("scores") if isinstance(rec.get("scores"), list) else [])
+        for s in (rec["scores"] if isinstance(rec.get("scores"), list) else [])
         if isinstance(s, dict)
     ]
     if scores:

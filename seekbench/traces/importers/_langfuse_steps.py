@@ -112,7 +112,7 @@ def tool_calls(msg: dict, ctx: RecordContext, path: str) -> list[tuple[object, o
     for j, tc in enumerate(raw):
         tp = f"{path}.tool_calls[{j}]"
         tc = expect_type(tc, dict, what="tool call", path=tp, **ctx)
-        fn = tc.get("function") if isinstance(tc.get("function"), dict) else tc
+        fn: dict = tc["function"] if isinstance(tc.get("function"), dict) else tc
         cid = tc.get("id")
         expect_type(cid, (str, type(None)), what="tool call id", path=f"{tp}.id", **ctx)
         out.append((fn.get("name"), fn.get("arguments"), cid, tp))
@@ -148,7 +148,7 @@ def generation(b: ObservationSteps, o: dict, *, final: bool, with_calls: bool, a
     answer = None
     for m, p in messages_at(o.get("output"), f"{base}.output"):
         text = content_text(m.get("content"), b.ctx, f"{p}.content")
-        calls = []
+        calls: list[tuple[dict, str, str | None]] = []
         for name, args, cid, tp in tool_calls(m, b.ctx, p) if with_calls else []:
             step = search_step(name, args, b.ctx, tp, tp, classify=True, search_tools=b.search_tools)
             b.kinds[step["tool"]] = step["kind"]
@@ -169,8 +169,8 @@ def tool_arguments(value: object) -> object:
         except ValueError:
             pass
     if isinstance(value, dict) and set(value) <= {"args", "kwargs"} and value:
-        kwargs = value.get("kwargs") if isinstance(value.get("kwargs"), dict) else {}
-        args = value.get("args") if isinstance(value.get("args"), list) else []
+        kwargs: dict = value["kwargs"] if isinstance(value.get("kwargs"), dict) else {}
+        args: list = value["args"] if isinstance(value.get("args"), list) else []
         out = dict(kwargs)
         if args and isinstance(args[0], str) and not any(k in out for k in _QUERY_KEYS):
             out["query"] = args[0]
@@ -210,7 +210,7 @@ def retriever(b: ObservationSteps, o: dict) -> None:
     raw = o.get("input")
     args = tool_arguments(raw)
     query = next((args[k] for k in _QUERY_KEYS if isinstance(args, dict) and isinstance(args.get(k), str)), None)
-    name = o.get("name") if isinstance(o.get("name"), str) and o.get("name") else "retriever"
+    name: str = o["name"] if isinstance(o.get("name"), str) and o["name"] else "retriever"
     b.kinds[name] = "search"
     b.new_turn()
     key = f"observation:{o['id']}"
@@ -228,7 +228,7 @@ def documents(value: object) -> list[dict]:
         docs = []
         for rank, d in enumerate(items, start=1):
             meta = d.get("metadata") if isinstance(d.get("metadata"), dict) else {}
-            doc = {
+            doc: dict[str, object] = {
                 "id": as_text(d.get("id") or meta.get("id")),
                 "title": as_text(meta.get("title")),
                 "text": as_text(d.get("page_content")),

@@ -39,13 +39,14 @@ import json
 import os
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from typing import Any, cast
+from typing import cast
 
 from ..._errors import UserInputError
 from ..._limits import ReadLimits
 from ._base import ImportedRecord, RecordContext, new_trace
 from ._openai_chat import StepBuilder, extract_answer, search_step
-from ._otel_messages import indexed, messages
+from ._otel_documents import as_text, span_documents
+from ._otel_messages import messages
 from ._otel_spans import Span, first_is_spans, json_value, malformed, read_spans, span_table_columns
 from ._search_r1 import apply_fields, record_fields
 from ._tools import is_search_tool, record_tool_kinds, resolve_search_tools
@@ -252,7 +253,7 @@ def _build(
         b.span = root
         b.new_turn()
         # output.value is not None (checked above), and json_value keeps a value that is not None so
-        text = cast(str, _as_text(json_value(root.attrs["output.value"])))
+        text = cast(str, as_text(json_value(root.attrs["output.value"])))
         b.add({"kind": "answer", "text": text, "original_kind": "AGENT"}, "output.value")
         trace["final_answer"] = extract_answer(text, answer_tag)
     trace["question"] = fields["question"] or _question(root, llms) or ""
@@ -323,18 +324,18 @@ def _tool(b: _SpanSteps, s: Span, retrievers: list[Span], ctx: RecordContext) ->
     if search:
         step = search_step(name, args, ctx, "tool.name", args_key)
     else:  # an action (bash, create_dataset, ask_user): its call and its output are other steps
-        step = {"kind": "other", "tool": name, "text": _as_text(json_value(a.get(args_key)))}
+        step = {"kind": "other", "tool": name, "text": as_text(json_value(a.get(args_key)))}
     b.kinds[name] = step["kind"]
     b.new_turn()
     key = f"span:{s.span_id}"
     b.add({**step, "original_kind": span_kind(s)}, args_key, key, is_call=True)
     call = b.steps[-1]
     out_key = "output.value" if "output.value" in a else "gen_ai.tool.call.result"
-    text = _as_text(json_value(a.get(out_key)))
+    text = as_text(json_value(a.get(out_key)))
     b.add_result(text, key, out_key, out_key)
     if retrievers and search:  # a retrieving tool: its documents are the retrievers' (with ids and scores)
         result = b.steps[next(i for i, st in enumerate(b.steps) if st is call) + 1]
-        result["documents"] = [d for r in retrievers for d in _documents(r)]
+        result["documents"] = [d for r in retrievers for d in span_documents(r)]
         for rank, d in enumerate(result["documents"], start=1):
             d["rank"] = rank
 
@@ -342,7 +343,7 @@ def _tool(b: _SpanSteps, s: Span, retrievers: list[Span], ctx: RecordContext) ->
 def _retriever(b: _SpanSteps, s: Span) -> None:
     a = s.attrs
     q_key = "input.value" if "input.value" in a else "gen_ai.retrieval.query.text"
-    query = _as_text(json_value(a.get(q_key)))
+    query = as_text(json_value(a.get(q_key)))
     b.new_turn()
     key = f"span:{s.span_id}"
     b.add(
@@ -351,52 +352,11 @@ def _retriever(b: _SpanSteps, s: Span) -> None:
         key,
         is_call=True,
     )
-    docs = _documents(s)
-    text = _as_text(json_value(a.get("output.value"))) or "\n\n".join(d["text"] or "" for d in docs)
+    docs = span_documents(s)
+    text = as_text(json_value(a.get("output.value"))) or "\n\n".join(d["text"] or "" for d in docs)
     d_key = "gen_ai.retrieval.documents" if "gen_ai.retrieval.documents" in a else "retrieval.documents"
     b.add_result(text, key, d_key, d_key)
     b.steps[-1]["documents"] = docs
-
-
-def _documents(s: Span) -> list[dict]:
-    """Documents of a retriever span: OpenInference ``retrieval.documents.<i>.document.*`` or GenAI's list."""
-    docs = []
-    for _i, d in indexed(s.attrs, "retrieval.documents"):
-        meta = json_value(d.get("document.metadata"))
-        meta = (
-            meta
-            if isinstance(meta, dict)
-            else {k[len("document.metadata.") :]: v for k, v in d.items() if k.startswith("document.metadata.")}
-        )
-        docs.append(_document(d.get("document.id"), d.get("document.content"), d.get("document.score"), meta))
-    if not docs:
-        raw = json_value(s.attrs.get("gen_ai.retrieval.documents"))
-        for d in raw if isinstance(raw, list) else []:
-            if isinstance(d, dict):
-                docs.append(_document(d.get("id"), d.get("content", d.get("text")), d.get("score"), d))
-    for rank, d in enumerate(docs, start=1):
-        d["rank"] = rank
-    return docs
-
-
-def _document(did: object, content: object, score: object, meta: dict) -> dict:
-    doc: dict[str, Any] = {
-        "id": None if did is None else str(did),
-        "title": _as_text(meta.get("title")),
-        "text": _as_text(content),
-    }
-    url = meta.get("url", meta.get("source"))
-    if isinstance(url, str):
-        doc["url"] = url
-    if isinstance(score, (int, float)) and not isinstance(score, bool) and score == score:
-        doc["score"] = float(score)
-    return doc
-
-
-def _as_text(value: object) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False)
 
 
 def _metadata(root: Span | None) -> dict:
