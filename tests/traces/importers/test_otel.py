@@ -229,3 +229,20 @@ def test_missing_empty_or_non_string_ids_are_user_errors(tmp_path, value, why):
     (err,) = [r for r in load_records(iter_records, write_jsonl(tmp_path, row, name="r.jsonl"))
               if isinstance(r, UserInputError)]
     assert "context.span_id must be a non-empty string id" in str(err) and why in str(err) and err.line == 1
+
+
+def test_labels_round_trip_on_mixed_case_span_ids(tmp_path):
+    from seekbench.labels import AnnotationSet, read_span_labels, span_index, span_label_records, write_span_labels
+
+    traces = read_traces(SHAPES / "otel_phoenix_tools.jsonl").traces
+    labels = AnnotationSet.from_records([
+        {"trace_id": "phx-trace-17", "step": 3, "field": "clarity", "value": "Clear", "unscored_reason": None,
+         "rater": "alice", "provenance": {"kind": "human", "time": "2026-05-08T00:00:00Z"}}])
+    index = span_index(traces)
+    for tool in ("phoenix", "langfuse"):
+        export = span_label_records(labels, index, to=tool)
+        assert (export.records[0].get("span_id") or export.records[0]["observationId"]) == "S-search"
+        write_span_labels(tmp_path / f"{tool}.jsonl", export)
+        # the id is opaque: "S-search" comes back to its step, not lowercased into no span
+        (back,) = read_span_labels(tmp_path / f"{tool}.jsonl", index, source=tool).labels.to_records()
+        assert (back["trace_id"], back["step"], back["value"]) == ("phx-trace-17", 3, "Clear")
