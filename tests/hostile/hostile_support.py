@@ -32,6 +32,9 @@ SEEDS: list[tuple[str, str, bytes]] = [
     ("inspect", "capitals.eval", (FIXTURES / "capitals.eval").read_bytes()),
     ("inspect", "capitals.inspect.json", (FIXTURES / "capitals.inspect.json").read_bytes()),
     ("otel", "agent.otel.jsonl", (FIXTURES / "agent.otel.jsonl").read_bytes()),
+    ("otel", "otel_phoenix_tools.jsonl", (FIXTURES / "shapes" / "otel_phoenix_tools.jsonl").read_bytes()),
+    ("langfuse", "langfuse_trace.json", (FIXTURES / "shapes" / "langfuse_trace.json").read_bytes()),
+    ("langfuse", "langfuse_traces.jsonl", (FIXTURES / "shapes" / "langfuse_traces.jsonl").read_bytes()),
 ]
 
 

@@ -6,7 +6,8 @@ runs and Pass@k works), ``input`` (a string, or the first user message of a mess
 -> question, ``target`` (a string or a list) -> gold answers. Messages in order: system
 messages -> ``metadata["system"]``; an assistant message gives its ``reasoning`` content
 parts -> reasoning, its text beside tool calls -> reasoning, each tool call (``function``
-a string, ``arguments`` an object) -> search as in the OpenAI importer; a ``tool`` message
+a string, ``arguments`` an object) -> search as in the OpenAI importer, or ``other`` for a
+tool that does not retrieve (:mod:`._tools`, ``search_tools``); a ``tool`` message
 -> search_result after its call (matched by ``tool_call_id``); the last assistant message
 without tool calls -> answer, ``final_answer`` = its last ``<answer>`` block, else its
 text. The first scorer of the eval (``eval.scorers`` order) decides ``correct``: ``C`` /
@@ -22,7 +23,7 @@ small reader of the documented layout (:mod:`._inspect_log`).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from ..._errors import UserInputError
 from ..._limits import ReadLimits
@@ -30,6 +31,7 @@ from ._base import ImportedRecord, RecordContext, expect_type, new_trace
 from ._inspect_log import Reader, is_eval_zip, is_log_document, read_log
 from ._openai_chat import StepBuilder, search_step
 from ._search_r1 import gold_list
+from ._tools import record_tool_kinds, resolve_search_tools
 
 FORMAT = "inspect"
 _CORRECT = {"C": True, "I": False}
@@ -47,6 +49,7 @@ def iter_records(
     *,
     reader: Reader = "auto",
     answer_tag: str | None = "answer",
+    search_tools: str | Iterable[str] | None = None,
     limits: ReadLimits | None = None,
 ) -> Iterator[ImportedRecord]:
     """Convert each sample and epoch of an Inspect log to a canonical trace.
@@ -60,6 +63,8 @@ def iter_records(
         the documented zip / JSON layout; ``auto`` takes ``inspect`` when it is installed.
     answer_tag : str or None, default "answer"
         Take ``final_answer`` from the last ``<answer_tag>`` block of the answer; None keeps the text.
+    search_tools : str or list, optional
+        The tool names that are searches; other tools are ``other`` steps (default: by name, :mod:`._tools`).
     limits : ReadLimits, optional
         The byte limits of the read: each decompressed zip member, or a ``.json`` log as a whole.
 
@@ -69,12 +74,16 @@ def iter_records(
         ``line`` is the sample's 1-based position in the log.
     """
     file = str(path)
+    chosen = resolve_search_tools(search_tools)
     header, samples = read_log(path, reader=reader, limits=limits)
     spec = header["eval"]
     for n, (where, sample) in enumerate(samples, start=1):
         try:
             yield ImportedRecord(
-                n, trace=convert_sample(sample, spec, file=file, line=n, where=where, answer_tag=answer_tag)
+                n,
+                trace=convert_sample(
+                    sample, spec, file=file, line=n, where=where, answer_tag=answer_tag, search_tools=chosen
+                ),
             )
         except UserInputError as e:
             yield ImportedRecord(n, error=e)
@@ -134,7 +143,14 @@ def _correct(scores: object, spec: dict, ctx: RecordContext) -> tuple[dict | Non
 
 
 def convert_sample(
-    sample: object, spec: dict, *, file: str, line: int, where: str, answer_tag: str | None = "answer"
+    sample: object,
+    spec: dict,
+    *,
+    file: str,
+    line: int,
+    where: str,
+    answer_tag: str | None = "answer",
+    search_tools: frozenset[str] | None = None,
 ) -> dict:
     """One Inspect sample (plain JSON, as in the log file) to a canonical trace."""
     ctx: RecordContext = {"file": file, "line": line, "trace_id": None}
@@ -189,13 +205,22 @@ def convert_sample(
     trace["question"] = question or ""
     messages = sample.get("messages") or []
     messages = expect_type(messages, list, what="messages", path=f"{where}.messages", **ctx)
-    trace["steps"] = _steps(messages, trace, meta, ctx, f"{where}.messages", answer_tag)
+    kinds: dict[str, str] = {}
+    trace["steps"] = _steps(messages, trace, meta, ctx, f"{where}.messages", answer_tag, search_tools, kinds)
     trace["metadata"] = meta
+    record_tool_kinds(trace, kinds)
     return trace
 
 
 def _steps(
-    messages: list, trace: dict, meta: dict, ctx: RecordContext, mpath: str, answer_tag: str | None
+    messages: list,
+    trace: dict,
+    meta: dict,
+    ctx: RecordContext,
+    mpath: str,
+    answer_tag: str | None,
+    search_tools: frozenset[str] | None,
+    kinds: dict[str, str],
 ) -> list[dict]:
     b = StepBuilder(FORMAT, ctx)
     roles = [m.get("role") if isinstance(m, dict) else None for m in messages]
@@ -217,7 +242,16 @@ def _steps(
             for j, tc in enumerate(msg.get("tool_calls") or []):
                 tp = f"{p}.tool_calls[{j}]"
                 tc = expect_type(tc, dict, what="tool call", path=tp, **ctx)
-                step = search_step(tc.get("function"), tc.get("arguments"), ctx, f"{tp}.function", f"{tp}.arguments")
+                step = search_step(
+                    tc.get("function"),
+                    tc.get("arguments"),
+                    ctx,
+                    f"{tp}.function",
+                    f"{tp}.arguments",
+                    classify=True,
+                    search_tools=search_tools,
+                )
+                kinds[step["tool"]] = step["kind"]
                 calls.append(({**step, "original_kind": "tool_call"}, tp, tc.get("id")))
             r = None if reasoning is None else (reasoning, "reasoning", f"{p}.content")
             answer = b.model_turn(r, text, ("content", f"{p}.content"), calls, final=k == last, answer_tag=answer_tag)
