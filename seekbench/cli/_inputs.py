@@ -15,6 +15,7 @@ import pandas as pd
 
 from .._errors import SeekbenchWarning, UserInputError
 from ..labels import AnnotationSet, load_annotations
+from ..traces.importers import load_mapping
 from ..traces import (
     ReadLimits,
     ReadResult,
@@ -77,6 +78,16 @@ def add_input_arguments(p: argparse.ArgumentParser, *, files_required: bool = Tr
     add_skip_invalid(g, what="invalid trace records")
     for flag, metavar, text in FIELD_OPTIONS:
         g.add_argument(flag, default=None, metavar=metavar, help=text)
+    g.add_argument(
+        "--map",
+        dest="mapping",
+        default=None,
+        metavar="FILE",
+        help="a mapping file (TOML) naming, with paths such as $.task.prompt or $.events[*], where the "
+        "question, answer, gold, agent, steps or messages, tool calls and documents of records of any "
+        "other shape are (docs/formats.md, 'Any other shape'); `seekbench convert FILE --explain` prints "
+        "one to start from",
+    )
     g.add_argument(
         "--tags",
         action="append",
@@ -144,6 +155,7 @@ def import_options(args: argparse.Namespace) -> dict:
         "field": getattr(args, "field", None),
         "tags": parse_tags(getattr(args, "tags", None)),
         "search_tools": getattr(args, "search_tools", None),
+        "mapping": load_mapping(args.mapping) if getattr(args, "mapping", None) else None,
     }
 
 

@@ -113,7 +113,7 @@ def _agent_name(doc: dict, ctx: RecordContext, prefix: str, fallback: str | None
 
 def _convert(
     doc: object, *, file: str, line: int, prefix: str, agent: str | None, question: str | None, answer_tag: str | None
-) -> dict:
+) -> ImportedRecord:
     ctx: RecordContext = {"file": file, "line": line, "trace_id": None}
     doc = expect_type(doc, dict, what="trajectory", path=prefix, **ctx)
     rid = None
@@ -137,6 +137,12 @@ def _convert(
     if extra is not None:
         extra = expect_type(extra, dict, what="extra", path=f"{prefix}.extra", **ctx)
     fields = record_fields({k: v for k, v in (extra or {}).items() if k in EXTRA_FIELDS}, ctx, f"{prefix}.extra")
+    origin = dict(fields["sources"])  # where each field came from (convert --explain)
+    if rid is not None:
+        origin["trace_id"] = next(f"{prefix}.{k}" for k in ("session_id", "trajectory_id") if doc.get(k) == rid)
+    info = doc.get("agent")
+    if isinstance(info, dict) and info.get("name"):  # "name/model" is read from both: the object is the source
+        origin["agent"] = f"{prefix}.agent" + ("" if info.get("model_name") else ".name")
     trace = new_trace(
         trace_id=trace_id,
         agent=_agent_name(doc, ctx, prefix, agent),
@@ -172,6 +178,7 @@ def _convert(
             user_seen = True
             if given is None:
                 given = message or ""
+                origin["question"] = f"{p}.message"
             else:
                 meta["prompt"] = message
         elif source == "agent":
@@ -183,7 +190,10 @@ def _convert(
     apply_fields(trace, fields)
     trace["steps"] = b.finish()
     trace["metadata"] = meta
-    return trace
+    answers = [s for s in trace["steps"] if s["kind"] == "answer"]
+    if answers and trace["final_answer"] is not None:
+        origin["final_answer"] = answers[-1]["source_ref"]["path"]
+    return ImportedRecord(line, trace=trace, sources=origin)
 
 
 def _agent_step(

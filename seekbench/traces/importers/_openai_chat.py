@@ -367,6 +367,13 @@ def _convert(
     )
     given = fields["question"] if fields["question"] is not None else question
     sources = dict(fields["sources"])
+    id_key = next((k for k in ("id", "task_id", "idx", "sample_id") if rec.get(k) is not None), None)
+    if key is not None and id_key is not None:  # ID-trialN when a trial is given
+        trial = rec.get("trial") if id_key != "id" else None
+        joined = isinstance(trial, int) and not isinstance(trial, bool)
+        sources["trace_id"] = f"joined: {prefix}.{id_key}, {prefix}.trial" if joined else f"{prefix}.{id_key}"
+    if mpath != prefix or not rec:  # one message list at one path (not a run state's two lists)
+        sources["messages"] = mpath
     # the keys holding the steps (an Agents SDK run state's items, or the message list) are not metadata
     steps_keys = (
         {"original_input", "generated_items"} if mpath == prefix and rec else {mpath[len(prefix) + 1 :].split(".")[0]}
