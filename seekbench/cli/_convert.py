@@ -50,7 +50,7 @@ def register(sub) -> None:
         action="store_true",
         help="write nothing; show, for the first record of each file, where the question, each step, "
         "the documents, the answer and the gold came from (field paths), to check a mapping "
-        "before trusting numbers",
+        "before trusting numbers; then the mapping in --map syntax, to edit and pass back with --map",
     )
     p.set_defaults(run=run)
 

@@ -15,7 +15,6 @@ import pandas as pd
 
 from .._errors import SeekbenchWarning, UserInputError
 from ..labels import AnnotationSet, load_annotations
-from ..traces.importers import load_mapping
 from ..traces import (
     ReadLimits,
     ReadResult,
@@ -27,6 +26,7 @@ from ..traces import (
     spool_stream,
     stream_label,
 )
+from ..traces.importers import load_mapping
 from ._options import LIMIT_OPTIONS, add_format_option, add_label_options, add_limit_options, add_skip_invalid
 
 #: How a record's fields map onto a trace, when the importer's defaults do not find them: (flag, metavar, help).

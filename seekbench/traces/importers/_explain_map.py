@@ -43,7 +43,13 @@ _SEEKBENCH_STEPS = {
     },
 }
 _CANONICAL_STEPS = {
-    "steps": {"path": "$.steps[*]", "kind": "$.kind", "text": "$.text", "query": "$.query", "depends_on": "$.depends_on"},
+    "steps": {
+        "path": "$.steps[*]",
+        "kind": "$.kind",
+        "text": "$.text",
+        "query": "$.query",
+        "depends_on": "$.depends_on",
+    },
     "tool": {"name": "$.tool"},
     "documents": {
         "path": "$.documents[*]",
@@ -87,8 +93,7 @@ def _below(path: str, base: str) -> str | None:
 def mapping_lines(fmt: str, rec: ImportedRecord, *, mapping: Mapping | None = None) -> list[str]:
     """The TOML lines of the mapping ``fmt`` used for ``rec`` (with ``mapping``: that mapping itself)."""
     if mapping is not None:
-        tables = {t: dict(getattr(mapping, t)) for t in KEYS}
-        return _render(tables, {t: [] for t in KEYS}, mapping.kinds)
+        return _render({t: dict(getattr(mapping, t)) for t in KEYS}, {t: [] for t in KEYS}, mapping.kinds)
     trace = rec.trace or {}
     base = (trace.get("source") or {}).get("path") or "$"
     tables: dict[str, dict[str, str]] = {t: {} for t in KEYS}
@@ -107,12 +112,12 @@ def mapping_lines(fmt: str, rec: ImportedRecord, *, mapping: Mapping | None = No
                 notes["trace"].append(f"{key}: not found in the first record")
         elif rel_messages is not None and rel is not None and rel.startswith(rel_messages + "["):
             notes["trace"].append(f"{key} <- {src}: read from the messages by the chat reader")
+        elif _SLICE.search(src):
+            notes["trace"].append(f"{key} <- {src}: a span found in the text, different in each record")
         elif field == "final_answer" and src == last_answer:
             notes["trace"].append(f"{key} <- {src}: the last answer step's text (what a map takes without answer)")
         elif rel is None:
             notes["trace"].append(f"{key} <- {src}: not a path inside the record; a map cannot name it")
-        elif _SLICE.search(rel):
-            notes["trace"].append(f"{key} <- {src}: a span found in the text, different in each record")
         else:
             tables["trace"][key] = rel
     if fmt in FIXED_STEPS:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Iterator
+from typing import cast
 
 from ..._errors import UserInputError
 from ..._limits import ReadLimits
@@ -30,7 +31,7 @@ from ._chat_records import is_messages
 from ._documents import parse_tool_output
 from ._fields import question_key, verdict
 from ._json_documents import iter_documents
-from ._jsonpath import container, find, first
+from ._jsonpath import container, find
 from ._mapping import Mapping, load_mapping
 from ._tools import record_tool_kinds, resolve_search_tools
 
@@ -95,8 +96,7 @@ def iter_records(
 def _missing(m: Mapping, table: str, key: str, ctx: RecordContext, base: str) -> UserInputError:
     path = getattr(m, table)[key]
     return UserInputError(
-        f"[{table}] {key} = {path!r} (from {m.file}) matches nothing in this record; "
-        "fix the path in the mapping file",
+        f"[{table}] {key} = {path!r} (from {m.file}) matches nothing in this record; fix the path in the mapping file",
         path=base if path == "$" else base + path[1:],
         **ctx,
     )
@@ -166,8 +166,7 @@ def _convert(
         value = verdict(correct[1])
         if value is None:
             raise UserInputError(
-                f"correct must be a boolean, 0 / 1 or a verdict word (correct, incorrect, yes, no), "
-                f"got {correct[1]!r}",
+                f"correct must be a boolean, 0 / 1 or a verdict word (correct, incorrect, yes, no), got {correct[1]!r}",
                 path=correct[0],
                 **ctx,
             )
@@ -182,7 +181,7 @@ def _convert(
         )
         trace["steps"], kinds = _steps(rec, m, ctx, base, search_tools)
         answers = [s for s in trace["steps"] if s["kind"] == "answer"]
-        if answers and answers[-1].get("text") is not None:
+        if answers and answers[-1].get("text") is not None and "answer" not in fields:
             trace["final_answer"] = answers[-1]["text"].strip()
             sources["final_answer"] = answers[-1]["source_ref"]["path"]
         record_tool_kinds(trace, kinds)
@@ -227,7 +226,7 @@ def _from_messages(
     out = chat_convert(
         messages,
         file=ctx["file"],
-        line=ctx["line"],
+        line=cast(int, ctx["line"]),  # the chat reader types it int; None only for a record without a line
         prefix=where,
         agent=agent,
         question=None,
@@ -273,10 +272,12 @@ def _one_step(
     ref = {"format": FORMAT, "file": ctx["file"], "line": ctx["line"], "record_id": ctx["trace_id"], "path": where}
     raw = _get(el, m.steps.get("kind"), where)
     raw_kind = raw[1] if raw is not None and isinstance(raw[1], str) else None
-    kind = None if raw_kind is None else m.kinds.get(raw_kind) or canonical_kind(raw_kind)
+    listed = None if raw_kind is None else m.kinds.get(raw_kind)
+    kind = listed or canonical_kind(raw_kind)
     name = _get(el, m.tool.get("name"), where)
     step: dict
-    if name is not None and name[1] is not None and kind is None:
+    if name is not None and name[1] is not None and kind in (None, "search", "other"):
+        # a tool call: a search or an action by its tool's name, unless [steps.kinds] says which
         args = _get(el, m.tool.get("arguments"), where)
         step = search_step(
             name[1],
@@ -284,9 +285,11 @@ def _one_step(
             ctx,
             name[0],
             where if args is None else args[0],
-            classify=True,
+            classify=listed is None,
             search_tools=search_tools,
         )
+        if listed == "other":
+            step = {"kind": "other", "tool": step["tool"], "text": step["text"]}
         kinds[step["tool"]] = step["kind"]
     else:
         step = {"kind": kind or "other"}
@@ -313,7 +316,7 @@ def _one_step(
         return [step]
     value = result[1]
     text = value if isinstance(value, str) or value is None else json.dumps(value, ensure_ascii=False)
-    after = {
+    after: dict = {
         "kind": "search_result" if step["kind"] == "search" else "other",
         "text": text or "",
         "source_ref": {**ref, "path": result[0]},

@@ -114,7 +114,7 @@ def parse_mapping(raw: dict, *, file: str) -> Mapping:
             if key not in keys:
                 raise UserInputError(f"unknown key; [{table}] takes {', '.join(keys)}", file=file, path=where)
             if not isinstance(path, str):
-                raise UserInputError(f"must be a path string such as \"$.{key}\", got {path!r}", file=file, path=where)
+                raise UserInputError(f'must be a path string such as "$.{key}", got {path!r}', file=file, path=where)
             try:
                 parse(path)
             except PathError as e:
@@ -129,12 +129,12 @@ def parse_mapping(raw: dict, *, file: str) -> Mapping:
         )
     if "messages" not in trace and "path" not in steps:
         raise UserInputError(
-            "no steps: name where they are with [steps] path (e.g. \"$.steps[*]\") or [trace] messages",
+            'no steps: name where they are with [steps] path (e.g. "$.steps[*]") or [trace] messages',
             file=file,
             path="[steps] path",
         )
     if "messages" not in trace and "question" not in trace:
-        raise UserInputError("no question: name its path, e.g. question = \"$.question\"", file=file, path="[trace]")
+        raise UserInputError('no question: name its path, e.g. question = "$.question"', file=file, path="[trace]")
     for table, key in (("steps", "path"), ("documents", "path")):
         value = tables[table].get(key)
         if value is not None and container(value) is None:
