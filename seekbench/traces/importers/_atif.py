@@ -141,8 +141,11 @@ def _convert(
     if rid is not None:
         origin["trace_id"] = next(f"{prefix}.{k}" for k in ("session_id", "trajectory_id") if doc.get(k) == rid)
     info = doc.get("agent")
-    if isinstance(info, dict) and info.get("name"):  # "name/model" is read from both: the object is the source
-        origin["agent"] = f"{prefix}.agent" + ("" if info.get("model_name") else ".name")
+    if isinstance(info, dict) and info.get("name"):  # "name/model" is joined from both
+        joined = bool(info.get("model_name"))
+        origin["agent"] = (
+            f"joined: {prefix}.agent.name, {prefix}.agent.model_name" if joined else f"{prefix}.agent.name"
+        )
     trace = new_trace(
         trace_id=trace_id,
         agent=_agent_name(doc, ctx, prefix, agent),

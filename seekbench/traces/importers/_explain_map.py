@@ -120,6 +120,8 @@ def mapping_lines(fmt: str, rec: ImportedRecord, *, mapping: Mapping | None = No
             notes["trace"].append(f"{key} <- {src}: not a path inside the record; a map cannot name it")
         else:
             tables["trace"][key] = rel
+            if re.search(r"\[-?\d+\]", rel):
+                notes["trace"].append(f"{key} = {rel} names a position in a list: check it holds in every record")
     if fmt in FIXED_STEPS:
         for table, paths in FIXED_STEPS[fmt].items():
             tables[table].update(paths)

@@ -73,10 +73,10 @@ def iter_records(
     tools = resolve_search_tools(search_tools)
     file = str(path)
     where = m.trace.get("path", "$")
-    whole = where != "$" or m.trace.get("messages") == "$"  # a record that is itself a message list stays whole
+    bare = m.trace.get("messages") == "$"  # records that are message lists themselves: a list stays whole
 
     def single(value: list) -> bool:
-        return where != "$" or (whole and is_messages(value))
+        return where != "$" or (bare and is_messages(value))
 
     for line, doc, prefix in iter_documents(path, single=single, limits=limits):
         if isinstance(doc, UserInputError):

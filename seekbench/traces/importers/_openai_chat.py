@@ -397,7 +397,8 @@ def _convert(
             user_seen = True
             if given is None:
                 given = content or ""
-                sources["question"] = f"{p}.content"
+                # a run state's string input is the message itself, not an object with content
+                sources["question"] = p if p.endswith(".original_input") else f"{p}.content"
             else:
                 meta["prompt"] = content
         elif role == "assistant":
