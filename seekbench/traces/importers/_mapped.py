@@ -252,7 +252,8 @@ def _steps(
 ) -> tuple[list[dict], dict[str, str]]:
     """The steps at ``[steps] path``, a tool result right after its call, numbered in source order."""
     path = m.steps["path"]
-    if not find(rec, container(path) or path):
+    # the list must be there (empty is fine: a trace without steps); a missing or null list is an error
+    if not any(isinstance(v, (list, dict)) for _, v in find(rec, container(path) or path)):
         raise _missing(m, "steps", "path", ctx, base)
     out: list[dict] = []
     kinds: dict[str, str] = {}

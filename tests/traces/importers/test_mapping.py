@@ -221,3 +221,19 @@ def test_the_worked_example_in_the_docs_reads_as_the_docs_say(tmp_path):
         ("reasoning", None, None), ("search", "web_search", "Dunmarsh river"), ("search_result", None, None),
         ("other", "send_email", None), ("other", None, None), ("answer", None, None)]
     assert [d["title"] for d in t["steps"][2]["documents"]] == ["Dunmarsh"]
+
+
+def test_a_null_step_list_is_an_error_and_an_empty_one_a_trace_without_steps(tmp_path):
+    m = _map(tmp_path, '[trace]\nquestion = "$.q"\n[steps]\npath = "$.s[*]"\n')
+    path = write_jsonl(tmp_path, {"q": "A?", "s": None}, {"q": "B?", "s": []}, name="n.jsonl")
+    err, t = load_records(iter_records, path, mapping=m, agent="a")
+    assert isinstance(err, UserInputError) and err.path == "$.s[*]" and err.line == 1
+    assert t["question"] == "B?" and t["steps"] == []
+
+
+def test_search_tools_decide_which_mapped_calls_are_searches():
+    (t, _) = read_traces(EVENTS, mapping=EVENTS_MAP, search_tools="send_email").traces
+    # named as the only search tool, send_email is the search and web_search an action
+    assert [(s["kind"], s.get("tool")) for s in t["steps"] if s.get("tool")] == [
+        ("other", "web_search"), ("search", "send_email")]
+    assert t["metadata"]["tool_kinds"] == {"send_email": "search", "web_search": "other"}
