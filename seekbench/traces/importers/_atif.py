@@ -133,7 +133,7 @@ def _convert(
     question: str | None,
     answer_tag: str | None,
     search_tools: frozenset[str] | None = None,
-) -> dict:
+) -> ImportedRecord:
     ctx: RecordContext = {"file": file, "line": line, "trace_id": None}
     doc = expect_type(doc, dict, what="trajectory", path=prefix, **ctx)
     rid = None
@@ -157,6 +157,15 @@ def _convert(
     if extra is not None:
         extra = expect_type(extra, dict, what="extra", path=f"{prefix}.extra", **ctx)
     fields = record_fields({k: v for k, v in (extra or {}).items() if k in EXTRA_FIELDS}, ctx, f"{prefix}.extra")
+    origin = dict(fields["sources"])  # where each field came from (convert --explain)
+    if rid is not None:
+        origin["trace_id"] = next(f"{prefix}.{k}" for k in ("session_id", "trajectory_id") if doc.get(k) == rid)
+    info = doc.get("agent")
+    if isinstance(info, dict) and info.get("name"):  # "name/model" is joined from both
+        joined = bool(info.get("model_name"))
+        origin["agent"] = (
+            f"joined: {prefix}.agent.name, {prefix}.agent.model_name" if joined else f"{prefix}.agent.name"
+        )
     trace = new_trace(
         trace_id=trace_id,
         agent=_agent_name(doc, ctx, prefix, agent),
@@ -193,6 +202,7 @@ def _convert(
             user_seen = True
             if given is None:
                 given = message or ""
+                origin["question"] = f"{p}.message"
             else:
                 meta["prompt"] = message
         elif source == "agent":
@@ -216,7 +226,10 @@ def _convert(
     trace["steps"] = b.finish()
     trace["metadata"] = meta
     record_tool_kinds(trace, kinds)
-    return trace
+    answers = [s for s in trace["steps"] if s["kind"] == "answer"]
+    if answers and trace["final_answer"] is not None:
+        origin["final_answer"] = answers[-1]["source_ref"]["path"]
+    return ImportedRecord(line, trace=trace, sources=origin)
 
 
 def _agent_step(

@@ -29,6 +29,7 @@ from ..._errors import UserInputError
 from ..._limits import ReadLimits
 from ._base import ImportedRecord, RecordContext, expect_type, new_trace
 from ._inspect_log import Reader, is_eval_zip, is_log_document, read_log
+from ._jsonpath import key_part
 from ._openai_chat import StepBuilder, search_step
 from ._search_r1 import gold_list
 from ._tools import record_tool_kinds, resolve_search_tools
@@ -79,12 +80,18 @@ def iter_records(
     spec = header["eval"]
     for n, (where, sample) in enumerate(samples, start=1):
         try:
-            yield ImportedRecord(
-                n,
-                trace=convert_sample(
-                    sample, spec, file=file, line=n, where=where, answer_tag=answer_tag, search_tools=chosen
-                ),
+            sources: dict[str, str] = {}
+            trace = convert_sample(
+                sample,
+                spec,
+                file=file,
+                line=n,
+                where=where,
+                answer_tag=answer_tag,
+                search_tools=chosen,
+                sources=sources,
             )
+            yield ImportedRecord(n, trace=trace, sources=sources)
         except UserInputError as e:
             yield ImportedRecord(n, error=e)
         except (TypeError, ValueError, AttributeError, KeyError) as e:  # a field of an unexpected JSON type
@@ -151,8 +158,11 @@ def convert_sample(
     where: str,
     answer_tag: str | None = "answer",
     search_tools: frozenset[str] | None = None,
+    sources: dict[str, str] | None = None,
 ) -> dict:
-    """One Inspect sample (plain JSON, as in the log file) to a canonical trace."""
+    """One Inspect sample (plain JSON, as in the log file) to a canonical trace; ``sources`` (when given)
+    gets the path each field was read at."""
+    sources = {} if sources is None else sources
     ctx: RecordContext = {"file": file, "line": line, "trace_id": None}
     sample = expect_type(sample, dict, what="sample", path=where, **ctx)
     sid, epoch = sample.get("id"), sample.get("epoch", 1)
@@ -178,6 +188,15 @@ def convert_sample(
     target = sample.get("target")
     trace["gold_answers"] = [] if target in (None, "") else gold_list(target, ctx, f"{where}.target")
     trace["correct"], scores = _correct(sample.get("scores"), spec, ctx)
+    # the eval spec is the log's header: in a .json log at $.eval, in an .eval zip in header.json
+    head = "$.eval" if where.startswith("$") else "header.json: $.eval"
+    sources["agent"] = f"{head}.model"
+    if trace["dataset"] is not None:
+        sources["dataset"] = f"{head}.task"
+    if trace["gold_answers"]:
+        sources["gold_answers"] = f"{where}.target"
+    if trace["correct"] is not None and trace["correct"]["value"] is not None:
+        sources["correct"] = f"{where}.scores{key_part(trace['correct']['detail']['scorer'])}.value"
     meta: dict = {
         "inspect": {
             "task": task,
@@ -192,23 +211,24 @@ def convert_sample(
     if isinstance(sample.get("error"), dict):
         meta["inspect"]["error"] = sample["error"].get("message")
     question = sample.get("input")
+    asked = f"{where}.input"
     if not isinstance(question, str):
         question = expect_type(question, list, what="input", path=f"{where}.input", **ctx)
-        question = next(
-            (
-                _text(m.get("content"), ctx, f"{where}.input")[0]
-                for m in question
-                if isinstance(m, dict) and m.get("role") == "user"
-            ),
-            "",
-        )
+        first = next((i for i, m in enumerate(question) if isinstance(m, dict) and m.get("role") == "user"), None)
+        asked = f"{where}.input[{first}].content"
+        question = "" if first is None else _text(question[first].get("content"), ctx, f"{where}.input")[0]
     trace["question"] = question or ""
+    if trace["question"]:
+        sources["question"] = asked
     messages = sample.get("messages") or []
     messages = expect_type(messages, list, what="messages", path=f"{where}.messages", **ctx)
     kinds: dict[str, str] = {}
     trace["steps"] = _steps(messages, trace, meta, ctx, f"{where}.messages", answer_tag, search_tools, kinds)
     trace["metadata"] = meta
     record_tool_kinds(trace, kinds)
+    answers = [s for s in trace["steps"] if s["kind"] == "answer"]
+    if answers and trace["final_answer"] is not None:
+        sources["final_answer"] = answers[-1]["source_ref"]["path"]
     return trace
 
 

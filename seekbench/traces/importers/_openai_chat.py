@@ -186,6 +186,13 @@ def _convert(
         path=prefix,
     )
     given = fields["question"] if fields["question"] is not None else question
+    id_key = next((k for k in ("id", "task_id", "idx", "sample_id") if rec.get(k) is not None), None)
+    if key is not None and id_key is not None:  # ID-trialN when a trial is given
+        trial = rec.get("trial") if id_key != "id" else None
+        joined = isinstance(trial, int) and not isinstance(trial, bool)
+        sources["trace_id"] = f"joined: {prefix}.{id_key}, {prefix}.trial" if joined else f"{prefix}.{id_key}"
+    if mpath != prefix or not rec:  # one message list at one path (not a run state's two lists)
+        sources["messages"] = mpath
     skip = HEADER_FIELDS | consumed_fields(fields) | used  # the keys holding the steps are not metadata
     meta: dict = {k: v for k, v in rec.items() if k not in skip}
     b = StepBuilder(fmt, ctx)
@@ -210,12 +217,13 @@ def _convert(
             user_seen = True
             if given is None:
                 given = content or ""
-                sources["question"] = f"{p}.content"
+                # a run state's string input is the message itself, not an object with content
+                sources["question"] = p if p.endswith(".original_input") else f"{p}.content"
                 found_q = prompt_question(given) if text_mode else None
                 if found_q is not None:
                     meta["prompt_preamble"] = given
                     given = found_q[0]
-                    sources["question"] = f"{p}.content[{found_q[1]}:{found_q[2]}]"
+                    sources["question"] = f"{sources['question']}[{found_q[1]}:{found_q[2]}]"
             elif not text_mode:
                 meta["prompt"] = content
             elif (content or "").strip() != given.strip():  # instructions around the question

@@ -44,6 +44,7 @@ from typing import cast
 from ..._errors import UserInputError
 from ..._limits import ReadLimits
 from ._base import ImportedRecord, RecordContext, new_trace
+from ._fields import GOLD_FIELDS
 from ._openai_chat import StepBuilder, extract_answer, search_step
 from ._otel_documents import as_text, span_documents
 from ._otel_messages import messages
@@ -134,18 +135,10 @@ def iter_records(
             line = (root or tree.roots[0]).line
             trace_id = tid if root is None or len(roots) <= 1 else f"{tid}:{root.span_id}"
             try:
-                yield ImportedRecord(
-                    line,
-                    trace=_build(
-                        tree,
-                        root,
-                        trace_id=trace_id,
-                        file=file,
-                        agent=agent,
-                        answer_tag=answer_tag,
-                        search_tools=chosen,
-                    ),
+                trace = _build(
+                    tree, root, trace_id=trace_id, file=file, agent=agent, answer_tag=answer_tag, search_tools=chosen
                 )
+                yield ImportedRecord(line, trace=trace, sources=_sources(trace, root, agent))
             except UserInputError as e:
                 yield ImportedRecord(line, error=e)
             except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:  # attribute of odd type
@@ -405,3 +398,24 @@ def _agent(
             **ctx,
         )
     return str(who)
+
+
+def _sources(trace: dict, root: Span | None, agent: str | None) -> dict[str, str]:
+    """Where the trace's fields came from, in words: spans are no one JSON record a path could name."""
+    out: dict[str, str] = {}
+    meta = _metadata(root)
+    on_root = "" if root is None else f"span {root.span_id} "
+    for key, names in (("question", ("question",)), ("gold_answers", GOLD_FIELDS), ("dataset", ("dataset",))):
+        hit = next((k for k in names if meta.get(k) is not None), None)
+        if hit is not None:
+            out[key] = f"{on_root}metadata.{hit}"
+    if "question" not in out and trace["question"]:
+        given = root is not None and json_value(root.attrs.get("input.value")) is not None
+        out["question"] = f"{on_root}input.value" if given else "the first user message of the first LLM span"
+    if agent is None or trace["agent"] != agent:  # else the agent is --agent
+        out["agent"] = "span attributes (agent.name, the model name, service.name)"
+    answers = [s for s in trace["steps"] if s["kind"] == "answer"]
+    if answers and trace["final_answer"] is not None:
+        ref = answers[-1]["source_ref"]
+        out["final_answer"] = f"span {ref['record_id']} {ref['path']}"
+    return out

@@ -331,6 +331,12 @@ def _convert(
     )
     apply_fields(trace, fields)
     sources = dict(fields["sources"])
+    id_key = next((k for k in ("id", "task_id", "idx", "sample_id") if rec.get(k) is not None), None)
+    if rid is not None and id_key is not None:  # ID-trialN when a trial is given
+        trial = rec.get("trial") if id_key != "id" else None
+        joined = isinstance(trial, int) and not isinstance(trial, bool)
+        sources["trace_id"] = f"joined: {prefix}.{id_key}, {prefix}.trial" if joined else f"{prefix}.{id_key}"
+    sources["tagged"] = f"{prefix}.{name}"
     if q is not None and "question" not in sources:
         sources["question"] = "option question"
     steps = TaggedSteps(text, spec, ctx, f"{prefix}.{name}", fmt=FORMAT, search_tools=search_tools)

@@ -234,7 +234,9 @@ def test_role_lists_of_other_shapes_under_other_keys_are_not_chats(tmp_path):
 
 
 def test_summary_counts_of_all_shapes():
-    res = read_traces(sorted(SHAPES.iterdir()))
+    chats = ["anthropic_blocks.json", "any_key.jsonl", "flat_calls.jsonl", "nested_gold.jsonl", "prompt_completion.jsonl",
+             "responses_stored.json", "string_calls.jsonl", "submit_tool.jsonl", "tool_call_text.jsonl"]
+    res = read_traces([SHAPES / name for name in chats])  # the other shapes' fixtures sit beside them
     # 1 + 1 + 1 + 2 + 2 + 2 + 1 + 2 + 3 traces (anthropic ... tool_call_text); sb2 has no answer without --answer-tool
     assert len(res.traces) == 15 and res.summary.no_answer == 1
 

@@ -85,7 +85,7 @@ def test_every_trace_reading_command_has_the_one_input_group():
         group = next(g for g in sub.choices[name]._action_groups if g.title == "reading trace files")
         flags = {s for a in group._group_actions for s in a.option_strings}
         assert flags == {"--format", "--skip-invalid", "--agent", "--question-field", "--answer-field", "--field",
-                         "--tags", "--search-tools", "--answer-tool", "--max-record-bytes", "--max-member-bytes",
+                         "--tags", "--search-tools", "--answer-tool", "--map", "--max-record-bytes", "--max-member-bytes",
                          "--max-row-group-bytes"}, name
 
 
