@@ -11,7 +11,6 @@ from ._bootstrap import (
     bootstrap_sums,
     check_bootstrap_options,
     cluster_labels,
-    percentile_interval,
 )
 from ._ce import CalibrationResult, answer_calibration, calibration_error, evidence_prevalence
 from ._decisions import decision_point_table, held_evidence
@@ -45,6 +44,7 @@ from ._outcome import (
 )
 from ._poisson import AUTO_POISSON_ABOVE
 from ._recovery_events import recovery_events
+from ._resampler import Resampler, percentile_interval
 from ._reference_steps import (
     ReferenceStepCoverageResult,
     RuleMatcher,
@@ -74,6 +74,7 @@ __all__ = [
     "RECOVERED_BY",
     "RQIResult",
     "RecoveryComparison",
+    "Resampler",
     "ReferenceStepCoverageResult",
     "RuleMatcher",
     "SkeletonStep",
