@@ -44,7 +44,6 @@ from ._outcome import (
 )
 from ._poisson import AUTO_POISSON_ABOVE
 from ._recovery_events import recovery_events
-from ._resampler import Resampler, percentile_interval
 from ._reference_steps import (
     ReferenceStepCoverageResult,
     RuleMatcher,
@@ -54,6 +53,7 @@ from ._reference_steps import (
     reference_step_coverage,
     reference_step_coverage_score,
 )
+from ._resampler import Resampler, percentile_interval
 from ._rqi import RQIResult, reasoning_quality, rqi_score
 from ._summary import MetricsSummary, summarize, summarize_statistics
 from ._trace_stats import TRACE_STATISTICS_COLUMNS, trace_statistics

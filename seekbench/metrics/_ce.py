@@ -27,7 +27,6 @@ from ._decisions import (
 )
 from ._evidence import evidence_unknown
 from ._intervals import wilson_interval
-from ._resampler import Resampler, Seed, resampler_of
 from ._options import (
     CE_AGGREGATE_OPTIONS,
     DECISION_POINTS,
@@ -44,6 +43,7 @@ from ._options import (
     check_option,
     evidence_keywords,
 )
+from ._resampler import Resampler, Seed
 
 #: Ideal policy pi*(k) = 1 if k = 2 else 0.
 IDEAL_POLICY = np.array([0.0, 0.0, 1.0])
@@ -390,7 +390,7 @@ def answer_calibration(
     overcautious_window = renamed_keyword("answer_calibration", "horizon", horizon, overcautious_window, default=15)
     _check(aggregate, prevalence, decision_points, evidence_mapping, evidence_scope)
     check_bootstrap_options(n_boot, alpha, cluster)
-    resampler = resampler_of(resampler, n_boot, seed, where="answer_calibration")
+    resampler = Resampler.resolve(resampler, n_boot=n_boot, seed=seed, where="answer_calibration")
     _check_window(overcautious_window)
     ev: EvidenceOptions = {"evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope}
     per = calibration_trace_columns(steps, traces, decision_points, ev)

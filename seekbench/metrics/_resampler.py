@@ -127,6 +127,31 @@ class Resampler:
         check_n_boot(self.n_boot)
         check_option("method", self.method, ("exact", "poisson"))
 
+    @classmethod
+    def resolve(cls, resampler: Resampler | None, *, n_boot: int = 2000, seed: Seed = 0, where: str) -> Resampler:
+        """The resampling of a function with the convenience keywords ``n_boot`` (default 2000) and
+        ``seed`` (default 0) beside ``resampler``: ``resampler`` when given (then ``n_boot`` and
+        ``seed`` keep their defaults, and it has no clusters, since the function knows its rows'
+        units), else one built from them; ``where`` names the function in errors."""
+        if resampler is None:
+            return cls(n_boot=n_boot, seed=seed)
+        if not isinstance(resampler, Resampler):
+            raise UserInputError(f"{where}: resampler must be a seekbench.metrics.Resampler, got {resampler!r}")
+        if not (_unchanged(n_boot, 2000) and _unchanged(seed, 0)):
+            raise UserInputError(f"{where}: pass either resampler= or n_boot=/seed=, not both")
+        if resampler.clusters is not None or resampler.universe is not None:
+            raise UserInputError(
+                f"{where}: its rows' resampling units come from its own options; pass a Resampler without clusters"
+            )
+        return resampler
+
+    def as_options(self) -> dict:
+        """``{"n_boot", "seed"}`` (and ``"bootstrap"`` when not exact): how a result records its resampling."""
+        out = {"n_boot": self.n_boot, "seed": self.seed}
+        if self.method != "exact":
+            out["bootstrap"] = self.method
+        return out
+
     def with_clusters(self, clusters: Sequence | np.ndarray | None, universe: Sequence | None = None) -> Resampler:
         """The same resampling (seed, B, method, draws) of data rows whose units are ``clusters``."""
         return self._derive(clusters=clusters, universe=universe)
@@ -237,22 +262,6 @@ def _increasing(units: Sequence | np.ndarray) -> bool:
     return isinstance(units, np.ndarray) and units.dtype.kind in "iu" and bool((np.diff(units) > 0).all())
 
 
-def resampler_of(resampler: Resampler | None, n_boot: int, seed: Seed, *, where: str) -> Resampler:
-    """The :class:`Resampler` of a function with the convenience keywords ``n_boot`` (default 2000)
-    and ``seed`` (default 0): ``resampler`` when given (then ``n_boot`` and ``seed`` must keep their
-    defaults, and it has no clusters: the function knows its rows' units), else one built from them."""
-    if resampler is None:
-        return Resampler(n_boot=n_boot, seed=seed)
-    if not isinstance(resampler, Resampler):
-        raise UserInputError(f"{where}: resampler must be a seekbench.metrics.Resampler, got {resampler!r}")
-    if not (_unchanged(n_boot, 2000) and _unchanged(seed, 0)):
-        raise UserInputError(f"{where}: pass either resampler= or n_boot=/seed=, not both")
-    if resampler.clusters is not None or resampler.universe is not None:
-        raise UserInputError(
-            f"{where}: the resampling units of its rows come from its own options; pass a Resampler without clusters"
-        )
-    return resampler
-
-
 def _unchanged(value: object, default: int) -> bool:
+    """``value`` is the int ``default`` (what a keyword left alone holds)."""
     return type(value) is int and value == default

@@ -22,7 +22,7 @@ from ._options import (
     RQIAggregate,
     check_option,
 )
-from ._resampler import Resampler, Seed, resampler_of
+from ._resampler import Resampler, Seed
 from ._shared import memo
 
 _G = {"Grounded": 1.0, "NotGrounded": 0.0}
@@ -250,7 +250,7 @@ def reasoning_quality(
     check_option("evidence_mapping", evidence_mapping, MAPPING_OPTIONS)
     check_option("evidence_scope", evidence_scope, SCOPE_OPTIONS)
     check_bootstrap_options(n_boot, alpha, cluster)
-    resampler = resampler_of(resampler, n_boot, seed, where="reasoning_quality")
+    resampler = Resampler.resolve(resampler, n_boot=n_boot, seed=seed, where="reasoning_quality")
     per = rqi_trace_columns(steps, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope)
     qids = None
     if "question_id" in steps.columns:

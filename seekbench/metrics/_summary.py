@@ -32,7 +32,7 @@ from ._options import (
     check_option,
 )
 from ._poisson import BOOTSTRAP_METHODS, BootstrapMethod, resolve_method
-from ._resampler import Resampler, Seed
+from ._resampler import Resampler
 from ._summary_groups import caught_warnings, group_codes, group_rows, in_order, route_warnings
 from ._trace_stats import (
     TRACE_STATISTICS_COLUMNS,
