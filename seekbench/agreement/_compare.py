@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
@@ -26,6 +26,9 @@ from ._multi_rater import multi_rater_table, pairwise_kappa, wide_labels
 from ._panel import PANEL_RATER, PanelResult, panel_annotation_set, tie_keys
 from ._rater_tables import RaterPair, RaterTables, rater_tables
 from ._strata import RULE_RATER, UNKNOWN_KIND, rule_rater, split_rule_derived, step_kinds, strata, stratum_label
+
+if TYPE_CHECKING:  # _sensitivity imports compare_annotations' callers; the class is needed for the annotation only
+    from ._sensitivity import SensitivityResult
 
 
 @dataclass(frozen=True)
@@ -183,6 +186,30 @@ def compare_annotations(
             options=metric_opts,
             overcautious_window=overcautious_window,
         )
+    options = {
+        "fields": who.fields,
+        "tiebreaker": tiebreaker,
+        "panel": panel,
+        "usage": usage,
+        **resampler.as_options(),
+        "alpha": alpha,
+        **(metric_opts.as_dict() if traces is not None else {}),
+    }
+    costs = costs_with_panel(who.judges, who.panel, usage)
+    return _result(who, tables, together, costs=costs, sensitivity=sensitivity, options=options, msgs=msgs)
+
+
+def _result(
+    who: _Raters,
+    tables: RaterTables,
+    together: _AllRaters,
+    *,
+    costs: pd.DataFrame,
+    sensitivity: SensitivityResult | None,
+    options: dict,
+    msgs: list[str],
+) -> AgreementResult:
+    """The :class:`AgreementResult` of the steps' values."""
     return AgreementResult(
         reference=who.reference_name,
         raters=[*who.compared, *([RULE_RATER] if who.rules is not None else [])],
@@ -197,17 +224,9 @@ def compare_annotations(
         multi_rater=together.multi_rater,
         pairwise=together.pairwise,
         panel=who.panel,
-        costs=costs_with_panel(who.judges, who.panel, usage),
+        costs=costs,
         sensitivity=sensitivity,
-        options={
-            "fields": who.fields,
-            "tiebreaker": tiebreaker,
-            "panel": panel,
-            "usage": usage,
-            **resampler.as_options(),
-            "alpha": alpha,
-            **(metric_opts.as_dict() if traces is not None else {}),
-        },
+        options=options,
         warnings=msgs,
         strata=who.strata,
         disagreements=(

@@ -17,8 +17,8 @@ from seekbench import UndefinedMetricWarning
 from seekbench.agreement import compare_annotations, metric_sensitivity
 from seekbench.agreement._sensitivity import _per_agent
 from seekbench.labels import AnnotationSet
-from seekbench.metrics._ce import evidence_prevalence
 from seekbench.metrics import MetricOptions, Resampler
+from seekbench.metrics._ce import evidence_prevalence
 from seekbench.metrics._summary import summarize
 from seekbench.traces import build_tables
 

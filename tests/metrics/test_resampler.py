@@ -10,8 +10,7 @@ import pandas as pd
 import pytest
 
 from seekbench._errors import UserInputError
-from seekbench.metrics import Resampler, answer_calibration, bootstrap_sums, reasoning_quality
-from seekbench.metrics import _resampler
+from seekbench.metrics import Resampler, _resampler, answer_calibration, bootstrap_sums, reasoning_quality
 
 
 def test_counts_are_numpys_multinomial_draws_in_order():
