@@ -119,10 +119,7 @@ def gwet_ac1(
     Parameters
     ----------
     y1, y2, labels : see :func:`gwet_ac1_score`.
-    groups, n_boot, seed, alpha : see :func:`~seekbench.agreement.cohen_kappa`.
-    resampler : Resampler, optional
-        The resampling in place of ``n_boot`` and ``seed`` (B, seed, method), e.g. one shared with
-        other coefficients; without clusters (``groups`` names the units).
+    groups, n_boot, seed, alpha, resampler : see :func:`~seekbench.agreement.cohen_kappa`.
 
     Returns
     -------

@@ -139,10 +139,7 @@ def krippendorff_alpha(
     Parameters
     ----------
     ratings, labels : see :func:`krippendorff_alpha_score`.
-    groups, n_boot, seed, alpha : see :func:`~seekbench.agreement.cohen_kappa` (one group per row).
-    resampler : Resampler, optional
-        The resampling in place of ``n_boot`` and ``seed`` (B, seed, method), e.g. one shared with
-        other coefficients; without clusters (``groups`` names the units).
+    groups, n_boot, seed, alpha, resampler : see :func:`~seekbench.agreement.cohen_kappa` (one group per row).
 
     Returns
     -------

@@ -63,7 +63,7 @@ def check_alpha(alpha: object) -> None:
 
 @dataclass(frozen=True, eq=False, kw_only=True)
 class Resampler:
-    """B bootstrap resamples of whole units, drawn once: their column sums and percentile CIs.
+    """B bootstrap resamples of whole units, drawn once: their column sums and percentile CIs (spec section 3).
 
     Resample b draws as many units as there are, with replacement (``method="exact"``: one row
     of multinomial counts), and reweights each data row by the count of its unit. The counts
@@ -79,7 +79,8 @@ class Resampler:
     n_boot : int, default 2000
         B, the number of resamples (0: no resamples, every CI ``(nan, nan)``).
     seed : int, sequence of int, SeedSequence or None, default 0
-        Seed of ``numpy.random.default_rng``; None draws from fresh entropy (once per instance).
+        Seed of ``numpy.random.default_rng``; None draws from fresh entropy (once per instance and
+        those derived from it).
     method : {"exact", "poisson"}, default "exact"
         Multinomial resample counts (the classical bootstrap), or independent Poisson(1) weights
         per unit (the Poisson bootstrap, :mod:`seekbench.metrics._poisson`, drawn per call: its
