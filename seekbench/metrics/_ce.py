@@ -361,8 +361,7 @@ def answer_calibration(
         ``n_boot=0`` skips it. The global prevalence is held fixed in the resamples. The two
         rates get Wilson score intervals at level 1 - ``alpha`` (spec section 3).
     resampler : Resampler, optional
-        The resampling in place of ``n_boot`` and ``seed`` (B, seed, method; without clusters:
-        ``cluster`` names the units).
+        As in :func:`~seekbench.metrics.reasoning_quality`: one value in place of ``n_boot`` and ``seed``.
 
     Returns
     -------
