@@ -7,8 +7,8 @@ question both of its traces enter or leave a resample together (a paired compari
 only one of them answered is resampled on its own, and a trace without a question id is its own
 unit. Both agents' metrics are statistics of per-trace column sums
 (:mod:`seekbench.analysis._headline`), so each resample evaluates both from one matrix product
-(:func:`seekbench.metrics.bootstrap_sums`). The draws depend only on the seed and on the sorted set
-of units, so the difference b - a is exactly the negation of a - b, CI included.
+(:meth:`seekbench.metrics.Resampler.resampled_sums`). The draws depend only on the seed and on the
+sorted set of units, so the difference b - a is exactly the negation of a - b, CI included.
 
 A difference is *clear* when its CI excludes 0 (by more than 1e-12, so that rounding in sums of
 equal values never makes a difference clear). The rules of spec section 3 decide the rest:
@@ -36,7 +36,7 @@ from .._renamed import renamed_keyword
 from ..metrics import (
     MetricOptions,
     MetricsSummary,
-    bootstrap_sums,
+    Resampler,
     check_bootstrap_options,
     cluster_labels,
     evidence_prevalence,
@@ -118,7 +118,7 @@ class _Draws(NamedTuple):
     degenerate: bool
 
 
-def _pair(a: _AgentData, b: _AgentData, *, n_boot: int, seed, alpha: float) -> dict[str, _Draws]:
+def _pair(a: _AgentData, b: _AgentData, *, resampler: Resampler, alpha: float) -> dict[str, _Draws]:
     """Per metric the CI of M(a) - M(b), one bootstrap over both agents' traces clustered by question."""
     keys = list(a.parts)
     blocks_a = [a.parts[k][0] for k in keys]
@@ -132,9 +132,9 @@ def _pair(a: _AgentData, b: _AgentData, *, n_boot: int, seed, alpha: float) -> d
         full[na:, wa:] = np.concatenate(blocks_b, axis=1)
     units = cluster_labels(a.ids + b.ids, a.questions + b.questions, cluster="question")
     universe = sorted(set(units))  # the draws depend on the set of units only, not on which agent is first
-    if not n_boot or not len(units):
+    if not resampler.n_boot or not len(units):
         return dict.fromkeys(keys, _Draws(np.nan, np.nan, np.nan, 0, False))
-    sums = bootstrap_sums(full, n_boot=n_boot, seed=seed, clusters=units, universe=universe)
+    sums = resampler.with_clusters(units, universe=universe).resampled_sums(full)
     out, ca, cb = {}, 0, wa
     with np.errstate(invalid="ignore", divide="ignore"):
         for k, xa, xb in zip(keys, blocks_a, blocks_b, strict=True):
@@ -268,6 +268,7 @@ def compare_agents(
     n_boot: int = 2000,
     seed: int | None = 0,
     alpha: float = 0.05,
+    resampler: Resampler | None = None,
     statistics: pd.DataFrame | None = None,
     **metric_options,
 ) -> Comparison | None:
@@ -291,6 +292,9 @@ def compare_agents(
     horizon : int, optional
         Deprecated spelling of ``overcautious_window`` (a ``FutureWarning``; removed in the next release).
     n_boot, seed, alpha : bootstrap resamples (0 skips CIs), seed, 1 - confidence level.
+    resampler : Resampler, optional
+        The resampling in place of ``n_boot`` and ``seed`` (without clusters: the units are the
+        questions of each pair of agents).
     statistics : DataFrame, optional
         The per-trace statistics table ``summary`` was aggregated from (:func:`seekbench.metrics.trace_statistics`
         of ``traces``, rows in its order); the differences' columns are read from it. Default: reduced here.
@@ -325,6 +329,7 @@ def compare_agents(
     """
     overcautious_window = renamed_keyword("compare_agents", "horizon", horizon, overcautious_window, default=15)
     check_bootstrap_options(n_boot, alpha)
+    resampler = Resampler.resolve(resampler, n_boot=n_boot, seed=seed, where="compare_agents")
     opts = MetricOptions.resolve(None, **{k: v for k, v in metric_options.items() if k in MetricOptions().as_dict()})
     if list(summary.options.get("by", ["agent"])) != ["agent"]:
         raise ValueError("compare_agents needs a summary grouped by agent")
@@ -363,7 +368,7 @@ def compare_agents(
     def diff_ci(a: str, b: str, key: str) -> tuple[float, float, str, str]:
         first, second = sorted((a, b))
         if (first, second) not in cache:
-            cache[(first, second)] = _pair(data[first], data[second], n_boot=n_boot, seed=seed, alpha=alpha)
+            cache[(first, second)] = _pair(data[first], data[second], resampler=resampler, alpha=alpha)
         lo, hi, how, verdict = _interval(data[first], data[second], key, cache[(first, second)][key], alpha=alpha)
         if a != first:
             lo, hi = 0.0 - hi, 0.0 - lo  # 0.0 - x: no -0.0
@@ -431,8 +436,7 @@ def compare_agents(
         values=pd.DataFrame(value_rows),
         differences=pd.DataFrame(diff_rows, columns=DIFFERENCE_COLUMNS),
         options={
-            "n_boot": n_boot,
-            "seed": seed,
+            **resampler.as_options(),
             "alpha": alpha,
             "cluster": "question",
             "overcautious_window": overcautious_window,
