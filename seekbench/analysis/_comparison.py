@@ -286,7 +286,9 @@ def compare_agents(
     summary : MetricsSummary
         :func:`seekbench.metrics.summarize` of the same tables grouped by ``agent`` (the values shown).
     baseline : str, optional
-        The agent the pairwise table compares with (default: the first agent of ``summary``).
+        The agent the pairwise table compares with (default: the first agent of ``traces``, the
+        input's order), or
+        ``"best"``: each metric's best agent (ties: the first in order).
     overcautious_window : int
         H of the overcautious rate.
     horizon : int, optional
@@ -337,11 +339,12 @@ def compare_agents(
     agents = list(groups)
     if len(agents) < 2:
         return None
-    if baseline is None:
-        baseline = agents[0]
-    if baseline not in groups:
+    if baseline is None:  # the first agent of the input, as the report orders them
+        baseline = next((str(a) for a in dict.fromkeys(traces["agent"].astype(str)) if str(a) in groups), agents[0])
+    best_baseline = baseline == "best" and "best" not in groups  # an agent named "best" keeps its name
+    if baseline not in groups and not best_baseline:
         raise UserInputError(
-            f"--baseline {baseline!r} is not an agent of these traces; choose one of: {', '.join(agents)}"
+            f"--baseline {baseline!r} is not an agent of these traces; choose one of: best, {', '.join(agents)}"
         )
     prevalence = None
     if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global":
@@ -379,7 +382,8 @@ def compare_agents(
         vals = values[m.key]
         order = _order(vals, m.better)
         leaders = [a for a in order if abs(vals[a] - vals[order[0]]) <= _TIE] if order else []
-        wanted = [(a, baseline) for a in agents] + [(lead, o) for lead in leaders for o in order if o not in leaders]
+        base = (leaders[0] if leaders else agents[0]) if best_baseline else baseline
+        wanted = [(a, base) for a in agents] + [(lead, o) for lead in leaders for o in order if o not in leaders]
         diffs = {}
         for a, b in dict.fromkeys(wanted):
             lo, hi, how, verdict = diff_ci(a, b, m.key)
@@ -427,6 +431,7 @@ def compare_agents(
                 "best": ", ".join(leaders),
                 "n_agents": len(order),
                 "sentence": _sentence(m, order, vals, leaders, diffs, alpha=alpha),
+                **({"baseline": base} if best_baseline else {}),
             }
         )
     return Comparison(
