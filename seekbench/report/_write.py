@@ -155,7 +155,8 @@ def write_report(
         extra_tables.update(
             {k: rows_in_order(v, order, within="metric") for k, v in comparison_tables(full.comparison).items()}
         )
-    if analysis.agreement is not None and full.agreement is not None:  # right after the comparison: can the labels be trusted?
+    # right after the comparison: can the labels be trusted?
+    if analysis.agreement is not None and full.agreement is not None:
         from ._agreement_report import (
             agreement_figures,
             agreement_markdown,
