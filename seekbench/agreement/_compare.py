@@ -186,7 +186,7 @@ def compare_annotations(
             options=metric_opts,
             overcautious_window=overcautious_window,
         )
-    options = {
+    recorded = {
         "fields": who.fields,
         "tiebreaker": tiebreaker,
         "panel": panel,
@@ -196,7 +196,7 @@ def compare_annotations(
         **(metric_opts.as_dict() if traces is not None else {}),
     }
     costs = costs_with_panel(who.judges, who.panel, usage)
-    return _result(who, tables, together, costs=costs, sensitivity=sensitivity, options=options, msgs=msgs)
+    return _result(who, tables, together, costs=costs, sensitivity=sensitivity, options=recorded, msgs=msgs)
 
 
 def _result(

@@ -188,7 +188,9 @@ def resampled_confusions(strata: list[Stratum], resampler: Resampler) -> list[np
     """Each stratum's B resampled confusion matrices ``(B, q, q)``, from one product over all
     strata's items (one-hot rows of the q*q cells, side by side); None without resamples or items."""
     width = sum(st.q**2 for st in strata)
-    items, groups, offset = [], [], 0
+    items: list[np.ndarray] = []
+    groups: list = []
+    offset = 0
     for st in strata:
         cols = np.zeros((len(st.groups), width))
         cols[:, offset : offset + st.q**2] = confusion_columns(*st.codes, st.q)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal, TypedDict, Unpack
+from typing import ClassVar, Literal, TypedDict, Unpack, cast
 
 import numpy as np
 import pandas as pd
@@ -22,7 +22,7 @@ import pandas as pd
 from .._errors import UserInputError
 from ._options import check_option
 from ._poisson import BootstrapMethod
-from ._resampler import Resampler, Seed, check_alpha, check_n_boot
+from ._resampler import ExactOrPoisson, Resampler, Seed, check_alpha, check_n_boot
 
 Cluster = Literal["trace", "question"]
 _CLUSTERS = ("trace", "question")
@@ -92,9 +92,9 @@ def bootstrap_sums(
     [4.0, 4.0, 4.0]
     """
     check_option("bootstrap", bootstrap, ("exact", "poisson"))
-    return Resampler(n_boot=n_boot, seed=seed, method=bootstrap, clusters=clusters, universe=universe).resampled_sums(
-        columns
-    )
+    return Resampler(
+        n_boot=n_boot, seed=seed, method=cast(ExactOrPoisson, bootstrap), clusters=clusters, universe=universe
+    ).resampled_sums(columns)
 
 
 class Resampling(TypedDict, total=False):
@@ -158,7 +158,9 @@ def bootstrap_statistic_cis(
     """
     if resampler is None:
         check_option("bootstrap", bootstrap, ("exact", "poisson"))
-        resampler = Resampler(n_boot=n_boot, seed=seed, method=bootstrap, clusters=clusters, universe=universe)
+        resampler = Resampler(
+            n_boot=n_boot, seed=seed, method=cast(ExactOrPoisson, bootstrap), clusters=clusters, universe=universe
+        )
     elif not (n_boot == 2000 and seed == 0 and clusters is None and universe is None and bootstrap == "exact"):
         raise UserInputError("pass either resampler= or its keywords (n_boot, seed, clusters, universe, bootstrap)")
     return resampler.intervals(columns, statistics, alpha=alpha)

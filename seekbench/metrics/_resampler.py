@@ -26,6 +26,8 @@ from ._poisson import poisson_sums
 #: Upper bound on the entries of one chunk of the resample-count matrix (the chunks come in order
 #: from one generator, so the counts do not depend on it; it bounds the memory of one product).
 MAX_CELLS = 4_000_000
+#: The resampling methods a Resampler draws with (``"auto"`` is resolved before one is made).
+ExactOrPoisson = Literal["exact", "poisson"]
 
 #: The seeds ``numpy.random.default_rng`` takes: an int, a sequence of ints, a SeedSequence, or None
 #: (fresh entropy).
@@ -116,7 +118,7 @@ class Resampler:
 
     n_boot: int = 2000
     seed: Seed = 0
-    method: Literal["exact", "poisson"] = "exact"
+    method: ExactOrPoisson = "exact"
     clusters: Sequence | np.ndarray | None = None
     universe: Sequence | np.ndarray | None = None
     # {n_units: the count chunks of that many units}: the last counts drawn, shared with the
@@ -153,7 +155,9 @@ class Resampler:
             out["bootstrap"] = self.method
         return out
 
-    def with_clusters(self, clusters: Sequence | np.ndarray | None, universe: Sequence | None = None) -> Resampler:
+    def with_clusters(
+        self, clusters: Sequence | np.ndarray | None, universe: Sequence | np.ndarray | None = None
+    ) -> Resampler:
         """The same resampling (seed, B, method, draws) of data rows whose units are ``clusters``."""
         return self._derive(clusters=clusters, universe=universe)
 
@@ -166,8 +170,8 @@ class Resampler:
         clusters = np.arange(len(rows)) if self.clusters is None else np.asarray(self.clusters)
         return self._derive(clusters=clusters[rows], universe=self.universe)
 
-    def _derive(self, **changes: object) -> Resampler:
-        new = dataclasses.replace(self, **changes)
+    def _derive(self, *, clusters: Sequence | np.ndarray | None, universe: Sequence | np.ndarray | None) -> Resampler:
+        new = dataclasses.replace(self, clusters=clusters, universe=universe)
         object.__setattr__(new, "_draws", self._draws)  # the counts depend on seed, B and n only
         return new
 

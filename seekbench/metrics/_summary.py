@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -32,7 +32,7 @@ from ._options import (
     check_option,
 )
 from ._poisson import BOOTSTRAP_METHODS, BootstrapMethod, resolve_method
-from ._resampler import Resampler
+from ._resampler import ExactOrPoisson, Resampler
 from ._summary_groups import caught_warnings, group_codes, group_rows, in_order, route_warnings
 from ._trace_stats import (
     TRACE_STATISTICS_COLUMNS,
@@ -320,7 +320,7 @@ def summarize_statistics(
     }
     if method != "exact":  # absent: the exact bootstrap (as before the option existed)
         recorded["bootstrap"] = method
-    resampler = Resampler(n_boot=n_boot, seed=seed, method=method)
+    resampler = Resampler(n_boot=n_boot, seed=seed, method=cast(ExactOrPoisson, method))
     reasons: dict[str, list[str]] = {}
     prevalence = None
     if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global":
