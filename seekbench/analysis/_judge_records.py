@@ -91,8 +91,12 @@ def _lookup(judge: str, model: str | None) -> JudgeRecord:
         features = "lexical+minilm" if model.endswith(_EMBED_SUFFIX) else "lexical"
     base = model[: -len(_EMBED_SUFFIX)] if model and model.endswith(_EMBED_SUFFIX) else model
     try:
-        record = load_validation(find_judge_file(judge))
-    except UserInputError as e:  # no such judge file here, or a record that does not read
+        path = find_judge_file(judge)
+    except UserInputError:  # labels made elsewhere, by a judge file not found here
+        return JudgeRecord(judge, model, features, None, note=f"no judge file named {judge!r} is found here")
+    try:
+        record = load_validation(path)
+    except UserInputError as e:  # a record file that does not read
         return JudgeRecord(judge, model, features, None, note=e.one_line())
     if record is not None and record.get("model") and base and record["model"] != base:
         note = f"the record measures {record['model']}, these labels come from {model}"

@@ -136,7 +136,7 @@ def embedding_scores(views_per_trace: Sequence[Sequence[StepView]], encode: Enco
                 for s in sentences(v.text):
                     idx(s)
         plans.append(views)
-    order = sorted(texts, key=texts.get)  # insertion order: deterministic
+    order = list(texts)  # insertion order (dicts keep it), so the same traces give the same call
     vecs = encode(order) if order else np.zeros((0, 1), dtype=np.float32)
 
     def vec(t: str) -> np.ndarray:

@@ -165,7 +165,9 @@ def test_shipped_learned_judge_file(sample_traces):
     with warnings.catch_warnings():
         warnings.simplefilter("error", SeekbenchWarning)  # the shipped model file exists: no fallback
         judge = load_offline_judge(load_judge_config("learned"))
-    assert judge.model.card["training_data"]["source"] == "sample_traces.jsonl"
+    # The shipped model: trained on the SeekBench human labels, with the license named in its card.
+    assert judge.model.card["training_data"]["source"].startswith("seekbench_human_190.jsonl")
+    assert judge.model.card["training_data"]["license"].startswith("Apache-2.0")
     recs = judge.label_traces(sample_traces[:4], rater="learned")
     assert all(r["value"] is not None or r["unscored_reason"] for r in recs)
 
