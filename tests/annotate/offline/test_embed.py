@@ -126,3 +126,15 @@ def test_version_1_model_files_still_load(tmp_path, sample_traces):
     path.write_text(json.dumps(obj))
     loaded = LearnedModel.load(path)
     assert loaded.sha256 == model.sha256 and not loaded.embed_fields
+
+
+def test_shipped_judge_without_the_extra_uses_the_lexical_variant(monkeypatch, sample_traces):
+    from seekbench.annotate import load_judge_config
+    from seekbench.annotate.offline import _embed, load_offline_judge
+
+    monkeypatch.setattr(_embed, "embedding_available", lambda: False)  # as if local-embed were not installed
+    judge = load_offline_judge(load_judge_config("learned"))
+    assert judge.model.embed_fields and judge.features == "lexical"
+    recs = judge.label_traces(sample_traces[:2], rater="learned")
+    models = {r["provenance"]["model"] for r in recs if r["provenance"]["kind"] == "judge"}
+    assert models == {f"learned@1:{judge.model.sha256[:12]}"}
