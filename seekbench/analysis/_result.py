@@ -7,7 +7,7 @@ drawn from the result alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -333,6 +333,9 @@ class Analysis:
         The trace explorer's data, when asked for.
     comparison : Comparison or None
         The agents compared on the headline metrics; None with fewer than two agents.
+    judge_records : list of JudgeRecord
+        The judges whose labels feed the metrics or the agreement, with their validation records
+        (:func:`seekbench.analysis.judge_records`); empty when every label is a human's.
     """
 
     provenance: Provenance
@@ -346,3 +349,4 @@ class Analysis:
     agreement: AgreementAnalysis | None
     explorer: ExplorerData | None
     comparison: Comparison | None = None
+    judge_records: list = field(default_factory=list)

@@ -169,6 +169,11 @@ def write_report(
         lead_md.append(agreement_markdown(analysis.agreement, explorer=explorer))
         figures.update(agr_figs)
         extra_tables.update(agreement_tables(full.agreement))
+    if analysis.judge_records:  # beside the metrics the judges' labels feed (no table: the record is the file)
+        from ._judge_records_section import judge_records_html, judge_records_markdown
+
+        lead_html.append(judge_records_html(analysis.judge_records))
+        lead_md.append(judge_records_markdown(analysis.judge_records))
     _add_seeking_sections(analysis, full, figures, extra_html, extra_md, extra_tables)
     fig_paths = []
     for name, data in figures.items():
