@@ -51,7 +51,8 @@ def _judge_labels(judges: dict[str, AnnotationSet], strata: list[tuple[str, str]
         r = s.records
         r = r[r["value"].notna()][["trace_id", "step", "field", "value"]].copy()
         r["kind"] = kind_column(r, kinds).to_numpy()
-        r = r[[(f, k) in set(strata) for f, k in zip(r["field"], r["kind"], strict=True)]]
+        wanted = set(strata)
+        r = r[np.array([(f, k) in wanted for f, k in zip(r["field"], r["kind"], strict=True)], dtype=bool)]
         frames.append(r.rename(columns={"value": name}).set_index(["trace_id", "step", "field", "kind"]))
     if not frames:
         return pd.DataFrame(columns=["trace_id", "step", "field", "kind"])

@@ -93,7 +93,7 @@ class AnnotationPlan:
         The unlabeled traces, ranked to label next (columns of
         :data:`~seekbench.agreement._next_traces.RANK_COLUMNS`).
     options : dict
-        target, assurance, order, fields, n_boot, n_worlds, n_draws, seed, alpha, explorer.
+        target, assurance, order, fields, n_boot, n_worlds, n_draws, spread, seed, alpha, explorer.
     warnings : list of str
     """
 
@@ -162,6 +162,7 @@ def plan_annotation(
     n_boot: int = 2000,
     n_worlds: int = 100,
     n_draws: int = 200,
+    spread: float = 2.0,
     seed: int | None = 0,
     alpha: float = 0.05,
     explorer: str = "explorer.html",
@@ -200,6 +201,9 @@ def plan_annotation(
         Resamples of the CI now (0: no CI and no plan).
     n_worlds, n_draws : int
         The projection's worlds and resamples per world.
+    spread : float
+        How much the worlds' spread is widened (see
+        :func:`~seekbench.agreement.projected_half_width`; >= 1).
     seed : int or None
         Seeds every resampling and the ranking's random order.
     alpha : float
@@ -245,8 +249,8 @@ def plan_annotation(
         raise UserInputError(f"--assurance must be in [0.5, 1), got {assurance}")
     if order not in ORDERS:
         raise UserInputError(f"--order must be one of {', '.join(ORDERS)}, got {order!r}")
-    if n_boot < 0 or (0 < n_boot < 10) or n_worlds < 1 or n_draws < 10:
-        raise UserInputError("n_boot must be 0 or >= 10, n_worlds >= 1 and n_draws >= 10")
+    if n_boot < 0 or (0 < n_boot < 10) or n_worlds < 1 or n_draws < 10 or not spread >= 1:
+        raise UserInputError("n_boot must be 0 or >= 10, n_worlds >= 1, n_draws >= 10 and spread >= 1")
     sets = rater_sets(reference, raters)
     ref_name, *judge_names = list(sets)
     ref = sets[ref_name]
@@ -262,7 +266,14 @@ def plan_annotation(
         raise UserInputError(f"unknown label field {bad[0]!r}; choose from: {', '.join(FIELDS)}")
     kinds = step_kinds(traces, *sets.values())
     all_strata = strata([ref, *judges.values()], list(fields), kinds)
-    projection = {"n_boot": n_draws, "n_worlds": n_worlds, "assurance": assurance, "alpha": alpha, "seed": seed}
+    projection = {
+        "n_boot": n_draws,
+        "n_worlds": n_worlds,
+        "assurance": assurance,
+        "alpha": alpha,
+        "seed": seed,
+        "spread": spread,
+    }
     items = {(j, f, k): compared_items(ref, judges[j], f, k, kinds) for j in judges for f, k in all_strata}
     overlap = {
         j: {t for (jj, _, _), it in items.items() if jj == j for t in it["trace_id"].astype(str)} for j in judges
@@ -312,6 +323,11 @@ def plan_annotation(
                 row.update(_plan_row(counts, stat, np.array(ci), n_both, target, projection))
                 diffs.append(row)
     msgs += list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, UndefinedMetricWarning)))
+    msgs += [
+        f"judge {j!r}: no step compared with the reference (no label, or all unscored)"
+        for j in judges
+        if not overlap[j]
+    ]
     per = trace_disagreements(ref, judges, traces, all_strata, kinds)
     ranking = rank_traces(per, order=order, seed=seed, explorer=explorer)
     if not len(ranking):
@@ -332,6 +348,7 @@ def plan_annotation(
             "n_boot": n_boot,
             "n_worlds": n_worlds,
             "n_draws": n_draws,
+            "spread": spread,
             "seed": seed,
             "alpha": alpha,
             "explorer": explorer,

@@ -13,8 +13,10 @@ that, from the pilot alone, resampling whole traces at three levels:
    central 1 - alpha range of the statistic over them.
 
 Over ``n_worlds`` worlds this gives the half-widths a user may see after labeling k more;
-the projection is their ``assurance`` quantile: with ``assurance=0.9`` the planned size
-is enough in 9 follow-ups of 10. At k = 0 every follow-up is the pilot and the projection
+the projection is their ``assurance`` quantile, with the worlds' spread around their
+median widened by ``spread`` (resamples of a small pilot vary less than real pilots do;
+see :func:`projected_half_width`): with ``assurance=0.9`` the planned size is meant to be
+enough in 9 follow-ups of 10. At k = 0 every follow-up is the pilot and the projection
 is the pilot's own bootstrap half-width.
 """
 
@@ -31,8 +33,10 @@ _CHUNK_CELLS = 2_000_000
 Statistic = Callable[[np.ndarray], np.ndarray]
 
 
-def _check(counts: np.ndarray, assurance: float, alpha: float, n_boot: int, n_worlds: int) -> np.ndarray:
+def _check(counts: np.ndarray, assurance: float, alpha: float, n_boot: int, n_worlds: int, spread: float) -> np.ndarray:
     counts = np.asarray(counts, dtype=float)
+    if not spread >= 1:
+        raise ValueError(f"spread must be >= 1, got {spread}")
     if counts.ndim != 2 or counts.shape[0] == 0:
         raise ValueError("counts must be a 2-d array with one row per pilot trace (at least one)")
     if not 0 < assurance < 1:
@@ -54,6 +58,7 @@ def _half_width_at(
     assurance: float,
     alpha: float,
     seed: int | None,
+    spread: float,
 ) -> float:
     """The ``assurance`` quantile over worlds of the half-width of a follow-up's CI at ``size`` traces.
 
@@ -76,7 +81,11 @@ def _half_width_at(
         per_world[lo : lo + step] = (hi_q - lo_q) / 2
     if not np.isfinite(per_world).any():
         return float("nan")
-    return float(np.nanquantile(per_world, assurance))
+    median, upper = np.nanquantile(per_world, [0.5, assurance])
+    if median <= 0 or upper <= 0:
+        return float(upper)
+    # the worlds' spread, widened: log q_widened = log median + spread * (log q - log median)
+    return float(median * (upper / median) ** spread)
 
 
 def projected_half_width(
@@ -89,6 +98,7 @@ def projected_half_width(
     assurance: float = 0.9,
     alpha: float = 0.05,
     seed: int | None = 0,
+    spread: float = 2.0,
 ) -> np.ndarray:
     """The CI half-width projected at each of ``sizes`` labeled traces, from a pilot.
 
@@ -119,6 +129,13 @@ def projected_half_width(
         1 - the CI's level.
     seed : int or None
         Seed of ``numpy.random.default_rng``; the same at every size.
+    spread : float
+        How much wider than the worlds' the spread of the half-width is taken (>= 1): the
+        reported value is median * (q / median) ** spread, q the worlds' ``assurance``
+        quantile. Resamples of a pilot of 30 vary less than pilots of 30 do (they never
+        hold a trace unlike the pilot's): on the 190 SeekBench traces the plain quantile
+        (1) reached the target in 80% of simulated follow-ups at ``assurance=0.9``, and 2
+        in 92% (``scripts/bench/judge_plan_sim.py``).
 
     Returns
     -------
@@ -137,7 +154,7 @@ def projected_half_width(
     >>> bool(h[1] < h[0])  # four times the traces: about half the width
     True
     """
-    counts = _check(counts, assurance, alpha, n_boot, n_worlds)
+    counts = _check(counts, assurance, alpha, n_boot, n_worlds, spread)
     sizes = [int(s) for s in sizes]
     if any(s < counts.shape[0] for s in sizes):
         raise ValueError(f"sizes must be at least the pilot's {counts.shape[0]} traces, got {sizes}")
@@ -154,6 +171,7 @@ def projected_half_width(
             assurance=assurance,
             alpha=alpha,
             seed=seed,
+            spread=spread,
         )
         running = max(running, h) if np.isfinite(h) else running
         out[i] = running if np.isfinite(h) else np.nan
@@ -171,6 +189,7 @@ def size_for_half_width(
     assurance: float = 0.9,
     alpha: float = 0.05,
     seed: int | None = 0,
+    spread: float = 2.0,
 ) -> tuple[int | None, float]:
     """The smallest number of traces whose projected half-width is at most ``target``.
 
@@ -181,7 +200,7 @@ def size_for_half_width(
 
     Parameters
     ----------
-    counts, statistic, n_boot, n_worlds, assurance, alpha, seed
+    counts, statistic, n_boot, n_worlds, assurance, alpha, seed, spread
         As for :func:`projected_half_width`.
     target : float
         The half-width wanted (> 0).
@@ -205,7 +224,7 @@ def size_for_half_width(
     >>> m > 40 and h <= 0.02  # the pilot's 40 traces give about 0.05: some 5 times as many
     True
     """
-    counts = _check(counts, assurance, alpha, n_boot, n_worlds)
+    counts = _check(counts, assurance, alpha, n_boot, n_worlds, spread)
     if not target > 0:
         raise ValueError(f"target must be > 0, got {target}")
     n = counts.shape[0]
@@ -213,7 +232,15 @@ def size_for_half_width(
 
     def h(m: int) -> float:
         return _half_width_at(
-            counts, statistic, m, n_boot=n_boot, n_worlds=n_worlds, assurance=assurance, alpha=alpha, seed=seed
+            counts,
+            statistic,
+            m,
+            n_boot=n_boot,
+            n_worlds=n_worlds,
+            assurance=assurance,
+            alpha=alpha,
+            seed=seed,
+            spread=spread,
         )
 
     h_n = h(n)

@@ -26,8 +26,11 @@ judges' labels (--rater, repeatable), on the traces given.
    The projection resamples the pilot's whole traces: for n + k traces it draws n + k of
    them with replacement, many times, and measures the spread of kappa; k is the smallest
    number whose half-width is at most the target. Because a pilot is itself a sample, this
-   is done in 100 resamples of the pilot ("worlds") and k must suffice in --assurance of
-   them (default 0.9). A trace that lacks steps of a kind counts too: k is in whole traces.
+   is done in 100 resamples of the pilot ("worlds"), each followed up by the pilot plus k
+   traces from the world, and k must suffice in --assurance of them (default 0.9), with
+   the worlds' spread widened twofold (resamples of a pilot vary less than pilots do; the
+   factor is measured on the 190 SeekBench traces). A trace that lacks steps of a kind
+   counts too: k is in whole traces.
 2. With two or more judges, the same for the difference of two judges' kappas, on the
    steps the reference and both labeled: how sure the comparison is, and what it takes.
 3. The traces not labeled yet, ranked to label next, with links into the trace explorer
@@ -40,7 +43,8 @@ judges' labels (--rater, repeatable), on the traces given.
    each agent (finds the judges' errors fastest; kappa measured on those is biased low).
    --order random shuffles.
 
-The top --top traces are printed; -o FILE writes the whole ranking (.csv or .jsonl).
+The top --top traces are printed; -o FILE writes the whole ranking (.csv or .jsonl). The
+method and a worked example: docs/judges.md, "Planning how many traces to label".
 Labels that fit none of the traces, or no step labeled by both the reference and a judge,
 stop with exit code 2.
 
@@ -211,8 +215,8 @@ def format_plan(plan, *, top: int = 10, output: str | None = None) -> str:
     out += [
         "",
         "more traces: human-labeled traces to add so that the CI's half-width is at most the target in "
-        f"{o['assurance']:.0%} of {o['n_worlds']} resampled pilots (each projects n + k traces drawn from "
-        f"the pilot's, {o['n_draws']} times); seed {o['seed']}.",
+        f"{o['assurance']:.0%} of follow-ups (the pilot plus k traces from each of {o['n_worlds']} resampled "
+        f"pilots, CI from {o['n_draws']} resamples; their spread widened {o['spread']:g}x); seed {o['seed']}.",
         *(f"note: {n}" for n in notes),
         *(f"note: {w}" for w in plan.warnings),
     ]
@@ -221,14 +225,15 @@ def format_plan(plan, *, top: int = 10, output: str | None = None) -> str:
         head = rk.head(top)
         where = f"; all {len(rk)} in {output}" if output else "; -o FILE writes them all"
         out += ["", f"next traces to label (top {len(head)} of {len(rk)} unlabeled, order: {o['order']}{where}):"]
-        cols = ["rank", "trace", "agent", "expected", "judges differ", "steps", "explorer"]
+        several = len(plan.raters) > 1  # "judges differ" says nothing with one judge
+        cols = ["rank", "trace", "agent", "expected", *(["judges differ"] if several else []), "items", "explorer"]
         rows = [
             [
                 str(r.rank),
                 str(r.trace_id),
                 f"{r.agent} / {r.stratum.rsplit(' / ', 1)[1]}",
                 f"{r.expected_disagreements:.1f}",
-                str(r.judge_disagreements),
+                *([str(r.judge_disagreements)] if several else []),
                 str(r.items),
                 r.explorer,
             ]
@@ -236,7 +241,8 @@ def format_plan(plan, *, top: int = 10, output: str | None = None) -> str:
         ]
         out += fixed_width(cols, rows)
         out.append(
-            "expected: steps where the human label will likely differ from a judge's; judges differ: steps "
-            "where the judges' labels differ; high/low: expected share above/below the median."
+            "expected: steps where the human label will likely differ from "
+            + ("a judge's; judges differ: steps where the judges' labels differ" if several else "the judge's")
+            + "; items: (step, field) pairs judged; high/low: expected share above/below the median of all traces."
         )
     return "\n".join(out)
