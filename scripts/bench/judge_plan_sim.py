@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 import warnings
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,7 +63,12 @@ class Stratum:
     kind: str
     ids: np.ndarray  # trace ids with items, all 190
     counts: np.ndarray  # their per-trace count rows
-    statistic: object
+    pair: bool  # two judges' difference, else one judge's kappa
+
+    @property
+    def statistic(self):  # built where it is used: a closure does not cross to a worker process
+        q = len(field_labels(self.field))
+        return kappa_difference_statistic(q) if self.pair else kappa_statistic(q)
 
 
 def judge_labels(traces: list[dict], judges: list[str], folder: Path) -> list[AnnotationSet]:
@@ -85,7 +91,7 @@ def build_strata(human: AnnotationSet, judge_sets: list[AnnotationSet], traces, 
     for (j, f, k), it in items.items():
         if len(it):
             ids, counts = trace_counts(it, f)
-            out.append(Stratum(j, f, k, np.array(ids), counts, kappa_statistic(len(field_labels(f)))))
+            out.append(Stratum(j, f, k, np.array(ids), counts, pair=False))
     for a_i, a in enumerate(names):
         for b in names[a_i + 1 :]:
             for f, k in found:
@@ -94,38 +100,45 @@ def build_strata(human: AnnotationSet, judge_sets: list[AnnotationSet], traces, 
                 )
                 if len(both):
                     ids, counts = trace_counts(both, f, ("rater", "rater_b"))
-                    q = len(field_labels(f))
-                    out.append(Stratum(f"{a} - {b}", f, k, np.array(ids), counts, kappa_difference_statistic(q)))
+                    out.append(Stratum(f"{a} - {b}", f, k, np.array(ids), counts, pair=True))
     return out, {"ref": sets[ref_name], "judges": judges, "kinds": kinds, "strata": found}
 
 
-def simulate(strata_list, all_ids, args) -> pd.DataFrame:
-    rng = np.random.default_rng(args.seed)
+def _one_pilot(p: int, strata_list, all_ids, args) -> list[dict]:
+    """One pilot's plans and follow-ups (its own generator: pilots run in any order, in parallel)."""
+    rng = np.random.default_rng([args.seed, p])
     projection = {"n_boot": 200, "n_worlds": 100, "assurance": args.assurance, "alpha": 0.05, "spread": args.spread}
+    pilot = set(rng.choice(all_ids, args.pilot_size, replace=False))
+    rest = np.array(sorted(set(all_ids) - pilot))
     rows = []
-    for p in range(args.pilots):
-        pilot = set(rng.choice(all_ids, args.pilot_size, replace=False))
-        rest = np.array(sorted(set(all_ids) - pilot))
-        for s in strata_list:
-            mask = np.isin(s.ids, list(pilot))
-            counts = s.counts[mask]
-            ci = cluster_bootstrap_ci(counts, s.statistic, n_boot=2000, seed=p, alpha=0.05)
-            plan = _plan_row(counts, s.statistic, np.array(ci), args.pilot_size, args.target, {**projection, "seed": p})
-            row = {"stratum": s.name, "field": s.field, "kind": s.kind, "pilot": p, "half_now": plan["half_width"]}
-            k = plan["traces_needed"]
-            row["planned"] = k
-            if not np.isfinite(k) or k == 0:
-                row["outcome"] = "no plan" if not np.isfinite(k) else "met already"
-            elif k > len(rest):
-                row["outcome"] = "beyond the data"
-            else:
-                extra = set(rng.choice(rest, int(k), replace=False))
-                final = s.counts[np.isin(s.ids, list(pilot | extra))]
-                lo, hi = cluster_bootstrap_ci(final, s.statistic, n_boot=2000, seed=10_000 + p, alpha=0.05)
-                row["half_after"] = (hi - lo) / 2
-                row["outcome"] = "reached" if (hi - lo) / 2 <= args.target else "missed"
-            rows.append(row)
-        print(f"pilot {p + 1}/{args.pilots}", file=sys.stderr, end="\r")
+    for s in strata_list:
+        counts = s.counts[np.isin(s.ids, list(pilot))]
+        ci = cluster_bootstrap_ci(counts, s.statistic, n_boot=2000, seed=p, alpha=0.05)
+        plan = _plan_row(counts, s.statistic, np.array(ci), args.pilot_size, args.target, {**projection, "seed": p})
+        row = {"stratum": s.name, "field": s.field, "kind": s.kind, "pilot": p, "half_now": plan["half_width"]}
+        k = plan["traces_needed"]
+        row["planned"] = k
+        if not np.isfinite(k) or k == 0:
+            row["outcome"] = "no plan" if not np.isfinite(k) else "met already"
+        elif k > len(rest):
+            row["outcome"] = "beyond the data"
+        else:
+            extra = set(rng.choice(rest, int(k), replace=False))
+            final = s.counts[np.isin(s.ids, list(pilot | extra))]
+            lo, hi = cluster_bootstrap_ci(final, s.statistic, n_boot=2000, seed=10_000 + p, alpha=0.05)
+            row["half_after"] = (hi - lo) / 2
+            row["outcome"] = "reached" if (hi - lo) / 2 <= args.target else "missed"
+        rows.append(row)
+    return rows
+
+
+def simulate(strata_list, all_ids, args) -> pd.DataFrame:
+    rows = []
+    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+        jobs = [pool.submit(_one_pilot, p, strata_list, all_ids, args) for p in range(args.pilots)]
+        for i, job in enumerate(jobs):
+            rows += job.result()
+            print(f"pilot {i + 1}/{args.pilots}", file=sys.stderr, end="\r")
     print(file=sys.stderr)
     return pd.DataFrame(rows)
 
@@ -218,6 +231,7 @@ def main() -> int:
     ap.add_argument("--next", type=int, default=40, help="traces labeled after the pilot in the order check")
     ap.add_argument("--order-pilots", type=int, default=50)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=2, help="processes running pilots (results do not depend on it)")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
     warnings.simplefilter("ignore")

@@ -191,3 +191,23 @@ def test_user_errors():
         _plan(_human(range(5)), traces=traces)
     with pytest.raises(UserInputError, match="--target"):
         _plan(_human(range(5)), _judge("j", range(10)), traces=traces, target=0)
+
+
+def test_disagreement_order_takes_the_likeliest_disagreements_first():
+    human = _human(range(8))
+    ids = range(14)
+    # the judges differ on t09 (one step) and t12 (both steps); agree elsewhere
+    a = _judge("a", ids)
+    b = AnnotationSet.from_records(
+        [
+            _rec(f"t{i:02d}", s, [G, NG][(i + s + (i == 12) + (i == 9 and s == 0)) % 2], "b")
+            for i in ids
+            for s in (0, 1)
+        ],
+        name="b",
+    )
+    rk = _plan(human, a, b, traces=_traces(14), target=0.5, order="disagreement").ranking
+    assert rk["trace_id"].tolist()[:2] == ["t12", "t09"]
+    assert rk["judge_disagreements"].tolist()[:2] == [2, 1]
+    shuffled = _plan(human, a, b, traces=_traces(14), target=0.5, order="random").ranking
+    assert sorted(shuffled["trace_id"]) == sorted(rk["trace_id"])
