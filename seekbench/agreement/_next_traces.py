@@ -11,11 +11,14 @@ share of disagreements is above the median of all traces, else "low".
 strata are agent x high/low, each filled in proportion to its share of all the traces
 (the traces already labeled count), high first on a tie, random (seeded) within a
 stratum. The kappa that ``seekbench agree`` computes on the labeled traces then stays an
-unbiased picture of the corpus, and stratifying on a variable that predicts disagreement
-narrows the estimate's spread. ``order="disagreement"`` takes the agents in proportion
-but, within an agent, the traces with the most expected disagreements first: fastest to
-find the judges' errors, but kappa measured on such a pick is biased low (the benchmark
-``scripts/bench/judge_plan_sim.py`` measures by how much). ``order="random"``: a seeded
+unbiased picture of the corpus, whatever the agents' shares in the pilot.
+``order="disagreement"`` takes the agents in proportion but, within an agent, the traces
+with the most expected disagreements first: fastest to find the judges' errors, but kappa
+measured on such a pick is biased low. On the 190 SeekBench traces (rules judge,
+grounding, pilots of 30 plus the next 40; ``scripts/bench/judge_plan_sim.py``) the mean
+kappa was off the all-traces value by +0.002 (stratified), -0.003 (random) and -0.024
+(disagreement), with the same spread for stratified and random (sd 0.055, 0.054): the
+strata buy representativeness, not a narrower interval. ``order="random"``: a seeded
 shuffle.
 """
 

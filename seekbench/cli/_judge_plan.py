@@ -40,8 +40,8 @@ judges' labels (--rater, repeatable), on the traces given.
    (default) ranks so that any top N is a stratified random sample, agent x high/low
    expected disagreement in proportion to all traces, high first: kappa measured on them
    stays unbiased. --order disagreement takes the most likely disagreements first within
-   each agent (finds the judges' errors fastest; kappa measured on those is biased low).
-   --order random shuffles.
+   each agent (finds the judges' errors fastest; kappa measured on those is biased low:
+   by 0.024 on the 190 SeekBench traces). --order random shuffles.
 
 The top --top traces are printed; -o FILE writes the whole ranking (.csv or .jsonl). The
 method and a worked example: docs/judges.md, "Planning how many traces to label".
