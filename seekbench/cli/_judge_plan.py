@@ -50,7 +50,8 @@ stop with exit code 2.
 
 Example (the bundled sample: humans labeled questions 1-6 of each agent):
   seekbench samples
-  grep -E '"trace_id": "sample-[a-z-]+-q0[1-6]"' sample_human.jsonl > pilot.jsonl
+  seekbench convert traces.jsonl -o plain.jsonl --labels-out human.jsonl
+  grep -E '"trace_id": "sample-[a-z-]+-q0[1-6]"' human.jsonl > pilot.jsonl
   seekbench annotate traces.jsonl --judge rules -o rules.jsonl
   seekbench judge plan traces.jsonl --reference pilot.jsonl --rater rules.jsonl --target 0.1 -o next.csv
 """
