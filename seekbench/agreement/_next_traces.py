@@ -140,12 +140,11 @@ def _proportional(per: pd.DataFrame, key: str, queues: dict[str, list[str]], fir
     total = float(have.sum())
     out: list[str] = []
     while any(queues.values()):
-        best, best_key = None, None
-        for h, q in queues.items():
-            if q:
-                cand = (-(share[h] * (total + 1) - have[h]), h not in first, h)
-                if best is None or cand < best:
-                    best, best_key = cand, h
+        # the largest deficit below the stratum's share, then a stratum in ``first``, then by name
+        best_key = min(
+            (h for h, q in queues.items() if q),
+            key=lambda h: (-(share[h] * (total + 1) - have[h]), h not in first, h),
+        )
         out.append(queues[best_key].pop(0))
         have[best_key] += 1
         total += 1

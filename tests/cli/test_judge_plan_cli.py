@@ -60,11 +60,9 @@ def test_plan_json_and_jsonl_agree(cli, files):
 
 def test_user_errors_exit_2(cli, files, tmp_path):
     stray = tmp_path / "stray.jsonl"
-    stray.write_text(
-        json.dumps({"schema_version": "1.0", "trace_id": "nowhere", "step": 0, "field": "grounding", "value": "Grounded",
-                    "unscored_reason": None, "rater": "h", "provenance": {"kind": "human"}}) + "\n",
-        encoding="utf-8",
-    )  # fmt: skip
+    record = {"schema_version": "1.0", "trace_id": "nowhere", "step": 0, "field": "grounding", "value": "Grounded",
+              "unscored_reason": None, "rater": "h", "provenance": {"kind": "human"}}  # fmt: skip
+    stray.write_text(json.dumps(record) + "\n", encoding="utf-8")
     res = cli("judge", "plan", files["traces"], "--reference", stray, "--rater", files["rules"])
     assert res.code == 2 and "no label refers to a trace" in res.err
     # the judge labeled only traces the reference did not: nothing to compare
