@@ -7,9 +7,10 @@ import sys
 
 from .._io import dumps
 from ._judge_offline import register_cli
+from ._judge_plan import register_plan
 from ._options import add_command_group, add_json
 
-JUDGE_HELP = "judges: list (and train offline judges)"
+JUDGE_HELP = "judges: list, train offline judges, plan how many traces humans must label"
 
 JUDGE_DESCRIPTION = (
     "Judges are TOML files in judges/ (or $SEEKBENCH_JUDGES_PATH): an LLM on an "
@@ -28,6 +29,7 @@ def register(sub) -> None:
     add_json(lp, what="one JSON array")
     lp.set_defaults(run=run_list)
     register_cli(jsub)
+    register_plan(jsub)
 
 
 def _features(kind: str) -> str | None:
