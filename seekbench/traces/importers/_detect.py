@@ -18,6 +18,7 @@ from ..._limits import DEFAULT_LIMITS, InputLimitError, ReadLimits
 FORMATS: dict[str, str] = {
     "canonical": "._canonical",
     "seekbench": "._seekbench",
+    "swe_agent": "._swe_traj",
     "openai_chat": "._openai_chat",
     "atif": "._atif",
     "inspect": "._inspect",
