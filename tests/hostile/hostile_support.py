@@ -32,6 +32,8 @@ SEEDS: list[tuple[str, str, bytes]] = [
     ("inspect", "capitals.eval", (FIXTURES / "capitals.eval").read_bytes()),
     ("inspect", "capitals.inspect.json", (FIXTURES / "capitals.inspect.json").read_bytes()),
     ("otel", "agent.otel.jsonl", (FIXTURES / "agent.otel.jsonl").read_bytes()),
+    ("swe_agent", "swe_agent.traj", (FIXTURES / "shapes" / "swe_agent.traj").read_bytes()),
+    ("tau2", "tau_sim.json", (FIXTURES / "shapes" / "tau_sim.json").read_bytes()),
 ]
 
 

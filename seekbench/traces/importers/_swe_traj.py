@@ -194,7 +194,7 @@ def _convert(
     trace = new_trace(
         trace_id=trace_id, agent=name, question=question, fmt=FORMAT, file=file, line=line, record_id=rid, path=prefix
     )
-    steps = expect_type(doc["trajectory"], list, what="trajectory", path=f"{prefix}.trajectory", **ctx)
+    steps = expect_type(doc.get("trajectory"), list, what="trajectory", path=f"{prefix}.trajectory", **ctx)
     b = ActionSteps(FORMAT, ctx, search_tools)
     for j, entry in enumerate(steps):
         p = f"{prefix}.trajectory[{j}]"

@@ -115,7 +115,7 @@ def _convert(
     rid = str(expect_type(rid, (str, int), what="id", path=f"{prefix}.id", **ctx)) if rid is not None else None
     trace_id = rid or f"{os.path.basename(file)}:{line}" + ("" if prefix == "$" else prefix[1:])
     ctx["trace_id"] = trace_id
-    messages = expect_type(run["messages"], list, what="messages", path=f"{prefix}.messages", **ctx)
+    messages = expect_type(run.get("messages"), list, what="messages", path=f"{prefix}.messages", **ctx)
     notes, sources = [], {}
     name = agent
     if name is None:
