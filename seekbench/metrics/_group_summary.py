@@ -20,6 +20,7 @@ from ._bootstrap import Cluster, cluster_labels
 from ._ce import CALIBRATION_COLUMNS, CalibrationResult, calibration_from_columns
 from ._decisions import evidence_labeled
 from ._erf import EvidenceRecoveryFitter
+from ._no_search import acts_without_searching, blank_search_metrics
 from ._options import MetricOptions
 from ._outcome import outcome_from_columns
 from ._rqi import RQIResult, rqi_from_columns, rqi_sums
@@ -167,6 +168,7 @@ def _group(
     """The summary dict of one group from its statistics rows (ERF entries still empty) and its recovery
     fitter; with ``share`` (each row its own resampling unit) the integer bootstrap columns share a product."""
     has_steps = stats["n_step_rows"].to_numpy() > 0
+    no_search = acts_without_searching(stats)  # agents that act and never search: no search metric
     rqi_cols, cal_cols, events = rqi_part(stats), calibration_part(stats), events_part(stats)
     blocks = _integer_columns(rqi_cols, cal_cols, opts) if share else []
     with shared_sums(blocks, seed=boot["seed"], n_boot=boot["n_boot"] if boot["bootstrap"] == "exact" else 0):
@@ -182,7 +184,7 @@ def _group(
             boot=boot,
         )
         out = outcome_from_columns(outcome_part(stats), boot=boot)
-        fitter = _fit_erf(
+        fitter = None if no_search else _fit_erf(
             events,
             evidence_labeled(cal_cols),
             method=opts.erf_method,
@@ -192,7 +194,7 @@ def _group(
             **opts.evidence,
         )
         erf_ci = _erf_ci(fitter)
-    return {
+    group = {
         **keys,
         "n_traces": len(stats),
         "n_steps": int(stats["n_step_rows"].sum()),
@@ -222,4 +224,7 @@ def _group(
         "rqi_by_evidence": _by_table(rqi.by_evidence, "E", ("rqi", "n", "share")),
         "answer_rate_by_evidence": _by_table(cal.answer_table, "E", ("answer_rate", "n", "answers")),
         "accuracy_by_evidence": _by_table(cal.accuracy_by_evidence, "E", ("accuracy", "n", "n_known")),
-    }, fitter
+    }
+    if no_search:
+        blank_search_metrics(group)
+    return group, fitter
