@@ -33,6 +33,7 @@ SEEDS: list[tuple[str, str, bytes]] = [
     ("inspect", "capitals.inspect.json", (FIXTURES / "capitals.inspect.json").read_bytes()),
     ("otel", "agent.otel.jsonl", (FIXTURES / "agent.otel.jsonl").read_bytes()),
     ("swe_agent", "swe_agent.traj", (FIXTURES / "shapes" / "swe_agent.traj").read_bytes()),
+    ("mini_swe_agent", "mini_swe_agent.traj.json", (FIXTURES / "shapes" / "mini_swe_agent.traj.json").read_bytes()),
     ("tau2", "tau_sim.json", (FIXTURES / "shapes" / "tau_sim.json").read_bytes()),
 ]
 

@@ -19,6 +19,7 @@ FORMATS: dict[str, str] = {
     "canonical": "._canonical",
     "seekbench": "._seekbench",
     "swe_agent": "._swe_traj",
+    "mini_swe_agent": "._mini_swe",
     "tau2": "._tau2",
     "openai_chat": "._openai_chat",
     "atif": "._atif",

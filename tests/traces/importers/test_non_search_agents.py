@@ -129,3 +129,54 @@ def test_tau_bench_tools_that_act_are_other_steps():
     assert calls == [("other", "think"), ("search", "search_direct_flight"), ("other", "calculate"),
                      ("other", "cancel_reservation"), ("other", "book_reservation")]
     assert tr["steps"][3]["documents"][0]["text"] == '{"flight_number": "HT1", "price": 120}'
+
+
+KETTLE = "Kettle.boil() never stops at 100 degrees\nThe loop in kettle/heat.py checks > 100 instead of >= 100."
+
+
+def test_mini_swe_agent_reads_the_task_from_its_template_and_bash_commands_as_actions():
+    path = SHAPES / "mini_swe_agent.traj.json"
+    assert detect_format(path) == "mini_swe_agent"
+    tr = _one(path)
+    assert (tr["trace_id"], tr["agent"]) == ("acme__kettle-4", "mini-swe-agent/helper-model-2")
+    # The task is where {{task}} sits in info.config.agent.instance_template, not the instructions around it.
+    assert tr["question"] == KETTLE
+    assert tr["final_answer"].startswith("diff --git a/kettle/heat.py")
+    # Three turns: thought, bash command (an action), its output; then the submission as the answer.
+    assert [(s["kind"], s.get("tool")) for s in tr["steps"]] == [
+        ("reasoning", None), ("other", "bash"), ("other", None),
+        ("reasoning", None), ("other", "bash"), ("other", None),
+        ("reasoning", None), ("other", "bash"), ("answer", None),
+    ]
+    assert tr["steps"][1]["text"] == "grep -n 'while' kettle/heat.py" and tr["steps"][2]["depends_on"] == [1]
+
+
+def test_mini_swe_agent_text_based_run_without_template_or_submission(tmp_path):
+    # The v1 text-based shape: commands in fenced blocks, outputs as user messages, the default
+    # "Please solve this issue: {{task}}" message with no template saved; the run hit its step limit.
+    doc = {"trajectory_format": "mini-swe-agent-1", "info": {"exit_status": "LimitsExceeded", "submission": ""},
+           "messages": [
+               {"role": "system", "content": "You can run bash."},
+               {"role": "user", "content": "Please solve this issue: Fix the kettle.\n\nYou can execute bash commands."},
+               {"role": "assistant", "content": "THOUGHT: look.\n\n```bash\nls kettle\n```"},
+               {"role": "user", "content": "<returncode>0</returncode>\n<output>\nheat.py\n</output>"},
+               {"role": "exit", "content": "LimitsExceeded", "extra": {"exit_status": "LimitsExceeded", "submission": ""}},
+           ]}
+    path = tmp_path / "run.traj.json"
+    path.write_text(json.dumps(doc))
+    tr = _one(path)
+    assert tr["question"] == "Fix the kettle." and tr["final_answer"] is None
+    assert [(s["kind"], s.get("tool"), s.get("text")) for s in tr["steps"]] == [
+        ("reasoning", None, "THOUGHT: look.\n\n```bash\nls kettle\n```"), ("other", "bash", "ls kettle"),
+        ("other", None, "<returncode>0</returncode>\n<output>\nheat.py\n</output>")]
+    assert tr["metadata"]["exit_status"] == "LimitsExceeded"
+
+
+def test_mini_swe_agent_without_a_marked_task_warns(tmp_path):
+    doc = {"trajectory_format": "mini-swe-agent-1.1", "info": {},
+           "messages": [{"role": "user", "content": "Fix the kettle, then run the tests."}]}
+    path = tmp_path / "bare.traj.json"
+    path.write_text(json.dumps(doc))
+    read = read_traces(path)
+    assert read.traces[0]["question"] == "Fix the kettle, then run the tests."
+    assert any("--question-field" in w for w in read.warnings)
