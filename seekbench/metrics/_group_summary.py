@@ -184,14 +184,18 @@ def _group(
             boot=boot,
         )
         out = outcome_from_columns(outcome_part(stats), boot=boot)
-        fitter = None if no_search else _fit_erf(
-            events,
-            evidence_labeled(cal_cols),
-            method=opts.erf_method,
-            recovery=opts.recovery,
-            time=opts.time,
-            alpha=boot["alpha"],
-            **opts.evidence,
+        fitter = (
+            None
+            if no_search
+            else _fit_erf(
+                events,
+                evidence_labeled(cal_cols),
+                method=opts.erf_method,
+                recovery=opts.recovery,
+                time=opts.time,
+                alpha=boot["alpha"],
+                **opts.evidence,
+            )
         )
         erf_ci = _erf_ci(fitter)
     group = {

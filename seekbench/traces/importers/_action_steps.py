@@ -26,7 +26,7 @@ class ActionSteps:
 
     def add(self, kind: str, text: str | None, path: str, *, original_kind: str, **fields: object) -> dict:
         """Append a step of ``kind`` read from ``path`` (fields with a None value are left out)."""
-        step = {"kind": kind, "text": text, "original_kind": original_kind}
+        step: dict = {"kind": kind, "text": text, "original_kind": original_kind}
         step.update({k: v for k, v in fields.items() if v is not None})
         step["source_ref"] = {
             "format": self.fmt,

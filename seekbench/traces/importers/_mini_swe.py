@@ -38,7 +38,9 @@ from ._tools import resolve_search_tools
 FORMAT = "mini_swe_agent"
 _HEAD = re.compile(r'"trajectory_format"\s*:\s*"mini-swe-agent')
 _FENCE = re.compile(r"```(?:bash|sh|mswea_bash_command)?[ \t]*\n(.*?)\n```", re.DOTALL)
-_PR = re.compile(r"<pr_description>\s*(?:Consider the following PR description:\s*)?(.*?)\s*</pr_description>", re.DOTALL)
+_PR = re.compile(
+    r"<pr_description>\s*(?:Consider the following PR description:\s*)?(.*?)\s*</pr_description>", re.DOTALL
+)
 _SOLVE = re.compile(r"Please solve this issue:\s*(.*?)(?:\n\s*\n|\Z)", re.DOTALL)
 _TAG = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)
 _TASK_VAR = re.compile(r"\{\{-?\s*task\s*-?\}\}")
@@ -48,7 +50,9 @@ def sniff(path: str, head: str, first: object) -> bool:
     """True for a trajectory whose ``trajectory_format`` names mini-swe-agent, or a list of them."""
     obj = first[0] if isinstance(first, list) and first else first
     if isinstance(obj, dict):
-        return str(obj.get("trajectory_format", "")).startswith("mini-swe-agent") and isinstance(obj.get("messages"), list)
+        return str(obj.get("trajectory_format", "")).startswith("mini-swe-agent") and isinstance(
+            obj.get("messages"), list
+        )
     return first is None and bool(_HEAD.search(head))
 
 
@@ -123,7 +127,7 @@ def find_task(message: str, template: object) -> str | None:
 
 def _commands(m: dict, ctx: RecordContext, p: str) -> list[tuple[str, str | None, str]]:
     """``(command, tool call id, path)`` of each command of an assistant message."""
-    extra = m.get("extra") if isinstance(m.get("extra"), dict) else {}
+    extra: dict = m["extra"] if isinstance(m.get("extra"), dict) else {}
     actions = extra.get("actions")
     if isinstance(actions, list) and actions:
         out = []
@@ -142,9 +146,9 @@ def _commands(m: dict, ctx: RecordContext, p: str) -> list[tuple[str, str | None
                     args = json.loads(args)
                 except ValueError:
                     args = {"command": args}
-            cmd = args.get("command") if isinstance(args, dict) else None
-            if isinstance(cmd, str):
-                out.append((cmd, tc.get("id"), f"{p}.tool_calls[{k}]"))
+            command = args.get("command") if isinstance(args, dict) else None
+            if isinstance(command, str) and isinstance(tc, dict):
+                out.append((command, tc.get("id"), f"{p}.tool_calls[{k}]"))
         return out
     content = m.get("content")
     return [(c.strip(), None, f"{p}.content") for c in _FENCE.findall(content)] if isinstance(content, str) else []
@@ -177,15 +181,19 @@ def _convert(
     elif name is None:
         name = default_agent(file)
         notes.append(agent_note(file))
-    trace = new_trace(trace_id=trace_id, agent=name, question="", fmt=FORMAT, file=file, line=line, record_id=rid,
-                      path=prefix)
+    trace = new_trace(
+        trace_id=trace_id, agent=name, question="", fmt=FORMAT, file=file, line=line, record_id=rid, path=prefix
+    )
     b = ActionSteps(FORMAT, ctx, search_tools)
     question: str | None = None
     if question_field is not None:
         value = get_path(doc, question_field)
         if value is None:
-            raise UserInputError(f"no field {question_field!r} (from --question-field) in this trajectory",
-                                 path=f"{prefix}.{question_field}", **ctx)
+            raise UserInputError(
+                f"no field {question_field!r} (from --question-field) in this trajectory",
+                path=f"{prefix}.{question_field}",
+                **ctx,
+            )
         question = expect_type(value, str, what=question_field, path=f"{prefix}.{question_field}", **ctx)
         sources["question"] = f"{prefix}.{question_field}"
     pending: list[tuple[str | None, dict]] = []  # calls waiting for their output, in order
@@ -201,8 +209,10 @@ def _convert(
         elif role == "user" and "question" not in sources:
             found = find_task(text or "", get_path(info, "config.agent.instance_template"))
             if found is None:
-                warns.append(f"{file}: {trace_id}: the task is not marked in the first user message; the whole "
-                             "message is the question (name the task's field with --question-field)")
+                warns.append(
+                    f"{file}: {trace_id}: the task is not marked in the first user message; the whole "
+                    "message is the question (name the task's field with --question-field)"
+                )
             question, sources["question"] = (found if found is not None else (text or "")), f"{p}.content"
         elif role == "assistant":
             cmds = _commands(m, ctx, p)
@@ -225,8 +235,9 @@ def _convert(
         b.add("answer", submission, where, original_kind="submission")
         trace["final_answer"], sources["final_answer"] = submission, where
     if question is None:
-        raise UserInputError("mini-swe-agent trajectory without a user message: no task to read",
-                             path=f"{prefix}.messages", **ctx)
+        raise UserInputError(
+            "mini-swe-agent trajectory without a user message: no task to read", path=f"{prefix}.messages", **ctx
+        )
     trace["question"] = question
     b.finish(trace)
     trace["question_id"] = rid or question_key(question, None)

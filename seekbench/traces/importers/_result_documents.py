@@ -154,11 +154,16 @@ def json_documents(value: object) -> list[dict] | None:
     docs: list[dict[str, Any]] = []
     for rank, d in enumerate(value, start=1):
         d = {"text": d} if isinstance(d, str) else d
-        meta = d.get("metadata") if isinstance(d.get("metadata"), dict) else {}
+        meta: dict = d["metadata"] if isinstance(d.get("metadata"), dict) else {}
         title = _first(d, TITLE_KEYS)
         if title is None:
             title = _first(meta, TITLE_KEYS)
-        doc: dict[str, Any] = {"id": as_str(d.get("id")), "title": as_str(title), "text": as_str(_text(d)), "rank": rank}
+        doc: dict[str, Any] = {
+            "id": as_str(d.get("id")),
+            "title": as_str(title),
+            "text": as_str(_text(d)),
+            "rank": rank,
+        }
         url = next((d[k] for k in URL_KEYS if isinstance(d.get(k), str)), None)
         if url is None:  # a LangChain Document: {page_content, metadata: {source, title}}
             url = next((meta[k] for k in (*URL_KEYS, "source") if isinstance(meta.get(k), str)), None)

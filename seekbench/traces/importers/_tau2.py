@@ -125,12 +125,20 @@ def _convert(
         else:
             name = default_agent(file)
             notes.append(agent_note(file))
-    trace = new_trace(trace_id=trace_id, agent=name, question="", fmt=FORMAT, file=file, line=line, record_id=rid,
-                      path=prefix)
+    trace = new_trace(
+        trace_id=trace_id, agent=name, question="", fmt=FORMAT, file=file, line=line, record_id=rid, path=prefix
+    )
     ended = run.get("termination_reason") in _ENDED or run.get("termination_reason") is None
     last_said = max(
-        (i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"
-         and not m.get("tool_calls") and isinstance(m.get("content"), str) and m["content"].strip()),
+        (
+            i
+            for i, m in enumerate(messages)
+            if isinstance(m, dict)
+            and m.get("role") == "assistant"
+            and not m.get("tool_calls")
+            and isinstance(m.get("content"), str)
+            and m["content"].strip()
+        ),
         default=-1,
     )
     b = ActionSteps(FORMAT, ctx, search_tools)
@@ -166,7 +174,7 @@ def _convert(
             tp = f"{p}.tool_calls[{j}]"
             tc = expect_type(tc, dict, what="tool call", path=tp, **ctx)
             tool = expect_type(tc.get("name"), str, what="tool name", path=f"{tp}.name", **ctx)
-            args = tc.get("arguments") if isinstance(tc.get("arguments"), dict) else {}
+            args: dict = tc["arguments"] if isinstance(tc.get("arguments"), dict) else {}
             text = json.dumps(tc.get("arguments"), ensure_ascii=False)
             if role != "assistant" or tc.get("requestor", "assistant") != "assistant":  # the user acts, not the agent
                 step = b.add("other", f"{tool} {text}", tp, original_kind="user_tool_call")
@@ -181,8 +189,8 @@ def _convert(
     b.finish(trace)
     domain = get_path(info, "environment_info.domain_name")
     trace["dataset"] = domain if isinstance(domain, str) else None
-    trace["question_id"] = f"{trace['dataset'] or ''}::{run['task_id']}" if "task_id" in run else question_key(
-        question, trace["dataset"]
+    trace["question_id"] = (
+        f"{trace['dataset'] or ''}::{run['task_id']}" if "task_id" in run else question_key(question, trace["dataset"])
     )
     reward = get_path(run, "reward_info.reward")
     if isinstance(reward, (int, float)) and not isinstance(reward, bool):

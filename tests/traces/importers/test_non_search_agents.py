@@ -11,12 +11,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from _importer_support import FIXTURES
 
 from seekbench import UserInputError
 from seekbench.traces import read_traces
 from seekbench.traces.importers import detect_format
-
-from _importer_support import FIXTURES
 
 SHAPES = FIXTURES / "shapes"
 ISSUE = "Ruler.measure rounds 2.5 cm down to 2\nCalling Ruler().measure(2.5) returns 2; it should return 3."
@@ -92,7 +91,8 @@ def test_cli_convert_of_a_traj_file(cli, tmp_path):
     # Hand count: 15 steps (reasoning 4, search 2, search_result 2, answer 1, other 6); action calls:
     # edit, python, submit.
     assert ("imported 1 trace: 15 steps (reasoning 4, search 2, search_result 2, answer 1, other 6), 2 tool calls, "
-            "3 action calls, 2 documents; 0 with an empty question, 0 without an answer, 0 without a tool call") in res.err
+            "3 action calls, 2 documents; 0 with an empty question, 0 without an answer, "
+            "0 without a tool call") in res.err
 
 
 def test_tau2_simulations_are_one_trace_each_with_actions_as_other_steps():
@@ -157,10 +157,11 @@ def test_mini_swe_agent_text_based_run_without_template_or_submission(tmp_path):
     doc = {"trajectory_format": "mini-swe-agent-1", "info": {"exit_status": "LimitsExceeded", "submission": ""},
            "messages": [
                {"role": "system", "content": "You can run bash."},
-               {"role": "user", "content": "Please solve this issue: Fix the kettle.\n\nYou can execute bash commands."},
+               {"role": "user", "content": "Please solve this issue: Fix the kettle.\n\nYou can run bash commands."},
                {"role": "assistant", "content": "THOUGHT: look.\n\n```bash\nls kettle\n```"},
                {"role": "user", "content": "<returncode>0</returncode>\n<output>\nheat.py\n</output>"},
-               {"role": "exit", "content": "LimitsExceeded", "extra": {"exit_status": "LimitsExceeded", "submission": ""}},
+               {"role": "exit", "content": "LimitsExceeded",
+                "extra": {"exit_status": "LimitsExceeded", "submission": ""}},
            ]}
     path = tmp_path / "run.traj.json"
     path.write_text(json.dumps(doc))

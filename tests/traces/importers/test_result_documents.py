@@ -11,12 +11,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from _importer_support import FIXTURES
 
 from seekbench.traces import read_traces
 from seekbench.traces.importers import detect_format
 from seekbench.traces.importers._documents import parse_tool_output
-
-from _importer_support import FIXTURES
 
 SHAPES = FIXTURES / "shapes"
 
@@ -78,7 +77,9 @@ def test_every_api_list_shape_gives_its_records():
         "rec-youcom": [("Peaks of the Grey Hills", "https://hills.example/grey/peaks",
                         "Mount Ash, 1,204 m.\nMount Tern, 1,150 m.", 1)],
         # LangChain Documents: page_content, metadata.title and metadata.source.
-        "rec-langchain": [("Mount Ash history", "https://history.example/ash", "Mount Ash was first climbed in 1911.", 1)],
+        "rec-langchain": [
+            ("Mount Ash history", "https://history.example/ash", "Mount Ash was first climbed in 1911.", 1)
+        ],
         # Records under a key no API table names ("matches"), addresses as uri and href, text as body and text.
         "rec-generic": [
             ("Ash village", "https://villages.example/ash", "Ash is a village below Mount Ash.", 1),
@@ -112,9 +113,11 @@ def test_ten_records_are_ten_documents_never_one_blob(output):
 
 def test_a_structured_record_keeps_its_fields_as_text():
     # No title and no text key: the fields are the text (tau-bench's search_direct_flight result).
-    assert _tuples('[{"flight_number": "HT1", "price": 120}]') == [(None, None, '{"flight_number": "HT1", "price": 120}')]
+    flight = '{"flight_number": "HT1", "price": 120}'
+    assert _tuples(f"[{flight}]") == [(None, None, flight)]
     # A titled hit without a snippet keeps no text: its title says what it is.
-    assert _tuples('[{"title": "Pell", "url": "https://p.example", "position": 1}]') == [("Pell", "https://p.example", None)]
+    hit = '[{"title": "Pell", "url": "https://p.example", "position": 1}]'
+    assert _tuples(hit) == [("Pell", "https://p.example", None)]
 
 
 def test_a_page_with_links_is_one_page():
