@@ -57,12 +57,14 @@ def sniff(path: str, head: str, first: object) -> bool:
 
 
 def is_trajectory(obj: object) -> bool:
-    """True for ``{"trajectory": [...], "history": [...]}`` or ``{"trajectory": [...], "info": {...}}``."""
-    return (
-        isinstance(obj, dict)
-        and isinstance(obj.get("trajectory"), list)
-        and (isinstance(obj.get("history"), list) or isinstance(obj.get("info"), dict))
-    )
+    """True for ``{"trajectory": [...], "history": [...]}`` or ``{"trajectory": [...], "info": {...}}`` whose
+    entries are SWE-agent steps (``action`` / ``observation`` / ``thought``), not chat messages."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("trajectory"), list):
+        return False
+    if not (isinstance(obj.get("history"), list) or isinstance(obj.get("info"), dict)):
+        return False
+    first = obj["trajectory"][0] if obj["trajectory"] else None
+    return first is None or (isinstance(first, dict) and any(k in first for k in ("action", "observation", "thought")))
 
 
 def iter_records(

@@ -181,3 +181,15 @@ def test_mini_swe_agent_without_a_marked_task_warns(tmp_path):
     read = read_traces(path)
     assert read.traces[0]["question"] == "Fix the kettle, then run the tests."
     assert any("--question-field" in w for w in read.warnings)
+
+
+def test_a_chat_log_under_a_trajectory_key_is_not_a_swe_agent_file(tmp_path):
+    # Messages (role / content) under "trajectory" beside "info": not SWE-agent steps, so not this format.
+    doc = {"trajectory": [{"role": "user", "content": "What is the capital of Orvia?"},
+                          {"role": "assistant", "content": "Pell"}], "info": {"model": "m"}}
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(doc))
+    try:  # another format (the chat importer, reading messages under any key), or none: never this one
+        assert detect_format(path) != "swe_agent"
+    except UserInputError as e:
+        assert "cannot tell the trace format" in str(e)
