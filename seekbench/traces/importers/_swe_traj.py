@@ -5,7 +5,9 @@ A trajectory is ``{"trajectory": [{"action", "observation", "response", "thought
 "thought"?, "action"?, "tool_calls"?}], "info": {"submission", "exit_status", "model_stats",
 ...}, "environment"?, "replay_config"?}`` (``replay_config`` is the run's configuration, a JSON
 string or an object, with ``problem_statement.{id, text}`` and ``agent.model.name``); one per
-file, as SWE-agent writes them, a JSON list of them, or one per JSONL line.
+file, as SWE-agent writes them, a JSON list of them, or one per JSONL line. A ``history`` alone
+(SWE-agent's demonstration files) is read too: each assistant message after the task gives its
+``thought`` and ``action``, the message after it the output.
 
 Mapping: the question is the task, never the demonstration before it: ``--question-field``,
 else ``replay_config.problem_statement.text``, else the issue inside the first user message of
@@ -46,6 +48,7 @@ _ISSUE = re.compile(r"ISSUE:\s*\n(.*?)\n\s*INSTRUCTIONS:", re.DOTALL)
 _PR = re.compile(r"<pr_description>\s*(.*?)\s*</pr_description>", re.DOTALL)
 _PR_LEAD = re.compile(r"^Consider the following PR description:\s*", re.IGNORECASE)
 _DEMO_MARK = "--- DEMONSTRATION ---"
+_MESSAGE_TYPES = frozenset({"system_prompt", "observation", "action", "demonstration"})
 
 
 def sniff(path: str, head: str, first: object) -> bool:
@@ -58,13 +61,24 @@ def sniff(path: str, head: str, first: object) -> bool:
 
 def is_trajectory(obj: object) -> bool:
     """True for ``{"trajectory": [...], "history": [...]}`` or ``{"trajectory": [...], "info": {...}}`` whose
-    entries are SWE-agent steps (``action`` / ``observation`` / ``thought``), not chat messages."""
-    if not isinstance(obj, dict) or not isinstance(obj.get("trajectory"), list):
+    entries are SWE-agent steps (``action`` / ``observation`` / ``thought``), not chat messages; or for a
+    SWE-agent ``history`` alone (a demonstration file), told by its messages' ``message_type`` /
+    ``is_demo`` or an assistant message with ``thought`` and ``action``."""
+    if not isinstance(obj, dict):
         return False
+    if not isinstance(obj.get("trajectory"), list):
+        history = obj.get("history")
+        return "messages" not in obj and isinstance(history, list) and any(_swe_message(m) for m in history[:20])
     if not (isinstance(obj.get("history"), list) or isinstance(obj.get("info"), dict)):
         return False
     first = obj["trajectory"][0] if obj["trajectory"] else None
     return first is None or (isinstance(first, dict) and any(k in first for k in ("action", "observation", "thought")))
+
+
+def _swe_message(m: object) -> bool:
+    return isinstance(m, dict) and (
+        m.get("message_type") in _MESSAGE_TYPES or "is_demo" in m or ("thought" in m and "action" in m)
+    )
 
 
 def iter_records(
@@ -174,6 +188,53 @@ def _command(action: str) -> tuple[str | None, str | None]:
     return words[0], (args[0] if args else None)
 
 
+_Text = tuple[str, str]  # (text, its JSON path)
+
+
+def _entries(
+    doc: dict, ctx: RecordContext, prefix: str, task_path: str
+) -> list[tuple[_Text | None, _Text | None, _Text | None]]:
+    """``(thought, action, observation)`` of each step: the ``trajectory`` entries, else (a ``history``
+    alone) each assistant message after the task with its ``action`` and the next tool or user message."""
+
+    def text(value: object, what: str, path: str) -> _Text | None:
+        value = expect_type(value, (str, type(None)), what=what, path=path, **ctx)
+        return None if value is None else (value, path)
+
+    out: list[tuple[_Text | None, _Text | None, _Text | None]] = []
+    if "trajectory" in doc:
+        steps = expect_type(doc.get("trajectory"), list, what="trajectory", path=f"{prefix}.trajectory", **ctx)
+        for j, entry in enumerate(steps):
+            p = f"{prefix}.trajectory[{j}]"
+            entry = expect_type(entry, dict, what="trajectory entry", path=p, **ctx)
+            thought = text(entry.get("thought"), "thought", f"{p}.thought")
+            if thought is None or not thought[0].strip():
+                thought = text(entry.get("response"), "response", f"{p}.response")
+            out.append(
+                (
+                    thought,
+                    text(entry.get("action"), "action", f"{p}.action"),
+                    text(entry.get("observation"), "observation", f"{p}.observation"),
+                )
+            )
+        return out
+    history = expect_type(doc.get("history"), list, what="history", path=f"{prefix}.history", **ctx)
+    start = int(task_path.split("history[", 1)[1].split("]", 1)[0]) + 1 if "history[" in task_path else 0
+    for i in range(start, len(history)):
+        m, p = history[i], f"{prefix}.history[{i}]"
+        if not isinstance(m, dict) or m.get("is_demo") or m.get("role") != "assistant":
+            continue
+        thought = text(
+            m.get("thought", m.get("content")), "thought", f"{p}.thought" if "thought" in m else f"{p}.content"
+        )
+        nxt = history[i + 1] if i + 1 < len(history) else None
+        observation = None
+        if isinstance(nxt, dict) and nxt.get("role") in ("tool", "user") and isinstance(nxt.get("content"), str):
+            observation = (nxt["content"], f"{prefix}.history[{i + 1}].content")
+        out.append((thought, text(m.get("action"), "action", f"{p}.action"), observation))
+    return out
+
+
 def _convert(
     doc: object,
     *,
@@ -196,27 +257,16 @@ def _convert(
     trace = new_trace(
         trace_id=trace_id, agent=name, question=question, fmt=FORMAT, file=file, line=line, record_id=rid, path=prefix
     )
-    steps = expect_type(doc.get("trajectory"), list, what="trajectory", path=f"{prefix}.trajectory", **ctx)
     b = ActionSteps(FORMAT, ctx, search_tools)
-    for j, entry in enumerate(steps):
-        p = f"{prefix}.trajectory[{j}]"
-        entry = expect_type(entry, dict, what="trajectory entry", path=p, **ctx)
-        for key in ("thought", "response"):
-            text = entry.get(key)
-            if text is not None:
-                text = expect_type(text, str, what=key, path=f"{p}.{key}", **ctx)
-            if text and text.strip():
-                b.add("reasoning", text, f"{p}.{key}", original_kind=key)
-                break
-        action = expect_type(entry.get("action"), (str, type(None)), what="action", path=f"{p}.action", **ctx)
-        tool, args = _command(action or "")
-        if tool is None:
+    for thought, action, observation in _entries(doc, ctx, prefix, q_source):
+        if thought is not None and thought[0].strip():
+            b.add("reasoning", thought[0], thought[1], original_kind=thought[1].rsplit(".", 1)[-1])
+        tool, args = _command(action[0] if action is not None else "")
+        if tool is None or action is None:
             continue
-        call = b.call(tool, action, f"{p}.action", query=args)
-        observation = entry.get("observation")
+        call = b.call(tool, action[0], action[1], query=args)
         if observation is not None:
-            observation = expect_type(observation, str, what="observation", path=f"{p}.observation", **ctx)
-            b.result(call, observation, f"{p}.observation")
+            b.result(call, observation[0], observation[1])
     info = doc.get("info") or {}
     info = expect_type(info, dict, what="info", path=f"{prefix}.info", **ctx)
     submission = info.get("submission")

@@ -193,3 +193,16 @@ def test_a_chat_log_under_a_trajectory_key_is_not_a_swe_agent_file(tmp_path):
         assert detect_format(path) != "swe_agent"
     except UserInputError as e:
         assert "cannot tell the trace format" in str(e)
+
+
+def test_swe_agent_history_alone_reads_the_same_steps(tmp_path):
+    # A demonstration file keeps only "history": the same task and commands, read from the messages
+    # (each assistant message's thought and action, the next message its output); no submission.
+    doc = json.loads((SHAPES / "swe_agent.traj").read_text())
+    path = tmp_path / "demo.traj"
+    path.write_text(json.dumps({"history": doc["history"]}))
+    assert detect_format(path) == "swe_agent"
+    full, alone = _one(SHAPES / "swe_agent.traj"), _one(path)
+    assert alone["question"] == ISSUE and alone["final_answer"] is None
+    assert _steps(alone) == _steps(full)[:-1]  # all but the answer (the submission is in info)
+    assert alone["steps"][1]["source_ref"]["path"] == "$.history[3].action"
