@@ -5,7 +5,8 @@ Passage text: ``Doc i(Title: t) passage`` entries (Search-R1's retriever format)
 opening a passage, and ``"t"`` lines opening blank-line separated passages (the wiki
 corpus as ReSearch prints it). JSON results (a list of records, bare, under an API's key,
 or JSON inside JSON; :mod:`._result_documents`), also written as a Python literal (a list
-rendered by a chat template). Otherwise the text itself is one document. Untrusted text:
+rendered by a chat template), and Markdown result lists (``1. [title](url)`` then the snippet, as
+Qwen-Agent web tools print them). Otherwise the text itself is one document. Untrusted text:
 JSON too deeply nested to decode, or with numbers Python will not convert, is kept as text.
 """
 
@@ -22,6 +23,10 @@ _NUMBERED = re.compile(r"(?m)^[ \t]*\((\d+)\)[ \t]*")
 _TITLE_TEXT = re.compile(r"\s*Title\s*:\s*(.*?)\s+Text\s*:\s*", re.DOTALL)
 _TITLE_LINE = re.compile(r"(?m)^[ \t]*Title[ \t]*:[ \t]*(\S[^\n]*)$")
 _QUOTED_LINE = re.compile(r'(?m)(?:\A|\n[ \t]*\n)[ \t]*"([^"\n]+)"[ \t]*$')
+#: A numbered Markdown link opening a search result (Qwen-Agent web tools: ``1. [title](url)``).
+_MD_RESULT = re.compile(r"(?m)^[ \t]*(\d+)\.[ \t]*\[([^\]\n]+)\]\((\S+?)\)[ \t]*$")
+#: Where one query's results end when a tool answers several queries in one output.
+_MD_BLOCK_END = re.compile(r"\n[ \t]*={3,}[ \t]*\n")
 _LITERAL_LIMIT = 1 << 20  # Python-literal fallback only for texts up to 1 MiB: ast parsing is costly
 
 
@@ -116,4 +121,40 @@ def parse_tool_output(text: str | None) -> list[dict]:
             docs = json_documents(json.loads(stripped))
         except (ValueError, RecursionError):
             pass
+    if docs is None:
+        docs = _markdown_results(stripped)
     return parse_passages(text) if docs is None else docs
+
+
+def _is_header(text: str) -> bool:
+    """Text before a results list: a few short lines (``A Google search for 'q' found 10 results:``)."""
+    return len(text) <= 400 and text.count("\n") <= 4
+
+
+def _markdown_results(text: str) -> list[dict] | None:
+    """Search results written as a numbered list of Markdown links, each line ``i. [title](url)``
+    followed by its snippet (and ``Date published:`` / ``Source:`` lines), after a header such as
+    ``A Google search for 'q' found 10 results:``; several queries' lists are separated by ``=======``.
+    None when the text holds no such list: the list must open the text (after a short header) and
+    count from 1 in each block, so the numbered links of a visited page are no results.
+
+    >>> [(d["title"], d["url"], d["text"]) for d in _markdown_results("Results:\\n1. [A](https://a.example)\\nsa")]
+    [('A', 'https://a.example', 'sa')]
+    """
+    starts = list(_MD_RESULT.finditer(text))
+    # A results list opens the text (after a header of a few lines at most) and counts 1, 2, 3 ...
+    # (again from 1 after each block separator); numbered links deep inside a visited page are no list.
+    if not starts or starts[0].group(1) != "1" or not _is_header(text[: starts[0].start()]):
+        return None
+    for prev, m in zip(starts, starts[1:], strict=False):
+        between = text[prev.end() : m.start()]
+        block = _MD_BLOCK_END.search(between)
+        want = 1 if block is not None else int(prev.group(1)) + 1
+        if int(m.group(1)) != want or (block is not None and not _is_header(between[block.end() :])):
+            return None
+    docs = []
+    for j, m in enumerate(starts):
+        end = starts[j + 1].start() if j + 1 < len(starts) else len(text)
+        body = _MD_BLOCK_END.split(text[m.end() : end], maxsplit=1)[0]
+        docs.append({"id": None, "title": m.group(2).strip(), "text": body.strip(), "rank": j + 1, "url": m.group(3)})
+    return docs

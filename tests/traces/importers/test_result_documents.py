@@ -87,6 +87,16 @@ def test_every_api_list_shape_gives_its_records():
         ],
         # Plain text: one document, the text itself.
         "rec-plain": [(None, None, "Mount Ash is 1,204 m high and stands in the Grey Hills.", 1)],
+        # Qwen-Agent web search text: numbered Markdown links under a header, two queries split by =======;
+        # ranks run on across the queries, the date and source lines stay in the text.
+        "rec-markdown": [
+            ("Mount Ash (Grey Hills)", "https://hills.example/grey/ash",
+             "Date published: 2019-05-01\nSource: Hills Atlas\n\n"
+             "Mount Ash, 1,204 m, is the highest peak of the Grey Hills.",
+             1),
+            ("Climbing Mount Ash", "https://climb.example/ash", "The north ridge route takes six hours.", 2),
+            ("Ash summit survey", "https://survey.example/ash_(2020)", "Surveyed at 1,204 m in 2020.", 3),
+        ],
     }
 
 
@@ -134,3 +144,12 @@ def test_text_content_parts_that_are_not_json_are_one_document_each():
 def test_json_that_is_not_results_stays_text():
     assert _tuples('{"status": "cancelled"}') == [(None, None, '{"status": "cancelled"}')]
     assert _tuples('"just a quoted sentence"') == [(None, None, '"just a quoted sentence"')]
+
+
+def test_numbered_links_inside_a_visited_page_are_one_document():
+    # A scraped page: a long text before the links, so no results list opens it.
+    page = "Title: Grey Hills news\n\n" + "The hills are quiet this year.\n" * 20 + (
+        "1. [Ash trail reopens](https://news.example/1)\n2. [New hut](https://news.example/2)\n")
+    assert len(parse_tool_output(page)) == 1
+    # A list not counting 1, 2, 3 ... is no results list either.
+    assert len(parse_tool_output("1. [A](https://a.example)\nsa\n\n3. [C](https://c.example)\nsc")) == 1
