@@ -86,28 +86,38 @@ def iter_records(
             continue
         ctx: RecordContext = {"file": str(path), "line": line, "trace_id": None}
         if not isinstance(doc, dict) or "simulations" not in doc:  # one run (the error names a wrong type)
-            yield _record(doc, {}, {}, str(path), line, prefix, agent, tools)
+            yield _record(doc, {}, {}, file=str(path), line=line, prefix=prefix, agent=agent, search_tools=tools)
             continue
         try:
             sims = expect_type(doc["simulations"], list, what="simulations", path=f"{prefix}.simulations", **ctx)
         except UserInputError as e:
             yield ImportedRecord(line, error=e)
             continue
-        info = doc.get("info") if isinstance(doc.get("info"), dict) else {}
+        info: dict = doc["info"] if isinstance(doc.get("info"), dict) else {}
         tasks = {str(t["id"]): t for t in doc.get("tasks") or [] if isinstance(t, dict) and "id" in t}
         for i, run in enumerate(sims):
-            yield _record(run, info, tasks, str(path), line, f"{prefix}.simulations[{i}]", agent, tools)
+            p = f"{prefix}.simulations[{i}]"
+            yield _record(run, info, tasks, file=str(path), line=line, prefix=p, agent=agent, search_tools=tools)
 
 
-def _record(run, info, tasks, file, line, prefix, agent, search_tools) -> ImportedRecord:
+def _record(run: object, info: dict, tasks: dict, *, line: int | None, **kw) -> ImportedRecord:
+    """:func:`_convert`, its user error as an errored record (the file's other simulations still read)."""
     try:
-        return _convert(run, info, tasks, file=file, line=line, prefix=prefix, agent=agent, search_tools=search_tools)
+        return _convert(run, info, tasks, line=line, **kw)
     except UserInputError as e:
         return ImportedRecord(line, error=e)
 
 
 def _convert(
-    run: object, info: dict, tasks: dict, *, file: str, line: int, prefix: str, agent: str | None, search_tools
+    run: object,
+    info: dict,
+    tasks: dict,
+    *,
+    file: str,
+    line: int | None,
+    prefix: str,
+    agent: str | None,
+    search_tools: frozenset[str] | None,
 ) -> ImportedRecord:
     ctx: RecordContext = {"file": file, "line": line, "trace_id": None}
     run = expect_type(run, dict, what="simulation run", path=prefix, **ctx)
@@ -121,7 +131,8 @@ def _convert(
     if name is None:
         llm = get_path(info, "agent_info.llm")
         if isinstance(llm, str) and llm:
-            name, sources["agent"] = llm, "$.info.agent_info.llm"
+            # The results object holding this run: the run's path up to ``.simulations[i]``.
+            name, sources["agent"] = llm, prefix.rsplit(".simulations[", 1)[0] + ".info.agent_info.llm"
         else:
             name = default_agent(file)
             notes.append(agent_note(file))
