@@ -17,8 +17,11 @@ class SeekbenchError(Exception):
     """Base class of every error seekbench raises on purpose."""
 
 
-class UserInputError(SeekbenchError):
+class UserInputError(SeekbenchError, ValueError):
     """Bad input from the user: printed as one line by the CLI, exit code 2.
+
+    A ``ValueError``, as scikit-learn's validation errors are, so callers of the Python API
+    that catch ``ValueError`` for bad arguments catch this too.
 
     The message names the file, the line, the trace id and the JSON path of
     the offending field when they are known, then what is wrong and what to do.

@@ -9,8 +9,9 @@ recomputes RQI, CE and ERF(8) per agent from each rater's labels.
 """
 
 from ._ac1 import AC1Result, gwet_ac1, gwet_ac1_score
+from ._agreement_result import AgreementResult
 from ._align import align_pair, normalize_annotations
-from ._compare import AgreementResult, compare_annotations
+from ._compare import compare_annotations
 from ._fleiss import FleissResult, fleiss_kappa, fleiss_kappa_score
 from ._judge_costs import judge_costs, pareto_front
 from ._kappa import KappaResult, cohen_kappa, cohen_kappa_score

@@ -154,7 +154,7 @@ class AnswerJudge(ABC):
     is_llm: bool = False
 
     @abstractmethod
-    async def vote(self, item: AnswerItem, ctx: JudgeContext) -> Vote:
+    async def vote(self, item: AnswerItem, ctx: CallContext) -> Vote:
         """This judge's vote on one answer."""
 
     async def aclose(self) -> None:  # noqa: B027 - a no-op by default: only LLM judges hold connections
@@ -172,16 +172,13 @@ class ExactMatchJudge(AnswerJudge):
 
     name = EM_JUDGE
 
-    async def vote(self, item: AnswerItem, ctx: JudgeContext | None) -> Vote:
+    async def vote(self, item: AnswerItem, ctx: CallContext | None) -> Vote:
         if not item.candidate:
             return Vote(self.name, None, "unscored", "no answer to judge")
         if not item.gold_answers:
             return Vote(self.name, None, "unscored", "no gold answers")
         return Vote(self.name, bool(exact_match_score(item.candidate, item.gold_answers)), "scored")
 
-
-#: Former name of :class:`seekbench.llm.CallContext` (what the judges of one run share).
-JudgeContext = CallContext
 
 #: What a vote says when its request got no reply: (status, reason).
 _NO_REPLY: dict[str, tuple[VoteStatus, str]] = {
@@ -237,7 +234,7 @@ class LLMAnswerJudge(AnswerJudge):
         """The false-premise prompt for flagged questions (when the judge has one), else the main prompt."""
         return self.fp_template if item.false_premise and self.fp_template is not None else self.template
 
-    async def vote(self, item: AnswerItem, ctx: JudgeContext) -> Vote:
+    async def vote(self, item: AnswerItem, ctx: CallContext) -> Vote:
         cfg = self.config
         template = self.template_for(item)
         base = Vote(

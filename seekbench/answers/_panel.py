@@ -40,7 +40,7 @@ from ._answer_judge import (
     AnswerItem,
     AnswerJudge,
     AnswerJudgeSpec,
-    JudgeContext,
+    CallContext,
     Vote,
     load_answer_judge,
 )
@@ -134,7 +134,7 @@ class Panel:
             return "panel"
         return "em" if self.primaries[0].name == EM_JUDGE else "judge"
 
-    async def decide(self, item: AnswerItem, ctx: JudgeContext) -> PanelDecision:
+    async def decide(self, item: AnswerItem, ctx: CallContext) -> PanelDecision:
         votes = list(await asyncio.gather(*(j.vote(item, ctx) for j in self.primaries)))
         values = [v.value for v in votes]
         scored = [v for v in values if v is not None]
@@ -314,7 +314,7 @@ def _collect(
     panel: Panel,
     decisions: list[PanelDecision],
     kept_sources: dict,
-    ctx: JudgeContext,
+    ctx: CallContext,
     elapsed: float,
     overwrite: Overwrite,
 ) -> AnswerJudgeResult:

@@ -10,7 +10,7 @@ from .._errors import UserInputError
 from .._io import paused_gc
 from ..labels import AnnotationSet
 from ..traces import ReadResult, importer_options, valid_traces, write_jsonl
-from ..traces.importers import detect_format, importer_for, write_parquet
+from ..traces.importers import format_of, importer_for, mapping_lines, write_parquet
 from ._inputs import add_input_arguments, import_options, report_import, report_skipped
 from ._options import add_command, add_output
 
@@ -50,7 +50,7 @@ def register(sub) -> None:
         action="store_true",
         help="write nothing; show, for the first record of each file, where the question, each step, "
         "the documents, the answer and the gold came from (field paths), to check a mapping "
-        "before trusting numbers",
+        "before trusting numbers; then the mapping in --map syntax, to edit and pass back with --map",
     )
     p.set_defaults(run=run)
 
@@ -76,11 +76,13 @@ def _short(value: object, width: int = 70) -> str:
 
 def explain(path: str, args: argparse.Namespace) -> list[str]:
     """Lines saying where each field and step of the file's first record came from."""
-    fmt = args.format or detect_format(path, skip_invalid=args.skip_invalid)
-    options, ignored = importer_options(fmt, import_options(args))
+    given = import_options(args)
+    fmt = format_of(path, args.format, skip_invalid=args.skip_invalid, options=given)
+    options, ignored = importer_options(fmt, given)
+    how = f" ({args.mapping})" if fmt == "mapped" else " (forced)" if args.format else " (detected)"
     out = [
         f"{path}: format {fmt}"
-        + (" (forced)" if args.format else " (detected)")
+        + how
         + (f"; ignores {', '.join('--' + k.replace('_', '-') for k in ignored)}" if ignored else "")
     ]
     rec = next(iter(importer_for(fmt).iter_records(path, **options)), None)
@@ -90,7 +92,9 @@ def explain(path: str, args: argparse.Namespace) -> list[str]:
         return [*out, f"  first record is invalid: {rec.error.one_line()}"]
     t, src = rec.trace, rec.sources
     out.append(f"first record (line {rec.line}): trace {t['trace_id']}")
-    agent_from = src.get("agent") or ("--agent" if args.agent else "the file name (no agent field)")
+    agent_from = src.get("agent") or (
+        "--agent" if args.agent and t["agent"] == args.agent else "the file name (no agent field)"
+    )
     none = "(not found)"
     fields = [
         ("agent", agent_from, t["agent"]),
@@ -119,7 +123,8 @@ def explain(path: str, args: argparse.Namespace) -> list[str]:
     if t.get("metadata", {}).get("tool_kinds"):
         out.append("  tool kinds: " + ", ".join(f"{k} = {v}" for k, v in t["metadata"]["tool_kinds"].items()))
     out += [f"  {n}" for n in rec.notes + rec.warnings]
-    return out
+    out.append("  the mapping, in --map syntax (save the lines below to a file, edit, pass back with --map FILE):")
+    return out + mapping_lines(fmt, rec, mapping=options.get("mapping"))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -26,6 +26,7 @@ from ..traces import (
     spool_stream,
     stream_label,
 )
+from ..traces.importers import load_mapping
 from ._options import LIMIT_OPTIONS, add_format_option, add_label_options, add_limit_options, add_skip_invalid
 
 #: How a record's fields map onto a trace, when the importer's defaults do not find them: (flag, metavar, help).
@@ -56,6 +57,13 @@ FIELD_OPTIONS = (
         "counted as an action call (default: by name: search, scholar, visit, scrape, browse, "
         "fetch, retrieve, open, ...)",
     ),
+    (
+        "--answer-tool",
+        "NAMES",
+        "comma-separated tool names whose call gives the answer (its answer argument becomes the answer "
+        "step and final_answer), beside the default submit, final_answer, submit_final_result, answer, "
+        "final_result",
+    ),
 )
 
 
@@ -77,6 +85,16 @@ def add_input_arguments(p: argparse.ArgumentParser, *, files_required: bool = Tr
     add_skip_invalid(g, what="invalid trace records")
     for flag, metavar, text in FIELD_OPTIONS:
         g.add_argument(flag, default=None, metavar=metavar, help=text)
+    g.add_argument(
+        "--map",
+        dest="mapping",
+        default=None,
+        metavar="FILE",
+        help="a mapping file (TOML) naming, with paths such as $.task.prompt or $.events[*], where the "
+        "question, answer, gold, agent, steps or messages, tool calls and documents of records of any "
+        "other shape are (docs/formats.md, 'Any other shape'); `seekbench convert FILE --explain` prints "
+        "one to start from",
+    )
     g.add_argument(
         "--tags",
         action="append",
@@ -144,6 +162,8 @@ def import_options(args: argparse.Namespace) -> dict:
         "field": getattr(args, "field", None),
         "tags": parse_tags(getattr(args, "tags", None)),
         "search_tools": getattr(args, "search_tools", None),
+        "answer_tool": getattr(args, "answer_tool", None),
+        "mapping": load_mapping(args.mapping) if getattr(args, "mapping", None) else None,
     }
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from .._errors import UserInputError
 from ..traces import write_jsonl
 from ._annotation_set import AnnotationSet
-from ._span_labels import ANNOTATOR_KIND, SpanIndex, check_tool
+from ._span_labels import ANNOTATOR_KIND, SPAN_FORMATS, SpanIndex, check_tool
 
 
 @dataclass
@@ -74,7 +74,7 @@ def span_label_records(
                 "its trace is not in the trace files"
                 if fmt is None
                 else f"its trace was imported from {fmt}, not from spans"
-                if fmt != "otel"
+                if fmt not in SPAN_FORMATS
                 else "the step has no span id"
             )
             err = UserInputError(

@@ -172,7 +172,9 @@ def _convert(
     tid_hint = ours.get("trace_id")
     otel_trace = _get(row, "traceId", "trace_id", "context.trace_id")
     if (not isinstance(span, str) or not span) and fld == "correct" and isinstance(otel_trace, str):
-        steps = index.answers_of(otel_trace.lower())  # a trace-level score of the answer
+        # a trace-level score of the answer; ids are opaque, hex ids written in upper case match too
+        known = {otel for otel, _ in index.step_span.values()}
+        steps = index.answers_of(otel_trace if otel_trace in known else otel_trace.lower())
         span = "(trace)"
     elif not isinstance(span, str) or not span:
         raise UserInputError(
@@ -183,7 +185,7 @@ def _convert(
             path="$.span_id" if source == "phoenix" else "$.observationId",
         )
     else:
-        span = span.lower()
+        span = span if span in index.span_steps else span.lower()
         steps = index.step_for(span, fld)
     if isinstance(ours.get("step"), int) and (ours.get("trace_id"), ours["step"]) in steps:
         steps = [(ours["trace_id"], ours["step"])]

@@ -2,8 +2,9 @@
 
 Phoenix and Langfuse attach labels to spans (observations), seekbench to steps. Traces imported
 from OpenTelemetry files keep the span of each step in ``source_ref.record_id`` (``format``
-``otel``) and the OTel trace id in ``source.record_id``; this module turns that into the two maps
-an exchange needs: step -> span, and span -> the steps a label field fits.
+``otel``) and the OTel trace id in ``source.record_id``; traces imported from Langfuse keep the
+observation id and the Langfuse trace id there the same way (``format`` ``langfuse``); this
+module turns that into the two maps an exchange needs: step -> span, and span -> the steps a label field fits.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from dataclasses import dataclass, field
 from .._errors import UserInputError
 from ..traces import FIELDS_BY_KIND
 
-#: Trace formats whose steps carry span ids.
-SPAN_FORMATS = ("otel",)
+#: Trace formats whose steps carry span ids (Langfuse: observation ids, its trace id in ``source.record_id``).
+SPAN_FORMATS = ("otel", "langfuse")
 #: seekbench provenance kind <-> Phoenix annotator kind.
 ANNOTATOR_KIND = {"human": "HUMAN", "judge": "LLM", "rule": "CODE"}
 PROVENANCE_KIND = {v: k for k, v in ANNOTATOR_KIND.items()}
@@ -72,7 +73,7 @@ def span_index(traces: Iterable[dict], *, file: str | None = None) -> SpanIndex:
         raise UserInputError(
             f"the traces were not imported from spans (format {', '.join(fmts) or 'none'}); "
             "labels go to Phoenix or Langfuse only for traces read from OpenTelemetry files "
-            "(OTLP JSON or span tables)",
+            "(OTLP JSON or span tables) or from Langfuse traces",
             file=file,
         )
     return idx

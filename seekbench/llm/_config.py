@@ -28,8 +28,6 @@ from ._secrets import mask_credentials
 
 #: The shipped judge files (package data ``seekbench/judges/``), searched after the user's directories.
 PACKAGE_JUDGES_DIR = judges_dir()
-#: Former name of :data:`PACKAGE_JUDGES_DIR`, kept while code written against it is merged.
-REPO_JUDGES_DIR = PACKAGE_JUDGES_DIR
 
 #: How the variable a judge found by name reads its key from must end (``api_key_env``).
 KEY_VARIABLE_SUFFIXES = ("_API_KEY", "_TOKEN")

@@ -125,7 +125,12 @@ def reduce_traces(
         raise UserInputError("--jobs must be >= 1")
     given = {k: v for k, v in options.items() if v is not None}
     files = expand_inputs([paths] if isinstance(paths, (str, os.PathLike)) else list(paths))
-    formats = [format or (url_format(f) if is_url(f) else detect_format(f, skip_invalid=skip_invalid)) for f in files]
+    formats = [
+        "mapped"  # a mapping file (--map) reads every file as it says
+        if given.get("mapping") is not None
+        else format or (url_format(f) if is_url(f) else detect_format(f, skip_invalid=skip_invalid))
+        for f in files
+    ]
     work = FragmentWork(fn, skip_invalid, tuple(sorted(given.items())), chunk_traces)
     planned: list[Fragment] = []
     if engine == "ray":

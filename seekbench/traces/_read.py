@@ -13,7 +13,7 @@ from .._errors import UserInputError
 from .._io import paused_gc
 from .._limits import InputLimitError
 from ._validate import validate_trace
-from .importers._detect import detect_format, importer_for
+from .importers._detect import detect_format, format_of, importer_for
 from .importers._summary import ImportSummary
 
 #: Importer warnings kept per read (the rest are counted): enough to show, bounded for huge files.
@@ -60,7 +60,7 @@ def _iter_traces(
     path: str | os.PathLike, *, format: str | None, skip_invalid: bool, out: ReadResult | None, **options
 ) -> Iterator[tuple[int | None, dict | UserInputError]]:
     file = str(path)
-    fmt = format or detect_format(path, skip_invalid=skip_invalid, limits=options.get("limits"))
+    fmt = format_of(path, format, skip_invalid=skip_invalid, options=options)
     accepted, ignored = importer_options(fmt, options)
     if ignored and out is not None:
         out.notes.append(
@@ -95,7 +95,7 @@ def valid_traces(paths: list, out: ReadResult, *, format: str | None, skip_inval
     seen: set[str] = set()
     for path in paths:
         file = str(path)
-        fmt = format or detect_format(path, skip_invalid=skip_invalid, limits=options.get("limits"))
+        fmt = format_of(path, format, skip_invalid=skip_invalid, options=options)
         out.formats[file] = fmt
         found, records = False, 0  # a forced format must find something of its format in a file of records
         for line, item in _iter_traces(path, format=fmt, skip_invalid=skip_invalid, out=out, **options):
@@ -202,7 +202,9 @@ def read_traces(
         Without it the first bad record raises :class:`UserInputError`.
     **options
         Importer options: ``agent``, ``question``, ``field``, ``question_field``, ``answer_field``,
-        ``tags``, ``search_tools`` (see each importer); a format that does not take one ignores it
+        ``tags``, ``search_tools``, ``answer_tool`` (see each importer); ``mapping``, a mapping file (TOML,
+        docs/formats.md), reads every file as it says (:mod:`.importers._mapped`); a format that does not take one
+        ignores it
         with a note in ``notes``. ``limits``, a :class:`~seekbench._limits.ReadLimits`, bounds the
         bytes of a record, an archive member and a Parquet row group (default
         :data:`~seekbench._limits.DEFAULT_LIMITS`); past one, :class:`UserInputError` even with

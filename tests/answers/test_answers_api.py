@@ -22,7 +22,7 @@ def test_public_api():
     ("seekbench.answers", ["seekbench.metrics", "seekbench.report", "seekbench.cli", "seekbench.agreement",
                            "matplotlib", "openai"]),
     ("seekbench.metrics._evidence_set", ["seekbench.report", "seekbench.cli", "matplotlib"]),
-    ("seekbench.metrics._coverage", ["seekbench.report", "seekbench.cli", "seekbench.answers", "matplotlib"]),
+    ("seekbench.metrics._reference_steps", ["seekbench.report", "seekbench.cli", "seekbench.answers", "matplotlib"]),
 ])
 def test_layers(package, forbidden):
     code = f"import sys, {package}; print(','.join(m for m in {forbidden!r} if m in sys.modules))"

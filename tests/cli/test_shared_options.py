@@ -73,7 +73,7 @@ def test_every_trace_reading_command_exposes_the_same_options():
             "seekbench coverage"} <= set(readers)
     options = {n: {s for a in PARSERS[n]._actions for s in a.option_strings} for n in readers}
     reading = {"--format", "--skip-invalid", "--agent", "--question-field", "--answer-field", "--field", "--tags",
-               "--search-tools"}
+               "--search-tools", "--answer-tool"}
     assert all(reading <= o for o in options.values())
     label_readers = {"seekbench metrics", "seekbench report", "seekbench explore"}
     assert all({"--labels", "--labels-rater"} <= options[n] for n in label_readers)

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from seekbench.annotate import annotate, list_judges, load_judge_config
-from seekbench.llm._config import REPO_JUDGES_DIR
+from seekbench.llm._config import PACKAGE_JUDGES_DIR
 from seekbench.answers import judge_answers
 from seekbench.data import sample_traces_path
 from seekbench.testing import OpenAIServer
 from seekbench.traces import exact_match_score, normalize_answer, read_traces
 
-SHIPPED = sorted(p.stem for p in Path(REPO_JUDGES_DIR).glob("*.toml"))
+SHIPPED = sorted(p.stem for p in Path(PACKAGE_JUDGES_DIR).glob("*.toml"))
 
 
 def _traces(n: int = 6) -> list[dict]:

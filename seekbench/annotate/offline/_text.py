@@ -94,14 +94,6 @@ def jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(union) if union else 0.0
 
 
-def union_words(texts: Iterable[str | None]) -> set[str]:
-    """Content words of several texts together."""
-    out: set[str] = set()
-    for t in texts:
-        out |= content_words(t)
-    return out
-
-
 def count_cues(text: str | None, cues: Iterable[str]) -> int:
     """Number of cue phrases occurring in ``text`` (case-insensitive, on word boundaries).
 

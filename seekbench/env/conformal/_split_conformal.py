@@ -130,10 +130,6 @@ class SplitConformal:
         self.q_hat_ = float(conformal_quantile(self.scores_, self.alpha))
         return self
 
-    def predict_interval(self, c_hat) -> tuple[np.ndarray, np.ndarray]:
-        """Clipped intervals for new estimates."""
-        return conformal_interval(c_hat, self.q_hat_)
-
     def covers(self, c, c_hat) -> np.ndarray:
         """Whether each true c lies in its interval (|c - c_hat| <= q_hat)."""
         return nonconformity(c, c_hat) <= self.q_hat_ + 1e-12

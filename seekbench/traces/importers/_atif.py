@@ -13,7 +13,8 @@ question (unless ``extra.question`` or ``question=`` gives it; then it is
 ``metadata["prompt"]``), later user messages -> ``other``; an agent step gives
 its ``reasoning_content`` -> reasoning, its ``message`` -> reasoning when it makes
 tool calls, each tool call -> search (as in the OpenAI importer: ``query`` from
-``query`` / ``q`` / ``queries`` / ``search_query``, ``url`` from ``url`` ...),
+``query`` / ``q`` / ``queries`` / ``search_query``, ``url`` from ``url`` ...), or
+``other`` for a tool that does not retrieve (:mod:`._tools`, ``search_tools``),
 each observation result -> search_result matched by ``source_call_id`` and
 placed after its call. A result without ``source_call_id`` matches the single
 pending call, else it becomes an ``other`` step. The last agent step, when it
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import cast
 
 from ..._errors import UserInputError
@@ -36,6 +37,7 @@ from ..._limits import ReadLimits
 from ._base import ImportedRecord, RecordContext, expect_type, new_trace
 from ._fields import HEADER_FIELDS, apply_fields, record_fields
 from ._openai_chat import StepBuilder, content_text, import_documents, search_step
+from ._tools import record_tool_kinds, resolve_search_tools
 
 FORMAT = "atif"
 _HEAD = re.compile(r'"schema_version"\s*:\s*"ATIF', re.IGNORECASE)
@@ -67,6 +69,7 @@ def iter_records(
     agent: str | None = None,
     question: str | None = None,
     answer_tag: str | None = "answer",
+    search_tools: str | Iterable[str] | None = None,
     limits: ReadLimits | None = None,
 ) -> Iterator[ImportedRecord]:
     """Convert each ATIF trajectory in ``path`` to a canonical trace.
@@ -81,13 +84,22 @@ def iter_records(
         The question when ``extra.question`` is absent (else the first user message).
     answer_tag : str or None, default "answer"
         Take ``final_answer`` from the last ``<answer_tag>`` block of the answer; None keeps the message.
+    search_tools : str or list, optional
+        The tool names that are searches; other tools are ``other`` steps (default: by name, :mod:`._tools`).
 
     Yields
     ------
     ImportedRecord
     """
     yield from import_documents(
-        path, lambda _: False, _convert, limits=limits, agent=agent, question=question, answer_tag=answer_tag
+        path,
+        lambda _: False,
+        _convert,
+        limits=limits,
+        agent=agent,
+        question=question,
+        answer_tag=answer_tag,
+        search_tools=resolve_search_tools(search_tools),
     )
 
 
@@ -112,8 +124,16 @@ def _agent_name(doc: dict, ctx: RecordContext, prefix: str, fallback: str | None
 
 
 def _convert(
-    doc: object, *, file: str, line: int, prefix: str, agent: str | None, question: str | None, answer_tag: str | None
-) -> dict:
+    doc: object,
+    *,
+    file: str,
+    line: int,
+    prefix: str,
+    agent: str | None,
+    question: str | None,
+    answer_tag: str | None,
+    search_tools: frozenset[str] | None = None,
+) -> ImportedRecord:
     ctx: RecordContext = {"file": file, "line": line, "trace_id": None}
     doc = expect_type(doc, dict, what="trajectory", path=prefix, **ctx)
     rid = None
@@ -137,6 +157,15 @@ def _convert(
     if extra is not None:
         extra = expect_type(extra, dict, what="extra", path=f"{prefix}.extra", **ctx)
     fields = record_fields({k: v for k, v in (extra or {}).items() if k in EXTRA_FIELDS}, ctx, f"{prefix}.extra")
+    origin = dict(fields["sources"])  # where each field came from (convert --explain)
+    if rid is not None:
+        origin["trace_id"] = next(f"{prefix}.{k}" for k in ("session_id", "trajectory_id") if doc.get(k) == rid)
+    info = doc.get("agent")
+    if isinstance(info, dict) and info.get("name"):  # "name/model" is joined from both
+        joined = bool(info.get("model_name"))
+        origin["agent"] = (
+            f"joined: {prefix}.agent.name, {prefix}.agent.model_name" if joined else f"{prefix}.agent.name"
+        )
     trace = new_trace(
         trace_id=trace_id,
         agent=_agent_name(doc, ctx, prefix, agent),
@@ -158,6 +187,7 @@ def _convert(
     sources = [s.get("source") if isinstance(s, dict) else None for s in steps]
     last_agent = max((i for i, s in enumerate(sources) if s == "agent"), default=-1)
     b = StepBuilder(FORMAT, ctx)
+    kinds: dict[str, str] = {}
     user_seen = False
     for k, st in enumerate(steps):
         p = f"{prefix}.steps[{k}]"
@@ -172,10 +202,22 @@ def _convert(
             user_seen = True
             if given is None:
                 given = message or ""
+                origin["question"] = f"{p}.message"
             else:
                 meta["prompt"] = message
         elif source == "agent":
-            _agent_step(b, st, message, p, ctx, final=k == last_agent, answer_tag=answer_tag, trace=trace)
+            _agent_step(
+                b,
+                st,
+                message,
+                p,
+                ctx,
+                final=k == last_agent,
+                answer_tag=answer_tag,
+                trace=trace,
+                kinds=kinds,
+                search_tools=search_tools,
+            )
         else:
             b.add({"kind": "other", "text": message, "original_kind": source}, f"{p}.message")
         _observation(b, st.get("observation"), p, ctx)
@@ -183,7 +225,11 @@ def _convert(
     apply_fields(trace, fields)
     trace["steps"] = b.finish()
     trace["metadata"] = meta
-    return trace
+    record_tool_kinds(trace, kinds)
+    answers = [s for s in trace["steps"] if s["kind"] == "answer"]
+    if answers and trace["final_answer"] is not None:
+        origin["final_answer"] = answers[-1]["source_ref"]["path"]
+    return ImportedRecord(line, trace=trace, sources=origin)
 
 
 def _agent_step(
@@ -196,6 +242,8 @@ def _agent_step(
     final: bool,
     answer_tag: str | None,
     trace: dict,
+    kinds: dict[str, str],
+    search_tools: frozenset[str] | None,
 ) -> None:
     reasoning = st.get("reasoning_content")
     if reasoning is not None:
@@ -209,7 +257,16 @@ def _agent_step(
         tc = expect_type(tc, dict, what="tool call", path=tp, **ctx)
         cid = tc.get("tool_call_id")
         expect_type(cid, (str, type(None)), what="tool_call_id", path=f"{tp}.tool_call_id", **ctx)
-        step = search_step(tc.get("function_name"), tc.get("arguments"), ctx, f"{tp}.function_name", f"{tp}.arguments")
+        step = search_step(
+            tc.get("function_name"),
+            tc.get("arguments"),
+            ctx,
+            f"{tp}.function_name",
+            f"{tp}.arguments",
+            classify=True,
+            search_tools=search_tools,
+        )
+        kinds[step["tool"]] = step["kind"]
         calls.append(({**step, "original_kind": "tool_call"}, tp, cid))
     answer = b.model_turn(reasoning, message, ("message", f"{p}.message"), calls, final=final, answer_tag=answer_tag)
     if answer is not None:

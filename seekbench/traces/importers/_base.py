@@ -36,7 +36,10 @@ class ImportedRecord:
     warnings: list[str] = field(default_factory=list)
     #: Defaults the importer chose (an agent from the file name), printed once per file.
     notes: list[str] = field(default_factory=list)
-    #: Where the trace's fields came from (``question`` -> ``$.prompt[120:168]``), for ``convert --explain``.
+    #: Where the trace's fields came from (``question`` -> ``$.prompt[120:168]``), for ``convert --explain``:
+    #: a path (:mod:`._jsonpath`) into the raw record whose value is the field's or the one it was derived
+    #: from, or words where no one path names it (``joined: $.task_id, $.trial``, a span of an OTel trace).
+    #: A field that was not found has no entry. ``messages`` and ``tagged`` name where the steps were read.
     sources: dict[str, str] = field(default_factory=dict)
 
 

@@ -31,4 +31,28 @@ def iter_records(path: str | os.PathLike, *, limits: ReadLimits | None = None) -
             src = obj.get("source")
             if isinstance(src, dict) and src.get("line") is None and src.get("file") is None:
                 src.update({"file": file, "line": line})
-            yield ImportedRecord(line, trace=obj)
+            yield ImportedRecord(line, trace=obj, sources=_sources(obj))
+
+
+#: Trace field -> the canonical key it is read from (``correct`` from its value).
+_FIELDS = {
+    "trace_id": "$.trace_id",
+    "agent": "$.agent",
+    "question": "$.question",
+    "final_answer": "$.final_answer",
+    "gold_answers": "$.gold_answers",
+    "correct": "$.correct.value",
+    "dataset": "$.dataset",
+}
+
+
+def _sources(obj: dict) -> dict[str, str]:
+    """The fields a canonical trace holds, each read at its own key (``convert --explain``)."""
+    out = {}
+    for name, path in _FIELDS.items():
+        value = obj.get(name)
+        if name == "correct":
+            value = value.get("value") if isinstance(value, dict) else None
+        if value not in (None, []):
+            out[name] = path
+    return out

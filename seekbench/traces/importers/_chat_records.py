@@ -1,32 +1,44 @@
-"""Where a chat log keeps its messages, and Responses-API items read as chat messages.
+"""Where a chat log keeps its messages: under a known key, under any key, as ``prompt`` + ``completion``.
 
 Producers keep the message list under different keys: ``messages`` (OpenAI), ``traj``
 (tau-bench), ``message_history`` (MiroFlow, one level down under ``main_agent_message_history``),
-``conversation``, ``history``. The OpenAI Agents SDK run state keeps ``original_input`` and
-``generated_items`` (each item's ``raw_item`` a Responses item); Responses logs are lists of
-items typed ``message``, ``reasoning``, ``function_call``, ``function_call_output`` (also the
-``custom_tool_call`` pair and hosted ``web_search_call``). Items become the chat messages the
-OpenAI importer reads, each with the JSON path it came from.
+``conversation``, ``history``; any other top-level key holding a list of ``{role, content}``
+messages is read too (``dialog``, ``chat``, ``trajectory`` ...). A ``prompt`` with its
+``completion`` (TRL's prompt-completion records, rollouts) is one conversation: the completion
+continues the prompt, each a message list or a string (a string prompt is the user's message, a
+string completion the assistant's). Responses-API logs (item lists, Agents SDK run states,
+stored request + response objects) are read by :mod:`._responses_items`.
 """
 
 from __future__ import annotations
 
-import json
+import re
+from typing import NamedTuple
+
+from ._responses_items import RESPONSE_TYPES, item_type, run_state_items, stored_response
 
 #: Keys holding a message list, in the order tried.
 MESSAGE_KEYS = ("messages", "traj", "message_history", "conversation", "history")
-#: Responses item types read as steps.
-RESPONSE_TYPES = frozenset(
-    {
-        "message",
-        "reasoning",
-        "function_call",
-        "function_call_output",
-        "custom_tool_call",
-        "custom_tool_call_output",
-        "web_search_call",
-    }
-)
+#: A prompt and the keys that may hold its continuation, in the order tried.
+PROMPT_KEY, COMPLETION_KEYS = "prompt", ("completion", "response")
+#: Roles of a chat message list found under any key.
+CHAT_ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
+#: Keys never read as a message list of "any key": prompts apart from their response (:mod:`._search_r1`),
+#: Responses inputs, and the parts of other formats' records.
+_NOT_ANY = frozenset({"prompt", "prompts", "input", "output", "observations", "spans", "samples", "events"})
+#: Tags of the Search-R1 family in a string completion: such a record is read by :mod:`._search_r1`.
+_R1_TAG = re.compile(r"<(think|search|information|result|answer|tool_call)>|<\|begin_of_query\|>", re.IGNORECASE)
+
+
+class Found(NamedTuple):
+    """Where a record's conversation is: ``messages`` (a list, or ``(item, path)`` pairs whose paths start at
+    the record, ``$``), ``path`` (of the list; ``$`` for pairs), the record ``keys`` it used, and the path of
+    a model name the shape keeps apart (a stored response's ``model``), or None."""
+
+    messages: list
+    path: str
+    keys: frozenset[str]
+    model_path: str | None = None
 
 
 def is_messages(obj: object) -> bool:
@@ -35,131 +47,75 @@ def is_messages(obj: object) -> bool:
         isinstance(obj, list)
         and bool(obj)
         and isinstance(obj[0], dict)
-        and ("role" in obj[0] or _type(obj[0]) in RESPONSE_TYPES)
+        and ("role" in obj[0] or item_type(obj[0]) in RESPONSE_TYPES)
     )
 
 
-def _type(item: dict) -> str | None:
-    return item["type"] if isinstance(item.get("type"), str) else None
+def _is_chat(obj: object) -> bool:
+    """A list of chat messages for the any-key rule: dicts whose ``role`` is a chat role, the first also with
+    ``content`` (or tool calls), so that no list of other records with a ``role`` field is taken (smolagents'
+    ``intermediate_steps``, with ``tool-call`` and ``tool-response`` roles written as Python text, stay unread)."""
+    return (
+        isinstance(obj, list)
+        and bool(obj)
+        and all(isinstance(m, dict) and m.get("role") in CHAT_ROLES for m in obj)
+        and any(k in obj[0] for k in ("content", "tool_calls"))
+    )
 
 
-def find_messages(rec: dict) -> tuple[object, str] | None:
-    """``(messages, path)`` of a record: under a :data:`MESSAGE_KEYS` key, one level down, or a run state."""
+def find_messages(rec: dict) -> Found | None:
+    """The conversation of a record (see the module docstring), or None."""
     for key in MESSAGE_KEYS:
         if isinstance(rec.get(key), list):
-            return rec[key], f"$.{key}"
+            return Found(rec[key], f"$.{key}", frozenset({key}))
     if isinstance(rec.get("generated_items"), list) and "original_input" in rec:
-        return run_state_items(rec), "$"
+        return Found(run_state_items(rec), "$", frozenset({"original_input", "generated_items"}))
     for outer, value in rec.items():
         if isinstance(value, dict):
             for key in MESSAGE_KEYS:
                 if isinstance(value.get(key), list) and (not value[key] or is_messages(value[key])):
-                    return value[key], f"$.{outer}.{key}"
+                    return Found(value[key], f"$.{outer}.{key}", frozenset({outer}))
+    stored = stored_response(rec)
+    if stored is not None:
+        return Found(stored[0], "$", frozenset(stored[1]), stored[2])
+    joined = prompt_completion(rec)
+    if joined is not None:
+        return joined
+    for key, value in rec.items():
+        if key not in _NOT_ANY and _is_chat(value):
+            return Found(value, f"$.{key}", frozenset({key}))
     return None
+
+
+def prompt_completion(rec: dict) -> Found | None:
+    """A ``prompt`` and its continuation as one conversation, or None (also when a string continuation
+    holds Search-R1 tags: :mod:`._search_r1` reads that record)."""
+    prompt = rec.get(PROMPT_KEY)
+    key = next((k for k in COMPLETION_KEYS if rec.get(k) is not None), None)
+    if key is None or not (isinstance(prompt, str) or _is_chat(prompt)):
+        return None
+    rest = rec[key]
+    if isinstance(rest, str):
+        if _R1_TAG.search(rest) or (key == "response" and not _is_chat(prompt)):
+            return None  # a string response after a string prompt is a rollout of another shape
+    elif not _is_chat(rest):
+        return None
+    pairs: list[tuple[object, str]] = []
+    for part, role in ((PROMPT_KEY, "user"), (key, "assistant")):
+        value = rec[part]
+        if isinstance(value, str):
+            pairs.append(({"role": role, "content": value}, f"$.{part}"))
+        else:
+            pairs += [(m, f"$.{part}[{i}]") for i, m in enumerate(value)]
+    return Found(pairs, "$", frozenset({PROMPT_KEY, key}))
 
 
 def has_messages(rec: object) -> bool:
     """True for a record that :func:`find_messages` reads (and that is no trace of another format)."""
-    if not isinstance(rec, dict) or "steps" in rec or isinstance(rec.get("trace"), list):
+    if not isinstance(rec, dict) or "steps" in rec or "observations" in rec or isinstance(rec.get("trace"), list):
         return False
     found = find_messages(rec)
-    return found is not None and (not found[0] or found[1] == "$" or is_messages(found[0]))
-
-
-def run_state_items(rec: dict) -> list[tuple[dict, str]]:
-    """An Agents SDK run state's input and generated items as ``(item, path)`` pairs."""
-    first = rec["original_input"]
-    items: list[tuple[dict, str]] = []
-    if isinstance(first, str):
-        items.append(({"role": "user", "content": first}, "$.original_input"))
-    elif isinstance(first, list):
-        items += [(it, f"$.original_input[{i}]") for i, it in enumerate(first)]
-    for i, it in enumerate(rec["generated_items"]):
-        raw = it.get("raw_item") if isinstance(it, dict) else None
-        items.append((raw if isinstance(raw, dict) else it, f"$.generated_items[{i}].raw_item"))
-    return items
-
-
-def _text(value: object) -> str | None:
-    """Item content as text: a string, or the ``text`` of its parts (``input_text``, ``output_text``, ...)."""
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        parts = [p if isinstance(p, str) else p.get("text") if isinstance(p, dict) else None for p in value]
-        return "\n".join(p for p in parts if isinstance(p, str))
-    return json.dumps(value, ensure_ascii=False)
-
-
-def as_messages(items: list, base: str) -> list[tuple[object, str]]:
-    """Chat messages (with paths) from chat messages and Responses items mixed in one list."""
-    pairs = items if items and isinstance(items[0], tuple) else [(it, f"{base}[{i}]") for i, it in enumerate(items)]
-    out: list[tuple[object, str]] = []
-    for item, path in pairs:
-        kind = _type(item) if isinstance(item, dict) else None
-        if isinstance(item, dict) and kind is not None and kind not in RESPONSE_TYPES and "role" not in item:
-            out.append(({"role": kind, "content": json.dumps(item, ensure_ascii=False)}, path))  # an other step
-        elif not isinstance(item, dict) or kind not in RESPONSE_TYPES or (kind == "message" and "role" not in item):
-            out.append((item, path))
-        elif kind == "message":
-            out.append(({"role": item["role"], "content": _text(item.get("content"))}, path))
-        elif kind == "reasoning":
-            text = _text(item.get("summary")) or _text(item.get("content")) or ""
-            out.append(({"role": "assistant", "content": None, "reasoning": text}, path))
-        elif kind in ("function_call", "custom_tool_call"):
-            args = item.get("arguments", item.get("input"))
-            if kind == "custom_tool_call" and isinstance(args, str):
-                args = {"input": args}
-            out.append(
-                (
-                    {
-                        "role": "assistant",
-                        "content": None,
-                        "_item": True,
-                        "tool_calls": [
-                            {
-                                "id": item.get("call_id"),
-                                "type": "function",
-                                "function": {"name": item.get("name"), "arguments": args},
-                            }
-                        ],
-                    },
-                    path,
-                )
-            )
-        elif kind == "web_search_call":
-            action = item.get("action")
-            action = action if isinstance(action, dict) else {}
-            args = {"query": action["query"]} if isinstance(action.get("query"), str) else {}
-            out.append(
-                (
-                    {
-                        "role": "assistant",
-                        "content": None,
-                        "_item": True,
-                        "tool_calls": [
-                            {
-                                "id": item.get("id"),
-                                "type": "function",
-                                "function": {"name": "web_search", "arguments": args},
-                            }
-                        ],
-                    },
-                    path,
-                )
-            )
-        else:  # function_call_output, custom_tool_call_output
-            output = item.get("output")
-            out.append(
-                (
-                    {
-                        "role": "tool",
-                        "tool_call_id": item.get("call_id"),
-                        "content": output if isinstance(output, str) else _text(output),
-                    },
-                    path,
-                )
-            )
-    return out
+    return found is not None and (not found.messages or found.path == "$" or is_messages(found.messages))
 
 
 def run_state_agent(rec: dict) -> str | None:

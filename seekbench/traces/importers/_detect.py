@@ -18,6 +18,7 @@ from ..._limits import DEFAULT_LIMITS, InputLimitError, ReadLimits
 FORMATS: dict[str, str] = {
     "canonical": "._canonical",
     "seekbench": "._seekbench",
+    "langfuse": "._langfuse",
     "swe_agent": "._swe_traj",
     "mini_swe_agent": "._mini_swe",
     "tau2": "._tau2",
@@ -30,14 +31,31 @@ FORMATS: dict[str, str] = {
 }
 
 
+#: Importers never detected, chosen by an option: ``mapped`` reads records as a ``--map`` file says.
+OPTION_FORMATS: dict[str, str] = {"mapped": "._mapped"}
+
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def importer_for(name: str) -> ModuleType:
     """The importer module for a format name; a user error for an unknown name."""
+    if name in OPTION_FORMATS:
+        return importlib.import_module(OPTION_FORMATS[name], package=__package__)
     if name not in FORMATS:
         raise UserInputError(f"unknown format {name!r}; choose one of: {', '.join(FORMATS)}")
     return importlib.import_module(FORMATS[name], package=__package__)
+
+
+def format_of(path: str | os.PathLike, format: str | None, *, skip_invalid: bool, options: dict) -> str:
+    """The importer for ``path``: ``mapped`` with a mapping file (``mapping``), else ``format``, else detected."""
+    if options.get("mapping") is not None:
+        if format not in (None, "mapped"):
+            raise UserInputError(
+                f"--map and --format {format} together: a mapping file says how to read the records itself; "
+                "drop --format"
+            )
+        return "mapped"
+    return format or detect_format(path, skip_invalid=skip_invalid, limits=options.get("limits"))
 
 
 def available_formats() -> list[str]:

@@ -53,7 +53,15 @@ def record_id(rec: dict, ctx: RecordContext, prefix: str = "$", key: str = "id")
 
 
 def gold_list(value: object, ctx: RecordContext, path: str) -> list[str]:
-    """Gold answers as a list of strings: a string, a list, or ``{"target": ...}``; numbers become strings."""
+    """Gold answers as a list of strings: a string, a list (nested lists flattened, in order), or
+    ``{"target": ...}``; numbers become strings.
+
+    Examples
+    --------
+    >>> ctx = {"file": "f", "line": 1, "trace_id": None}
+    >>> gold_list([["Paris", "City of Light"], ["Lutetia"]], ctx, "$.answer"), gold_list(1842, ctx, "$.answer")
+    (['Paris', 'City of Light', 'Lutetia'], ['1842'])
+    """
     if isinstance(value, dict) and "target" in value:
         value, path = value["target"], f"{path}.target"
     if isinstance(value, str):
@@ -61,8 +69,11 @@ def gold_list(value: object, ctx: RecordContext, path: str) -> list[str]:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return [str(value)]
     value = expect_type(value, list, what="gold answers", path=path, **ctx)
-    out = []
+    out: list[str] = []
     for i, g in enumerate(value):
+        if isinstance(g, list):  # nested lists (``[["x"]]``, one list of aliases per answer) are flattened
+            out += gold_list(g, ctx, f"{path}[{i}]")
+            continue
         expect_type(g, (str, int, float), what="gold answer", path=f"{path}[{i}]", **ctx)
         out.append(g if isinstance(g, str) else str(g))
     return out

@@ -6,7 +6,8 @@ runs and Pass@k works), ``input`` (a string, or the first user message of a mess
 -> question, ``target`` (a string or a list) -> gold answers. Messages in order: system
 messages -> ``metadata["system"]``; an assistant message gives its ``reasoning`` content
 parts -> reasoning, its text beside tool calls -> reasoning, each tool call (``function``
-a string, ``arguments`` an object) -> search as in the OpenAI importer; a ``tool`` message
+a string, ``arguments`` an object) -> search as in the OpenAI importer, or ``other`` for a
+tool that does not retrieve (:mod:`._tools`, ``search_tools``); a ``tool`` message
 -> search_result after its call (matched by ``tool_call_id``); the last assistant message
 without tool calls -> answer, ``final_answer`` = its last ``<answer>`` block, else its
 text. The first scorer of the eval (``eval.scorers`` order) decides ``correct``: ``C`` /
@@ -22,14 +23,16 @@ small reader of the documented layout (:mod:`._inspect_log`).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from ..._errors import UserInputError
 from ..._limits import ReadLimits
 from ._base import ImportedRecord, RecordContext, expect_type, new_trace
 from ._inspect_log import Reader, is_eval_zip, is_log_document, read_log
+from ._jsonpath import key_part
 from ._openai_chat import StepBuilder, search_step
 from ._search_r1 import gold_list
+from ._tools import record_tool_kinds, resolve_search_tools
 
 FORMAT = "inspect"
 _CORRECT = {"C": True, "I": False}
@@ -47,6 +50,7 @@ def iter_records(
     *,
     reader: Reader = "auto",
     answer_tag: str | None = "answer",
+    search_tools: str | Iterable[str] | None = None,
     limits: ReadLimits | None = None,
 ) -> Iterator[ImportedRecord]:
     """Convert each sample and epoch of an Inspect log to a canonical trace.
@@ -60,6 +64,8 @@ def iter_records(
         the documented zip / JSON layout; ``auto`` takes ``inspect`` when it is installed.
     answer_tag : str or None, default "answer"
         Take ``final_answer`` from the last ``<answer_tag>`` block of the answer; None keeps the text.
+    search_tools : str or list, optional
+        The tool names that are searches; other tools are ``other`` steps (default: by name, :mod:`._tools`).
     limits : ReadLimits, optional
         The byte limits of the read: each decompressed zip member, or a ``.json`` log as a whole.
 
@@ -69,13 +75,23 @@ def iter_records(
         ``line`` is the sample's 1-based position in the log.
     """
     file = str(path)
+    chosen = resolve_search_tools(search_tools)
     header, samples = read_log(path, reader=reader, limits=limits)
     spec = header["eval"]
     for n, (where, sample) in enumerate(samples, start=1):
         try:
-            yield ImportedRecord(
-                n, trace=convert_sample(sample, spec, file=file, line=n, where=where, answer_tag=answer_tag)
+            sources: dict[str, str] = {}
+            trace = convert_sample(
+                sample,
+                spec,
+                file=file,
+                line=n,
+                where=where,
+                answer_tag=answer_tag,
+                search_tools=chosen,
+                sources=sources,
             )
+            yield ImportedRecord(n, trace=trace, sources=sources)
         except UserInputError as e:
             yield ImportedRecord(n, error=e)
         except (TypeError, ValueError, AttributeError, KeyError) as e:  # a field of an unexpected JSON type
@@ -134,9 +150,19 @@ def _correct(scores: object, spec: dict, ctx: RecordContext) -> tuple[dict | Non
 
 
 def convert_sample(
-    sample: object, spec: dict, *, file: str, line: int, where: str, answer_tag: str | None = "answer"
+    sample: object,
+    spec: dict,
+    *,
+    file: str,
+    line: int,
+    where: str,
+    answer_tag: str | None = "answer",
+    search_tools: frozenset[str] | None = None,
+    sources: dict[str, str] | None = None,
 ) -> dict:
-    """One Inspect sample (plain JSON, as in the log file) to a canonical trace."""
+    """One Inspect sample (plain JSON, as in the log file) to a canonical trace; ``sources`` (when given)
+    gets the path each field was read at."""
+    sources = {} if sources is None else sources
     ctx: RecordContext = {"file": file, "line": line, "trace_id": None}
     sample = expect_type(sample, dict, what="sample", path=where, **ctx)
     sid, epoch = sample.get("id"), sample.get("epoch", 1)
@@ -162,6 +188,15 @@ def convert_sample(
     target = sample.get("target")
     trace["gold_answers"] = [] if target in (None, "") else gold_list(target, ctx, f"{where}.target")
     trace["correct"], scores = _correct(sample.get("scores"), spec, ctx)
+    # the eval spec is the log's header: in a .json log at $.eval, in an .eval zip in header.json
+    head = "$.eval" if where.startswith("$") else "header.json: $.eval"
+    sources["agent"] = f"{head}.model"
+    if trace["dataset"] is not None:
+        sources["dataset"] = f"{head}.task"
+    if trace["gold_answers"]:
+        sources["gold_answers"] = f"{where}.target"
+    if trace["correct"] is not None and trace["correct"]["value"] is not None:
+        sources["correct"] = f"{where}.scores{key_part(trace['correct']['detail']['scorer'])}.value"
     meta: dict = {
         "inspect": {
             "task": task,
@@ -176,26 +211,36 @@ def convert_sample(
     if isinstance(sample.get("error"), dict):
         meta["inspect"]["error"] = sample["error"].get("message")
     question = sample.get("input")
+    asked = f"{where}.input"
     if not isinstance(question, str):
         question = expect_type(question, list, what="input", path=f"{where}.input", **ctx)
-        question = next(
-            (
-                _text(m.get("content"), ctx, f"{where}.input")[0]
-                for m in question
-                if isinstance(m, dict) and m.get("role") == "user"
-            ),
-            "",
-        )
+        first = next((i for i, m in enumerate(question) if isinstance(m, dict) and m.get("role") == "user"), None)
+        asked = f"{where}.input[{first}].content"
+        question = "" if first is None else _text(question[first].get("content"), ctx, f"{where}.input")[0]
     trace["question"] = question or ""
+    if trace["question"]:
+        sources["question"] = asked
     messages = sample.get("messages") or []
     messages = expect_type(messages, list, what="messages", path=f"{where}.messages", **ctx)
-    trace["steps"] = _steps(messages, trace, meta, ctx, f"{where}.messages", answer_tag)
+    kinds: dict[str, str] = {}
+    trace["steps"] = _steps(messages, trace, meta, ctx, f"{where}.messages", answer_tag, search_tools, kinds)
     trace["metadata"] = meta
+    record_tool_kinds(trace, kinds)
+    answers = [s for s in trace["steps"] if s["kind"] == "answer"]
+    if answers and trace["final_answer"] is not None:
+        sources["final_answer"] = answers[-1]["source_ref"]["path"]
     return trace
 
 
 def _steps(
-    messages: list, trace: dict, meta: dict, ctx: RecordContext, mpath: str, answer_tag: str | None
+    messages: list,
+    trace: dict,
+    meta: dict,
+    ctx: RecordContext,
+    mpath: str,
+    answer_tag: str | None,
+    search_tools: frozenset[str] | None,
+    kinds: dict[str, str],
 ) -> list[dict]:
     b = StepBuilder(FORMAT, ctx)
     roles = [m.get("role") if isinstance(m, dict) else None for m in messages]
@@ -217,7 +262,16 @@ def _steps(
             for j, tc in enumerate(msg.get("tool_calls") or []):
                 tp = f"{p}.tool_calls[{j}]"
                 tc = expect_type(tc, dict, what="tool call", path=tp, **ctx)
-                step = search_step(tc.get("function"), tc.get("arguments"), ctx, f"{tp}.function", f"{tp}.arguments")
+                step = search_step(
+                    tc.get("function"),
+                    tc.get("arguments"),
+                    ctx,
+                    f"{tp}.function",
+                    f"{tp}.arguments",
+                    classify=True,
+                    search_tools=search_tools,
+                )
+                kinds[step["tool"]] = step["kind"]
                 calls.append(({**step, "original_kind": "tool_call"}, tp, tc.get("id")))
             r = None if reasoning is None else (reasoning, "reasoning", f"{p}.content")
             answer = b.model_turn(r, text, ("content", f"{p}.content"), calls, final=k == last, answer_tag=answer_tag)

@@ -207,6 +207,8 @@ def _member(zf: zipfile.ZipFile, name: str, file: str, limits: ReadLimits) -> di
     except NonFiniteNumber as e:
         err = nonfinite_error(e, text, file=file, line=None)
         raise UserInputError(f"member {name}: {err.message}", file=file, path=err.path) from e
+    except UserInputError:  # a size limit, already worded for the user (it is a ValueError too)
+        raise
     except (*_ZIP_ERRORS, UnicodeDecodeError, ValueError, RecursionError) as e:
         raise UserInputError(f"unreadable member {name} ({_first_line(e)})", file=file) from e
     if not isinstance(value, dict):

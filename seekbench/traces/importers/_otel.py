@@ -8,15 +8,22 @@ invoke_agent), or per OTel trace when it has none. Walking the tree in start-tim
 - an LLM span (OpenInference LLM; GenAI chat / text_completion / generate_content) gives its output
   message's reasoning, and its text as reasoning, or as the answer when it is the last LLM call
   and makes no tool call;
-- a tool span (TOOL; execute_tool) gives a search step (``tool.name`` / ``gen_ai.tool.name``;
-  arguments from ``input.value`` / ``gen_ai.tool.call.arguments``, a bare string being the query)
-  and a search_result (``output.value`` / ``gen_ai.tool.call.result``) whose documents are those
-  of the retriever spans under the tool when there are any, else parsed from the output text;
+- a tool span (TOOL; execute_tool) of a retrieving tool (:func:`._tools.is_search_tool`: by its
+  name, by ``search_tools``, or because retriever spans sit under it) gives a search step
+  (``tool.name`` / ``gen_ai.tool.name``; arguments from ``input.value`` /
+  ``gen_ai.tool.call.arguments``, a bare string being the query) and a search_result
+  (``output.value`` / ``gen_ai.tool.call.result``) whose documents are those of the retriever
+  spans under the tool when there are any, else parsed from the output text; any other tool span
+  (``bash``, ``create_dataset``, ``ask_user``) gives an action: an ``other`` step naming the tool,
+  then an ``other`` step with its output;
 - a retriever span (RETRIEVER; GenAI retrieval) outside a tool gives a search (``input.value`` /
   ``gen_ai.retrieval.query.text``) and a search_result with ``retrieval.documents.<i>.document.
   {id, content, score, metadata}`` (or ``gen_ai.retrieval.documents``);
 - when a trace has no tool or retriever span, the tool calls in LLM output messages are the
-  searches, and the ``tool`` messages answering them in later LLM inputs their results.
+  searches (or actions, classified the same way), and the ``tool`` messages answering them in
+  later LLM inputs their results.
+
+Each tool's decided kind is kept in ``metadata["tool_kinds"]``.
 
 Every step's ``source_ref.record_id`` is the id of the span it came from (``path`` names the
 attribute), so labels can go back to the span (``seekbench export-labels``). The question is the
@@ -31,16 +38,19 @@ from __future__ import annotations
 import json
 import os
 from collections import defaultdict
-from collections.abc import Iterator
-from typing import Any, cast
+from collections.abc import Iterable, Iterator
+from typing import cast
 
 from ..._errors import UserInputError
 from ..._limits import ReadLimits
 from ._base import ImportedRecord, RecordContext, new_trace
+from ._fields import GOLD_FIELDS
 from ._openai_chat import StepBuilder, extract_answer, search_step
-from ._otel_messages import indexed, messages
+from ._otel_documents import as_text, span_documents
+from ._otel_messages import messages
 from ._otel_spans import Span, first_is_spans, json_value, malformed, read_spans, span_table_columns
 from ._search_r1 import apply_fields, record_fields
+from ._tools import is_search_tool, record_tool_kinds, resolve_search_tools
 
 FORMAT = "otel"
 _GENAI_KIND = {
@@ -85,6 +95,7 @@ def iter_records(
     *,
     agent: str | None = None,
     answer_tag: str | None = "answer",
+    search_tools: str | Iterable[str] | None = None,
     limits: ReadLimits | None = None,
 ) -> Iterator[ImportedRecord]:
     """Rebuild the traces of an OpenTelemetry file (see the module docstring for the mapping).
@@ -97,6 +108,8 @@ def iter_records(
         The agent when no span names one (``agent.name``, a model name, or ``service.name``).
     answer_tag : str or None, default "answer"
         Take ``final_answer`` from the last ``<answer_tag>`` block of the answer; None keeps the text.
+    search_tools : str or list, optional
+        The tool names that are searches; other tools are ``other`` steps (default: by name, :mod:`._tools`).
     limits : ReadLimits, optional
         The byte limits of the read (default :data:`seekbench._limits.DEFAULT_LIMITS`).
 
@@ -106,6 +119,7 @@ def iter_records(
         ``line`` is the line (or row) of the trace's root span.
     """
     file = str(path)
+    chosen = resolve_search_tools(search_tools)
     by_trace: dict[str, list[Span]] = defaultdict(list)
     for line, item in read_spans(path, limits=limits):
         if isinstance(item, UserInputError):
@@ -121,9 +135,10 @@ def iter_records(
             line = (root or tree.roots[0]).line
             trace_id = tid if root is None or len(roots) <= 1 else f"{tid}:{root.span_id}"
             try:
-                yield ImportedRecord(
-                    line, trace=_build(tree, root, trace_id=trace_id, file=file, agent=agent, answer_tag=answer_tag)
+                trace = _build(
+                    tree, root, trace_id=trace_id, file=file, agent=agent, answer_tag=answer_tag, search_tools=chosen
                 )
+                yield ImportedRecord(line, trace=trace, sources=_sources(trace, root, agent))
             except UserInputError as e:
                 yield ImportedRecord(line, error=e)
             except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:  # attribute of odd type
@@ -166,6 +181,9 @@ class _SpanSteps(StepBuilder):
     """Steps whose ``source_ref`` names the span they came from."""
 
     span: Span
+    search_tools: frozenset[str] | None = None
+    #: tool name -> "search" or "other", as decided (``metadata["tool_kinds"]``)
+    kinds: dict[str, str]
 
     def _ref(self, path: str) -> dict:
         return {
@@ -178,7 +196,14 @@ class _SpanSteps(StepBuilder):
 
 
 def _build(
-    tree: _Tree, root: Span | None, *, trace_id: str, file: str, agent: str | None, answer_tag: str | None
+    tree: _Tree,
+    root: Span | None,
+    *,
+    trace_id: str,
+    file: str,
+    agent: str | None,
+    answer_tag: str | None,
+    search_tools: frozenset[str] | None,
 ) -> dict:
     top = [root] if root is not None else tree.roots
     spans = [s for s in tree.walk(top) if s is not root]
@@ -199,6 +224,7 @@ def _build(
         record_id=top[0].trace_id,
     )
     b = _SpanSteps(FORMAT, ctx)
+    b.search_tools, b.kinds = search_tools, {}
     under_tool: set[str] = set()
     for s in spans:
         b.span = s
@@ -220,7 +246,7 @@ def _build(
         b.span = root
         b.new_turn()
         # output.value is not None (checked above), and json_value keeps a value that is not None so
-        text = cast(str, _as_text(json_value(root.attrs["output.value"])))
+        text = cast(str, as_text(json_value(root.attrs["output.value"])))
         b.add({"kind": "answer", "text": text, "original_kind": "AGENT"}, "output.value")
         trace["final_answer"] = extract_answer(text, answer_tag)
     trace["question"] = fields["question"] or _question(root, llms) or ""
@@ -236,6 +262,7 @@ def _build(
     }
     if meta:
         trace["metadata"]["span_metadata"] = meta
+    record_tool_kinds(trace, b.kinds)
     return trace
 
 
@@ -256,7 +283,10 @@ def _llm(b: _SpanSteps, s: Span, *, final: bool, tool_calls: bool, answer_tag: s
         calls = []
         for j, tc in enumerate(m["tool_calls"] if tool_calls else []):
             p = f"{m['path']}.tool_calls.{j}"
-            step = search_step(tc["name"], _arguments(tc["arguments"]), b.ctx, p, p)
+            step = search_step(
+                tc["name"], _arguments(tc["arguments"]), b.ctx, p, p, classify=True, search_tools=b.search_tools
+            )
+            b.kinds[step["tool"]] = step["kind"]
             calls.append(({**step, "original_kind": "tool_call"}, p, tc["id"] or f"{s.span_id}:{j}"))
         r = None if not m["reasoning"] else (m["reasoning"], "reasoning", m["path"])
         got = b.model_turn(
@@ -280,19 +310,25 @@ def _first(attrs: dict, *keys: str) -> object:
 
 def _tool(b: _SpanSteps, s: Span, retrievers: list[Span], ctx: RecordContext) -> None:
     a = s.attrs
-    name = _first(a, "tool.name", "gen_ai.tool.name") or s.name
+    name = str(_first(a, "tool.name", "gen_ai.tool.name") or s.name)
     args_key = "input.value" if "input.value" in a else "gen_ai.tool.call.arguments"
-    step = search_step(str(name), _arguments(a.get(args_key)), ctx, "tool.name", args_key)
+    args = _arguments(a.get(args_key))
+    search = is_search_tool(name, b.search_tools, retrieves=bool(retrievers))
+    if search:
+        step = search_step(name, args, ctx, "tool.name", args_key)
+    else:  # an action (bash, create_dataset, ask_user): its call and its output are other steps
+        step = {"kind": "other", "tool": name, "text": as_text(json_value(a.get(args_key)))}
+    b.kinds[name] = step["kind"]
     b.new_turn()
     key = f"span:{s.span_id}"
     b.add({**step, "original_kind": span_kind(s)}, args_key, key, is_call=True)
     call = b.steps[-1]
     out_key = "output.value" if "output.value" in a else "gen_ai.tool.call.result"
-    text = _as_text(json_value(a.get(out_key)))
+    text = as_text(json_value(a.get(out_key)))
     b.add_result(text, key, out_key, out_key)
-    if retrievers:  # a retrieving tool: its documents are the retrievers' (with ids and scores)
+    if retrievers and search:  # a retrieving tool: its documents are the retrievers' (with ids and scores)
         result = b.steps[next(i for i, st in enumerate(b.steps) if st is call) + 1]
-        result["documents"] = [d for r in retrievers for d in _documents(r)]
+        result["documents"] = [d for r in retrievers for d in span_documents(r)]
         for rank, d in enumerate(result["documents"], start=1):
             d["rank"] = rank
 
@@ -300,7 +336,7 @@ def _tool(b: _SpanSteps, s: Span, retrievers: list[Span], ctx: RecordContext) ->
 def _retriever(b: _SpanSteps, s: Span) -> None:
     a = s.attrs
     q_key = "input.value" if "input.value" in a else "gen_ai.retrieval.query.text"
-    query = _as_text(json_value(a.get(q_key)))
+    query = as_text(json_value(a.get(q_key)))
     b.new_turn()
     key = f"span:{s.span_id}"
     b.add(
@@ -309,52 +345,11 @@ def _retriever(b: _SpanSteps, s: Span) -> None:
         key,
         is_call=True,
     )
-    docs = _documents(s)
-    text = _as_text(json_value(a.get("output.value"))) or "\n\n".join(d["text"] or "" for d in docs)
+    docs = span_documents(s)
+    text = as_text(json_value(a.get("output.value"))) or "\n\n".join(d["text"] or "" for d in docs)
     d_key = "gen_ai.retrieval.documents" if "gen_ai.retrieval.documents" in a else "retrieval.documents"
     b.add_result(text, key, d_key, d_key)
     b.steps[-1]["documents"] = docs
-
-
-def _documents(s: Span) -> list[dict]:
-    """Documents of a retriever span: OpenInference ``retrieval.documents.<i>.document.*`` or GenAI's list."""
-    docs = []
-    for _i, d in indexed(s.attrs, "retrieval.documents"):
-        meta = json_value(d.get("document.metadata"))
-        meta = (
-            meta
-            if isinstance(meta, dict)
-            else {k[len("document.metadata.") :]: v for k, v in d.items() if k.startswith("document.metadata.")}
-        )
-        docs.append(_document(d.get("document.id"), d.get("document.content"), d.get("document.score"), meta))
-    if not docs:
-        raw = json_value(s.attrs.get("gen_ai.retrieval.documents"))
-        for d in raw if isinstance(raw, list) else []:
-            if isinstance(d, dict):
-                docs.append(_document(d.get("id"), d.get("content", d.get("text")), d.get("score"), d))
-    for rank, d in enumerate(docs, start=1):
-        d["rank"] = rank
-    return docs
-
-
-def _document(did: object, content: object, score: object, meta: dict) -> dict:
-    doc: dict[str, Any] = {
-        "id": None if did is None else str(did),
-        "title": _as_text(meta.get("title")),
-        "text": _as_text(content),
-    }
-    url = meta.get("url", meta.get("source"))
-    if isinstance(url, str):
-        doc["url"] = url
-    if isinstance(score, (int, float)) and not isinstance(score, bool) and score == score:
-        doc["score"] = float(score)
-    return doc
-
-
-def _as_text(value: object) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False)
 
 
 def _metadata(root: Span | None) -> dict:
@@ -403,3 +398,24 @@ def _agent(
             **ctx,
         )
     return str(who)
+
+
+def _sources(trace: dict, root: Span | None, agent: str | None) -> dict[str, str]:
+    """Where the trace's fields came from, in words: spans are no one JSON record a path could name."""
+    out: dict[str, str] = {}
+    meta = _metadata(root)
+    on_root = "" if root is None else f"span {root.span_id} "
+    for key, names in (("question", ("question",)), ("gold_answers", GOLD_FIELDS), ("dataset", ("dataset",))):
+        hit = next((k for k in names if meta.get(k) is not None), None)
+        if hit is not None:
+            out[key] = f"{on_root}metadata.{hit}"
+    if "question" not in out and trace["question"]:
+        given = root is not None and json_value(root.attrs.get("input.value")) is not None
+        out["question"] = f"{on_root}input.value" if given else "the first user message of the first LLM span"
+    if agent is None or trace["agent"] != agent:  # else the agent is --agent
+        out["agent"] = "span attributes (agent.name, the model name, service.name)"
+    answers = [s for s in trace["steps"] if s["kind"] == "answer"]
+    if answers and trace["final_answer"] is not None:
+        ref = answers[-1]["source_ref"]
+        out["final_answer"] = f"span {ref['record_id']} {ref['path']}"
+    return out

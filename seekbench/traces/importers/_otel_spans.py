@@ -3,7 +3,8 @@
 OTLP JSON is what the OTLP file exporter and collectors write: ``{"resourceSpans": [{"resource":
 {"attributes": [...]}, "scopeSpans": [{"scope": {...}, "spans": [...]}]}]}``, one such object per
 line or the whole file. A span has ``traceId`` / ``spanId`` / ``parentSpanId`` (hex as the OTLP
-JSON encoding says, or base64 as protobuf's generic JSON mapping writes bytes), ``name``,
+JSON encoding says, base64 as protobuf's generic JSON mapping writes bytes, or any other
+non-empty string: ids are opaque), ``name``,
 ``startTimeUnixNano`` (a decimal string), ``attributes`` (``[{key, value: {stringValue |
 intValue | doubleValue | boolValue | arrayValue | kvlistValue | bytesValue}}]``) and ``events``.
 
@@ -83,10 +84,19 @@ def span_table_columns(names: list[str]) -> bool:
 
 
 def span_id(value: object, *, size: int, what: str, file: str, line: int | None) -> str:
-    """A trace or span id as lowercase hex: hex as OTLP JSON writes it, or base64 (protobuf JSON)."""
+    """A trace or span id: hex as OTLP JSON writes it (lowercased), base64 of ``size`` bytes as
+    protobuf's JSON mapping writes bytes (turned into hex), any other non-empty string as it is.
+
+    Ids are opaque strings: Phoenix span tables, collectors and hand-written exports carry ids
+    such as ``span-1`` or UUIDs, and only equality matters (a parent id names its parent). Hex and
+    base64 are normalised so the two encodings of one file agree; nothing else is changed.
+
+    >>> [span_id(v, size=8, what="spanId", file="f", line=1) for v in ("AAAAAAAAAAE=", "tool-7")]
+    ['0000000000000001', 'tool-7']
+    """
     if isinstance(value, str) and len(value) == 2 * size and _HEX.match(value):
         return value.lower()
-    if isinstance(value, str) and value:
+    if isinstance(value, str) and value.strip():
         try:
             raw = base64.b64decode(value, validate=True)
         except (binascii.Error, ValueError):
@@ -95,8 +105,10 @@ def span_id(value: object, *, size: int, what: str, file: str, line: int | None)
             return raw.hex()
         if _HEX.match(value):  # a shorter hex id (some exporters drop leading zeros)
             return value.lower().rjust(2 * size, "0")
+        return value
+    got = "nothing" if value is None else "an empty string" if isinstance(value, str) else repr(value)
     raise UserInputError(
-        f"{what} must be {2 * size} hex digits (or base64 of {size} bytes), got {value!r}"[:200],
+        f"{what} must be a non-empty string id (hex, base64 or any text), got {got}"[:200],
         file=file,
         line=line,
         path=what,

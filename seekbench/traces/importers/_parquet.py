@@ -150,7 +150,25 @@ def iter_records(path: str | os.PathLike, *, limits: ReadLimits | None = None) -
                 ),
             )
             continue
-        yield ImportedRecord(line, trace=trace)
+        yield ImportedRecord(line, trace=trace, sources=_sources(trace))
+
+
+#: Trace field -> the column of the trace's first row it is read from (``convert --explain``: a row is a record).
+_COLUMNS = {
+    "trace_id": "$.trace_id",
+    "agent": "$.agent",
+    "question": "$.question",
+    "final_answer": "$.final_answer",
+    "gold_answers": "$.gold_answers",
+    "correct": "$.correct_value",
+    "dataset": "$.dataset",
+}
+
+
+def _sources(trace: dict) -> dict[str, str]:
+    correct = trace.get("correct")
+    values = {**trace, "correct": correct.get("value") if isinstance(correct, dict) else None}
+    return {name: col for name, col in _COLUMNS.items() if values.get(name) not in (None, [])}
 
 
 def _first_line(e: BaseException) -> str:

@@ -30,6 +30,7 @@ from typing import Any, NamedTuple, cast
 from ..._errors import UserInputError
 from ..._io import read_text
 from ..._limits import DEFAULT_LIMITS, ReadLimits
+from ._answer_tools import answer_call, resolve_answer_tools
 from ._base import ImportedRecord, RecordContext, agent_note, default_agent, expect_type, new_trace
 from ._chat_records import record_key
 from ._chat_template import END_TOKENS, Turn, has_markers, split_turns, transcripts
@@ -45,9 +46,10 @@ from ._fields import (  # noqa: F401
     record_fields,
     record_id,
 )
-from ._openai_chat import iter_documents
+from ._json_documents import iter_documents
 from ._tagged import (  # noqa: F401
     DEFAULT_TAGS,
+    QUESTION_LINE,
     TOOL_TAG_HINT,
     TaggedSteps,
     resolve_tags,
@@ -74,7 +76,6 @@ TEXT_FIELDS = (
 PROMPT_FIELDS = ("prompt", "input", "prompts")
 _NESTED_TEXT = ("final_response", "response", "text", "output", "generation")
 _SNIFF_TAG = re.compile(r"<(think|search|information|result|answer|tool_call)>|<\|begin_of_query\|>", re.IGNORECASE)
-_QUESTION_LINE = re.compile(r"question\s*[:：]\s*([^\n<]+)", re.IGNORECASE)
 _PLAIN_USER = re.compile(r"(?:^|(?<=\s))User:[ \t]*")
 _PLAIN_ASSISTANT = re.compile(r"(?:^|(?<=\s))Assistant:[ \t]*\n?")
 _QUESTION_MARK = re.compile(r"question\s*[:：][ \t]*(?=\S)", re.IGNORECASE)
@@ -123,6 +124,7 @@ def iter_records(
     question_field: str | None = None,
     answer_field: str | None = None,
     search_tools: str | Iterable[str] | None = None,
+    answer_tool: str | Iterable[str] | None = None,
     limits: ReadLimits | None = None,
 ) -> Iterator[ImportedRecord]:
     """Convert each transcript or record in ``path`` to a canonical trace.
@@ -141,6 +143,8 @@ def iter_records(
         Dotted paths of the text, the question and the gold answers (default: the common keys).
     search_tools : str or list, optional
         The tool names that are searches (default: by name, :mod:`._tools`).
+    answer_tool : str or list, optional
+        More tool names whose ``<tool_call>`` gives the answer, beside ``submit``, ... (:mod:`._answer_tools`).
     limits : ReadLimits, optional
         A line, or a whole text or JSON file, past ``limits.record_bytes`` is a user error.
 
@@ -155,6 +159,7 @@ def iter_records(
         "agent": agent,
         "question": question,
         "search_tools": resolve_search_tools(search_tools),
+        "answer_tools": resolve_answer_tools(answer_tool),
     }
     file = str(path)
     if _first_char(file) not in ("{", "["):
@@ -199,6 +204,7 @@ def _text_file(
     agent: str | None,
     question: str | None,
     search_tools: frozenset[str] | None,
+    answer_tools: frozenset[str],
     max_bytes: int,
 ) -> Iterator[ImportedRecord]:
     try:
@@ -227,7 +233,7 @@ def _text_file(
         trace["question_id"] = question_key(question, None)
         steps = TaggedSteps(text, spec, ctx, "$", fmt=FORMAT, search_tools=search_tools, by_line=True)
         sources: dict = {}
-        _fill(trace, steps, text, group, sources, have_question=bool(question))
+        _fill(trace, steps, text, group, sources, have_question=bool(question), answer_tools=answer_tools)
         yield ImportedRecord(
             line, trace=trace, warnings=steps.warnings, notes=[] if agent else [agent_note(file)], sources=sources
         )
@@ -293,9 +299,18 @@ def _convert(
     question_field: str | None,
     answer_field: str | None,
     search_tools: frozenset[str] | None,
+    answer_tools: frozenset[str],
 ) -> ImportedRecord:
     ctx: RecordContext = {"file": file, "line": line, "trace_id": None}
     rec = expect_type(rec, dict, what="record", path=prefix, **ctx)
+    if field is not None and isinstance(get_path(rec, field), list):  # a chat message list, its turns tagged
+        from ._openai_chat import _convert as chat_convert  # imported here: that module imports this one's helpers
+
+        return chat_convert(
+            rec, file=file, line=line or 0, prefix=prefix, agent=agent, question=question, answer_tag="answer",
+            question_field=question_field, answer_field=answer_field, search_tools=search_tools,
+            answer_tools=answer_tools, field=field, fmt=FORMAT, spec=spec,
+        )  # fmt: skip
     rid = record_id(rec, ctx, prefix)
     rid = rid if rid is not None else record_key(rec)
     trace_id = rid if rid is not None else f"{os.path.basename(file)}:{line}" + ("" if prefix == "$" else prefix[1:])
@@ -316,6 +331,12 @@ def _convert(
     )
     apply_fields(trace, fields)
     sources = dict(fields["sources"])
+    id_key = next((k for k in ("id", "task_id", "idx", "sample_id") if rec.get(k) is not None), None)
+    if rid is not None and id_key is not None:  # ID-trialN when a trial is given
+        trial = rec.get("trial") if id_key != "id" else None
+        joined = isinstance(trial, int) and not isinstance(trial, bool)
+        sources["trace_id"] = f"joined: {prefix}.{id_key}, {prefix}.trial" if joined else f"{prefix}.{id_key}"
+    sources["tagged"] = f"{prefix}.{name}"
     if q is not None and "question" not in sources:
         sources["question"] = "option question"
     steps = TaggedSteps(text, spec, ctx, f"{prefix}.{name}", fmt=FORMAT, search_tools=search_tools)
@@ -327,7 +348,9 @@ def _convert(
         group = split_turns(text, "assistant") if has_markers(text) else [Turn("assistant", 0, len(text))]
     else:
         group = split_turns(text, _first_role(text)) if has_markers(text) else None
-    hint = _fill(trace, steps, text, group, sources, have_question=bool(q), base=f"{prefix}.{name}")
+    hint = _fill(
+        trace, steps, text, group, sources, have_question=bool(q), base=f"{prefix}.{name}", answer_tools=answer_tools
+    )
     used = consumed_fields(fields) | {name.split(".")[0]}
     extra = {k: v for k, v in rec.items() if k not in HEADER_FIELDS and k not in used}
     if extra:
@@ -354,7 +377,7 @@ def _question_from(trace: dict, text: str, turns: list[Turn], sources: dict, bas
         return
     t = users[-1]
     body = text[t.start : t.end]
-    found = list(_QUESTION_LINE.finditer(body))
+    found = list(QUESTION_LINE.finditer(body))
     if found:
         m = found[-1]
         q, span = m.group(1).strip(), (t.start + m.start(1), t.start + m.end(1))
@@ -376,6 +399,7 @@ def _fill(
     *,
     have_question: bool,
     base: str = "$",
+    answer_tools: frozenset[str] | None = None,
 ) -> bool:
     """Queue the model's turns (the prompt's turns are not steps), build the steps, fill the trace.
     Returns whether the model's text holds tool tags (to warn when no tool call was found)."""
@@ -405,6 +429,10 @@ def _fill(
         steps.add_segment(t.role, t.start, t.end)
     trace["steps"] = steps.finish()
     trace["final_answer"] = steps.final_answer
+    for s in trace["steps"]:  # a <tool_call> of an answer tool (submit, final_answer, ...) is the answer
+        given = answer_call(s, answer_tools)
+        if given is not None:
+            steps.tool_kinds[s["tool"]], trace["final_answer"] = "answer", given
     answers = [s for s in trace["steps"] if s["kind"] == "answer"]
     if answers:
         sources["final_answer"] = answers[-1]["source_ref"]["path"]

@@ -46,20 +46,26 @@ def iter_records(
             yield ImportedRecord(line, error=obj)
             continue
         try:
-            yield ImportedRecord(line, trace=convert(obj, file=file, line=line, rater=rater))
+            sources: dict[str, str] = {}
+            trace = convert(obj, file=file, line=line, rater=rater, sources=sources)
+            yield ImportedRecord(line, trace=trace, sources=sources)
         except UserInputError as e:
             yield ImportedRecord(line, error=e)
 
 
-def convert(rec: object, *, file: str, line: int | None, rater: str) -> dict[str, Any]:
-    """Convert one parsed SeekBench record."""
+def convert(
+    rec: object, *, file: str, line: int | None, rater: str, sources: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Convert one parsed SeekBench record; ``sources`` (when given) gets the path each field was read at."""
+    sources = {} if sources is None else sources
     rec = expect_type(rec, dict, what="record", file=file, line=line, trace_id=None, path="$")
     rid = rec.get("id")
     trace_id = str(rid) if rid is not None else f"{os.path.basename(file)}:{line}"
     ctx: RecordContext = {"file": file, "line": line, "trace_id": trace_id}
     question = rec.get("question")
     question = expect_type(question, str, what="question", path="$.question", **ctx)
-    agent = rec.get("agent", rec.get("model"))
+    agent_key = "agent" if "agent" in rec else "model"
+    agent = rec.get(agent_key)
     if agent is None:
         raise UserInputError("missing agent (the 'model' field); add the agent name", path="$.model", **ctx)
     agent = expect_type(agent, str, what="model", path="$.model", **ctx)
@@ -72,10 +78,17 @@ def convert(rec: object, *, file: str, line: int | None, rater: str) -> dict[str
         line=line,
         record_id=None if rid is None else str(rid),
     )
+    sources.update({"question": "$.question", "agent": f"$.{agent_key}"})
+    if rid is not None:
+        sources["trace_id"] = "$.id"
     dataset = rec.get("dataset")
     if dataset is not None:
         dataset = expect_type(dataset, str, what="dataset", path="$.dataset", **ctx)
+        sources["dataset"] = "$.dataset"
     trace["dataset"] = dataset
+    gold_key = "ground_truth" if "ground_truth" in rec else "gold_answers"
+    if gold_key in rec:
+        sources["gold_answers"] = f"$.{gold_key}"
     gold = rec.get("ground_truth", rec.get("gold_answers", []))
     if isinstance(gold, str):
         gold = [gold]
@@ -88,8 +101,11 @@ def convert(rec: object, *, file: str, line: int | None, rater: str) -> dict[str
     if final is not None and not isinstance(final, str):
         final = str(final)
     trace["final_answer"] = final
+    if final is not None:
+        sources["final_answer"] = "$.final_answer"
     is_correct = rec.get("is_correct")
     if is_correct is not None:
+        sources["correct"] = "$.is_correct"
         is_correct = expect_type(is_correct, bool, what="is_correct", path="$.is_correct", **ctx)
         trace["correct"] = {
             "value": is_correct,

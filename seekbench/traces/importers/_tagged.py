@@ -42,6 +42,8 @@ _SPECIAL = re.compile(
     r"<\|im_start\|>\s*(?:system|user|assistant|tool)?|<\|start_header_id\|>\w*<\|end_header_id\|>"
     r"|<\|[A-Za-z0-9_]+\|>"
 )  # chat-template tokens and the role names they introduce
+#: A prompt's ``Question: ...`` line (the question in group 1), shared by the importers that find the question in it.
+QUESTION_LINE = re.compile(r"question\s*[:：]\s*([^\n<]+)", re.IGNORECASE)
 _BOXED = re.compile(r"\\boxed\s*\{")
 _TAG_NAME = re.compile(r"[A-Za-z_][\w\-.:]*")
 #: A piece of a generation: ``kind`` None for text outside tags; ``start``/``end`` span the tags too.

@@ -50,12 +50,15 @@ def tool_words(name: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(name)]
 
 
-def is_search_tool(name: str | None, search_tools: frozenset[str] | None = None) -> bool:
+def is_search_tool(name: str | None, search_tools: frozenset[str] | None = None, *, retrieves: bool = False) -> bool:
     """Whether a call of tool ``name`` is a search (retrieves) rather than an action.
 
-    With ``search_tools`` given, exactly the names listed are searches. Otherwise a name is a
-    search when one of its words starts with a :data:`SEARCH_WORD_PREFIXES` entry or is one
-    of :data:`SEARCH_WORDS`; a call without a name is counted as a search (nothing says otherwise).
+    The one classification every importer uses (chat logs, ATIF, Inspect, Search-R1 tags,
+    OpenTelemetry / Phoenix spans, Langfuse observations). With ``search_tools`` given, exactly
+    the names listed are searches. Otherwise a name is a search when one of its words starts with
+    a :data:`SEARCH_WORD_PREFIXES` entry or is one of :data:`SEARCH_WORDS`, or when the source
+    shows the call retrieving (``retrieves``: a tool span with retriever spans under it); a call
+    without a name is counted as a search (nothing says otherwise).
 
     Examples
     --------
@@ -66,7 +69,7 @@ def is_search_tool(name: str | None, search_tools: frozenset[str] | None = None)
         return True
     if search_tools is not None:
         return name in search_tools
-    return any(w.startswith(SEARCH_WORD_PREFIXES) or w in SEARCH_WORDS for w in tool_words(name))
+    return retrieves or any(w.startswith(SEARCH_WORD_PREFIXES) or w in SEARCH_WORDS for w in tool_words(name))
 
 
 def resolve_search_tools(value: str | Iterable[str] | None) -> frozenset[str] | None:

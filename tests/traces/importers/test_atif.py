@@ -52,8 +52,10 @@ def test_pretty_printed_trajectory():
     assert (t["trace_id"], t["agent"]) == ("sess-quill", "harborish/toy-model-7b")
     assert t["question"] == "Who designed the Quill Bridge?"  # from a content-part message
     assert (t["gold_answers"], t["dataset"]) == (["Mira Tal"], "bridges")
+    # run_code retrieves nothing (spec section 1): an action, its output an other step too
     assert kinds(t) == ["reasoning", "reasoning", "search", "search_result", "search", "search_result",
-                        "search", "search_result", "reasoning", "answer"]
+                        "other", "other", "reasoning", "answer"]
+    assert t["metadata"]["tool_kinds"] == {"run_code": "other", "visit": "search", "web_search": "search"}
     web, visit, code = (t["steps"][i] for i in (2, 4, 6))
     assert (web["tool"], web["query"]) == ("web_search", "Quill Bridge architect")
     assert (visit["tool"], visit["url"], visit["query"]) == ("visit", "https://example.org/quill", None)
@@ -87,8 +89,8 @@ def test_json_list_of_trajectories(tmp_path):
 
 
 def test_unmatched_observation_without_id_is_other(tmp_path):
-    calls = [{"tool_call_id": "x", "function_name": "s", "arguments": {}},
-             {"tool_call_id": "y", "function_name": "s", "arguments": {}}]
+    calls = [{"tool_call_id": "x", "function_name": "search", "arguments": {}},
+             {"tool_call_id": "y", "function_name": "search", "arguments": {}}]
     t = one(tmp_path, trajectory(agent(2, tool_calls=calls, observation={"results": [{"content": "?"}]})))
     assert kinds(t) == ["search", "search", "other"] and t["steps"][2]["original_kind"] == "observation"
 

@@ -12,7 +12,7 @@ from seekbench import UserInputError
 from seekbench.traces import detect_format, read_traces
 from seekbench.traces.importers._otel import iter_records
 
-from _importer_support import load_records, write_jsonl
+from _importer_support import FIXTURES, load_records, write_jsonl
 
 pytest.importorskip("opentelemetry.sdk")
 pytest.importorskip("openinference.semconv")
@@ -168,3 +168,81 @@ def test_line_order_does_not_matter(files, tmp_path, order):
     path = write_jsonl(tmp_path, *[lines[i] for i in order], *lines[9:], name="shuffled.jsonl")
     ref = sorted((t["trace_id"], json.dumps(_shape(t))) for t in read_traces(files["oi_hex"]).traces)
     assert sorted((t["trace_id"], json.dumps(_shape(t))) for t in read_traces(path).traces) == ref
+
+
+SHAPES = FIXTURES / "shapes"
+
+
+def test_opaque_ids_and_action_tools_otlp():
+    # our OTLP JSON with ids that are neither hex nor base64 ("run-2026-05-07-a", "tool:bash"): kept as they are
+    (t,) = read_traces(SHAPES / "otel_opaque_ids.json").traces
+    assert (t["trace_id"], t["source"]["record_id"]) == ("run-2026-05-07-a", "run-2026-05-07-a")
+    assert t["agent"] == "data-helper/small-model" and t["gold_answers"] == ["1,204 rows"]
+    assert t["question"] == "How many rows does the Tarn survey table have, and where is it described?"
+    # create_dataset, bash and kb retrieve nothing by name: actions (call, then output), in start order;
+    # the first chat span's tool call is not a step of its own (the tool spans are the calls)
+    assert _shape(t) == [("other", "create_dataset", None, []), ("other", None, None, []),
+                         ("other", "bash", None, []), ("other", None, None, []),
+                         ("search", "web_search", "Tarn survey table documentation", []),
+                         ("search_result", None, None, [(None, "Tarn survey", None)]),
+                         ("other", "kb", None, []), ("other", None, None, []),
+                         ("answer", None, None, [])]
+    assert [s["source_ref"]["record_id"] for s in t["steps"]][:4] == [
+        "tool:create_dataset", "tool:create_dataset", "tool:bash", "tool:bash"]
+    assert t["steps"][2]["text"] == "wc -l tarn.csv" and t["steps"][3]["text"] == "1205 tarn.csv"
+    assert t["steps"][3]["original_kind"] == "tool_result" and t["steps"][3]["depends_on"] == [2]
+    assert t["final_answer"] == "1,204 rows; see https://example.org/tarn"
+    assert t["metadata"]["tool_kinds"] == {"bash": "other", "create_dataset": "other", "kb": "other",
+                                           "web_search": "search"}
+
+
+def test_search_tools_with_otel():
+    # exactly the listed tools are searches: kb joins web_search, the others stay actions
+    (t,) = read_traces(SHAPES / "otel_opaque_ids.json", search_tools="web_search,kb").traces
+    assert [s["kind"] for s in t["steps"]] == ["other", "other", "other", "other", "search", "search_result",
+                                               "search", "search_result", "answer"]
+    assert (t["steps"][6]["query"], [d["title"] for d in t["steps"][7]["documents"]]) == (
+        "Tarn survey codebook", ["Codebook"])
+    (t,) = read_traces(SHAPES / "otel_opaque_ids.json", search_tools=["bash"]).traces
+    assert [s.get("tool") for s in t["steps"] if s["kind"] == "search"] == ["bash"]
+    assert t["steps"][2]["query"] == "wc -l tarn.csv"  # a bare string argument is the query
+
+
+def test_phoenix_span_rows_with_string_ids_and_actions():
+    (t,) = read_traces(SHAPES / "otel_phoenix_tools.jsonl").traces
+    assert (t["trace_id"], t["agent"], t["question"]) == (
+        "phx-trace-17", "notebook-agent", "Which lake in the Tarn survey is deepest?")
+    assert _shape(t) == [("other", "ask_user", None, []), ("other", None, None, []),
+                         ("search", "search_docs", "Tarn survey deepest lake", []),
+                         ("search_result", None, None, [(None, "Lake Orrin", None), (None, "Lake Sel", None)]),
+                         ("other", "run_python", None, []), ("other", None, None, []),
+                         ("answer", None, None, [])]
+    assert [s["source_ref"]["record_id"] for s in t["steps"]] == ["S-ask", "S-ask", "S-search", "S-search",
+                                                                   "S-py", "S-py", "S-Agent"]
+    assert (t["final_answer"], t["correct"]["value"]) == ("Lake Orrin", True)
+
+
+@pytest.mark.parametrize("value, why", [(None, "got nothing"), ("", "got an empty string"), (7, "got 7")])
+def test_missing_empty_or_non_string_ids_are_user_errors(tmp_path, value, why):
+    row = json.loads((SHAPES / "otel_phoenix_tools.jsonl").read_text().splitlines()[1])
+    row["context"]["span_id"] = value
+    (err,) = [r for r in load_records(iter_records, write_jsonl(tmp_path, row, name="r.jsonl"))
+              if isinstance(r, UserInputError)]
+    assert "context.span_id must be a non-empty string id" in str(err) and why in str(err) and err.line == 1
+
+
+def test_labels_round_trip_on_mixed_case_span_ids(tmp_path):
+    from seekbench.labels import AnnotationSet, read_span_labels, span_index, span_label_records, write_span_labels
+
+    traces = read_traces(SHAPES / "otel_phoenix_tools.jsonl").traces
+    labels = AnnotationSet.from_records([
+        {"trace_id": "phx-trace-17", "step": 3, "field": "clarity", "value": "Clear", "unscored_reason": None,
+         "rater": "alice", "provenance": {"kind": "human", "time": "2026-05-08T00:00:00Z"}}])
+    index = span_index(traces)
+    for tool in ("phoenix", "langfuse"):
+        export = span_label_records(labels, index, to=tool)
+        assert (export.records[0].get("span_id") or export.records[0]["observationId"]) == "S-search"
+        write_span_labels(tmp_path / f"{tool}.jsonl", export)
+        # the id is opaque: "S-search" comes back to its step, not lowercased into no span
+        (back,) = read_span_labels(tmp_path / f"{tool}.jsonl", index, source=tool).labels.to_records()
+        assert (back["trace_id"], back["step"], back["value"]) == ("phx-trace-17", 3, "Clear")

@@ -85,7 +85,7 @@ def test_every_trace_reading_command_has_the_one_input_group():
         group = next(g for g in sub.choices[name]._action_groups if g.title == "reading trace files")
         flags = {s for a in group._group_actions for s in a.option_strings}
         assert flags == {"--format", "--skip-invalid", "--agent", "--question-field", "--answer-field", "--field",
-                         "--tags", "--search-tools", "--max-record-bytes", "--max-member-bytes",
+                         "--tags", "--search-tools", "--answer-tool", "--map", "--max-record-bytes", "--max-member-bytes",
                          "--max-row-group-bytes"}, name
 
 
@@ -180,17 +180,23 @@ def test_labels_free_metrics_on_the_shared_data_show_the_summary(cli, shared_dat
             "2 without an answer, 0 without a tool call") in res.err.splitlines()
 
 
-def test_chat_log_with_calls_in_the_text_warns(tmp_path):
+def test_chat_log_with_calls_in_the_text_reads_them_and_warns_on_tags_it_cannot_read(tmp_path):
     msgs = [{"role": "user", "content": "q"},
             {"role": "assistant", "content": '<tool_call>{"name": "search", "arguments": {"query": "x"}}</tool_call>'},
             {"role": "user", "content": "<tool_response>r</tool_response>"},
             {"role": "assistant", "content": "done"}]
     path = write_jsonl(tmp_path, {"id": "c", "agent": "a", "messages": msgs}, name="c.jsonl")
     res = read_traces(path)
+    assert res.summary.tool_calls == 1 and res.warnings == []  # the <tool_call> text is read (issue 27)
+    mcp = [{"role": "user", "content": "q"},
+           {"role": "assistant", "content": "<use_mcp_tool><tool_name>search</tool_name></use_mcp_tool>"},
+           {"role": "assistant", "content": "done"}]
+    path = write_jsonl(tmp_path, {"id": "m", "agent": "a", "messages": mcp}, name="m.jsonl")
+    res = read_traces(path)
     assert res.summary.tool_calls == 0
-    assert res.warnings == [f"{path}:1: trace c: assistant messages hold tool-call tags but no tool_calls; if the "
-                            "calls are in the text, convert the transcript with --format search_r1 --field FIELD "
-                            "(the field holding it)"]
+    assert res.warnings == [f"{path}:1: trace m: assistant messages hold tool-call tags seekbench does not read "
+                            "(<use_mcp_tool>, <function=...>); map the calls with a mapping file or convert the "
+                            "text with --format search_r1 --field FIELD --tags tool_call=TAG"]
 
 
 def test_importer_warnings_show_three_and_a_count(cli, tmp_path):

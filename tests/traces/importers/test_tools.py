@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from seekbench._errors import UserInputError
+from seekbench.traces import read_traces
 from seekbench.traces.importers._tools import is_search_tool, resolve_search_tools, tool_words
 
 
@@ -42,3 +45,41 @@ def test_property_an_explicit_list_decides_exactly(names, other):
 def test_empty_or_bad_lists_are_user_errors(value):
     with pytest.raises(UserInputError, match="search_tools"):
         resolve_search_tools(value)
+
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "importers"
+
+
+# One classification for every importer that sees tool names: with --search-tools, exactly the listed
+# tools are searches and the others actions (an ``other`` call, then an ``other`` output). Each row is a
+# fixture, the list given, its format, and the first trace's tool kinds and step kinds read off the fixture
+# (the calls in file order: ATIF web_search, visit, run_code; Inspect one web_search; the chat file
+# search then visit; DeepResearcher web_search then browse_webpage; OTel one web_search tool span beside
+# a retriever; Langfuse a "kb" tool with a retriever under it, which a list leaves out like any tool).
+@pytest.mark.parametrize("name, chosen, fmt, tool_kinds, kinds", [
+    ("trajectory.atif.json", "run_code", "atif", {"run_code": "search", "visit": "other", "web_search": "other"},
+     ["reasoning", "reasoning", "other", "other", "other", "other", "search", "search_result", "reasoning",
+      "answer"]),
+    ("capitals.inspect.json", "lookup", "inspect", {"web_search": "other"},
+     ["reasoning", "other", "other", "reasoning", "answer"]),
+    ("parallel.openai.json", "visit", "openai_chat", {"search": "other", "visit": "search"},
+     ["reasoning", "other", "other", "search", "search_result", "reasoning", "answer"]),
+    ("producers/deepresearcher_rollout.json", "browse_webpage", "search_r1",
+     {"browse_webpage": "search", "web_search": "other"},
+     ["reasoning", "other", "other", "reasoning", "search", "search_result", "reasoning", "answer"]),
+    ("agent.otel.jsonl", "lookup", "otel", {"web_search": "other"},
+     ["reasoning", "other", "other", "search", "search_result", "answer"]),  # the retriever stays a search
+    ("shapes/langfuse_list.json", "lookup", "langfuse", {"kb": "other"}, ["reasoning", "other", "other", "answer"]),
+])
+def test_search_tools_is_honoured_by_every_importer(name, chosen, fmt, tool_kinds, kinds):
+    read = read_traces(FIXTURES / name, search_tools=chosen)
+    assert list(read.formats.values()) == [fmt]
+    assert not [n for n in read.notes if "does not take" in n]  # no "ignored for this file" note
+    t = read.traces[0]
+    assert t["metadata"]["tool_kinds"] == tool_kinds
+    assert [s["kind"] for s in t["steps"]] == kinds
+
+
+def test_a_tool_seen_retrieving_is_a_search_unless_a_list_decides():
+    assert not is_search_tool("kb") and is_search_tool("kb", retrieves=True)
+    assert not is_search_tool("kb", frozenset({"web_search"}), retrieves=True)
