@@ -20,6 +20,7 @@ from ._bootstrap import Cluster, cluster_labels
 from ._ce import CalibrationResult, calibration_from_columns
 from ._decisions import evidence_labeled
 from ._erf import EvidenceRecoveryFitter
+from ._no_search import acts_without_searching, blank_search_metrics
 from ._options import MetricOptions
 from ._outcome import outcome_from_columns
 from ._resampler import Resampler
@@ -155,6 +156,7 @@ def _group(
     """The summary dict of one group from its statistics rows (ERF entries still empty) and its recovery
     fitter; ``resampler`` resamples the rows (RQI's: those with steps) for the CIs of RQI and CE."""
     has_steps = stats["n_step_rows"].to_numpy() > 0
+    no_search = acts_without_searching(stats)  # agents that act and never search: no search metric
     rqi_cols, cal_cols, events = rqi_part(stats), calibration_part(stats), events_part(stats)
     rqi = rqi_from_columns(rqi_cols, aggregate=opts.rqi_aggregate, resampler=resampler.subset(has_steps), alpha=alpha)
     cal = calibration_from_columns(
@@ -167,17 +169,21 @@ def _group(
         alpha=alpha,
     )
     out = outcome_from_columns(outcome_part(stats), alpha=alpha)
-    fitter = _fit_erf(
-        events,
-        evidence_labeled(cal_cols),
-        method=opts.erf_method,
-        recovery=opts.recovery,
-        time=opts.time,
-        alpha=alpha,
-        **opts.evidence,
+    fitter = (
+        None
+        if no_search
+        else _fit_erf(
+            events,
+            evidence_labeled(cal_cols),
+            method=opts.erf_method,
+            recovery=opts.recovery,
+            time=opts.time,
+            alpha=alpha,
+            **opts.evidence,
+        )
     )
     erf_ci = _erf_ci(fitter)
-    return {
+    group = {
         **keys,
         "n_traces": len(stats),
         "n_steps": int(stats["n_step_rows"].sum()),
@@ -207,4 +213,7 @@ def _group(
         "rqi_by_evidence": _by_table(rqi.by_evidence, "E", ("rqi", "n", "share")),
         "answer_rate_by_evidence": _by_table(cal.answer_table, "E", ("answer_rate", "n", "answers")),
         "accuracy_by_evidence": _by_table(cal.accuracy_by_evidence, "E", ("accuracy", "n", "n_known")),
-    }, fitter
+    }
+    if no_search:
+        blank_search_metrics(group)
+    return group, fitter
