@@ -6,8 +6,10 @@ corpora of ``make_corpus.py`` (canonical JSONL and seekbench Parquet), on the de
 (orjson hidden: it comes with the ``scale`` extra only). One round runs, in a shuffled order,
 the command with every trick on and then once with each trick off (the others on); the
 rounds repeat ``--repeats`` times, so a load change hits both settings alike. A trick's gain
-is ``(median off - median on) / median off``: the share of the wall time it saves. The
-1-minute load average is recorded before every run.
+is ``(median off - median on) / median off``: the share of the wall time it saves (the CPU
+seconds of the command and all its processes are given beside: steadier on a busy machine,
+but blind to work moved onto an idle core). The 1-minute load average is recorded before
+every run.
 
 Tricks (see ``tricks_site/sitecustomize.py`` for how each is set or unset from outside,
 on the code before issue 28 and after):
@@ -65,15 +67,41 @@ def _env(tricks: dict[str, bool], hide: Path, repo: Path) -> dict[str, str]:
 
 
 def run_once(path: Path, tricks: dict[str, bool], *, hide: Path, repo: Path, n_boot: int) -> dict:
-    """Wall seconds of one ``seekbench metrics PATH --json`` with these tricks, and the load average before."""
+    """Wall and CPU seconds of one ``seekbench metrics PATH --json`` with these tricks, the load average before."""
     load = os.getloadavg()[0]
     cmd = [sys.executable, "-m", "seekbench", "metrics", str(path), "--json", "--n-boot", str(n_boot)]
-    t0 = time.perf_counter()
-    res = subprocess.run(cmd, env=_env(tricks, hide, repo), cwd=repo, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
+    # The wrapper runs in this environment; only the command (and what it starts) gets the tricks'.
+    res = subprocess.run([sys.executable, __file__, "--measure", json.dumps(_env(tricks, hide, repo)), *cmd],
+                         cwd=repo, capture_output=True, text=True)
     if res.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({res.returncode}): {res.stderr[-2000:]}")
-    return {"wall": wall, "load": load, "out": res.stdout}
+    out, _, info = res.stdout.rpartition("\n{")
+    return {**json.loads("{" + info), "load": load, "out": out}
+
+
+def measure_command(env: dict[str, str], cmd: list[str]) -> int:
+    """Run ``cmd`` in ``env``; print its output, then its wall seconds and the CPU seconds of it and every process it
+    started (the fork server and its workers too: this process adopts them as a subreaper, so they are
+    reaped here and counted)."""
+    import ctypes
+    import resource
+
+    ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    t0 = time.perf_counter()
+    res = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    while True:  # the orphans (the fork server, its workers) end once the command has
+        try:
+            os.wait()
+        except ChildProcessError:
+            break
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if res.returncode != 0:
+        sys.stderr.write(res.stderr)
+        return res.returncode
+    sys.stdout.write(res.stdout.rstrip("\n") + "\n")
+    print(json.dumps({"wall": wall, "cpu": usage.ru_utime + usage.ru_stime}))
+    return 0
 
 
 def measure(corpora: list[Path], *, repeats: int, seed: int, repo: Path, n_boot: int) -> list[dict]:
@@ -94,7 +122,8 @@ def measure(corpora: list[Path], *, repeats: int, seed: int, repo: Path, n_boot:
                     info = run_once(path, tricks, hide=hide, repo=repo, n_boot=n_boot)
                     outputs.add(info.pop("out"))
                     runs.append({"round": r, "corpus": path.name, "config": label, **info})
-                    print(f"round {r} {path.name:<22} {label:<24} {info['wall']:6.2f} s  load {info['load']:.2f}",
+                    print(f"round {r} {path.name:<22} {label:<24} {info['wall']:6.2f} s  CPU {info['cpu']:6.2f} s  "
+                          f"load {info['load']:.2f}",
                           file=sys.stderr, flush=True)
                 if len(outputs) != 1:  # a trick may change where time goes, never a number
                     raise SystemExit(f"{path.name}: the output differs between settings in round {r}")
@@ -102,16 +131,17 @@ def measure(corpora: list[Path], *, repeats: int, seed: int, repo: Path, n_boot:
 
 
 def table(runs: list[dict]) -> str:
-    lines = ["| corpus | trick | median s on | median s off | saves (of off) | runs | decision |",
-             "|---|---|---:|---:|---:|---:|---|"]
+    lines = ["| corpus | trick | wall s on | wall s off | saves (wall) | CPU s on | CPU s off | saves (CPU) | runs "
+             "| by wall |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     for corpus in dict.fromkeys(r["corpus"] for r in runs):
-        on = [r["wall"] for r in runs if r["corpus"] == corpus and r["config"] == "all on"]
+        on = [r for r in runs if r["corpus"] == corpus and r["config"] == "all on"]
         for t in TRICKS:
-            off = [r["wall"] for r in runs if r["corpus"] == corpus and r["config"] == f"{t} off"]
-            m_on, m_off = statistics.median(on), statistics.median(off)
-            gain = (m_off - m_on) / m_off
-            lines.append(f"| {corpus} | {t} | {m_on:.2f} | {m_off:.2f} | {gain:+.1%} | {len(off)} | "
-                         f"{'keep' if gain >= KEEP else 'remove'} |")
+            off = [r for r in runs if r["corpus"] == corpus and r["config"] == f"{t} off"]
+            w_on, w_off = (statistics.median(r["wall"] for r in rs) for rs in (on, off))
+            c_on, c_off = (statistics.median(r["cpu"] for r in rs) for rs in (on, off))
+            gain = (w_off - w_on) / w_off
+            lines.append(f"| {corpus} | {t} | {w_on:.2f} | {w_off:.2f} | {gain:+.1%} | {c_on:.2f} | {c_off:.2f} | "
+                         f"{(c_off - c_on) / c_off:+.1%} | {len(off)} | {'keep' if gain >= KEEP else 'remove'} |")
     loads = [r["load"] for r in runs]
     lines.append("")
     lines.append(f"Load average (1 min) before each run: min {min(loads):.2f}, median {statistics.median(loads):.2f}, "
@@ -120,6 +150,9 @@ def table(runs: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--measure"]:
+        return measure_command(json.loads(argv[1]), argv[2:])
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpora", type=Path, default=Path("/tmp/seekbench-bench"),
                     help="folder of corpus_1x.jsonl and corpus_1x.parquet (make_corpus.py)")
@@ -135,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     missing = [str(p) for p in corpora if not p.exists()]
     if missing:
         raise SystemExit(f"missing {', '.join(missing)}: run make_corpus.py --scale 1 --parquet first")
-    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     runs = measure(corpora, repeats=args.repeats, seed=args.seed, repo=args.repo.resolve(), n_boot=args.n_boot)
     text = (f"# tricks.py: {args.repeats} interleaved rounds, {started}, code at {args.repo.resolve()}\n\n"
             f"`python scripts/bench/tricks.py --corpora {args.corpora} --repeats {args.repeats}`"

@@ -1,6 +1,6 @@
 """The command and the worker processes it starts run without transparent huge pages (see
-seekbench/cli/_huge_pages.py: the kernel's zeroing of 2 MiB pages was a quarter of the CPU of a 1x
-Parquet run); what they compute is the same (the golden tests)."""
+seekbench/cli/_tune.py: the kernel's zeroing of 2 MiB pages); what they compute is the same (the
+golden tests)."""
 
 from __future__ import annotations
 
@@ -17,11 +17,12 @@ pytestmark = pytest.mark.skipif(
     reason="Linux reports THP_enabled in /proc/self/status from 6.x kernels",
 )
 
-# A process of its own, as the command is: seekbench.cli imported first, then a pool of workers (the
+# A process of its own, as the command is: its process settings made first, then a pool of workers (the
 # fork server that starts them is this process's child, so it must inherit the setting).
 PROBE = """
 from pathlib import Path
-import seekbench.cli
+from seekbench.cli._tune import tune_process
+tune_process()
 from seekbench.scale import local_workers
 
 def thp(status):
