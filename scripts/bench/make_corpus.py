@@ -85,7 +85,7 @@ def resampled(templates: list[dict], n: int, *, seed: int, runs: int, tag: str):
     pick = rng.integers(0, len(templates), size=n)
     run = rng.integers(0, runs, size=n)
     width = len(str(n - 1))
-    for i, (k, r) in enumerate(zip(pick.tolist(), run.tolist())):
+    for i, (k, r) in enumerate(zip(pick.tolist(), run.tolist(), strict=True)):
         src = templates[k]
         tid = f"bench-{tag}-{i:0{width}d}"
         tr = {key: value for key, value in src.items() if key != "steps"}
