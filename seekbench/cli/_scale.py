@@ -83,4 +83,3 @@ def scaled_summary(args: argparse.Namespace, *, by: tuple[str, ...], options: Me
 #: processes: below it starting them costs more than it saves (the sample's 48 traces take 0.2 s
 #: here; the paper's 28,493 x 2000 about 4 CPU seconds, spread over the cores).
 PARALLEL_WORK = 10_000_000
-

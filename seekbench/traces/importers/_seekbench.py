@@ -22,6 +22,11 @@ from ._base import ImportedRecord, RecordContext, expect_type, new_trace
 
 FORMAT = "seekbench"
 _TYPE_FIELD_BY_KIND = {"reasoning": "reasoning_type", "search": "search_type"}
+#: The record's fields the trace holds; the others are kept in its metadata.
+_KEPT = frozenset(
+    ("question", "ground_truth", "gold_answers", "is_correct", "final_answer")
+    + ("model", "agent", "dataset", "id", "trace")
+)
 
 
 def sniff(path: str, head: str, first: object) -> bool:
@@ -100,19 +105,7 @@ def convert(rec: object, *, file: str, line: int | None, rater: str) -> dict[str
     steps = expect_type(steps, list, what="trace", path="$.trace", **ctx)
     trace["inline_labels"] = {"rater": rater, "kind": "human"}
     trace["steps"] = [_convert_step(s, pos, ctx) for pos, s in enumerate(steps)]
-    kept = {
-        "question",
-        "ground_truth",
-        "gold_answers",
-        "is_correct",
-        "final_answer",
-        "model",
-        "agent",
-        "dataset",
-        "id",
-        "trace",
-    }
-    extra = {k: v for k, v in rec.items() if k not in kept}
+    extra = {k: v for k, v in rec.items() if k not in _KEPT}
     if extra:
         trace["metadata"] = extra
     return trace
