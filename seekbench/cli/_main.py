@@ -117,9 +117,9 @@ def hold_locks(args: argparse.Namespace) -> contextlib.AbstractContextManager:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from ._tune import tune_process
-
-    tune_process()  # the process settings, before anything imports numpy or pyarrow
+    # No process settings: each speed trick of the command (an early fork server, no transparent huge
+    # pages, OpenBLAS's and Arrow's settings, the fork server's preloads) saved under 10% of the 1x run
+    # and went (issue 28; scripts/bench/tricks.py measures each, on or off, from outside).
     argv = sys.argv[1:] if argv is None else list(argv)
     return _run(argv, chosen_command(argv))
 

@@ -1,5 +1,5 @@
 """The local workers (seekbench._workers, seekbench.scale.local_workers): processes of their own, started
-by a fork server that has imported what they need."""
+by a fork server."""
 
 from __future__ import annotations
 
@@ -32,15 +32,6 @@ def test_one_job_is_this_process():
 
     with local_workers(1) as pool:
         assert pool is None
-
-
-@pytest.mark.parametrize("module", ["seekbench.scale._work", "seekbench.metrics"])
-def test_the_server_preloads_what_the_workers_import(module):
-    # the fragment work and the metrics (the groups are computed in the same workers)
-    from seekbench import _workers
-
-    assert module in _workers.PRELOAD
-    __import__(module)
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="Linux only")

@@ -6,8 +6,9 @@ fork server, its workers) when ``scripts/bench/tricks_site`` is on ``PYTHONPATH`
 
 - turns a trick off by replacing, right after its module is imported, the function or constant
   that makes it (``seekbench`` as it was before issue 28 and as it is after: both names);
-- turns on a trick ``seekbench`` no longer has (``huge_pages_off``, ``early_fork_server``) by
-  doing it here, so the benchmark compares the same two settings on any version.
+- turns on a trick ``seekbench`` may no longer have (``huge_pages_off``, ``early_fork_server``,
+  ``forkserver_preload``) by doing it here, so the benchmark compares the same two settings on any
+  version (where the code still does it too, doing it twice changes nothing).
 
 The environment tricks (``openblas_timeout``, ``arrow_system_pool``) need nothing here:
 tricks.py sets their variables to the trick's value or the library's default.
@@ -80,13 +81,21 @@ def _huge_pages_off() -> None:
     ctypes.CDLL(None, use_errno=True).prctl(41, 1, 0, 0, 0)  # PR_SET_THP_DISABLE, inherited by children
 
 
+#: What the fork server imported before issue 28 (``seekbench._workers.PRELOAD``).
+_PRELOAD = ["seekbench.scale._work", "seekbench.metrics"]
+
+
+def _preload() -> None:
+    """The fork server (whenever it starts) imports what the workers need, once, before forking them."""
+    import multiprocessing
+
+    multiprocessing.set_forkserver_preload(_PRELOAD)
+
+
 def _start_fork_server() -> None:
     """The fork server started now, importing what the workers need while the command imports the same."""
-    import multiprocessing
     from multiprocessing import forkserver
 
-    preload = [] if not _TRICKS.get("forkserver_preload", True) else ["seekbench.scale._work", "seekbench.metrics"]
-    multiprocessing.set_forkserver_preload(preload)
     forkserver.ensure_running()
 
 
@@ -94,5 +103,7 @@ if _TRICKS:
     sys.meta_path.insert(0, _After(_patches()))
     if _TRICKS.get("huge_pages_off"):
         _huge_pages_off()
+    if _TRICKS.get("forkserver_preload") and _DRIVER:
+        _preload()
     if _TRICKS.get("early_fork_server") and _DRIVER:
         _start_fork_server()
