@@ -15,10 +15,14 @@ seekbench Parquet (the rows ``seekbench convert --to parquet`` writes), streamin
 source trace's rows are laid out once, and every batch of 4,096 drawn traces is those rows
 taken again with the fresh ``trace_id``, agent and ``source.record_id``, one row group per
 batch; memory holds one batch. ``--no-jsonl`` skips the JSONL (26 GB at ``--scale 100``).
+``--release`` also writes the same draws in the SeekBench release format (the source
+records of ``--data`` as they are, with the fresh ``id`` and ``model`` and the source's id
+in ``resampled_from``): ``corpus_<scale>_release.jsonl``, what ``scripts/bench/read_speed.py``
+reads beside the canonical corpus.
 
 Run (from the repo root)::
 
-    PYTHONPATH=. python scripts/bench/make_corpus.py --scale 1 --out /tmp/seekbench-bench [--parquet]
+    PYTHONPATH=. python scripts/bench/make_corpus.py --scale 1 --out /tmp/seekbench-bench [--parquet] [--release]
     PYTHONPATH=. python scripts/bench/make_corpus.py --scale 100 --parquet --no-jsonl
 
 Corpora go outside git (default ``/tmp/seekbench-bench``); never commit them.
@@ -81,7 +85,7 @@ def resampled(templates: list[dict], n: int, *, seed: int, runs: int, tag: str):
     pick = rng.integers(0, len(templates), size=n)
     run = rng.integers(0, runs, size=n)
     width = len(str(n - 1))
-    for i, (k, r) in enumerate(zip(pick.tolist(), run.tolist())):
+    for i, (k, r) in enumerate(zip(pick.tolist(), run.tolist(), strict=True)):
         src = templates[k]
         tid = f"bench-{tag}-{i:0{width}d}"
         tr = {key: value for key, value in src.items() if key != "steps"}
@@ -101,6 +105,26 @@ def write_corpus(path: Path, templates: list[dict], n: int, *, seed: int, runs: 
             fh.write(json.dumps(tr, ensure_ascii=False, allow_nan=False))
             fh.write("\n")
             n_steps += len(tr["steps"])
+    return n, n_steps
+
+
+def write_release_corpus(path: Path, data: Path, templates: list[dict], n: int, *, seed: int, runs: int,
+                         tag: str) -> tuple[int, int]:
+    """Stream the draws of :func:`resampled` (same seed: the same traces) as SeekBench release records:
+    the record of ``data`` each template was read from (``source.line``), with the drawn trace's ``id``
+    and ``model``, and ``resampled_from`` (an extra key, which the importer keeps in ``metadata``)."""
+    with open(data, encoding="utf-8") as fh:
+        records = {line: text for line, text in enumerate(fh, start=1)}
+    line_of = {t["trace_id"]: t["source"]["line"] for t in templates}
+    n_steps = 0
+    with atomic_writer(path) as fh:
+        for tr in resampled(templates, n, seed=seed, runs=runs, tag=tag):
+            src = tr["metadata"]["resampled_from"]
+            rec = {**json.loads(records[line_of[src]]), "id": tr["trace_id"], "model": tr["agent"],
+                   "resampled_from": src}
+            fh.write(json.dumps(rec, ensure_ascii=False, allow_nan=False))
+            fh.write("\n")
+            n_steps += len(rec["trace"])
     return n, n_steps
 
 
@@ -152,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=4, help="agents per source agent (default 4)")
     ap.add_argument("--parquet", action="store_true", help="also write each corpus as Parquet (streaming)")
     ap.add_argument("--no-jsonl", action="store_true", help="write no JSONL (with --parquet)")
+    ap.add_argument("--release", action="store_true",
+                    help="also write each corpus in the SeekBench release format (--data must be in it)")
     args = ap.parse_args(argv)
     templates = [copy.deepcopy(t) for t in read_traces(args.data).traces]
     for scale in args.scale or [1.0]:
@@ -164,6 +190,13 @@ def main(argv: list[str] | None = None) -> int:
             n, n_steps = write_corpus(jsonl, templates, n_traces(scale), seed=args.seed, runs=args.runs, tag=tag)
             size = jsonl.stat().st_size / 2**20
             print(f"{jsonl}: {n} traces, {n_steps} steps, {size:.0f} MiB in {time.perf_counter() - t0:.1f} s")
+        if args.release:
+            rel = args.out / f"corpus_{name}_release.jsonl"
+            t0 = time.perf_counter()
+            n, n_steps = write_release_corpus(rel, args.data, templates, n_traces(scale), seed=args.seed,
+                                              runs=args.runs, tag=tag)
+            size = rel.stat().st_size / 2**20
+            print(f"{rel}: {n} traces, {n_steps} steps, {size:.0f} MiB in {time.perf_counter() - t0:.1f} s")
         if args.parquet:
             pq = args.out / f"corpus_{name}.parquet"
             t0 = time.perf_counter()

@@ -10,6 +10,9 @@ passes, the load average before and after beside each):
 
 ``--jsonschema`` also times the reference path (the compiled check switched off, so
 jsonschema checks every record), on the first ``--reference-limit`` records.
+``--fastjsonschema`` also times, cold, the schema check alone as ``fastjsonschema`` compiles it
+and as ``seekbench.traces._fastschema`` does (issue 28: fastjsonschema would be used if it were
+as fast; ``pip install fastjsonschema``).
 
 Run (from the repo root)::
 
@@ -75,11 +78,41 @@ def _report(what: str, timer, items: list, args) -> None:
           f"load {load0:.2f} -> {load1:.2f}")
 
 
+def _compare_fastjsonschema(records: list, args) -> None:
+    """Cold µs per trace of the schema check alone: fastjsonschema's compiled function (it raises on an
+    invalid record; none is) and _fastschema's predicate."""
+    import copy
+
+    import fastjsonschema
+
+    from seekbench._schemas import load_schema
+    from seekbench.traces._fastschema import fast_validator
+
+    schema = copy.deepcopy(load_schema("trace"))  # fastjsonschema.compile changes the schema it is given
+    for name, check in (("fastjsonschema", fastjsonschema.compile(schema)), ("_fastschema", fast_validator("trace"))):
+        _report(f"cold, {name} schema check alone", lambda items, file, repeats, check=check: _time_check(
+            check, items, repeats), records, args)
+
+
+def _time_check(check, records: list, repeats: int) -> list[float]:
+    per_trace = []
+    for _ in range(repeats):
+        gc.collect()
+        gc.disable()
+        c0 = time.process_time()
+        for _line, obj in records:
+            check(obj)
+        per_trace.append((time.process_time() - c0) / len(records) * 1e6)
+        gc.enable()
+    return per_trace
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("path", help="a canonical JSONL corpus (e.g. corpus_1x.jsonl from make_corpus.py)")
     ap.add_argument("--repeats", type=int, default=5, help="passes over the corpus (default 5)")
     ap.add_argument("--jsonschema", action="store_true", help="also time jsonschema alone (the reference)")
+    ap.add_argument("--fastjsonschema", action="store_true", help="also time fastjsonschema's check (cold)")
     ap.add_argument("--reference-limit", type=int, default=2000, help="records for --jsonschema (default 2000)")
     args = ap.parse_args()
 
@@ -89,6 +122,8 @@ def main() -> None:
     records = [(i, orjson.loads(raw)) for i, raw in lines]
     del lines
     _report("cold (all records parsed first, then validated)", _time, records, args)
+    if args.fastjsonschema:
+        _compare_fastjsonschema(records, args)
     if args.jsonschema:
         from seekbench.traces import _validate
 

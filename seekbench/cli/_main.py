@@ -117,20 +117,11 @@ def hold_locks(args: argparse.Namespace) -> contextlib.AbstractContextManager:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # No process settings: each speed trick of the command (an early fork server, no transparent huge
+    # pages, OpenBLAS's and Arrow's settings, the fork server's preloads) saved under 10% of the 1x run
+    # and went (issue 28; scripts/bench/tricks.py measures each, on or off, from outside).
     argv = sys.argv[1:] if argv is None else list(argv)
-    command = chosen_command(argv)
-    server = None
-    if command == "metrics":  # its workers' fork server imports on another core while the parser is built
-        from ._scale import start_workers_early
-
-        server = start_workers_early(argv)
-    try:
-        return _run(argv, command)
-    finally:  # ended, well or not: the server started here goes too, at once (the pool has shut down)
-        if server is not None:
-            from .._workers import stop_fork_server
-
-            stop_fork_server(server)
+    return _run(argv, chosen_command(argv))
 
 
 def _run(argv: list[str], command: str | None) -> int:

@@ -7,8 +7,6 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
 
-# default_jobs and the fork server live in a module of the standard library only, so the command line
-# can start the server before it imports what this package needs (pandas, Arrow).
 from .._workers import default_jobs, worker_context
 from ..traces import Fragment
 from ._work import FragmentResult, FragmentWork
@@ -21,8 +19,8 @@ def local_workers(jobs: int) -> Iterator[ProcessPoolExecutor | None]:
     """A pool of ``jobs`` worker processes of this machine, or None (this process) for one job.
 
     Started by a fork server (a clean process, not a fork of this one with its threads and
-    tables) that has imported :data:`seekbench._workers.PRELOAD`, so a command can read its fragments and then
-    compute its groups' metrics in the same workers without starting or importing anything again.
+    tables), so a command can read its fragments and then compute its groups' metrics in the same
+    workers without starting or importing anything again.
     """
     if jobs <= 1:
         yield None

@@ -206,20 +206,20 @@ class _Compiler:
         # Any: check dispatches on the exact class (``__class__ is``, faster than isinstance in this hot
         # loop), which mypy does not narrow on; each value is what field() returns.
         props: dict[str, Any] = {k: self.field(s) for k, s in schema.get("properties", {}).items()}
-        required = tuple(schema.get("required", ()))
+        required = frozenset(schema.get("required", ()))
         extra = schema.get("additionalProperties", True)
         if extra is not False and extra is not True:
             raise _Unsupported("additionalProperties schema")
         closed = extra is False
+        get = props.get
 
         def check(v: object) -> bool:
             if not isinstance(v, dict):
                 return not typed
-            for key in required:
-                if key not in v:
-                    return False
+            if required and not required <= v.keys():
+                return False
             for key, value in v.items():
-                spec = props.get(key)
+                spec = get(key)
                 if spec is None:
                     if closed:
                         return False

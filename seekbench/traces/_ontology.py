@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 STEP_KINDS = ("reasoning", "search", "search_result", "answer", "other")
@@ -52,6 +53,7 @@ KIND_ALIASES: dict[str, str] = {
 }
 
 
+@functools.lru_cache(maxsize=1024)  # a file spells its few step types and labels over and over
 def _squash(text: str) -> str:
     return re.sub(r"[\s_\-]+", "", text).lower()
 

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
 from typing import Any, cast
 
 from .._errors import UserInputError
 from .._schema_version import check_schema_version
-from .._schemas import load_schema, validator
+from .._schemas import validator
 from ._fastschema import fast_validator
-from ._schemagen import Unsupported, generate
 
 
 def json_path(parts) -> str:
@@ -35,55 +32,37 @@ def _describe(err) -> str:
     return err.message[:200]
 
 
-def _step_order(fresh: Callable[[], str]) -> tuple[list[str], Callable[[str, dict[str, str] | None], list[str]]]:
-    """The rules a schema cannot express (the loop in validate_trace), as generated statements run on
-    each step after its schema checks, so ``index`` is an int and ``depends_on`` a list of ints there.
-    ``seen`` is a dict (``seen[i] = None`` is cheaper than ``set.add``)."""
-    previous, seen = fresh(), fresh()
-
-    def each(step: str, values: dict[str, str] | None) -> list[str]:
-        deps: str | None
-        if values is None:  # a step checked through the key-tuple cache: look its fields up
-            idx, deps = fresh(), fresh()
-            out = [f"{idx} = {step}['index']", f"{deps} = {step}.get('depends_on')"]
-        else:  # an inlined shape: its fields are in variables, and whether it has depends_on is known
-            idx, deps, out = values["index"], values.get("depends_on"), []
-        out.append(f"if {idx} <= {previous}: return False")
-        if deps is not None:
-            dep = fresh()
-            out += [f"for {dep} in {deps} or ():", f"    if {dep} not in {seen}: return False"]
-        return out + [f"{seen}[{idx}] = None", f"{previous} = {idx}"]
-
-    return [f"{previous} = -1", f"{seen} = {{}}"], each
-
-
-@functools.cache
-def quick_trace_check() -> Callable[[object], bool] | None:
-    """True only for a valid trace (schema and step order), in one pass of generated code; False when not
-    sure. None when the schema uses something :mod:`._schemagen` does not generate."""
-    schema = load_schema("trace")
-    try:
-        return generate(schema, each_item={id(schema["properties"]["steps"]): _step_order})
-    except Unsupported:
-        return None
+def _steps_in_order(steps: list[dict]) -> bool:
+    """The order rules on schema-valid steps: indices strictly increasing, each ``depends_on``
+    entry the index of an earlier step (an index of this trace below the step's own)."""
+    indices = [step["index"] for step in steps]
+    if any(a >= b for a, b in zip(indices, indices[1:], strict=False)):
+        return False
+    known = set(indices)
+    for idx, step in zip(indices, steps, strict=True):
+        deps = step.get("depends_on")
+        if deps and not all(d in known and d < idx for d in deps):
+            return False
+    return True
 
 
 def validate_trace(trace: object, *, file: str | None = None, line: int | None = None) -> None:
     """Raise :class:`UserInputError` naming the first problem in ``trace``, or return None.
 
     Checks the schema (types, enums, required fields), then: step indices strictly
-    increasing, ``depends_on`` naming earlier steps of the same trace. Code generated
-    from the schema (:mod:`._schemagen`) clears most valid traces in a few microseconds;
-    what it is not sure of goes to the exact compiled check (:mod:`._fastschema`), and
-    jsonschema finds and words the error of any invalid trace.
+    increasing, ``depends_on`` naming earlier steps of the same trace. One check decides
+    whether the schema holds: the schema compiled once into Python predicates
+    (:mod:`._fastschema`, exact); jsonschema then finds and words the error of an invalid
+    trace. (``fastjsonschema`` was measured too and was about 5 times slower on the 1x
+    corpus: ``scripts/bench/validate_speed.py``, results in ``scripts/bench/results/validate_speed.md``.)
     """
-    quick = quick_trace_check()
-    if quick is not None and quick(trace):
-        return  # the schema and the order rules below hold
+    fast = fast_validator("trace")
+    schema_ok = fast is not None and fast(trace)
+    if schema_ok and _steps_in_order(trace["steps"]):  # type: ignore[index]  # the schema requires them
+        return  # a valid trace: the usual case
     tid = trace.get("trace_id") if isinstance(trace, dict) else None
     tid = tid if isinstance(tid, str) else None
-    fast = fast_validator("trace")
-    if fast is None or not fast(trace):
+    if not schema_ok:
         if isinstance(trace, dict):
             check_schema_version(trace.get("schema_version"), what="trace", file=file, line=line, trace_id=tid)
         from jsonschema.exceptions import best_match  # only when there is an error to word

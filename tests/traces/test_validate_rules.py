@@ -1,16 +1,10 @@
-"""The generated quick schema check: True only for documents jsonschema accepts, True for plain valid JSON.
+"""validate_trace's one path (the compiled schema check, then the step order rules) against the references:
+jsonschema for the schema and a plain statement of the order rules, on mutated traces.
 
-The quick check (``_schemagen``) runs first in ``validate_trace``; what it is not sure of goes
-to the exact compiled check and jsonschema. So the property everything rests on is one-sided:
-quick(doc) is True  =>  jsonschema finds no error. These tests hammer it with mutated traces
-(type confusions, missing and extra keys, enum values, nested objects, containers of other
-Python types, key orders), and check the other side only where it is promised: on documents
-made of the exact types a JSON parser produces, without NaN or floats with an integral value,
-the two agree both ways (so the quick check really is what clears valid traces).
-
-QUICK is the schema's check alone; FUSED is validate_trace's, the schema plus the step order
-rules (indices increasing, depends_on naming earlier steps) in the same generated pass, held to
-the same two properties against jsonschema and a plain reference of those rules.
+The compiled check (``_fastschema``) decides validity alone, so it must agree with jsonschema
+both ways, on any Python value (type confusions, missing and extra keys, enum values, nested
+objects, containers of other Python types, key orders); and validate_trace must say, word for
+word, what it says with jsonschema alone (the compiled check switched off).
 """
 
 import collections
@@ -23,19 +17,18 @@ import random
 import types
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from schema_mutations import message as _message
 from schema_mutations import positions
 
-from seekbench._schemas import load_schema, validator
+from seekbench._schemas import validator
 from seekbench.data import sample_traces_path
-from seekbench.traces import _schemagen, _validate
-from seekbench.traces._schemagen import Unsupported, generate, quick_validator
+from seekbench.traces import _validate
+from seekbench.traces._fastschema import fast_validator
 
 SAMPLE = [json.loads(line) for line in sample_traces_path().read_text().splitlines()]
-QUICK = quick_validator("trace")
-FUSED = _validate.quick_trace_check()
+FAST = fast_validator("trace")
 INT64 = 2**63 - 1
 
 # Every property of the trace schema present at least once (sample traces leave env, scores, passage ids out).
@@ -71,29 +64,13 @@ def _valid(obj) -> bool:
     return validator("trace").is_valid(obj)
 
 
-def _plain_json(obj) -> bool:
-    """Only what a JSON parser makes, and no NaN nor float with an integral value: the documents on which
-    the quick check promises to agree with jsonschema both ways."""
-    t = type(obj)
-    if t is dict:
-        return all(type(k) is str and _plain_json(v) for k, v in obj.items())
-    if t is list:
-        return all(_plain_json(v) for v in obj)
-    if t is float:
-        return not math.isnan(obj) and not obj.is_integer()
-    return obj is None or t in (str, int, bool)
-
-
 def _check(tr) -> bool:
-    """Whether jsonschema accepts ``tr``, after checking the quick checks against it: the schema's alone
-    (QUICK) and validate_trace's, with the step order rules (FUSED)."""
-    quick, fused, valid = QUICK(tr), FUSED(tr), _valid(tr)
+    """Whether jsonschema accepts ``tr``, after checking the compiled check and validate_trace against the
+    references: the same verdict on the schema, and an error exactly when the schema or the order rules fail."""
+    valid = _valid(tr)
+    assert FAST(tr) == valid, "the compiled check and jsonschema disagree"
     ordered = valid and _semantic_error(tr) is None
-    assert not quick or valid, "the quick check passed a document jsonschema rejects"
-    assert not fused or ordered, "validate_trace's quick check passed an invalid trace"
-    if _plain_json(tr):
-        assert quick == valid, "the quick check and jsonschema disagree on plain JSON"
-        assert fused == ordered, "validate_trace's quick check and the rules disagree on plain JSON"
+    assert (_message(tr) is None) == ordered, "validate_trace and the references disagree"
     return valid
 
 
@@ -111,32 +88,26 @@ def _semantic_error(tr) -> str | None:
     return None
 
 
-def _message_without_fast_paths(obj) -> str | None:
-    """What ``validate_trace`` says with jsonschema alone (the quick and the compiled checks switched off)."""
-    saved = _validate.quick_trace_check, _validate.fast_validator
-    _validate.quick_trace_check, _validate.fast_validator = (lambda: None), (lambda name: None)
+def _message_with_jsonschema_alone(obj) -> str | None:
+    """What ``validate_trace`` says with jsonschema alone (the compiled check switched off)."""
+    saved = _validate.fast_validator
+    _validate.fast_validator = lambda name: None
     try:
         return _message(obj)
     finally:
-        _validate.quick_trace_check, _validate.fast_validator = saved
+        _validate.fast_validator = saved
 
 
-def test_trace_schema_generates():
-    assert QUICK is not None and FUSED is not None
-
-
-def test_valid_traces_pass_quick(shared_traces):
-    # Two-sided where it matters: every real trace is cleared by the quick check, not by the slow paths.
+def test_valid_traces_pass(shared_traces):
     for tr in [*SEEDS, *SAMPLE, *shared_traces]:
-        assert QUICK(tr) and FUSED(tr) and _valid(tr)
+        assert FAST(tr) and _valid(tr) and _message(tr) is None
 
 
 def test_key_order_does_not_matter():
-    # Inlined shapes are looked up by name; a new order of the same keys takes the key-tuple path.
     for tr in SEEDS:
         rev = copy.deepcopy(tr)
         rev["steps"] = [dict(reversed(list(s.items()))) for s in rev["steps"]]
-        assert QUICK(dict(reversed(list(rev.items())))) is FUSED(dict(reversed(list(rev.items())))) is True
+        assert _message(dict(reversed(list(rev.items())))) is None
 
 
 class _Str(str):
@@ -208,11 +179,11 @@ def _mutated(draw):
     return _mutate(draw(st.sampled_from(SEEDS)), random.Random(draw(st.integers(0, 2**32))))
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, derandomize=True)
 @given(_mutated())
 def test_messages_are_todays_on_mutations(tr):
     # The same verdict and the same one-line error (file, line, trace id, path, wording) as jsonschema alone.
-    assert _message(tr) == _message_without_fast_paths(tr)
+    assert _message(tr) == _message_with_jsonschema_alone(tr)
 
 
 WHERE = [
@@ -230,8 +201,8 @@ WHERE = [
 
 @pytest.mark.parametrize("where", WHERE, ids=lambda p: ".".join(map(str, p)))
 def test_type_confusions(where):
-    # Every value of VALUES at this place: the quick checks never pass what jsonschema or the order
-    # rules reject, and validate_trace says what jsonschema alone says.
+    # Every value of VALUES at this place: the compiled check agrees with jsonschema, and validate_trace
+    # says what jsonschema alone says.
     for value in VALUES:
         tr = copy.deepcopy(FULL)
         parent = tr
@@ -239,25 +210,24 @@ def test_type_confusions(where):
             parent = parent[key]
         parent[where[-1]] = value
         _check(tr)
-        assert _message(tr) == _message_without_fast_paths(tr), value
+        assert _message(tr) == _message_with_jsonschema_alone(tr), value
 
 
-@pytest.mark.parametrize("value, quick, valid", [
-    # the quick check's "not sure" cases: valid, left to the exact check
-    (1.0, False, True), (_Kind.ONE, False, True), (INT64, True, True), (INT64 + 1, False, False),
-    (True, False, False), (-1, False, False),
+@pytest.mark.parametrize("value, valid", [
+    (1.0, True), (_Kind.ONE, True), (INT64, True), (INT64 + 1, False), (True, False), (-1, False),
 ])
-def test_integer_index(value, quick, valid):
+def test_integer_index(value, valid):
+    # jsonschema: an integer is an int that is not a bool (an int enum is one), or a float with no fraction.
     tr = copy.deepcopy(FULL)
     tr["steps"][1]["index"] = value
-    assert (QUICK(tr), _valid(tr)) == (quick, valid)
+    assert FAST(tr) is valid and _valid(tr) is valid
 
 
-def test_nan_against_a_bound_is_left_to_the_exact_check():
-    # jsonschema lets NaN through minimum/maximum (every comparison is false); the quick check is not sure.
+def test_nan_against_a_bound_passes_as_in_jsonschema():
+    # jsonschema lets NaN through minimum/maximum (every comparison with NaN is false).
     tr = copy.deepcopy(FULL)
     tr["steps"][0]["completeness"] = math.nan
-    assert not QUICK(tr) and _valid(tr)
+    assert FAST(tr) and _valid(tr)
     assert _message(tr) is None
 
 
@@ -265,33 +235,28 @@ def test_semantic_checks_stay():
     # Beyond the schema: indices strictly increasing, depends_on naming earlier steps only.
     tr = copy.deepcopy(FULL)
     tr["steps"][2]["index"] = 1
-    assert QUICK(tr) and not FUSED(tr) and _message(tr) == (
+    assert FAST(tr) and _message(tr) == (
         "f.jsonl:7, trace full-1, at $.steps[2].index: step index 1 is not greater than the previous one (1); "
         "steps must be in order")
     tr = copy.deepcopy(FULL)
     tr["steps"][3]["depends_on"] = [5, 9]  # its own index: not an earlier step
-    assert QUICK(tr) and not FUSED(tr) and _message(tr) == (
+    assert FAST(tr) and _message(tr) == (
         "f.jsonl:7, trace full-1, at $.steps[3].depends_on[1]: depends_on names step 9, which is not an "
         "earlier step of this trace")
 
 
-def test_order_rules_hold_on_steps_checked_through_the_cache():
-    # The code of a trace inlines the step shapes of the first trace with its keys; steps of other shapes
-    # are checked through the key-tuple cache, and the order rules must hold there too.
-    quick = _validate.quick_trace_check.__wrapped__()  # a fresh one, with its own caches
-    base = {"schema_version": "1.0", "trace_id": "t", "agent": "a", "question": "q",
-            "steps": [{"index": 0, "kind": "other"}]}
-    assert quick(base)
-    first = {"index": 0, "kind": "other"}
-    for steps, ok in [
-        ([first, {"index": 1, "kind": "search", "depends_on": [0]}], True),
-        ([first, {"index": 1, "kind": "search", "depends_on": [1]}], False),
-        ([first, {"index": 2, "kind": "search", "depends_on": [0, 1]}], False),
-        ([first, {"index": 0, "kind": "search", "depends_on": []}], False),
-        ([{"index": 3, "kind": "search", "depends_on": []}, {"index": 2, "kind": "search", "depends_on": []}], False),
-    ]:
-        tr = {**base, "steps": steps}
-        assert quick(tr) is ok and (_message(tr) is None) is ok
+@pytest.mark.parametrize("steps, ok", [
+    ([{"index": 0, "kind": "other"}, {"index": 1, "kind": "search", "depends_on": [0]}], True),
+    ([{"index": 0, "kind": "other"}, {"index": 1, "kind": "search", "depends_on": [1]}], False),
+    ([{"index": 0, "kind": "other"}, {"index": 2, "kind": "search", "depends_on": [0, 1]}], False),
+    ([{"index": 0, "kind": "other"}, {"index": 0, "kind": "search", "depends_on": []}], False),
+    ([{"index": 3, "kind": "search", "depends_on": []}, {"index": 2, "kind": "search", "depends_on": []}], False),
+    ([{"index": 0, "kind": "other"}, {"index": 4, "kind": "search", "depends_on": [0.0]}], True),
+])
+def test_order_rules(steps, ok):
+    # Hand-derived: an index must exceed the one before; depends_on may name only earlier steps' indices.
+    tr = {"schema_version": "1.0", "trace_id": "t", "agent": "a", "question": "q", "steps": steps}
+    assert (_message(tr) is None) is ok
 
 
 @st.composite
@@ -312,61 +277,3 @@ def test_semantic_errors_name_the_first_culprit(tr):
     assert (message is None) == (path is None)
     if path is not None:
         assert message is not None and f"at {path}:" in message
-
-
-def test_key_tuples_past_the_bound_go_to_the_exact_check(monkeypatch):
-    # Past MAX_KEY_TUPLES new key orders answer "not sure"; validation still accepts them (exact path).
-    monkeypatch.setattr(_schemagen, "MAX_KEY_TUPLES", 2)
-    quick = _validate.quick_trace_check.__wrapped__()  # a fresh one, with its own caches
-    orders = [dict(reversed(list(FULL.items()))), dict(sorted(FULL.items())), FULL]
-    assert [quick(tr) for tr in orders] == [True, True, False]
-    monkeypatch.setattr(_validate, "quick_trace_check", lambda: quick)
-    assert all(_message(tr) is None for tr in orders)
-
-
-@pytest.mark.parametrize("edit", [
-    lambda s: s["properties"]["question"].update(pattern="^Q"),  # an unknown keyword
-    lambda s: s["properties"]["correct"]["oneOf"].append({"type": "object"}),  # branches that may overlap
-    lambda s: s["properties"]["gold_answers"].update(type=["array", "null"]),  # a container mixed with null
-    lambda s: s["properties"]["question"].update(minLength=1, type=None) or s["properties"]["question"].pop("type"),
-    lambda s: s["$defs"]["step"]["properties"].update(next={"$ref": "#/$defs/step"}),  # recursion
-])
-def test_what_it_cannot_generate_it_refuses(edit):
-    # Refusing (None from quick_validator) makes validation slower, never wrong.
-    schema = copy.deepcopy(load_schema("trace"))
-    edit(schema)
-    with pytest.raises(Unsupported):
-        generate(schema)
-
-
-def test_code_nested_too_deep_for_python_is_refused_or_not_sure():
-    # 30 nested arrays: more loops in one function than Python compiles (its limit is 20 nested blocks).
-    deep: dict = {"type": "string"}
-    for _ in range(30):
-        deep = {"type": "array", "items": deep}
-    with pytest.raises(Unsupported):
-        generate(deep)
-    # The same depth under an object met at run time: its code is compiled then, and answers "not sure".
-    quick = generate({"type": "object", "properties": {"a": {"type": "object", "properties": {"b": deep}}}})
-    doc: object = "x"
-    for _ in range(30):
-        doc = [doc]
-    assert quick({"a": {"b": doc}}) is False
-    assert quick({"a": {}}) is True
-
-
-def test_judge_output_schema_is_sound():
-    # The generator is generic: another shipped schema, checked the same one-sided way on mutations.
-    schema = load_schema("judge_output")
-    quick, exact = generate(schema), validator("judge_output")
-    assert quick({"labels": [{"step": 0, "grounding": "Grounded"}, {"step": 2, "clarity": None}]})
-    rng = random.Random(3)
-    n_valid = 0
-    for _ in range(2_000):
-        label = {"step": rng.choice([0, 3, rng.choice(VALUES)])}
-        label[rng.choice(["grounding", "clarity", "reasoning_type", "search_type", "sufficiency", "zz"])] = (
-            rng.choice([None, "Clear", "Sufficient", "PlanFormation", "Grounded", rng.choice(VALUES)]))
-        doc = rng.choice([{"labels": [label]}, {"labels": [{"step": 1}, label]}, label])
-        assert not quick(doc) or exact.is_valid(doc), doc
-        n_valid += exact.is_valid(doc)
-    assert n_valid > 100
