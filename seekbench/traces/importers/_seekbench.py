@@ -197,7 +197,7 @@ def _documents(docs: object, path: str, ctx: RecordContext) -> list[dict[str, An
     if docs.__class__ is not list:
         docs = expect_type(docs, list, what="documents", path=path, **ctx)
     out: list[dict[str, Any]] = []
-    for r, d in enumerate(docs, start=1):  # type: ignore[arg-type]  # a list here
+    for r, d in enumerate(docs, start=1):  # a list here
         if isinstance(d, str):
             out.append({"id": None, "title": None, "text": d, "rank": r})
             continue
@@ -232,7 +232,7 @@ def _labels(ann: object, kind: str, path: str, ctx: RecordContext) -> dict[str, 
         ann = expect_type(ann, dict, what="annotation", path=f"{path}.annotation", **ctx)
     labels: dict[str, str] = {}
     type_field = _TYPE_FIELD_BY_KIND.get(kind)
-    ann_type = ann.get("type")  # type: ignore[union-attr]  # a dict here
+    ann_type = ann.get("type")  # a dict here
     if type_field and ann_type is not None:
         value = canonical_value(type_field, ann_type)
         if value is None:
@@ -243,7 +243,7 @@ def _labels(ann: object, kind: str, path: str, ctx: RecordContext) -> dict[str, 
                 **ctx,
             )
         labels[type_field] = value
-    attrs = ann.get("attributes") or {}  # type: ignore[union-attr]
+    attrs = ann.get("attributes") or {}
     if attrs.__class__ is not dict:
         attrs = expect_type(attrs, dict, what="annotation attributes", path=f"{path}.annotation.attributes", **ctx)
     for name, raw in attrs.items():
