@@ -248,7 +248,8 @@ def _convert(
     sources = dict(fields["sources"])
     if not fields["agent"] and (name or model):
         parts = ([f"{where}.name"] if name else []) + ([f"{tree.path[with_model['id']]}.model"] if with_model else [])
-        sources["agent"] = " + ".join(parts)
+        # two values joined with "/": said in words (a map names one path per field)
+        sources["agent"] = f"joined: {', '.join(parts)}" if len(parts) > 1 else parts[0]
     answer_steps = [st for st in b.steps if st["kind"] == "answer"]
     if answer_steps:
         sources["final_answer"] = answer_steps[-1]["source_ref"]["path"]
@@ -265,7 +266,8 @@ def _convert(
     if trace["correct"] is None:
         trace["correct"] = _correct(rec.get("scores"))
         if trace["correct"] is not None:
-            sources["correct"] = f"{where}.scores[{trace['correct']['detail']['index']}]"
+            detail = trace["correct"]["detail"]
+            sources["correct"] = f"{where}.scores[{detail['index']}].{detail.pop('key')}"
     trace["steps"] = b.finish()
     trace["metadata"] = _metadata(rec, meta_in, len(obs))
     record_tool_kinds(trace, b.kinds)
@@ -320,12 +322,14 @@ def _correct(scores: object) -> dict | None:
             continue  # a score id (list answers) or a malformed score: nothing to read
         if re.sub(r"[^a-z]", "", s["name"].lower()) not in CORRECT_SCORES:
             continue
-        raw = s.get("stringValue") if s.get("dataType") == "CATEGORICAL" else s.get("value")
-        if raw is None:
-            raw = s.get("stringValue", s.get("value"))
+        key = "stringValue" if s.get("dataType") == "CATEGORICAL" else "value"
+        if s.get(key) is None:
+            key = "stringValue" if "stringValue" in s else "value"
+        raw = s.get(key)
         value = verdict(raw)
         source = _SCORE_SOURCE.get(str(s.get("source") or "").upper(), "source_data")
-        detail = {"score": s["name"], "value": raw, "data_type": s.get("dataType"), "index": i}
+        # key says which of the two was read, for the stated source; popped before the trace is written
+        detail = {"score": s["name"], "value": raw, "data_type": s.get("dataType"), "index": i, "key": key}
         return {"value": value, "source": source, "detail": detail}
     return None
 

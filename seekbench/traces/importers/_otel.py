@@ -405,7 +405,8 @@ def _sources(trace: dict, root: Span | None, agent: str | None) -> dict[str, str
     out: dict[str, str] = {}
     meta = _metadata(root)
     on_root = "" if root is None else f"span {root.span_id} "
-    for key, names in (("question", ("question",)), ("gold_answers", GOLD_FIELDS), ("dataset", ("dataset",))):
+    named = (("question", ("question",)), ("gold_answers", GOLD_FIELDS), ("dataset", ("dataset",)))
+    for key, names in (*named, ("correct", ("is_correct",))):
         hit = next((k for k in names if meta.get(k) is not None), None)
         if hit is not None:
             out[key] = f"{on_root}metadata.{hit}"
