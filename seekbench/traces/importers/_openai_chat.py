@@ -192,8 +192,10 @@ def _convert(
         trial = rec.get("trial") if id_key != "id" else None
         joined = isinstance(trial, int) and not isinstance(trial, bool)
         sources["trace_id"] = f"joined: {prefix}.{id_key}, {prefix}.trial" if joined else f"{prefix}.{id_key}"
-    if mpath != prefix or not rec:  # one message list at one path (not a run state's two lists)
+    if mpath != prefix or not rec:  # one message list at one path
         sources["messages"] = mpath
+    else:  # one conversation joined from several keys (a run state, a stored request + response, prompt + completion)
+        sources["messages_from"] = " and ".join(f"{prefix}.{k}" for k in rec if k in used)
     skip = HEADER_FIELDS | consumed_fields(fields) | used  # the keys holding the steps are not metadata
     meta: dict = {k: v for k, v in rec.items() if k not in skip}
     b = StepBuilder(fmt, ctx)
