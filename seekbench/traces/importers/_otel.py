@@ -21,7 +21,10 @@ invoke_agent), or per OTel trace when it has none. Walking the tree in start-tim
   {id, content, score, metadata}`` (or ``gen_ai.retrieval.documents``);
 - when a trace has no tool or retriever span, the tool calls in LLM output messages are the
   searches (or actions, classified the same way), and the ``tool`` messages answering them in
-  later LLM inputs their results.
+  later LLM inputs their results;
+- a tool span or tool call of an answer tool (``final_answer``, ``submit`` ..., ``answer_tool``;
+  :mod:`._answer_tools`) is the answer step, its argument the final answer; a later LLM's text is
+  then reasoning, not a second answer.
 
 Each tool's decided kind is kept in ``metadata["tool_kinds"]``.
 
@@ -43,6 +46,7 @@ from typing import cast
 
 from ..._errors import UserInputError
 from ..._limits import ReadLimits
+from ._answer_tools import is_answer_tool, resolve_answer_tools
 from ._base import ImportedRecord, RecordContext, new_trace
 from ._fields import GOLD_FIELDS
 from ._openai_chat import StepBuilder, extract_answer, search_step
@@ -96,6 +100,7 @@ def iter_records(
     agent: str | None = None,
     answer_tag: str | None = "answer",
     search_tools: str | Iterable[str] | None = None,
+    answer_tool: str | Iterable[str] | None = None,
     limits: ReadLimits | None = None,
 ) -> Iterator[ImportedRecord]:
     """Rebuild the traces of an OpenTelemetry file (see the module docstring for the mapping).
@@ -110,6 +115,8 @@ def iter_records(
         Take ``final_answer`` from the last ``<answer_tag>`` block of the answer; None keeps the text.
     search_tools : str or list, optional
         The tool names that are searches; other tools are ``other`` steps (default: by name, :mod:`._tools`).
+    answer_tool : str or list, optional
+        More tool names whose call gives the answer, beside ``submit``, ``final_answer``, ... (:mod:`._answer_tools`).
     limits : ReadLimits, optional
         The byte limits of the read (default :data:`seekbench._limits.DEFAULT_LIMITS`).
 
@@ -119,7 +126,7 @@ def iter_records(
         ``line`` is the line (or row) of the trace's root span.
     """
     file = str(path)
-    chosen = resolve_search_tools(search_tools)
+    chosen = (resolve_search_tools(search_tools), resolve_answer_tools(answer_tool))
     by_trace: dict[str, list[Span]] = defaultdict(list)
     for line, item in read_spans(path, limits=limits):
         if isinstance(item, UserInputError):
@@ -182,6 +189,9 @@ class _SpanSteps(StepBuilder):
 
     span: Span
     search_tools: frozenset[str] | None = None
+    answer_tools: frozenset[str] | None = None
+    #: True once an answer tool was called: a later LLM's text is no second answer
+    answered = False
     #: tool name -> "search" or "other", as decided (``metadata["tool_kinds"]``)
     kinds: dict[str, str]
 
@@ -203,8 +213,9 @@ def _build(
     file: str,
     agent: str | None,
     answer_tag: str | None,
-    search_tools: frozenset[str] | None,
+    search_tools: tuple[frozenset[str] | None, frozenset[str] | None],
 ) -> dict:
+    """One seekbench trace from the spans under ``root``; ``search_tools`` are the search and the answer tools."""
     top = [root] if root is not None else tree.roots
     spans = [s for s in tree.walk(top) if s is not root]
     kinds = {s.span_id: span_kind(s) for s in spans}
@@ -224,7 +235,7 @@ def _build(
         record_id=top[0].trace_id,
     )
     b = _SpanSteps(FORMAT, ctx)
-    b.search_tools, b.kinds = search_tools, {}
+    (b.search_tools, b.answer_tools), b.kinds = search_tools, {}
     under_tool: set[str] = set()
     for s in spans:
         b.span = s
@@ -233,12 +244,14 @@ def _build(
             under_tool.update(c.span_id for c in tree.children[s.span_id])
             continue
         if kind == "LLM":
-            answer = _llm(b, s, final=s is final, tool_calls=not has_tools, answer_tag=answer_tag)
+            answer = _llm(b, s, final=s is final and not b.answered, tool_calls=not has_tools, answer_tag=answer_tag)
             if answer is not None:
                 trace["final_answer"] = answer
         elif kind == "TOOL":
             retrievers = [c for c in tree.walk(tree.children[s.span_id]) if span_kind(c) == "RETRIEVER"]
-            _tool(b, s, retrievers, ctx)
+            answer = _tool(b, s, retrievers, ctx)
+            if answer is not None:
+                trace["final_answer"] = answer
             under_tool.update(c.span_id for c in tree.children[s.span_id])
         elif kind == "RETRIEVER":
             _retriever(b, s)
@@ -284,9 +297,18 @@ def _llm(b: _SpanSteps, s: Span, *, final: bool, tool_calls: bool, answer_tag: s
         for j, tc in enumerate(m["tool_calls"] if tool_calls else []):
             p = f"{m['path']}.tool_calls.{j}"
             step = search_step(
-                tc["name"], _arguments(tc["arguments"]), b.ctx, p, p, classify=True, search_tools=b.search_tools
+                tc["name"],
+                _arguments(tc["arguments"]),
+                b.ctx,
+                p,
+                p,
+                classify=True,
+                search_tools=b.search_tools,
+                answer_tools=b.answer_tools,
             )
             b.kinds[step["tool"]] = step["kind"]
+            if step["kind"] == "answer":
+                answer, b.answered = step["text"], True
             calls.append(({**step, "original_kind": "tool_call"}, p, tc["id"] or f"{s.span_id}:{j}"))
         r = None if not m["reasoning"] else (m["reasoning"], "reasoning", m["path"])
         got = b.model_turn(
@@ -308,13 +330,18 @@ def _first(attrs: dict, *keys: str) -> object:
     return next((attrs[k] for k in keys if attrs.get(k) is not None), None)
 
 
-def _tool(b: _SpanSteps, s: Span, retrievers: list[Span], ctx: RecordContext) -> None:
+def _tool(b: _SpanSteps, s: Span, retrievers: list[Span], ctx: RecordContext) -> str | None:
+    """The steps of a tool span: its call and its output; returns the answer when the tool gives it."""
     a = s.attrs
     name = str(_first(a, "tool.name", "gen_ai.tool.name") or s.name)
     args_key = "input.value" if "input.value" in a else "gen_ai.tool.call.arguments"
     args = _arguments(a.get(args_key))
     search = is_search_tool(name, b.search_tools, retrieves=bool(retrievers))
-    if search:
+    answer = is_answer_tool(name, b.answer_tools)
+    if answer:  # the answer, given as the tool's argument
+        step = search_step(name, args, ctx, "tool.name", args_key, answer_tools=b.answer_tools)
+        b.answered, search = True, False
+    elif search:
         step = search_step(name, args, ctx, "tool.name", args_key)
     else:  # an action (bash, create_dataset, ask_user): its call and its output are other steps
         step = {"kind": "other", "tool": name, "text": as_text(json_value(a.get(args_key)))}
@@ -331,6 +358,7 @@ def _tool(b: _SpanSteps, s: Span, retrievers: list[Span], ctx: RecordContext) ->
         result["documents"] = [d for r in retrievers for d in span_documents(r)]
         for rank, d in enumerate(result["documents"], start=1):
             d["rank"] = rank
+    return step["text"] if answer else None
 
 
 def _retriever(b: _SpanSteps, s: Span) -> None:
