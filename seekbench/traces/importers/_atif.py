@@ -215,19 +215,22 @@ def _convert(
             else:
                 meta["prompt"] = message
         elif source == "agent":
-            answered = _agent_step(
-                b,
-                st,
-                message,
-                p,
-                ctx,
-                final=k == last_agent and not answered,
-                answer_tag=answer_tag,
-                trace=trace,
-                kinds=kinds,
-                search_tools=search_tools,
-                answer_tools=answer_tools,
-            ) or answered
+            answered = (
+                _agent_step(
+                    b,
+                    st,
+                    message,
+                    p,
+                    ctx,
+                    final=k == last_agent and not answered,
+                    answer_tag=answer_tag,
+                    trace=trace,
+                    kinds=kinds,
+                    search_tools=search_tools,
+                    answer_tools=answer_tools,
+                )
+                or answered
+            )
         else:
             b.add({"kind": "other", "text": message, "original_kind": source}, f"{p}.message")
         _observation(b, st.get("observation"), p, ctx)

@@ -158,7 +158,7 @@ def iter_records(
                 "trace_id": rec.get("id") if isinstance(rec, dict) else None,
             }
             try:
-                yield _convert(rec, where, ctx, agent=agent, answer_tag=answer_tag, search_tools=chosen)
+                yield _convert(rec, where, ctx, agent=agent, answer_tag=answer_tag, tools=chosen)
             except UserInputError as e:
                 yield ImportedRecord(line, error=e)
             except (TypeError, ValueError, AttributeError, KeyError) as e:  # a field of an unexpected JSON type
@@ -196,10 +196,10 @@ def _convert(
     *,
     agent: str | None,
     answer_tag: str | None,
-    search_tools: tuple[frozenset[str] | None, frozenset[str] | None],
+    tools: tuple[frozenset[str] | None, frozenset[str] | None],
 ) -> ImportedRecord:
-    """One Langfuse trace; ``search_tools`` are the search and the answer tools."""
-    search_tools, answer_tools = search_tools
+    """One Langfuse trace; ``tools`` are the search and the answer tools."""
+    search_tools, answer_tools = tools
     rec = expect_type(rec, dict, what="Langfuse trace", path=where, **ctx)
     tid = rec.get("id")
     if not isinstance(tid, str) or not tid.strip():

@@ -45,8 +45,8 @@ from ._chat_steps import (  # noqa: F401  (re-exported: the ATIF, Inspect and Op
 )
 from ._chat_text_calls import has_text_calls, prompt_question, tagged_message
 from ._fields import HEADER_FIELDS, apply_fields, consumed_fields, get_path, record_fields, record_id
-from ._jsonpath import first
 from ._json_documents import _no_constant, import_documents, iter_documents  # noqa: F401  (re-exported)
+from ._jsonpath import first
 from ._responses_items import as_messages
 from ._tagged import boxed, resolve_tags
 from ._tool_call_shapes import block_results, block_text, has_blocks, message_calls
@@ -317,7 +317,7 @@ def _assistant(
     b: StepBuilder,
     msg: dict,
     content: str | None,
-    at: tuple[str, str],
+    paths: tuple[str, str],
     ctx: RecordContext,
     *,
     final: bool,
@@ -328,8 +328,8 @@ def _assistant(
     continues: bool,
 ) -> tuple[str | None, str | None]:
     """One assistant message's steps; returns ``(final answer or None, the arguments' path of its answer tool's
-    call or None)``. ``at`` is the message's path and that of its text (:func:`_content_path`)."""
-    p, cpath = at
+    call or None)``. ``paths`` are the message's path and that of its text (:func:`_content_path`)."""
+    p, cpath = paths
     reasoning = None
     for key in ("reasoning_content", "reasoning"):
         if msg.get(key) is not None:

@@ -183,7 +183,7 @@ def test_canonical_traces_round_trip_through_their_map(cli, tmp_path):
         (FIXTURES / "same.search_r1.jsonl", "# the steps are tags inside the text at $.output"),
         (FIXTURES / "trajectory.atif.json", "# each ATIF step holds a message, tool calls and observations"),
         (FIXTURES / "capitals.inspect.json", "# agent <- $.eval.model: not a path inside the record"),
-        (SHAPES / "prompt_completion.jsonl", "# the messages are one conversation joined from $.prompt and $.completion"),
+        (SHAPES / "prompt_completion.jsonl", "# the messages are one conversation joined from $.prompt and"),
         (SHAPES / "responses_stored.json", "# the messages are one conversation joined from $[0].request and"),
         (SHAPES / "langfuse_trace.json", "# the steps are observations nested by parentObservationId"),
         (SHAPES / "langfuse_trace.json", "# agent <- joined: $.name, $.observations[2].model: not a path"),
