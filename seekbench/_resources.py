@@ -12,7 +12,7 @@ Layout inside the package::
     schemas/<name>.schema.json          trace, annotation, judge_output, corpus
     judges/<name>.toml                  shipped judge files
     judges/prompts/<name>.md            prompt templates
-    judges/models/learned-sample.json   the learned offline judge's model
+    judges/models/learned-seekbench190.json   the learned offline judge's model
     data/sample_traces.jsonl            48 sample traces with inline labels
     data/sample_human.jsonl             the same labels as an annotation set
     data/sample_second_annotator.jsonl  a second rater's annotation set

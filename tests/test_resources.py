@@ -27,7 +27,7 @@ def test_everything_lives_inside_the_package():
         assert PACKAGE in path.resolve().parents, path
 
 
-@pytest.mark.parametrize("name", ["trace", "annotation", "judge_output", "corpus"])
+@pytest.mark.parametrize("name", ["trace", "annotation", "judge_output", "corpus", "judge_validation"])
 def test_every_schema_is_json(name):
     with open(_resources.schema_path(name), encoding="utf-8") as fh:
         assert json.load(fh)["$schema"].startswith("https://json-schema.org/")
@@ -54,6 +54,18 @@ def test_package_data_globs_cover_every_shipped_file():
             if f.is_file() and f.suffix != ".py" and "__pycache__" not in f.parts:
                 rel = f.relative_to(PACKAGE)
                 assert any(rel.match(g) for g in globs), f"{rel} is not package data"
+
+
+def test_the_learned_models_data_license_ships_with_it():
+    # The model is trained on the SeekBench release (Apache-2.0): its license text and attribution ship
+    # beside it in the package, and NOTICE goes into the wheel's dist-info (license-files).
+    models = PACKAGE / "judges" / "models"
+    assert "Apache License" in (models / "learned-seekbench190.LICENSE.txt").read_text()
+    notice = (models / "learned-seekbench190.NOTICE.txt").read_text()
+    assert notice == (PACKAGE.parent / "NOTICE").read_text()
+    assert "github.com/SHAO-Jiaqi757/SeekBench" in notice and "Apache License, Version 2.0" in notice
+    with open(PACKAGE.parent / "pyproject.toml", "rb") as fh:
+        assert "NOTICE" in tomllib.load(fh)["project"]["license-files"]
 
 
 def test_unknown_sample_is_a_value_error():

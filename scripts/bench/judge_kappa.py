@@ -11,6 +11,9 @@ does. Written to ``scripts/bench/results/judge_kappa-<judge>-<granularity>``:
   kind with 95% bootstrap CIs over traces (n compared, raw agreement), and
   per trace: cost, latency, prompt and completion tokens, requests, the
   unscored count; the run's summary (repairs, retries, elapsed);
+- ``.validation.json``: the judge's validation record (``schemas/judge_validation.schema.json``);
+  with ``--record PATH`` also written there (seekbench shows the record of a judge whose file is
+  ``validation/<judge>.json`` beside its ``.toml``);
 - ``.labels.jsonl``: the judge's labels (rater ``<judge>-<granularity>``, so
   the two designs' files can be compared with ``seekbench agree``).
 
@@ -43,6 +46,7 @@ sys.path.insert(0, str(REPO))
 
 from seekbench import UndefinedMetricWarning  # noqa: E402
 from seekbench.agreement import compare_annotations  # noqa: E402
+from seekbench.analysis import validation_record, validation_result  # noqa: E402
 from seekbench.annotate import annotate, load_judge_config  # noqa: E402
 from seekbench.labels import AnnotationSet, load_annotations  # noqa: E402
 from seekbench.traces import read_traces  # noqa: E402
@@ -100,12 +104,27 @@ def run(args: argparse.Namespace) -> dict:
         result = compare_annotations(reference, judged, traces=traces, n_boot=args.n_boot, seed=0).to_dict()
     strata = [r for r in result["summary"] if r["rater"] == rater]
     (costs,) = [c for c in result["costs"] if c["rater"] == rater]
+    record = validation_record(
+        _judge_slug(args.judge), [validation_result(reference, judged, traces, n_boot=args.n_boot, seed=0)],
+        method="in-sample",
+        method_detail=(f"no training on these labels (a fixed prompt, granularity {args.granularity}); measured on "
+                       f"{len(traces)} traces" + (" against the bundled mock server, not a model." if args.mock_server
+                                                  else ".")),
+        data={"name": f"human labels of {Path(args.data).name}", "source": str(args.data), "license": None,
+              "n_traces": len(traces), "agents": sorted({str(t.get("agent")) for t in traces})},
+        model=cfg.model, cost_per_trace_usd=costs["cost_per_trace"], seconds_per_trace=costs["latency_s_per_trace"],
+        n_boot=args.n_boot, seed=0, created_by="scripts/bench/judge_kappa.py")
     return {
         "judge": args.judge, "model": cfg.model, "granularity": args.granularity, "rater": rater,
         "endpoint": base_url or cfg.base_url, "mock_server": args.mock_server, "n_traces": len(traces),
         "n_boot": args.n_boot, "wall_s": round(wall, 1), "run": summary.to_dict(), "strata": strata, "costs": costs,
-        "labels": str(labels), "warnings": result["warnings"],
+        "labels": str(labels), "warnings": result["warnings"], "validation_record": record,
     }
+
+
+def _json_num(v):
+    """numpy numbers in the record as plain JSON numbers."""
+    return v.item() if hasattr(v, "item") else str(v)
 
 
 def _f(v, digits: int = 3) -> str:
@@ -163,6 +182,9 @@ def main(argv=None) -> int:
     p.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples for the CIs")
     p.add_argument("--out-dir", default=str(RESULTS), help="where the results go (default scripts/bench/results)")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--record", metavar="PATH",
+                   help="also write the judge's validation record here; seekbench shows it when the file is "
+                        "validation/<judge>.json beside the judge's .toml (judge list, agree, report)")
     args = p.parse_args(argv)
     Path(args.out_dir).mkdir(parents=True, exist_ok=True)
     res = run(args)
@@ -170,6 +192,11 @@ def main(argv=None) -> int:
     _out(args.out_dir, res["rater"], ".md").write_text(md, encoding="utf-8")
     _out(args.out_dir, res["rater"], ".json").write_text(json.dumps(res, indent=1, default=str) + "\n",
                                                          encoding="utf-8")
+    record = json.dumps(res["validation_record"], indent=1, sort_keys=True, default=_json_num) + "\n"
+    _out(args.out_dir, res["rater"], ".validation.json").write_text(record, encoding="utf-8")
+    if args.record:
+        Path(args.record).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.record).write_text(record, encoding="utf-8")
     print(md)
     print(f"wrote {_out(args.out_dir, res['rater'], '.{md,json}')} and {res['labels']}", file=sys.stderr)
     return 0 if res["run"]["complete"] else 3

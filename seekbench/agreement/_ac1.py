@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..metrics import EstimateResult, bootstrap_statistic_ci, check_bootstrap_options
+from ..metrics import EstimateResult, Resampler, check_bootstrap_options
 from ._counts import confusion, confusion_columns, encode_pairs, warn_undefined
 
 
@@ -110,6 +110,7 @@ def gwet_ac1(
     n_boot: int = 2000,
     seed: int | None = 0,
     alpha: float = 0.05,
+    resampler: Resampler | None = None,
 ) -> AC1Result:
     """Gwet's AC1 with a bootstrap CI over whole groups (traces).
 
@@ -118,7 +119,7 @@ def gwet_ac1(
     Parameters
     ----------
     y1, y2, labels : see :func:`gwet_ac1_score`.
-    groups, n_boot, seed, alpha : see :func:`~seekbench.agreement.cohen_kappa`.
+    groups, n_boot, seed, alpha, resampler : see :func:`~seekbench.agreement.cohen_kappa`.
 
     Returns
     -------
@@ -130,6 +131,7 @@ def gwet_ac1(
     1.0
     """
     check_bootstrap_options(n_boot, alpha)
+    resampler = Resampler.resolve(resampler, n_boot=n_boot, seed=seed, where="gwet_ac1")
     c1, c2, cats, g, n_excl = encode_pairs(y1, y2, labels, groups)
     q = len(cats)
     conf = confusion(c1, c2, q)
@@ -139,13 +141,8 @@ def gwet_ac1(
     else:
         warn_undefined("Gwet's AC1", "no item labeled by both raters")
         po = pe = value = float("nan")
-    ci = bootstrap_statistic_ci(
-        confusion_columns(c1, c2, q),
-        lambda s: ac1_from_confusion(s.reshape(-1, q, q), q),
-        n_boot=n_boot,
-        seed=seed,
-        alpha=alpha,
-        clusters=g,
+    ci = resampler.with_clusters(g).interval(
+        confusion_columns(c1, c2, q), lambda s: ac1_from_confusion(s.reshape(-1, q, q), q), alpha=alpha
     )
     return AC1Result(
         value=value,
@@ -156,5 +153,5 @@ def gwet_ac1(
         expected_agreement=pe,
         n_categories=q,
         labels=cats,
-        options={"n_boot": n_boot, "seed": seed, "alpha": alpha},
+        options={**resampler.as_options(), "alpha": alpha},
     )

@@ -1,9 +1,15 @@
-"""Judge vs. human: every agreement number of spec section 9 for two or more annotation sets."""
+"""Judge vs. human: every agreement number of spec section 9 for two or more annotation sets.
+
+:func:`compare_annotations` runs in steps that pass small values: :func:`_raters` decides who is
+compared with whom on which strata (:class:`_Raters`); each rater's tables come from
+:func:`~seekbench.agreement._rater_tables.rater_tables`; :func:`_all_raters` adds the multi-rater
+coefficients; :func:`_messages` says why numbers are undefined, from what the steps return.
+"""
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -12,350 +18,43 @@ import pandas as pd
 from .._errors import UndefinedMetricWarning, UserInputError
 from .._renamed import renamed_keyword
 from ..labels import AnnotationSet
-from ..metrics import MetricOptions, check_bootstrap_options
-from ._ac1 import ac1_from_confusion
-from ._align import FIELDS, STATUSES, align_pair, field_labels, rater_sets
-from ._counts import confusion, confusion_columns, encode_pairs, interval, resampled_sums
+from ..metrics import MetricOptions, Resampler, check_bootstrap_options
+from ._agreement_result import DISAGREEMENT_COLUMNS, SUMMARY_COLUMNS, AgreementResult
+from ._align import FIELDS, field_labels, rater_sets
 from ._judge_costs import costs_with_panel
-from ._kappa import kappa_from_confusion
 from ._multi_rater import multi_rater_table, pairwise_kappa, wide_labels
-from ._panel import PANEL_RATER, TIE_LABEL, PanelResult, panel_annotation_set, tie_keys
-from ._pooled import stratified_agreement
-from ._strata import (
-    POOLED_FIELD,
-    POOLED_KIND,
-    RULE_RATER,
-    UNKNOWN_KIND,
-    kind_column,
-    rule_rater,
-    split_rule_derived,
-    step_kinds,
-    strata,
-    stratum_label,
-)
+from ._panel import PANEL_RATER, PanelResult, panel_annotation_set, tie_keys
+from ._rater_tables import RaterPair, RaterTables, rater_tables
+from ._strata import RULE_RATER, UNKNOWN_KIND, rule_rater, split_rule_derived, step_kinds, strata, stratum_label
 
-if TYPE_CHECKING:  # _sensitivity imports this module's callers; the class is needed for the annotation only
+if TYPE_CHECKING:  # _sensitivity imports compare_annotations' callers; the class is needed for the annotation only
     from ._sensitivity import SensitivityResult
 
-SUMMARY_COLUMNS = [
-    "rater",
-    "field",
-    "step_kind",
-    "n_compared",
-    "n_excluded",
-    *[f"n_{s.replace(' ', '_').replace('-', '_')}" for s in STATUSES[1:]],
-    "n_unresolved_ties",
-    "n_traces",
-    "raw_agreement",
-    "kappa",
-    "kappa_lower",
-    "kappa_upper",
-    "ac1",
-    "ac1_lower",
-    "ac1_upper",
-    "note",
-]
-#: The row pooling every (field, step kind) stratum of a rater; it says so in its name.
-OVERALL = POOLED_FIELD
-#: The columns of :attr:`AgreementResult.disagreements`.
-DISAGREEMENT_COLUMNS = ["rater", "field", "step_kind", "trace_id", "step", "reference_value", "rater_value"]
 
+@dataclass(frozen=True)
+class _Raters:
+    """Who is compared with the reference, and on which (field, step kind) strata."""
 
-@dataclass
-class AgreementResult:
-    """What :func:`compare_annotations` computes.
-
-    Attributes
-    ----------
-    reference : str
-        The reference rater (e.g. the human annotators).
-    raters : list of str
-        The raters compared with it: each judge (its own decisions only), the majority panel
-        when there is one, then :data:`~seekbench.agreement._strata.RULE_RATER` holding the
-        judges' rule-derived labels (InitialQuery, RepeatQuery), scored as the rule's.
-    fields : list of str
-    strata : list of (str, str)
-        The (field, step kind) pairs compared, e.g. ``("grounding", "reasoning")`` and
-        ``("grounding", "search")``: never pooled into one row.
-    summary : DataFrame
-        One row per (rater, field, step_kind), then per rater one row with ``field ==
-        "all (pooled)"`` and ``step_kind == "all"``: ``n_compared``, ``n_excluded`` and its
-        reasons (``n_reference_only``, ``n_rater_only``, ``n_unscored_by_rater``,
-        ``n_unscored_by_reference``, ``n_rule_derived``), ``n_unresolved_ties`` (the panel's
-        open ties, scored as misses), ``n_traces``, ``raw_agreement``, Cohen's ``kappa`` and
-        Gwet's ``ac1`` with 95% bootstrap CIs over whole traces; NaN (no coefficient) where
-        ``n_compared`` is 0. The pooled row stratifies: p_o and the chance agreement p_e are
-        n-weighted means of the strata's (a label of one stratum never matches another's by
-        chance), then kappa = (p_o - p_e) / (1 - p_e).
-    confusion : dict
-        ``(rater, field, step_kind) -> DataFrame`` of counts, rows the reference's labels (the
-        panel's have a column for :data:`~seekbench.agreement._panel.TIE_LABEL`).
-    prevalence : DataFrame
-        Per rater, field, step kind and label: its share among the reference's and the
-        rater's labels on the compared items, and pooled.
-    exclusions : DataFrame
-        ``rater, field, step_kind, reason, n``: the items not compared and why.
-    multi_rater : DataFrame
-        With three or more raters (reference and judges, not the panel), per stratum:
-        Krippendorff's alpha (nominal, all pairable items) and Fleiss' kappa (items every
-        rater labeled) with CIs and item counts. Empty otherwise.
-    pairwise : dict
-        ``(field, step_kind) -> DataFrame``: Cohen's kappa of every pair of raters (reference,
-        judges, panel) on the items both labeled; diagonal 1.
-    panel : PanelResult or None
-    costs : DataFrame
-        Per judge (and the panel, whose cost is its members' sum): see
-        :func:`~seekbench.agreement.judge_costs`.
-    sensitivity : SensitivityResult or None
-        With ``traces``: how far each rater's labels move RQI, CE and ERF(8) per agent.
-    disagreements : DataFrame
-        :data:`DISAGREEMENT_COLUMNS`: every compared item where the rater's label is not the
-        reference's, per (rater, field, step_kind) stratum, the items behind the off-diagonal
-        cells of ``confusion`` (so a stratum has ``n_compared`` x (1 - ``raw_agreement``) of
-        them). Not in :meth:`to_dict` (one row per item); the trace explorer lists them.
-    """
-
-    reference: str
-    raters: list[str]
+    reference_name: str
+    reference: AnnotationSet
+    judges: dict[str, AnnotationSet]  # as given
+    rule_labels: dict[str, AnnotationSet]  # each judge's rule-derived labels
+    compared: dict[str, AnnotationSet]  # each judge's own decisions, then the panel
+    rules: AnnotationSet | None  # the judges' rule-derived labels as one rater, when any is in the strata
+    panel: PanelResult | None
+    kinds: dict
     fields: list[str]
-    summary: pd.DataFrame
-    confusion: dict
-    prevalence: pd.DataFrame
-    exclusions: pd.DataFrame
+    strata: list[tuple[str, str]]
+    universe: list[str]  # every trace of every set: what the bootstrap draws
+
+
+@dataclass(frozen=True)
+class _AllRaters:
+    """The coefficients of all raters together, and why any is undefined."""
+
     multi_rater: pd.DataFrame
     pairwise: dict
-    panel: PanelResult | None
-    costs: pd.DataFrame
-    sensitivity: SensitivityResult | None = None
-    options: dict = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-    strata: list = field(default_factory=list)
-    disagreements: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=DISAGREEMENT_COLUMNS))
-
-    def to_dict(self) -> dict:
-        """JSON-ready (NaN stays NaN here; ``seekbench._io.dumps`` writes it as null)."""
-        out = {
-            "reference": self.reference,
-            "raters": self.raters,
-            "fields": self.fields,
-            "strata": [{"field": f, "step_kind": k} for f, k in self.strata],
-            "summary": self.summary.to_dict("records"),
-            "confusion": [
-                {
-                    "rater": r,
-                    "field": f,
-                    "step_kind": k,
-                    "labels": [str(x) for x in m.index],
-                    "matrix": m.to_numpy().tolist(),
-                }
-                for (r, f, k), m in self.confusion.items()
-            ],
-            "prevalence": self.prevalence.to_dict("records"),
-            "exclusions": self.exclusions.to_dict("records"),
-            "multi_rater": self.multi_rater.to_dict("records"),
-            "pairwise": {stratum_label(f, k): m.to_dict() for (f, k), m in self.pairwise.items()},
-            "panel": None if self.panel is None else self.panel.summary.iloc[0].to_dict(),
-            "costs": self.costs.to_dict("records"),
-            "sensitivity": None
-            if self.sensitivity is None
-            else {
-                "table": self.sensitivity.table.to_dict("records"),
-                "rankings": self.sensitivity.rankings.to_dict("records"),
-                "options": self.sensitivity.options,
-            },
-            "options": self.options,
-            "warnings": self.warnings,
-        }
-        return out
-
-
-def _aligned(
-    ref: AnnotationSet, other: AnnotationSet, f: str, kind: str, kinds: dict, rule_keys: set | None, ties: set | None
-) -> pd.DataFrame:
-    """:func:`align_pair` on one stratum, with the judge's rule-derived items excluded as such
-    (``rule_keys``) and the panel's open ties scored as :data:`TIE_LABEL` (``ties``)."""
-    al = align_pair(ref, other, f)
-    al = al[(kind_column(al, kinds) == kind).to_numpy()].reset_index(drop=True)
-    keys = [(str(t), int(st), f) for t, st in zip(al["trace_id"], al["step"], strict=True)]
-    if rule_keys:
-        is_rule = np.array([k in rule_keys for k in keys], dtype=bool)
-        al.loc[is_rule & (al["status"] == "reference only").to_numpy(), "status"] = "rule-derived"
-    if ties:
-        tie = (
-            np.array([k in ties for k in keys], dtype=bool)
-            & (al["status"] == "unscored by rater").to_numpy()
-            & al["reference"].notna().to_numpy()
-        )
-        al.loc[tie, "status"] = "compared"
-        al.loc[tie, "rater"] = TIE_LABEL
-    return al
-
-
-def _compare_rater(
-    ref: AnnotationSet,
-    other: AnnotationSet,
-    name: str,
-    strata_list: list[tuple[str, str]],
-    kinds: dict,
-    universe: list,
-    n_boot: int,
-    seed,
-    alpha: float,
-    *,
-    rule_keys: set | None = None,
-    ties: set | None = None,
-) -> tuple[list[dict], dict, list[dict], list[dict], list[pd.DataFrame]]:
-    rows, confs, prev, excl, dis = [], {}, [], [], []
-    per_stratum = []
-    for f, kind in strata_list:
-        cats = [*field_labels(f), *([TIE_LABEL] if ties is not None else [])]
-        al = _aligned(ref, other, f, kind, kinds, rule_keys, ties)
-        counts = al["status"].value_counts()
-        comp = al[al["status"] == "compared"]
-        c1, c2, _, g, _ = encode_pairs(
-            comp["reference"].tolist(), comp["rater"].tolist(), cats, comp["trace_id"].tolist()
-        )
-        q = len(cats)
-        conf = confusion(c1, c2, q)
-        confs[(name, f, kind)] = pd.DataFrame(
-            conf.astype(int), index=pd.Index(cats, name=ref.name), columns=pd.Index(cats, name=name)
-        )
-        n = conf.sum()
-        with np.errstate(invalid="ignore", divide="ignore"):
-            for k, lab in enumerate(cats):
-                r_k, c_k = conf[k].sum(), conf[:, k].sum()
-                prev.append(
-                    {
-                        "rater": name,
-                        "field": f,
-                        "step_kind": kind,
-                        "label": lab,
-                        "reference_share": r_k / n,
-                        "rater_share": c_k / n,
-                        "pooled": (r_k + c_k) / (2 * n),
-                    }
-                )
-        for st in STATUSES[1:]:
-            if counts.get(st, 0):
-                excl.append({"rater": name, "field": f, "step_kind": kind, "reason": st, "n": int(counts[st])})
-        off = comp[(comp["reference"] != comp["rater"]).to_numpy()]
-        if len(off):
-            dis.append(
-                pd.DataFrame(
-                    {
-                        "rater": name,
-                        "field": f,
-                        "step_kind": kind,
-                        "trace_id": off["trace_id"].astype(str).to_numpy(),
-                        "step": off["step"].astype(int).to_numpy(),
-                        "reference_value": off["reference"].astype(str).to_numpy(),
-                        "rater_value": off["rater"].astype(str).to_numpy(),
-                    }
-                )
-            )
-        n_ties = int((comp["rater"] == TIE_LABEL).sum())
-        per_stratum.append((f, kind, q, conf, counts, comp["trace_id"].nunique(), c1, c2, g, n_ties))
-    width = sum(p[2] ** 2 for p in per_stratum)
-    items: list[np.ndarray] = []
-    groups: list[object] = []
-    offset = 0
-    for _, _, q, _, _, _, c1, c2, g, _ in per_stratum:
-        cols = np.zeros((len(c1), width))
-        cols[:, offset : offset + q * q] = confusion_columns(c1, c2, q)
-        items.append(cols)
-        groups.extend(g)
-        offset += q * q
-    sums = resampled_sums(
-        np.concatenate(items) if items else np.zeros((0, width)), groups, n_boot=n_boot, seed=seed, universe=universe
-    )
-    boot_blocks: list[np.ndarray] = []  # filled only when there are resamples (sums is not None)
-    blocks, qs, offset = [], [], 0
-    for f, kind, q, conf, counts, n_tr, _, _, _, n_ties in per_stratum:
-        q_labels = len(field_labels(f))  # AC1's chance term counts the field's labels, not the tie response
-        bb = None if sums is None else sums[:, offset : offset + q * q].reshape(-1, q, q)
-        offset += q * q
-        if bb is not None:
-            boot_blocks.append(bb)
-        blocks.append(conf[None])
-        qs.append(q_labels)
-        n = conf.sum()
-        rows.append(
-            _row(
-                name,
-                f,
-                kind,
-                counts,
-                n_tr,
-                n_ties,
-                float(np.trace(conf) / n) if n else np.nan,
-                float(kappa_from_confusion(conf)),
-                float(ac1_from_confusion(conf, q_labels)) if n else np.nan,
-                interval(None if bb is None else kappa_from_confusion(bb), alpha),
-                interval(None if bb is None else ac1_from_confusion(bb, q_labels), alpha),
-            )
-        )
-    po, kap, ac1 = (float(x[0]) for x in stratified_agreement(blocks, qs)) if per_stratum else (np.nan,) * 3
-    total: dict = {}
-    for p in per_stratum:
-        for k, v in p[4].items():
-            total[k] = total.get(k, 0) + int(v)
-    if sums is not None and per_stratum:
-        _, bk, ba = stratified_agreement(boot_blocks, qs)
-        kci, aci = interval(bk, alpha), interval(ba, alpha)
-    else:
-        kci = aci = (np.nan, np.nan)
-    rows.append(
-        _row(
-            name,
-            POOLED_FIELD,
-            POOLED_KIND,
-            total,
-            len(set(groups)),
-            sum(p[9] for p in per_stratum),
-            po,
-            kap,
-            ac1,
-            kci,
-            aci,
-        )
-    )
-    return rows, confs, prev, excl, dis
-
-
-def _row(name, f, kind, counts, n_traces, n_ties, po, kappa, ac1, kci, aci) -> dict:
-    row = {
-        "rater": name,
-        "field": f,
-        "step_kind": kind,
-        "n_compared": int(counts.get("compared", 0)),
-        "n_excluded": int(sum(counts.get(s, 0) for s in STATUSES[1:])),
-    }
-    row.update({f"n_{s.replace(' ', '_').replace('-', '_')}": int(counts.get(s, 0)) for s in STATUSES[1:]})
-    row.update(
-        {
-            "n_unresolved_ties": int(n_ties),
-            "n_traces": int(n_traces),
-            "raw_agreement": po,
-            "kappa": kappa,
-            "kappa_lower": kci[0],
-            "kappa_upper": kci[1],
-            "ac1": ac1,
-            "ac1_lower": aci[0],
-            "ac1_upper": aci[1],
-        }
-    )
-    row["note"] = _note(row, counts)
-    return row
-
-
-def _note(row: dict, counts) -> str:
-    """Why a coefficient of the row is missing (tables print it beside n/a); empty when none is."""
-    if row["n_compared"] == 0:
-        why = ", ".join(f"{int(counts[s])} {s}" for s in STATUSES[1:] if counts.get(s, 0))
-        return f"n = 0: no step compared ({why or 'no label'}); no coefficient"
-    if np.isnan(row["kappa"]):
-        return "kappa undefined: one label on every compared step (chance agreement 1); see AC1"
-    return ""
+    undefined: list[str]
 
 
 def compare_annotations(
@@ -369,6 +68,7 @@ def compare_annotations(
     n_boot: int = 2000,
     seed: int | None = 0,
     alpha: float = 0.05,
+    resampler: Resampler | None = None,
     options: MetricOptions | None = None,
     overcautious_window: int = 15,
     horizon: int | None = None,
@@ -418,6 +118,10 @@ def compare_annotations(
     usage : {"per_call", "per_record"}
         How label provenance records usage (see :func:`judge_costs`).
     n_boot, seed, alpha : bootstrap resamples (0 skips CIs), seed, 1 - level.
+    resampler : Resampler, optional
+        The resampling in place of ``n_boot`` and ``seed`` (B, seed, method; without clusters: the
+        units are the traces). Every rater and stratum is resampled with it, so all see the same
+        draws of each trace.
     options : MetricOptions, optional
         The metric options of the sensitivity part (needs ``traces``).
     overcautious_window : int
@@ -430,8 +134,8 @@ def compare_annotations(
     Returns
     -------
     AgreementResult
-        Kappa and AC1 in [-1, 1], higher is better. Undefined values are NaN with one
-        ``UndefinedMetricWarning`` per reason.
+        Kappa and AC1 in [-1, 1], higher is better. Undefined values are NaN, each reason once
+        in ``warnings`` and as an ``UndefinedMetricWarning``.
 
     Examples
     --------
@@ -453,6 +157,7 @@ def compare_annotations(
     """
     overcautious_window = renamed_keyword("compare_annotations", "horizon", horizon, overcautious_window, default=15)
     check_bootstrap_options(n_boot, alpha)
+    resampler = Resampler.resolve(resampler, n_boot=n_boot, seed=seed, where="compare_annotations")
     metric_opts = MetricOptions.resolve(options, **metric_options)
     if traces is None and (options is not None or metric_options):
         given = ", ".join(metric_options) or "options"
@@ -461,119 +166,190 @@ def compare_annotations(
         raise UserInputError(f"panel must be 'auto' or 'never', got {panel!r}")
     if not raters:
         raise UserInputError("give at least one rater to compare with the reference")
-    sets = rater_sets(reference, raters)
-    ref_name, *judge_names = list(sets)
-    ref = sets[ref_name]
-    present = set(ref.records["field"])
-    if fields is None:
-        fields = [f for f in FIELDS if f in present]
-    bad = [f for f in fields if f not in FIELDS]
-    if bad:
-        raise UserInputError(f"unknown label field {bad[0]!r}; choose from: {', '.join(FIELDS)}")
-    judges = {n: sets[n] for n in judge_names}
-    split = {n: split_rule_derived(s) for n, s in judges.items()}
-    decided = {n: judged for n, (judged, _) in split.items()}
-    rules = rule_rater([rule for _, rule in split.values()]) if RULE_RATER not in sets else None
-    kinds = step_kinds(traces, *sets.values())
-    panel_res = None
-    compared = dict(decided)
-    if tiebreaker is not None and (panel == "never" or len(judges) < 2):
-        raise UserInputError("--tiebreaker needs a panel: give two or more judged raters")
-    if panel == "auto" and len(judges) >= 2:
-        panel_set, panel_res = panel_annotation_set(list(decided.values()), tiebreaker=tiebreaker)
-        compared[PANEL_RATER] = panel_set
-    all_strata = strata([ref, *compared.values()], list(fields), kinds)
-    universe = sorted({str(t) for s in sets.values() for t in s.records["trace_id"]})
-    rows, confs, prev, excl, dis = [], {}, [], [], []
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", UndefinedMetricWarning)
-        for name, s in compared.items():
-            rule_keys = _keys(split[name][1]) if name in split else set().union(*(_keys(r) for _, r in split.values()))
-            ties = tie_keys(s) if name == PANEL_RATER else None
-            r, c, p, e, d = _compare_rater(
-                ref, s, name, all_strata, kinds, universe, n_boot, seed, alpha, rule_keys=rule_keys, ties=ties
-            )
-            rows += r
-            confs.update(c)
-            prev += p
-            excl += e
-            dis += d
-        rule_strata = [] if rules is None else [(f, k) for f, k in all_strata if f in set(rules.records["field"])]
-        if rules is None or not rule_strata:
-            rules = None  # no rule-derived label in the fields compared
-        else:
-            r, c, p, e, d = _compare_rater(ref, rules, RULE_RATER, rule_strata, kinds, universe, n_boot, seed, alpha)
-            rows, prev, excl, dis = rows + r, prev + p, excl + e, dis + d
-            confs.update(c)
-        multi_sets = {ref_name: ref, **decided}
-        many = len(multi_sets) >= 3
-        multi = multi_rater_table(multi_sets, all_strata if many else [], kinds, n_boot, seed, alpha)
-        with_panel = {**multi_sets, **({PANEL_RATER: compared[PANEL_RATER]} if panel_res else {})}
-        pairwise = (
-            {(f, k): pairwise_kappa(wide_labels(with_panel, f, k, kinds), list(field_labels(f))) for f, k in all_strata}
-            if many
-            else {}
-        )
-    msgs = list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, UndefinedMetricWarning)))
-    unknown = [stratum_label(f, k) for f, k in all_strata if k == UNKNOWN_KIND]
-    if unknown:
-        msgs.append(
-            f"step kind unknown for {', '.join(unknown)}: these steps are in no trace given and carry no "
-            "label that tells their kind; pass the traces to separate reasoning and search steps"
-        )
-    undefined = [r for r in rows if np.isnan(r["kappa"])]
-    if undefined:
-        msgs.append(
-            "Cohen's kappa is undefined (no compared item, or one label on every item: p_e = 1) for "
-            + ", ".join(f"{r['rater']}/{stratum_label(r['field'], r['step_kind'])}" for r in undefined)
-            + "; see AC1 and n"
-        )
+    who = _raters(reference, raters, fields=fields, tiebreaker=tiebreaker, panel=panel, traces=traces)
+    tables = _tables(who, resampler.with_clusters(None, universe=who.universe), alpha)
+    together = _all_raters(who, resampler, alpha)
+    msgs = _messages(together.undefined, who.strata, tables.rows)
     for m in dict.fromkeys(msgs):
         warnings.warn(m, UndefinedMetricWarning, stacklevel=2)
     sensitivity = None
     if traces is not None:
         from ._sensitivity import metric_sensitivity
 
-        judged_sets = [*judges.values(), *([compared[PANEL_RATER]] if panel_res else [])]
+        judged_sets = [*who.judges.values(), *([who.compared[PANEL_RATER]] if who.panel else [])]
         sensitivity = metric_sensitivity(
             traces,
-            ref,
+            who.reference,
             *judged_sets,
-            n_boot=n_boot,
-            seed=seed,
             alpha=alpha,
+            resampler=resampler,
             options=metric_opts,
             overcautious_window=overcautious_window,
         )
+    recorded = {
+        "fields": who.fields,
+        "tiebreaker": tiebreaker,
+        "panel": panel,
+        "usage": usage,
+        **resampler.as_options(),
+        "alpha": alpha,
+        **(metric_opts.as_dict() if traces is not None else {}),
+    }
+    costs = costs_with_panel(who.judges, who.panel, usage)
+    return _result(who, tables, together, costs=costs, sensitivity=sensitivity, options=recorded, msgs=msgs)
+
+
+def _result(
+    who: _Raters,
+    tables: RaterTables,
+    together: _AllRaters,
+    *,
+    costs: pd.DataFrame,
+    sensitivity: SensitivityResult | None,
+    options: dict,
+    msgs: list[str],
+) -> AgreementResult:
+    """The :class:`AgreementResult` of the steps' values."""
     return AgreementResult(
-        reference=ref_name,
-        raters=[*compared, *([RULE_RATER] if rules is not None else [])],
-        fields=list(fields),
-        summary=pd.DataFrame(rows, columns=SUMMARY_COLUMNS),
-        confusion=confs,
+        reference=who.reference_name,
+        raters=[*who.compared, *([RULE_RATER] if who.rules is not None else [])],
+        fields=who.fields,
+        summary=pd.DataFrame(tables.rows, columns=SUMMARY_COLUMNS),
+        confusion=tables.confusion,
         prevalence=pd.DataFrame(
-            prev, columns=["rater", "field", "step_kind", "label", "reference_share", "rater_share", "pooled"]
+            tables.prevalence,
+            columns=["rater", "field", "step_kind", "label", "reference_share", "rater_share", "pooled"],
         ),
-        exclusions=pd.DataFrame(excl, columns=["rater", "field", "step_kind", "reason", "n"]),
-        multi_rater=multi,
-        pairwise=pairwise,
-        panel=panel_res,
-        costs=costs_with_panel(judges, panel_res, usage),
+        exclusions=pd.DataFrame(tables.exclusions, columns=["rater", "field", "step_kind", "reason", "n"]),
+        multi_rater=together.multi_rater,
+        pairwise=together.pairwise,
+        panel=who.panel,
+        costs=costs,
         sensitivity=sensitivity,
-        options={
-            "fields": list(fields),
-            "tiebreaker": tiebreaker,
-            "panel": panel,
-            "usage": usage,
-            "n_boot": n_boot,
-            "seed": seed,
-            "alpha": alpha,
-            **(metric_opts.as_dict() if traces is not None else {}),
-        },
+        options=options,
         warnings=msgs,
-        strata=all_strata,
-        disagreements=(pd.concat(dis, ignore_index=True) if dis else pd.DataFrame(columns=DISAGREEMENT_COLUMNS)),
+        strata=who.strata,
+        disagreements=(
+            pd.concat(tables.disagreements, ignore_index=True)
+            if tables.disagreements
+            else pd.DataFrame(columns=DISAGREEMENT_COLUMNS)
+        ),
     )
+
+
+def _raters(
+    reference: AnnotationSet,
+    raters: tuple[AnnotationSet, ...],
+    *,
+    fields: list[str] | None,
+    tiebreaker: str | None,
+    panel: str,
+    traces: list[dict] | None,
+) -> _Raters:
+    """The reference, the judges' own decisions and rule-derived labels, the panel, the strata."""
+    sets = rater_sets(reference, raters)
+    ref_name, *judge_names = list(sets)
+    ref = sets[ref_name]
+    if fields is None:
+        present = set(ref.records["field"])
+        fields = [f for f in FIELDS if f in present]
+    bad = [f for f in fields if f not in FIELDS]
+    if bad:
+        raise UserInputError(f"unknown label field {bad[0]!r}; choose from: {', '.join(FIELDS)}")
+    judges = {n: sets[n] for n in judge_names}
+    split = {n: split_rule_derived(s) for n, s in judges.items()}
+    compared = {n: judged for n, (judged, _) in split.items()}
+    kinds = step_kinds(traces, *sets.values())
+    if tiebreaker is not None and (panel == "never" or len(judges) < 2):
+        raise UserInputError("--tiebreaker needs a panel: give two or more judged raters")
+    panel_res = None
+    if panel == "auto" and len(judges) >= 2:
+        panel_set, panel_res = panel_annotation_set(list(compared.values()), tiebreaker=tiebreaker)
+        compared[PANEL_RATER] = panel_set
+    all_strata = strata([ref, *compared.values()], list(fields), kinds)
+    rules = rule_rater([rule for _, rule in split.values()]) if RULE_RATER not in sets else None
+    if rules is not None and not any(f in set(rules.records["field"]) for f, _ in all_strata):
+        rules = None  # no rule-derived label in the fields compared
+    return _Raters(
+        reference_name=ref_name,
+        reference=ref,
+        judges=judges,
+        rule_labels={n: rule for n, (_, rule) in split.items()},
+        compared=compared,
+        rules=rules,
+        panel=panel_res,
+        kinds=kinds,
+        fields=list(fields),
+        strata=all_strata,
+        universe=sorted({str(t) for s in sets.values() for t in s.records["trace_id"]}),
+    )
+
+
+def _pairs(who: _Raters) -> list[tuple[RaterPair, list[tuple[str, str]]]]:
+    """Each rater compared with the reference and its strata: the judges (their rule-derived items
+    excluded), the panel (its open ties scored; every judge's rule-derived items excluded), then
+    the rule-derived labels on the strata of their fields."""
+    all_rule_keys = set().union(*(_keys(r) for r in who.rule_labels.values()))
+    out = []
+    for name, s in who.compared.items():
+        rule_keys = _keys(who.rule_labels[name]) if name in who.rule_labels else all_rule_keys
+        ties = tie_keys(s) if name == PANEL_RATER else None
+        out.append((RaterPair(name, who.reference, s, who.kinds, rule_keys, ties), who.strata))
+    if who.rules is not None:
+        rule_fields = set(who.rules.records["field"])
+        rule_strata = [(f, k) for f, k in who.strata if f in rule_fields]
+        out.append((RaterPair(RULE_RATER, who.reference, who.rules, who.kinds), rule_strata))
+    return out
+
+
+def _tables(who: _Raters, resampler: Resampler, alpha: float) -> RaterTables:
+    """Every rater's tables, one after the other (``resampler``: over the comparison's universe)."""
+    parts = [rater_tables(pair, pair_strata, resampler, alpha) for pair, pair_strata in _pairs(who)]
+    confusion: dict = {}
+    for p in parts:
+        confusion.update(p.confusion)
+    return RaterTables(
+        rows=[r for p in parts for r in p.rows],
+        confusion=confusion,
+        prevalence=[r for p in parts for r in p.prevalence],
+        exclusions=[r for p in parts for r in p.exclusions],
+        disagreements=[d for p in parts for d in p.disagreements],
+    )
+
+
+def _all_raters(who: _Raters, resampler: Resampler, alpha: float) -> _AllRaters:
+    """With three or more raters (the reference and the judges' own decisions): Krippendorff's
+    alpha and Fleiss' kappa per stratum, and the pairwise kappas (the panel too)."""
+    sets = {who.reference_name: who.reference, **{n: who.compared[n] for n in who.judges}}
+    if len(sets) < 3:
+        multi, undefined = multi_rater_table(sets, [], who.kinds, resampler=resampler, alpha=alpha)
+        return _AllRaters(multi, {}, undefined)
+    multi, undefined = multi_rater_table(sets, who.strata, who.kinds, resampler=resampler, alpha=alpha)
+    with_panel = {**sets, **({PANEL_RATER: who.compared[PANEL_RATER]} if who.panel else {})}
+    pairwise = {
+        (f, k): pairwise_kappa(wide_labels(with_panel, f, k, who.kinds), list(field_labels(f))) for f, k in who.strata
+    }
+    return _AllRaters(multi, pairwise, undefined)
+
+
+def _messages(undefined: list[str], all_strata: list[tuple[str, str]], rows: list[dict]) -> list[str]:
+    """Why numbers are undefined, once each: the multi-rater coefficients' reasons, strata of an
+    unknown step kind, and the rows whose kappa is NaN."""
+    msgs = list(dict.fromkeys(undefined))
+    unknown = [stratum_label(f, k) for f, k in all_strata if k == UNKNOWN_KIND]
+    if unknown:
+        msgs.append(
+            f"step kind unknown for {', '.join(unknown)}: these steps are in no trace given and carry no "
+            "label that tells their kind; pass the traces to separate reasoning and search steps"
+        )
+    nan_kappa = [r for r in rows if np.isnan(r["kappa"])]
+    if nan_kappa:
+        msgs.append(
+            "Cohen's kappa is undefined (no compared item, or one label on every item: p_e = 1) for "
+            + ", ".join(f"{r['rater']}/{stratum_label(r['field'], r['step_kind'])}" for r in nan_kappa)
+            + "; see AC1 and n"
+        )
+    return msgs
 
 
 def _keys(labels: AnnotationSet) -> set[tuple[str, int, str]]:

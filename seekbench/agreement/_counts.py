@@ -3,7 +3,7 @@
 Every coefficient is a function of a few counts that add up over items (a confusion
 matrix for two raters, per-item category counts for Fleiss' kappa, a coincidence matrix for
 Krippendorff's alpha). Resampling whole traces only reweights those sums, so the bootstrap
-is one matrix product (:func:`seekbench.metrics.bootstrap_sums`) followed by a
+is one matrix product (:meth:`seekbench.metrics.Resampler.resampled_sums`) followed by a
 vectorised formula, never a Python loop per resample.
 """
 
@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
-from ..metrics import bootstrap_sums, percentile_interval
+from ..metrics import percentile_interval
 
 
 def is_missing(value: object) -> bool:
@@ -87,28 +87,20 @@ def confusion_columns(c1: np.ndarray, c2: np.ndarray, q: int) -> np.ndarray:
     return cols
 
 
-def resampled_sums(
-    columns: np.ndarray,
-    groups: Sequence | np.ndarray,
-    *,
-    n_boot: int,
-    seed: int | None,
-    universe: Sequence | None = None,
-) -> np.ndarray | None:
-    """``(n_boot x m)`` sums of ``columns`` over resamples of whole groups, or None when n_boot = 0."""
-    if n_boot == 0 or len(columns) == 0:
-        return None
-    return bootstrap_sums(columns, n_boot=n_boot, seed=seed, clusters=list(groups), universe=universe)
-
-
 def interval(stats: np.ndarray | None, alpha: float) -> tuple[float, float]:
+    """The percentile interval of bootstrap statistics; ``(nan, nan)`` without resamples (None)."""
     if stats is None:
         return (float("nan"), float("nan"))
     return percentile_interval(stats, alpha=alpha)
 
 
+def undefined_message(what: str, why: str) -> str:
+    """The sentence saying that a coefficient is NaN and why (a warning's, or a result's)."""
+    return f"{what} is undefined ({why}); returning NaN"
+
+
 def warn_undefined(what: str, why: str, stacklevel: int = 3) -> None:
-    warnings.warn(f"{what} is undefined ({why}); returning NaN", UndefinedMetricWarning, stacklevel=stacklevel)
+    warnings.warn(undefined_message(what, why), UndefinedMetricWarning, stacklevel=stacklevel)
 
 
 def encode_matrix(ratings: object, labels: Sequence | None = None) -> tuple[np.ndarray, list, list]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..metrics import EstimateResult, bootstrap_statistic_ci, check_bootstrap_options
+from ..metrics import EstimateResult, Resampler, check_bootstrap_options
 from ._counts import category_counts, encode_matrix, warn_undefined
 
 
@@ -101,6 +101,8 @@ class FleissResult(EstimateResult):
         P_bar and P_e.
     prevalence : Series
         p_j per label.
+    undefined : str
+        Why ``value`` is NaN (what the warning says); empty when it is defined.
     """
 
     n_items: int
@@ -110,6 +112,7 @@ class FleissResult(EstimateResult):
     expected_agreement: float
     labels: list
     prevalence: pd.Series
+    undefined: str = ""
 
     _summary_name = "fleiss_kappa"
     _summary_columns = ("n_items", "n_excluded", "n_raters", "observed_agreement", "expected_agreement")
@@ -123,6 +126,7 @@ def fleiss_kappa(
     n_boot: int = 2000,
     seed: int | None = 0,
     alpha: float = 0.05,
+    resampler: Resampler | None = None,
 ) -> FleissResult:
     """Fleiss' kappa with a bootstrap CI over whole groups (traces).
 
@@ -132,7 +136,7 @@ def fleiss_kappa(
     Parameters
     ----------
     ratings, labels : see :func:`fleiss_kappa_score`.
-    groups, n_boot, seed, alpha : see :func:`~seekbench.agreement.cohen_kappa` (one group per row).
+    groups, n_boot, seed, alpha, resampler : see :func:`~seekbench.agreement.cohen_kappa` (one group per row).
 
     Returns
     -------
@@ -145,19 +149,31 @@ def fleiss_kappa(
     (1.0, 2, 1)
     """
     check_bootstrap_options(n_boot, alpha)
+    res = fleiss_result(
+        ratings,
+        labels=labels,
+        groups=groups,
+        resampler=Resampler.resolve(resampler, n_boot=n_boot, seed=seed, where="fleiss_kappa"),
+        alpha=alpha,
+    )
+    if res.undefined:
+        warn_undefined("Fleiss' kappa", res.undefined)
+    return res
+
+
+def fleiss_result(
+    ratings: object, *, labels: Sequence | None, groups: Sequence | None, resampler: Resampler, alpha: float
+) -> FleissResult:
+    """:func:`fleiss_kappa` without its warning: an undefined value's reason is in ``undefined``."""
     codes, cats, _ = encode_matrix(ratings, labels)
     q, m = len(cats), codes.shape[1]
     g = np.arange(len(codes)) if groups is None else np.asarray(list(groups), dtype=object)
     cols, complete = _item_columns(codes, q)
     total = cols.sum(axis=0)
     value = float(_fleiss_from_sums(total, m)[0]) if m > 1 else float("nan")
-    if np.isnan(value):
-        warn_undefined("Fleiss' kappa", _why(codes, cols))
     # one rater: P_i is undefined (NaN) for every item, so there is nothing to resample
     ci = (
-        bootstrap_statistic_ci(
-            cols, lambda s: _fleiss_from_sums(s, m), n_boot=n_boot, seed=seed, alpha=alpha, clusters=g[complete]
-        )
+        resampler.with_clusters(g[complete]).interval(cols, lambda s: _fleiss_from_sums(s, m), alpha=alpha)
         if m > 1
         else (float("nan"), float("nan"))
     )
@@ -175,5 +191,6 @@ def fleiss_kappa(
         expected_agreement=float((prev**2).sum()) if n else float("nan"),
         labels=cats,
         prevalence=pd.Series(prev, index=pd.Index(cats, name="label"), name="p"),
-        options={"n_boot": n_boot, "seed": seed, "alpha": alpha},
+        options={**resampler.as_options(), "alpha": alpha},
+        undefined=_why(codes, cols) if np.isnan(value) else "",
     )

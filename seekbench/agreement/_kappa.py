@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..metrics import bootstrap_statistic_cis, check_bootstrap_options
+from ..metrics import Resampler, check_bootstrap_options
 from ._ac1 import ac1_from_confusion
 from ._counts import confusion, confusion_columns, encode_pairs, warn_undefined
 
@@ -145,6 +145,7 @@ def cohen_kappa(
     n_boot: int = 2000,
     seed: int | None = 0,
     alpha: float = 0.05,
+    resampler: Resampler | None = None,
 ) -> KappaResult:
     """Cohen's kappa with its bootstrap CI, confusion matrix, prevalence and Gwet's AC1.
 
@@ -164,6 +165,9 @@ def cohen_kappa(
         The resampling unit of each item (e.g. its trace id).
     n_boot, seed, alpha : int, int or None, float
         Bootstrap resamples (0 skips the CI), seed of ``numpy.random.default_rng``, 1 - level.
+    resampler : Resampler, optional
+        The resampling in place of ``n_boot`` and ``seed`` (B, seed, method), e.g. one shared with
+        other coefficients; without clusters (``groups`` names the units).
 
     Returns
     -------
@@ -180,6 +184,7 @@ def cohen_kappa(
     1
     """
     check_bootstrap_options(n_boot, alpha)
+    resampler = Resampler.resolve(resampler, n_boot=n_boot, seed=seed, where="cohen_kappa")
     c1, c2, cats, g, n_excl = encode_pairs(y1, y2, labels, groups)
     q = len(cats)
     conf = confusion(c1, c2, q)
@@ -187,13 +192,10 @@ def cohen_kappa(
     ac1 = float(ac1_from_confusion(conf, q)) if len(c1) else float("nan")
     if np.isnan(value):
         _warn_kappa_undefined(len(c1))
-    ci, ac1_ci = bootstrap_statistic_cis(
+    ci, ac1_ci = resampler.with_clusters(g).intervals(
         confusion_columns(c1, c2, q),
         [lambda s: kappa_from_confusion(s.reshape(-1, q, q)), lambda s: ac1_from_confusion(s.reshape(-1, q, q), q)],
-        n_boot=n_boot,
-        seed=seed,
         alpha=alpha,
-        clusters=g,
     )
     n = conf.sum()
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -213,5 +215,5 @@ def cohen_kappa(
             conf.astype(int), index=pd.Index(cats, name="rater1"), columns=pd.Index(cats, name="rater2")
         ),
         prevalence=prevalence_table(conf, cats),
-        options={"n_boot": n_boot, "seed": seed, "alpha": alpha},
+        options={**resampler.as_options(), "alpha": alpha},
     )

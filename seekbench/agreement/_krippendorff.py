@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..metrics import EstimateResult, bootstrap_statistic_ci, check_bootstrap_options
+from ..metrics import EstimateResult, Resampler, check_bootstrap_options
 from ._counts import category_counts, encode_matrix, warn_undefined
 
 
@@ -105,6 +105,8 @@ class AlphaResult(EstimateResult):
         Ratings in pairable items (n of the formula).
     coincidence : DataFrame
         The coincidence matrix o.
+    undefined : str
+        Why ``value`` is NaN (what the warning says); empty when it is defined.
     """
 
     n_items: int
@@ -113,6 +115,7 @@ class AlphaResult(EstimateResult):
     n_raters: int
     labels: list
     coincidence: pd.DataFrame
+    undefined: str = ""
 
     _summary_name = "krippendorff_alpha"
     _summary_columns = ("n_items", "n_excluded", "n_pairable", "n_raters")
@@ -126,6 +129,7 @@ def krippendorff_alpha(
     n_boot: int = 2000,
     seed: int | None = 0,
     alpha: float = 0.05,
+    resampler: Resampler | None = None,
 ) -> AlphaResult:
     """Nominal Krippendorff's alpha with a bootstrap CI over whole groups (traces).
 
@@ -135,7 +139,7 @@ def krippendorff_alpha(
     Parameters
     ----------
     ratings, labels : see :func:`krippendorff_alpha_score`.
-    groups, n_boot, seed, alpha : see :func:`~seekbench.agreement.cohen_kappa` (one group per row).
+    groups, n_boot, seed, alpha, resampler : see :func:`~seekbench.agreement.cohen_kappa` (one group per row).
 
     Returns
     -------
@@ -148,19 +152,31 @@ def krippendorff_alpha(
     (1.0, 2, 1)
     """
     check_bootstrap_options(n_boot, alpha)
+    res = alpha_result(
+        ratings,
+        labels=labels,
+        groups=groups,
+        resampler=Resampler.resolve(resampler, n_boot=n_boot, seed=seed, where="krippendorff_alpha"),
+        alpha=alpha,
+    )
+    if res.undefined:
+        warn_undefined("Krippendorff's alpha", res.undefined)
+    return res
+
+
+def alpha_result(
+    ratings: object, *, labels: Sequence | None, groups: Sequence | None, resampler: Resampler, alpha: float
+) -> AlphaResult:
+    """:func:`krippendorff_alpha` without its warning: an undefined value's reason is in ``undefined``."""
     codes, cats, _ = encode_matrix(ratings, labels)
     q = len(cats)
     g = np.arange(len(codes)) if groups is None else np.asarray(list(groups), dtype=object)
     cols, pairable = _coincidence_columns(codes, q)
     total = cols.sum(axis=0)
     value = float(_alpha_from_coincidences(total, q)[0]) if q else float("nan")
-    if np.isnan(value):
-        warn_undefined("Krippendorff's alpha", _why(codes, int(pairable.sum())))
     # no label at all: no coincidence matrix to resample
     ci = (
-        bootstrap_statistic_ci(
-            cols, lambda s: _alpha_from_coincidences(s, q), n_boot=n_boot, seed=seed, alpha=alpha, clusters=g[pairable]
-        )
+        resampler.with_clusters(g[pairable]).interval(cols, lambda s: _alpha_from_coincidences(s, q), alpha=alpha)
         if q
         else (float("nan"), float("nan"))
     )
@@ -175,5 +191,6 @@ def krippendorff_alpha(
         coincidence=pd.DataFrame(
             total.reshape(q, q), index=pd.Index(cats, name="label"), columns=pd.Index(cats, name="label")
         ),
-        options={"n_boot": n_boot, "seed": seed, "alpha": alpha},
+        options={**resampler.as_options(), "alpha": alpha},
+        undefined=_why(codes, int(pairable.sum())) if np.isnan(value) else "",
     )

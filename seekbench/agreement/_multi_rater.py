@@ -6,11 +6,12 @@ import numpy as np
 import pandas as pd
 
 from ..labels import AnnotationSet
+from ..metrics import Resampler
 from ._align import field_labels
-from ._counts import confusion, encode_pairs
-from ._fleiss import fleiss_kappa
+from ._counts import confusion, encode_pairs, undefined_message
+from ._fleiss import fleiss_result
 from ._kappa import kappa_from_confusion
-from ._krippendorff import krippendorff_alpha
+from ._krippendorff import alpha_result
 from ._strata import kind_column
 
 MULTI_COLUMNS = [
@@ -55,16 +56,24 @@ def pairwise_kappa(wide: pd.DataFrame, cats: list) -> pd.DataFrame:
 
 
 def multi_rater_table(
-    sets: dict[str, AnnotationSet], strata: list[tuple[str, str]], kinds: dict, n_boot: int, seed, alpha: float
-) -> pd.DataFrame:
-    """Per stratum: Krippendorff's alpha (all pairable items) and Fleiss' kappa (items every rater labeled)."""
-    rows = []
+    sets: dict[str, AnnotationSet],
+    strata: list[tuple[str, str]],
+    kinds: dict,
+    *,
+    resampler: Resampler,
+    alpha: float,
+) -> tuple[pd.DataFrame, list[str]]:
+    """Per stratum: Krippendorff's alpha (all pairable items) and Fleiss' kappa (items every rater
+    labeled), and why a coefficient is undefined (one sentence each, in stratum order)."""
+    rows, undefined = [], []
     for f, kind in strata:
         wide = wide_labels(sets, f, kind, kinds)
         cats = list(field_labels(f))
         groups = [t for t, _ in wide.index]
-        al = krippendorff_alpha(wide, labels=cats, groups=groups, n_boot=n_boot, seed=seed, alpha=alpha)
-        fl = fleiss_kappa(wide, labels=cats, groups=groups, n_boot=n_boot, seed=seed, alpha=alpha)
+        al = alpha_result(wide, labels=cats, groups=groups, resampler=resampler, alpha=alpha)
+        fl = fleiss_result(wide, labels=cats, groups=groups, resampler=resampler, alpha=alpha)
+        undefined += [undefined_message("Krippendorff's alpha", al.undefined)] if al.undefined else []
+        undefined += [undefined_message("Fleiss' kappa", fl.undefined)] if fl.undefined else []
         rows.append(
             {
                 "field": f,
@@ -81,4 +90,4 @@ def multi_rater_table(
                 "fleiss_n_excluded": fl.n_excluded,
             }
         )
-    return pd.DataFrame(rows, columns=MULTI_COLUMNS)
+    return pd.DataFrame(rows, columns=MULTI_COLUMNS), undefined

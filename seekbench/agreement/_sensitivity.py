@@ -24,7 +24,7 @@ from ..labels import AnnotationSet
 from ..metrics import (
     RECOVERED_BY,
     MetricOptions,
-    bootstrap_sums,
+    Resampler,
     ce_columns,
     check_bootstrap_options,
     erf_columns,
@@ -73,11 +73,12 @@ class SensitivityResult:
         return self.table
 
 
-def _resampled(cols: list[np.ndarray], stats: list, ids: pd.Index, n_boot: int, seed, alpha: float):
-    """Each metric's full-sample value and its B resampled values (same draws for every source)."""
+def _resampled(cols: list[np.ndarray], stats: list, resampler: Resampler):
+    """Each metric's full-sample value and its B resampled values (``resampler``: the agent's, whose
+    seed depends on the agent only, so every label source gets the same draws)."""
     widths = [c.shape[1] for c in cols]
     full = np.concatenate(cols, axis=1)
-    sums = bootstrap_sums(full, n_boot=n_boot, seed=seed, clusters=list(ids)) if n_boot and len(ids) else None
+    sums = resampler.resampled_sums(full) if resampler.n_boot and len(full) else None
     point, boot, start = [], [], 0
     for w, fn in zip(widths, stats, strict=True):
         point.append(float(fn(full[:, start : start + w].sum(axis=0, keepdims=True))[0]))
@@ -93,6 +94,7 @@ def metric_sensitivity(
     n_boot: int = 2000,
     seed: int | None = 0,
     alpha: float = 0.05,
+    resampler: Resampler | None = None,
     options: MetricOptions | None = None,
     overcautious_window: int = 15,
     horizon: int | None = None,
@@ -115,6 +117,9 @@ def metric_sensitivity(
     *raters : AnnotationSet
         Judged labels; a set with several raters counts as one rater each.
     n_boot, seed, alpha : bootstrap resamples (0 skips CIs), seed, 1 - level.
+    resampler : Resampler, optional
+        The resampling in place of ``n_boot`` and ``seed`` (without clusters: each agent's traces
+        are resampled, with the seed ``[seed, k]`` for the k-th agent in sorted order).
     options : MetricOptions, optional
         The metric options (default: ``MetricOptions()``).
     overcautious_window : int
@@ -154,6 +159,7 @@ def metric_sensitivity(
     overcautious_window = renamed_keyword("metric_sensitivity", "horizon", horizon, overcautious_window, default=15)
     opts = MetricOptions.resolve(options, **metric_options)
     check_bootstrap_options(n_boot, alpha)
+    resampler = Resampler.resolve(resampler, n_boot=n_boot, seed=seed, where="metric_sensitivity")
     sources = rater_sets(reference, raters)
     empty = pd.DataFrame(columns=["trace_id", "step", "field", "value"])
     steps0, tdf = build_tables(traces, empty)
@@ -174,7 +180,7 @@ def metric_sensitivity(
                 weights = evidence_prevalence(
                     steps, tdf, decision_points=opts.decision_points, **opts.evidence
                 ).to_numpy()
-            values[name], boots[name] = _per_agent(steps, tdf, agents, opts, weights, n_boot, seed, alpha)
+            values[name], boots[name] = _per_agent(steps, tdf, agents, opts=opts, weights=weights, resampler=resampler)
         messages += [
             f"{name}: {w.message}"
             for w in caught
@@ -222,12 +228,13 @@ def metric_sensitivity(
         table=table,
         rankings=rankings,
         summaries=summaries,
-        options={**opts.as_dict(), "n_boot": n_boot, "seed": seed, "alpha": alpha, "erf_horizon": RECOVERED_BY},
+        options={**opts.as_dict(), **resampler.as_options(), "alpha": alpha, "erf_horizon": RECOVERED_BY},
         warnings=list(dict.fromkeys(messages)),
     )
 
 
-def _per_agent(steps, tdf, agents, opts, weights, n_boot, seed, alpha):
+def _per_agent(steps, tdf, agents, *, opts: MetricOptions, weights, resampler: Resampler):
+    """Per agent: each metric's value and its resampled values, the agent's traces resampled."""
     values, boots = {}, {}
     agent_of = dict(zip(tdf["trace_id"], tdf["agent"].astype(str), strict=True))
     step_parts = dict(tuple(steps.groupby(steps["trace_id"].map(agent_of), sort=False)))
@@ -240,8 +247,13 @@ def _per_agent(steps, tdf, agents, opts, weights, n_boot, seed, alpha):
             ce_columns(st, tr, options=opts, global_prevalence=weights),
             erf_columns(st, tr, RECOVERED_BY, options=opts),
         ]
-        agent_seed = None if seed is None else [int(seed), k]
-        point, boot = _resampled([p[0] for p in parts], [p[1] for p in parts], ids, n_boot, agent_seed, alpha)
+        per_agent = Resampler(
+            n_boot=resampler.n_boot,
+            seed=None if resampler.seed is None else [int(resampler.seed), k],
+            method=resampler.method,
+            clusters=list(ids),
+        )
+        point, boot = _resampled([p[0] for p in parts], [p[1] for p in parts], per_agent)
         values[agent] = dict(zip(METRICS, point, strict=True))
         boots[agent] = dict(zip(METRICS, boot, strict=True))
     return values, boots

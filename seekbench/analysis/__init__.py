@@ -24,6 +24,7 @@ from ._judge_eval import (
     grouped_folds,
     kappa_score,
 )
+from ._judge_records import JudgeRecord, judge_records
 from ._judge_train import model_card_markdown, train_learned_model
 from ._outcome import analyze_outcome, correctness_sources, panel_table
 from ._process import analyze_process
@@ -38,6 +39,7 @@ from ._result import (
     ProcessAnalysis,
     Provenance,
 )
+from ._validation_record import validation_record, validation_result
 
 __all__ = [
     "ANALYSIS_VERSION",
@@ -46,11 +48,12 @@ __all__ = [
     "Analysis",
     "AuditAnalysis",
     "CVResult",
-    "CompletenessAnalysis",
     "Comparison",
+    "CompletenessAnalysis",
     "ExplorerData",
     "HEADLINE_METRICS",
     "HeadlineMetric",
+    "JudgeRecord",
     "OutcomeAnalysis",
     "ProcessAnalysis",
     "Provenance",
@@ -78,5 +81,8 @@ __all__ = [
     "model_card_markdown",
     "panel_table",
     "self_estimate_states",
+    "judge_records",
     "train_learned_model",
+    "validation_record",
+    "validation_result",
 ]

@@ -12,6 +12,7 @@ import pandas as pd
 from .._errors import UndefinedMetricWarning
 from ..agreement import POOLED_FIELD, AgreementResult, compare_annotations, pareto_front
 from ..labels import AnnotationSet
+from ..metrics import Resampler
 from ._disagreements import disagreement_examples
 from ._result import AgreementAnalysis
 
@@ -72,6 +73,7 @@ def analyze_agreement(
     tiebreaker: str | None = None,
     n_boot: int = 1000,
     seed: int = 0,
+    resampler: Resampler | None = None,
     **metric_options,
 ) -> AgreementAnalysis:
     """Compare each rater with the reference (:func:`seekbench.agreement.compare_annotations`), with a few
@@ -79,6 +81,7 @@ def analyze_agreement(
 
     Undefined coefficients are not warned about here: the result lists them with their reasons.
     ``metric_options`` are the metric options of the sensitivity table (``by`` is ignored).
+    ``resampler`` (a :class:`~seekbench.metrics.Resampler`) replaces ``n_boot`` and ``seed``.
 
     Examples
     --------
@@ -97,8 +100,7 @@ def analyze_agreement(
     opts = {k: v for k, v in metric_options.items() if k not in ("by", "n_boot", "seed")}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)  # reported in the result itself
-        result = compare_annotations(
-            reference, *raters, tiebreaker=tiebreaker, traces=traces, n_boot=n_boot, seed=seed, **opts
-        )
+        boot = {"n_boot": n_boot, "seed": seed} if resampler is None else {"resampler": resampler}
+        result = compare_annotations(reference, *raters, tiebreaker=tiebreaker, traces=traces, **boot, **opts)
     examples = disagreement_examples(reference, raters, traces)
     return replace(agreement_analysis(result), examples=examples)

@@ -20,6 +20,7 @@ from ._comparison import compare_agents
 from ._completeness import analyze_completeness
 from ._episode_conformal import agent_self_conformal
 from ._explorer_data import explorer_data
+from ._judge_records import judge_records
 from ._outcome import analyze_outcome
 from ._process import analyze_process
 from ._result import Analysis, Provenance
@@ -178,6 +179,7 @@ def analyze(
         agreement=agreement,
         explorer=data,
         comparison=comparison,
+        judge_records=judge_records([*([labels] if labels is not None else []), *raters]),
     )
 
 

@@ -7,8 +7,8 @@ question both of its traces enter or leave a resample together (a paired compari
 only one of them answered is resampled on its own, and a trace without a question id is its own
 unit. Both agents' metrics are statistics of per-trace column sums
 (:mod:`seekbench.analysis._headline`), so each resample evaluates both from one matrix product
-(:func:`seekbench.metrics.bootstrap_sums`). The draws depend only on the seed and on the sorted set
-of units, so the difference b - a is exactly the negation of a - b, CI included.
+(:meth:`seekbench.metrics.Resampler.resampled_sums`). The draws depend only on the seed and on the
+sorted set of units, so the difference b - a is exactly the negation of a - b, CI included.
 
 A difference is *clear* when its CI excludes 0 (by more than 1e-12, so that rounding in sums of
 equal values never makes a difference clear). The rules of spec section 3 decide the rest:
@@ -36,7 +36,7 @@ from .._renamed import renamed_keyword
 from ..metrics import (
     MetricOptions,
     MetricsSummary,
-    bootstrap_sums,
+    Resampler,
     check_bootstrap_options,
     cluster_labels,
     evidence_prevalence,
@@ -118,7 +118,7 @@ class _Draws(NamedTuple):
     degenerate: bool
 
 
-def _pair(a: _AgentData, b: _AgentData, *, n_boot: int, seed, alpha: float) -> dict[str, _Draws]:
+def _pair(a: _AgentData, b: _AgentData, *, resampler: Resampler, alpha: float) -> dict[str, _Draws]:
     """Per metric the CI of M(a) - M(b), one bootstrap over both agents' traces clustered by question."""
     keys = list(a.parts)
     blocks_a = [a.parts[k][0] for k in keys]
@@ -132,9 +132,9 @@ def _pair(a: _AgentData, b: _AgentData, *, n_boot: int, seed, alpha: float) -> d
         full[na:, wa:] = np.concatenate(blocks_b, axis=1)
     units = cluster_labels(a.ids + b.ids, a.questions + b.questions, cluster="question")
     universe = sorted(set(units))  # the draws depend on the set of units only, not on which agent is first
-    if not n_boot or not len(units):
+    if not resampler.n_boot or not len(units):
         return dict.fromkeys(keys, _Draws(np.nan, np.nan, np.nan, 0, False))
-    sums = bootstrap_sums(full, n_boot=n_boot, seed=seed, clusters=units, universe=universe)
+    sums = resampler.with_clusters(units, universe=universe).resampled_sums(full)
     out, ca, cb = {}, 0, wa
     with np.errstate(invalid="ignore", divide="ignore"):
         for k, xa, xb in zip(keys, blocks_a, blocks_b, strict=True):
@@ -268,6 +268,7 @@ def compare_agents(
     n_boot: int = 2000,
     seed: int | None = 0,
     alpha: float = 0.05,
+    resampler: Resampler | None = None,
     statistics: pd.DataFrame | None = None,
     **metric_options,
 ) -> Comparison | None:
@@ -285,12 +286,17 @@ def compare_agents(
     summary : MetricsSummary
         :func:`seekbench.metrics.summarize` of the same tables grouped by ``agent`` (the values shown).
     baseline : str, optional
-        The agent the pairwise table compares with (default: the first agent of ``summary``).
+        The agent the pairwise table compares with (default: the first agent of ``traces``, the
+        input's order), or
+        ``"best"``: each metric's best agent (ties: the first in order).
     overcautious_window : int
         H of the overcautious rate.
     horizon : int, optional
         Deprecated spelling of ``overcautious_window`` (a ``FutureWarning``; removed in the next release).
     n_boot, seed, alpha : bootstrap resamples (0 skips CIs), seed, 1 - confidence level.
+    resampler : Resampler, optional
+        The resampling in place of ``n_boot`` and ``seed`` (without clusters: the units are the
+        questions of each pair of agents).
     statistics : DataFrame, optional
         The per-trace statistics table ``summary`` was aggregated from (:func:`seekbench.metrics.trace_statistics`
         of ``traces``, rows in its order); the differences' columns are read from it. Default: reduced here.
@@ -325,6 +331,7 @@ def compare_agents(
     """
     overcautious_window = renamed_keyword("compare_agents", "horizon", horizon, overcautious_window, default=15)
     check_bootstrap_options(n_boot, alpha)
+    resampler = Resampler.resolve(resampler, n_boot=n_boot, seed=seed, where="compare_agents")
     opts = MetricOptions.resolve(None, **{k: v for k, v in metric_options.items() if k in MetricOptions().as_dict()})
     if list(summary.options.get("by", ["agent"])) != ["agent"]:
         raise ValueError("compare_agents needs a summary grouped by agent")
@@ -332,11 +339,12 @@ def compare_agents(
     agents = list(groups)
     if len(agents) < 2:
         return None
-    if baseline is None:
-        baseline = agents[0]
-    if baseline not in groups:
+    if baseline is None:  # the first agent of the input, as the report orders them
+        baseline = next((str(a) for a in dict.fromkeys(traces["agent"].astype(str)) if str(a) in groups), agents[0])
+    best_baseline = baseline == "best" and "best" not in groups  # an agent named "best" keeps its name
+    if baseline not in groups and not best_baseline:
         raise UserInputError(
-            f"--baseline {baseline!r} is not an agent of these traces; choose one of: {', '.join(agents)}"
+            f"--baseline {baseline!r} is not an agent of these traces; choose one of: best, {', '.join(agents)}"
         )
     prevalence = None
     if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global":
@@ -363,7 +371,7 @@ def compare_agents(
     def diff_ci(a: str, b: str, key: str) -> tuple[float, float, str, str]:
         first, second = sorted((a, b))
         if (first, second) not in cache:
-            cache[(first, second)] = _pair(data[first], data[second], n_boot=n_boot, seed=seed, alpha=alpha)
+            cache[(first, second)] = _pair(data[first], data[second], resampler=resampler, alpha=alpha)
         lo, hi, how, verdict = _interval(data[first], data[second], key, cache[(first, second)][key], alpha=alpha)
         if a != first:
             lo, hi = 0.0 - hi, 0.0 - lo  # 0.0 - x: no -0.0
@@ -374,7 +382,8 @@ def compare_agents(
         vals = values[m.key]
         order = _order(vals, m.better)
         leaders = [a for a in order if abs(vals[a] - vals[order[0]]) <= _TIE] if order else []
-        wanted = [(a, baseline) for a in agents] + [(lead, o) for lead in leaders for o in order if o not in leaders]
+        base = (leaders[0] if leaders else agents[0]) if best_baseline else baseline
+        wanted = [(a, base) for a in agents] + [(lead, o) for lead in leaders for o in order if o not in leaders]
         diffs = {}
         for a, b in dict.fromkeys(wanted):
             lo, hi, how, verdict = diff_ci(a, b, m.key)
@@ -422,6 +431,7 @@ def compare_agents(
                 "best": ", ".join(leaders),
                 "n_agents": len(order),
                 "sentence": _sentence(m, order, vals, leaders, diffs, alpha=alpha),
+                **({"baseline": base} if best_baseline else {}),
             }
         )
     return Comparison(
@@ -431,8 +441,7 @@ def compare_agents(
         values=pd.DataFrame(value_rows),
         differences=pd.DataFrame(diff_rows, columns=DIFFERENCE_COLUMNS),
         options={
-            "n_boot": n_boot,
-            "seed": seed,
+            **resampler.as_options(),
             "alpha": alpha,
             "cluster": "question",
             "overcautious_window": overcautious_window,

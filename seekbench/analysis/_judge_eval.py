@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -231,7 +232,14 @@ def format_number(x: float | None) -> str:
 
 
 def cross_validate_learned(
-    traces: list[dict], reference: LabelMap, *, n_splits: int = 5, seed: int = 0, name: str = "learned"
+    traces: list[dict],
+    reference: LabelMap,
+    *,
+    n_splits: int = 5,
+    seed: int = 0,
+    name: str = "learned",
+    encoder: Callable | None = None,
+    views: list | None = None,
 ) -> CVResult:
     """Grouped cross-validation of the learned judge (see the module docstring).
 
@@ -243,13 +251,19 @@ def cross_validate_learned(
         Their human labels, ``(trace_id, step, field) -> value``.
     n_splits : int, default 5
     seed : int, default 0
+    encoder : callable, optional
+        An embedder (``seekbench.annotate.offline`` ``minilm_encoder()``): the folds' models are
+        scored with their embedding variant. The embedding scores depend on each trace alone, never
+        on labels, so computing them once for all traces leaks nothing between folds.
+    views : list of list of StepView, optional
+        ``trace_views(traces)`` when already computed (embedding scores in their caches are reused).
 
     Returns
     -------
     CVResult
     """
     folds = grouped_folds(traces, n_splits=n_splits)
-    views = trace_views(traces)
+    views = trace_views(traces) if views is None else views
     records: list[dict] = []
     fold_tables = []
     for train_idx, test_idx in folds:
@@ -261,8 +275,10 @@ def cross_validate_learned(
             {k: v for k, v in reference.items() if k[0] in train_ids},
             seed=seed,
             views=[views[i] for i in train_idx],
+            encoder=encoder,
         )
-        recs = LearnedJudge(model, name=name).label_views([views[i] for i in test_idx], rater=name)
+        judge = LearnedJudge(model, name=name, encoder=encoder)
+        recs = judge.label_views([views[i] for i in test_idx], rater=name)
         fold_tables.append(agreement_table(test, recs, reference))
         records.extend(recs)
     return CVResult(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ..annotate.offline import CARD_NOTE, LabelMap, LearnedModel, fit_with_card
+from collections.abc import Callable
+
+from ..annotate.offline import CARD_NOTE, LabelMap, LearnedModel, fit_with_card, trace_views
 from ._judge_eval import cross_validate_learned, format_number
 
 
@@ -14,6 +16,8 @@ def train_learned_model(
     n_splits: int = 5,
     source: str | None = None,
     cv: bool = True,
+    encoder: Callable | None = None,
+    trained_at: str | None = "now",
 ) -> LearnedModel:
     """Fit the learned judge on all labeled traces and describe it in a model card.
 
@@ -25,13 +29,23 @@ def train_learned_model(
         Folds of the grouped cross-validation reported in the card.
     cv : bool, default True
         Run the grouped cross-validation for the card (skipped: ``card["cv"]`` is None).
+    encoder : callable, optional
+        An embedder: fit (and cross-validate) the embedding variant too; the card's CV section is
+        then the embedding variant's.
+    trained_at : str or None, default "now"
+        Passed to :func:`seekbench.annotate.offline.fit_with_card`.
 
     Returns
     -------
     LearnedModel
         Classifiers fitted on every labeled step, with ``card`` filled in.
     """
-    result = cross_validate_learned(traces, labels, n_splits=n_splits, seed=seed) if cv else None
+    views = trace_views(traces)
+    result = (
+        cross_validate_learned(traces, labels, n_splits=n_splits, seed=seed, encoder=encoder, views=views)
+        if cv
+        else None
+    )
     card_cv = (
         None
         if result is None
@@ -39,9 +53,12 @@ def train_learned_model(
             "method": f"GroupKFold(n_splits={len(result.folds)}) on the question; pooled out-of-fold labels",
             "n_splits": len(result.folds),
             "per_field": result.summary(),
+            "features": "lexical+minilm" if encoder is not None else "lexical",
         }
     )
-    return fit_with_card(traces, labels, seed=seed, source=source, cv=card_cv)
+    return fit_with_card(
+        traces, labels, seed=seed, source=source, cv=card_cv, encoder=encoder, views=views, trained_at=trained_at
+    )
 
 
 def model_card_markdown(model: LearnedModel) -> str:
@@ -51,24 +68,35 @@ def model_card_markdown(model: LearnedModel) -> str:
     lines = [
         "# Model card: seekbench learned judge",
         "",
-        f"- trained: {c.get('trained_at')} with seekbench {c.get('seekbench_version')}, seed {c.get('seed')}",
+        f"- trained: {c.get('trained_at') or 'time not recorded (reproducible build)'} with seekbench "
+        f"{c.get('seekbench_version')}, seed {c.get('seed')}",
         f"- training data: {data.get('source') or 'in-memory traces'}; content sha256 `{data.get('sha256')}` "
         "(the traces without file locations, plus the labels used)",
         f"- {data.get('n_traces')} traces, {data.get('n_questions')} questions, {data.get('n_labels')} labels",
         f"- classifiers: {', '.join(sorted(model.fields)) or 'none'}",
     ]
+    if model.embed_fields:
+        lines.append(
+            f"- feature sets: lexical, and lexical + {model.embedder} similarities (used when the "
+            "`local-embed` extra is installed)"
+        )
+    if data.get("license"):
+        lines.append(f"- training data license: {data['license']}")
     for key, reason in sorted((c.get("unsupported") or {}).items()):
         lines.append(f"- not labeled: `{key}`: {reason}")
     cv = c.get("cv")
     if cv:
-        lines += [
-            "",
-            f"## Agreement with the training labels under {cv['method']}",
-            "",
-            "| field | n | accuracy | Cohen's kappa |",
-            "|---|---:|---:|---:|",
-        ]
-        for row, r in cv["per_field"].items():
-            lines.append(f"| {row} | {r['n']} | {format_number(r['accuracy'])} | {format_number(r['kappa'])} |")
+        # One table per feature set (a model trained with an embedder has two), else the one set.
+        sets = cv.get("per_feature_set") or {cv.get("features", "lexical"): cv["per_field"]}
+        for features, per_field in sets.items():
+            lines += [
+                "",
+                f"## Agreement with the training labels under {cv['method']} ({features} features)",
+                "",
+                "| field | n | accuracy | Cohen's kappa |",
+                "|---|---:|---:|---:|",
+            ]
+            for row, r in per_field.items():
+                lines.append(f"| {row} | {r['n']} | {format_number(r['accuracy'])} | {format_number(r['kappa'])} |")
     lines += ["", c.get("note", CARD_NOTE), ""]
     return "\n".join(lines)

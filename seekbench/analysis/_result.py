@@ -7,7 +7,7 @@ drawn from the result alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -235,7 +235,8 @@ class Comparison:
     Attributes
     ----------
     baseline : str
-        The agent the pairwise table compares with.
+        The agent the pairwise table compares with, or ``"best"``: each metric's best agent (its
+        ``metrics`` row names it in ``baseline``; :meth:`baseline_of`).
     agents : tuple of str
     metrics : DataFrame
         One row per metric: ``metric, name, better`` ("higher" or "lower"), ``direction`` (in
@@ -293,11 +294,20 @@ class Comparison:
             "options": dict(self.options),
         }
 
+    def baseline_of(self, metric: str) -> str:
+        """The agent ``metric``'s differences are taken against: the baseline, or with ``baseline="best"``
+        that metric's best agent."""
+        if self.baseline != "best" or "baseline" not in self.metrics.columns:
+            return self.baseline
+        return str(self.metrics.set_index("metric").loc[metric, "baseline"])
+
     def against_baseline(self) -> pd.DataFrame:
-        """The rows of ``differences`` against the baseline, renamed for a table: ``baseline`` and
-        ``baseline_value`` instead of ``other`` and ``other_value``, in metric and agent order."""
+        """The rows of ``differences`` against the baseline (each metric's own with ``baseline="best"``),
+        renamed for a table: ``baseline`` and ``baseline_value`` instead of ``other`` and ``other_value``,
+        in metric and agent order."""
         d = self.differences
-        rows = d[d["other"] == self.baseline].rename(columns={"other": "baseline", "other_value": "baseline_value"})
+        base = d["metric"].map(self.baseline_of)
+        rows = d[d["other"] == base].rename(columns={"other": "baseline", "other_value": "baseline_value"})
         return rows.reset_index(drop=True)
 
 
@@ -323,6 +333,9 @@ class Analysis:
         The trace explorer's data, when asked for.
     comparison : Comparison or None
         The agents compared on the headline metrics; None with fewer than two agents.
+    judge_records : list of JudgeRecord
+        The judges whose labels feed the metrics or the agreement, with their validation records
+        (:func:`seekbench.analysis.judge_records`); empty when every label is a human's.
     """
 
     provenance: Provenance
@@ -336,3 +349,4 @@ class Analysis:
     agreement: AgreementAnalysis | None
     explorer: ExplorerData | None
     comparison: Comparison | None = None
+    judge_records: list = field(default_factory=list)

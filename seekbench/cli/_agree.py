@@ -134,11 +134,14 @@ def run(args: argparse.Namespace) -> int:
             options=options,
             **bootstrap_kwargs(args),
         )
+    from ..analysis import judge_records
+
+    records = judge_records(raters)
     if args.output:
         from ..analysis import agreement_analysis
         from ..report import write_agreement_report
 
-        files = write_agreement_report(agreement_analysis(result), args.output)
+        files = write_agreement_report(agreement_analysis(result), args.output, judge_records=records)
         print(wrote_report(args.output, "agreement", files), file=sys.stderr if args.json else sys.stdout)
     out = result.to_dict()
     inputs = {
@@ -148,7 +151,20 @@ def run(args: argparse.Namespace) -> int:
         "skipped_records": read.n_skipped,
     }
     out["inputs"] = inputs
-    return finish(args, out, lambda: format_result(result))
+    return finish(args, out, lambda: format_result(result) + judge_records_text(records))
+
+
+def judge_records_text(records) -> str:
+    """The raters' judges' validation records, one compact line each, and the notices (empty: no judge)."""
+    from ..llm import compact_kappas
+
+    if not records:
+        return ""
+    out = ["", "", "judge validation records (how each judge agreed with human labels where it was validated):"]
+    for jr in records:
+        out.append(f"  {jr.judge}: {compact_kappas(jr.record, jr.features)}")
+        out += [f"  note: {n}" for n in jr.notices()]
+    return "\n".join(out)
 
 
 def _f(v, digits: int = 3) -> str:

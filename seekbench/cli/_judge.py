@@ -7,9 +7,10 @@ import sys
 
 from .._io import dumps
 from ._judge_offline import register_cli
+from ._judge_plan import register_plan
 from ._options import add_command_group, add_json
 
-JUDGE_HELP = "judges: list (and train offline judges)"
+JUDGE_HELP = "judges: list, train offline judges, plan how many traces humans must label"
 
 JUDGE_DESCRIPTION = (
     "Judges are TOML files in judges/ (or $SEEKBENCH_JUDGES_PATH): an LLM on an "
@@ -19,16 +20,32 @@ JUDGE_DESCRIPTION = (
 
 def register(sub) -> None:
     jsub = add_command_group(sub, "judge", help=JUDGE_HELP, description=JUDGE_DESCRIPTION, dest="judge_command")
-    lp = jsub.add_parser("list", help="the judges found, with model, endpoint, prices and whether a key is set")
+    lp = jsub.add_parser(
+        "list",
+        help="the judges found, with model, endpoint, prices, whether a key is set, and each judge's "
+        "validation record (Cohen's kappa with human labels per field: type = reasoning_type, ground = "
+        "grounding of reasoning steps, search = judge-decided search_type, clar = clarity, suff = sufficiency)",
+    )
     add_json(lp, what="one JSON array")
     lp.set_defaults(run=run_list)
     register_cli(jsub)
+    register_plan(jsub)
+
+
+def _features(kind: str) -> str | None:
+    """The feature set a judge of ``kind`` labels with here (learned: with MiniLM when the extra is installed)."""
+    if kind != "learned":
+        return None
+    from ..annotate.offline import LEXICAL, WITH_MINILM, embedding_available
+
+    return WITH_MINILM if embedding_available() else LEXICAL
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from ..llm import list_judges
+    from ..llm import compact_kappas, list_judges, load_validation
 
     judges = list_judges()
+    records = {j.name: (load_validation(j.path) if j.kind != "invalid" else None) for j in judges}
     if args.json:
         rows = [
             {
@@ -42,6 +59,7 @@ def run_list(args: argparse.Namespace) -> int:
                 "published_default": j.published,
                 "price_input_per_mtok": j.prices[0] if j.prices else None,
                 "price_output_per_mtok": j.prices[1] if j.prices else None,
+                "validation": records[j.name],
                 **j.extra,
             }
             for j in judges
@@ -63,4 +81,6 @@ def run_list(args: argparse.Namespace) -> int:
         else:
             tail = "offline, no key needed" + (f"; model {j.model}" if j.model else "")
         print(f"{j.name.ljust(width)}  {j.kind:8s}  {tail}")
+        if j.kind != "invalid" and not j.extra.get("judges") == "answers":  # answer judges label no steps
+            print(f"{''.ljust(width)}  {'':8s}  {compact_kappas(records[j.name], _features(j.kind))}")
     return 0

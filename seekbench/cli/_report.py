@@ -19,10 +19,13 @@ Write DIR/report.html (self-contained, opens offline), DIR/report.md, DIR/figure
 DIR/tables/*.csv. It opens with which agent is better: per metric (RQI, CE, ERF(8), accuracy,
 overconfident and overcautious rates, tool calls, duplicate-query rate) its direction, the agents'
 order and one sentence saying whether each difference is clear, and every agent's difference
-from --baseline NAME (default: the first agent) with a bootstrap CI paired by question
-(tables/comparison.csv). Then per-group metrics with CIs, ERF curves, RQI by reasoning type,
-calibration of the answer decision, evidence prevalence and a per-trace audit with each
-flagged trace's steps. Without FILE, the embedded sample traces (offline, labeled) are used.
+from --baseline NAME (default: the first agent; 'best': each metric's best agent) with a
+bootstrap CI paired by question (tables/comparison.csv), drawn first as one forest panel per
+metric (figures/comparison.png). Long agent names are shown under short labels (--label
+FULL=SHORT to choose them; tables/agents.csv maps each label to its full name). Then
+per-group metrics with CIs, ERF curves, RQI by reasoning type, calibration of the answer
+decision, evidence prevalence and a per-trace audit with each flagged trace's steps. Without
+FILE, the embedded sample traces (offline, labeled) are used.
 
 The metrics are aggregated from one per-trace reduction of the steps. --jobs N computes the
 groups' metrics in N worker processes when the bootstrap is large enough to gain from them
@@ -40,6 +43,7 @@ Examples:
   seekbench report -o demo-report
   seekbench report traces.jsonl --labels judge.jsonl -o report/
   seekbench report traces.jsonl --baseline fewshot-Qwen2.5-7B-Instruct -o report/
+  seekbench report traces.jsonl --baseline best --label SearchR1-nq_hotpotqa_train-qwen2.5-7b=SearchR1 -o report/
   RAY_ADDRESS=auto seekbench report rollouts.parquet --engine ray -o report/
   seekbench report traces.jsonl --reference inline --rater judge.jsonl -o report/
   seekbench report --agreement traces.jsonl --reference human.jsonl --rater a.jsonl --rater b.jsonl -o agr/
@@ -59,7 +63,20 @@ def register(sub) -> None:
         "--baseline",
         default=None,
         metavar="NAME",
-        help="agent the comparison's pairwise table compares every other agent with (default: the first agent)",
+        help="agent the comparison compares every other agent with (default: the first agent); "
+        "'best': each metric's best agent",
+    )
+    p.add_argument(
+        "--label",
+        "--agent-label",
+        dest="agent_labels",
+        action="append",
+        default=None,
+        metavar="FULL=SHORT",
+        help="show agent FULL as SHORT in every figure and table (repeat for several agents); names longer "
+        "than 24 characters get a short label automatically (common prefixes and suffixes and filler words "
+        "removed, model sizes and run tags kept); the report lists every label beside its full name, and the "
+        "CSV tables keep the full names",
     )
     g = p.add_argument_group("judge agreement")
     add_reference_options(g)
@@ -86,7 +103,7 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..analysis import analyze, analyze_agreement
-    from ..report import write_report
+    from ..report import parse_label_options, short_labels, write_report
     from ..scale import default_jobs, local_workers
 
     if args.agreement and not args.raters:
@@ -95,7 +112,9 @@ def run(args: argparse.Namespace) -> int:
     if args.engine != "local" and (args.labels or args.agreement):
         what = "--labels is" if args.labels else "the agreement report is"
         raise UserInputError(f"{what} made with --engine local only")
+    labels = parse_label_options(args.agent_labels)
     loaded = load_input(args)
+    short_labels(loaded.traces["agent"].astype(str), overrides=labels)  # an unknown agent: exit 2 before the work
     kw = metric_kwargs(args)
     reference, raters = load_judged_sets(args, loaded.read.traces)
     judged = {"reference": reference, "raters": raters, "tiebreaker": args.tiebreaker}
@@ -130,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
             **judged,
             **kw,
         )
-    files = write_report(analysis, args.output)
+    files = write_report(analysis, args.output, labels=labels)
     print(
         f"wrote {files.html} ({len(files.figures)} figures, {len(files.tables)} tables), {files.markdown} and "
         f"{files.explorer}"

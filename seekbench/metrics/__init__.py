@@ -11,7 +11,6 @@ from ._bootstrap import (
     bootstrap_sums,
     check_bootstrap_options,
     cluster_labels,
-    percentile_interval,
 )
 from ._ce import CalibrationResult, answer_calibration, calibration_error, evidence_prevalence
 from ._decisions import decision_point_table, held_evidence
@@ -54,6 +53,7 @@ from ._reference_steps import (
     reference_step_coverage,
     reference_step_coverage_score,
 )
+from ._resampler import Resampler, percentile_interval
 from ._rqi import RQIResult, reasoning_quality, rqi_score
 from ._summary import MetricsSummary, summarize, summarize_statistics
 from ._trace_stats import TRACE_STATISTICS_COLUMNS, trace_statistics
@@ -74,6 +74,7 @@ __all__ = [
     "RECOVERED_BY",
     "RQIResult",
     "RecoveryComparison",
+    "Resampler",
     "ReferenceStepCoverageResult",
     "RuleMatcher",
     "SkeletonStep",

@@ -1,30 +1,28 @@
-"""Seeded percentile bootstrap over whole traces (spec section 3), vectorised.
+"""Seeded percentile bootstrap over whole traces (spec section 3), vectorised: the keyword forms.
 
 Every trace-level statistic seekbench reports is a function of a few per-trace sums:
 a mean over traces is ``sum(v * m) / sum(m)`` with ``m`` marking the traces where ``v``
 is defined, a pooled ratio is ``sum(num) / sum(den)``, and the pooled calibration error
 is a function of six per-trace counts. A resample of whole traces (or of whole
-question clusters) only reweights those sums, so one ``(B x n_clusters)`` matrix of
-multinomial resample counts times the ``(n_clusters x m)`` matrix of per-cluster sums
-gives all B resampled sums at once: no Python loop per resample. The count matrix is
-drawn in row chunks to bound memory on large corpora; the chunks come from one
-``numpy.random.Generator(seed)`` in order, so the draws do not depend on the chunk size.
+question clusters) only reweights those sums; a :class:`~seekbench.metrics.Resampler`
+gives all B resampled sums as one matrix product. The functions here take its options
+as keywords (``n_boot, seed, clusters, universe, bootstrap``) and build one per call, or
+take one (``resampler=``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal, TypedDict, Unpack
+from typing import ClassVar, Literal, TypedDict, Unpack, cast
 
 import numpy as np
 import pandas as pd
 
 from .._errors import UserInputError
-from ._draws import resample_counts
 from ._options import check_option
-from ._poisson import BootstrapMethod, poisson_sums
-from ._shared_sums import shared_block_sums
+from ._poisson import BootstrapMethod
+from ._resampler import ExactOrPoisson, Resampler, Seed, check_alpha, check_n_boot
 
 Cluster = Literal["trace", "question"]
 _CLUSTERS = ("trace", "question")
@@ -33,10 +31,8 @@ _CLUSTERS = ("trace", "question")
 def check_bootstrap_options(n_boot: int, alpha: float, cluster: str = "trace") -> None:
     """Validate the bootstrap keywords shared by every rich-result function."""
     check_option("cluster", cluster, _CLUSTERS)
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 0:
-        raise UserInputError(f"n_boot must be a non-negative integer, got {n_boot!r}")
-    if not isinstance(alpha, (int, float)) or not 0.0 < float(alpha) < 1.0:
-        raise UserInputError(f"alpha must be a number strictly between 0 and 1, got {alpha!r}")
+    check_n_boot(n_boot)
+    check_alpha(alpha)
 
 
 def cluster_labels(trace_ids: Sequence, question_ids: Sequence | None, *, cluster: Cluster = "trace") -> np.ndarray:
@@ -56,12 +52,16 @@ def bootstrap_sums(
     columns: np.ndarray,
     *,
     n_boot: int = 2000,
-    seed: int | None = 0,
+    seed: Seed = 0,
     clusters: Sequence | np.ndarray | None = None,
     universe: Sequence | np.ndarray | None = None,
     bootstrap: BootstrapMethod = "exact",
 ) -> np.ndarray:
     """Resampled column sums: ``(n_boot x m)`` array, row b = sum over resample b's traces.
+
+    ``Resampler(n_boot=n_boot, seed=seed, method=bootstrap, clusters=clusters,
+    universe=universe).resampled_sums(columns)``: one call's draws. Pass a
+    :class:`~seekbench.metrics.Resampler` around instead to share them.
 
     Parameters
     ----------
@@ -92,68 +92,9 @@ def bootstrap_sums(
     [4.0, 4.0, 4.0]
     """
     check_option("bootstrap", bootstrap, ("exact", "poisson"))
-    cols = np.asarray(columns, dtype=float)
-    if cols.ndim == 1:
-        cols = cols[:, None]
-    n = cols.shape[0]
-    if not np.isfinite(cols).all():
-        raise ValueError("bootstrap_sums needs finite columns; mask undefined values first")
-    units: Sequence | np.ndarray = np.arange(n) if clusters is None else clusters
-    if universe is None and _increasing(units):
-        # Each row its own cluster, numbered in row order: the per-cluster sums are the rows
-        # (summing each into zeros only turns -0.0 into 0.0, which adding 0.0 does too).
-        n_clusters = n
-        per_cluster = np.add(cols, 0.0, out=np.empty_like(cols, order="C"))
-    else:
-        if universe is None:  # clusters numbered in order of first appearance, as pd.unique lists them
-            codes, labels = pd.factorize(np.asarray(units), use_na_sentinel=False)
-        else:
-            labels = pd.Index(pd.unique(pd.Series(list(universe), dtype=object)))
-            codes = labels.get_indexer(pd.Series(list(units), dtype=object))
-        if (codes < 0).any():
-            raise ValueError("every cluster label must be in the universe")
-        n_clusters = len(labels)
-        per_cluster = np.zeros((n_clusters, cols.shape[1]))
-        np.add.at(per_cluster, codes, cols)
-    if bootstrap == "poisson":
-        return poisson_sums(per_cluster, n_boot=n_boot, seed=seed)
-    if n_boot == 0 or n_clusters == 0:
-        return np.zeros((n_boot, cols.shape[1]))
-    shared = shared_block_sums(per_cluster, seed, n_boot)
-    return resampled_sums(per_cluster, seed, n_boot) if shared is None else shared
-
-
-def resampled_sums(per_cluster: np.ndarray, seed: int | None, n_boot: int) -> np.ndarray:
-    """``counts @ per_cluster`` for the multinomial resample counts of ``seed`` (chunk by chunk)."""
-    out = np.empty((n_boot, per_cluster.shape[1]))
-    start = 0
-    for counts in resample_counts(seed, per_cluster.shape[0], n_boot):
-        stop = start + len(counts)
-        out[start:stop] = counts @ per_cluster
-        start = stop
-    return out
-
-
-def _increasing(units: Sequence | np.ndarray) -> bool:
-    """Whether ``units`` are integers in strictly increasing order (row numbers: all distinct)."""
-    return isinstance(units, np.ndarray) and units.dtype.kind in "iu" and bool((np.diff(units) > 0).all())
-
-
-def percentile_interval(stats: np.ndarray, *, alpha: float = 0.05) -> tuple[float, float]:
-    """The ``(alpha/2, 1 - alpha/2)`` percentiles of bootstrap statistics.
-
-    Resamples where the statistic is undefined (NaN, e.g. no labeled trace drawn) are
-    dropped; all undefined gives ``(nan, nan)``.
-
-    >>> percentile_interval(np.arange(101.0), alpha=0.1)
-    (5.0, 95.0)
-    """
-    s = np.asarray(stats, dtype=float)
-    s = s[np.isfinite(s)]
-    if s.size == 0:
-        return (float("nan"), float("nan"))
-    lo, hi = np.percentile(s, [100.0 * alpha / 2.0, 100.0 * (1.0 - alpha / 2.0)])
-    return (float(lo), float(hi))
+    return Resampler(
+        n_boot=n_boot, seed=seed, method=cast(ExactOrPoisson, bootstrap), clusters=clusters, universe=universe
+    ).resampled_sums(columns)
 
 
 class Resampling(TypedDict, total=False):
@@ -161,10 +102,11 @@ class Resampling(TypedDict, total=False):
     and :func:`bootstrap_ci` pass on."""
 
     n_boot: int
-    seed: int | None
+    seed: Seed
     clusters: Sequence | np.ndarray | None
     universe: Sequence | np.ndarray | None
     bootstrap: BootstrapMethod
+    resampler: Resampler | None
 
 
 def bootstrap_statistic_ci(
@@ -178,8 +120,8 @@ def bootstrap_statistic_ci(
 
     ``statistic`` maps the ``(B x m)`` resampled sums to B values (vectorised); it is
     the same function that gives the point estimate from the ``(1 x m)`` full-sample sums.
-    The resampling keywords (``n_boot, seed, clusters, universe, bootstrap``) are those of
-    :func:`bootstrap_statistic_cis`.
+    The resampling keywords (``n_boot, seed, clusters, universe, bootstrap``, or ``resampler``)
+    are those of :func:`bootstrap_statistic_cis`.
 
     >>> cols = np.column_stack([[1.0, 0.0, 1.0, 1.0], np.ones(4)])
     >>> lo, hi = bootstrap_statistic_ci(cols, lambda s: s[:, 0] / s[:, 1], n_boot=200, seed=0)
@@ -194,30 +136,34 @@ def bootstrap_statistic_cis(
     statistics: Sequence[Callable[[np.ndarray], np.ndarray]],
     *,
     n_boot: int = 2000,
-    seed: int | None = 0,
+    seed: Seed = 0,
     alpha: float = 0.05,
     clusters: Sequence | np.ndarray | None = None,
     universe: Sequence | np.ndarray | None = None,
     bootstrap: BootstrapMethod = "exact",
+    resampler: Resampler | None = None,
 ) -> list[tuple[float, float]]:
     """Percentile CIs of several statistics of the same resampled column sums.
 
     As :func:`bootstrap_statistic_ci`, but every statistic sees the same B resamples (e.g.
     Cohen's kappa and Gwet's AC1 of one confusion matrix), whatever the seed. Each CI is
-    ``(nan, nan)`` when ``n_boot = 0`` or there are no rows.
+    ``(nan, nan)`` when ``n_boot = 0`` or there are no rows. ``resampler`` (a
+    :class:`~seekbench.metrics.Resampler`, whose draws other statistics may share) replaces
+    the keywords ``n_boot, seed, clusters, universe, bootstrap``, which build one otherwise.
 
     >>> cols = np.column_stack([[1.0, 0.0, 1.0, 1.0], np.ones(4)])
     >>> (lo, hi), (lo0, hi0) = bootstrap_statistic_cis(cols, [ratio, lambda s: 1 - ratio(s)], n_boot=200)
     >>> abs(lo - (1 - hi0)) < 1e-12
     True
     """
-    check_bootstrap_options(n_boot, alpha)
-    cols = np.asarray(columns, dtype=float)
-    if n_boot == 0 or cols.shape[0] == 0:
-        return [(float("nan"), float("nan")) for _ in statistics]
-    sums = bootstrap_sums(cols, n_boot=n_boot, seed=seed, clusters=clusters, universe=universe, bootstrap=bootstrap)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return [percentile_interval(statistic(sums), alpha=alpha) for statistic in statistics]
+    if resampler is None:
+        check_option("bootstrap", bootstrap, ("exact", "poisson"))
+        resampler = Resampler(
+            n_boot=n_boot, seed=seed, method=cast(ExactOrPoisson, bootstrap), clusters=clusters, universe=universe
+        )
+    elif not (n_boot == 2000 and seed == 0 and clusters is None and universe is None and bootstrap == "exact"):
+        raise UserInputError("pass either resampler= or its keywords (n_boot, seed, clusters, universe, bootstrap)")
+    return resampler.intervals(columns, statistics, alpha=alpha)
 
 
 @dataclass
@@ -303,7 +249,8 @@ def bootstrap_ci(
     **resampling
         ``n_boot, seed, clusters, universe, bootstrap``, the resampling keywords of
         :func:`bootstrap_statistic_cis` (:class:`Resampling`): resamples B (2000), seed of
-        ``numpy.random.default_rng`` (0), and see :func:`bootstrap_sums`.
+        ``numpy.random.default_rng`` (0), and see :func:`bootstrap_sums`; or ``resampler``, a
+        :class:`~seekbench.metrics.Resampler` in their place.
 
     Returns
     -------

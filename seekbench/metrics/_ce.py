@@ -14,7 +14,6 @@ from .._errors import UndefinedMetricWarning, UserInputError
 from .._renamed import renamed_attribute, renamed_keyword
 from ._bootstrap import (
     Cluster,
-    bootstrap_statistic_ci,
     check_bootstrap_options,
     cluster_labels,
     ratio,
@@ -44,6 +43,7 @@ from ._options import (
     check_option,
     evidence_keywords,
 )
+from ._resampler import Resampler, Seed
 
 #: Ideal policy pi*(k) = 1 if k = 2 else 0.
 IDEAL_POLICY = np.array([0.0, 0.0, 1.0])
@@ -317,9 +317,10 @@ def answer_calibration(
     overcautious_window: int = 15,
     horizon: int | None = None,
     n_boot: int = 2000,
-    seed: int | None = 0,
+    seed: Seed = 0,
     alpha: float = 0.05,
     cluster: Cluster = "trace",
+    resampler: Resampler | None = None,
 ) -> CalibrationResult:
     """Calibration error of the answer decision with its companions (spec section 5).
 
@@ -359,6 +360,8 @@ def answer_calibration(
         Percentile bootstrap of CE over whole traces (``cluster="question"``: whole questions);
         ``n_boot=0`` skips it. The global prevalence is held fixed in the resamples. The two
         rates get Wilson score intervals at level 1 - ``alpha`` (spec section 3).
+    resampler : Resampler, optional
+        As in :func:`~seekbench.metrics.reasoning_quality`: one value in place of ``n_boot`` and ``seed``.
 
     Returns
     -------
@@ -386,19 +389,20 @@ def answer_calibration(
     overcautious_window = renamed_keyword("answer_calibration", "horizon", horizon, overcautious_window, default=15)
     _check(aggregate, prevalence, decision_points, evidence_mapping, evidence_scope)
     check_bootstrap_options(n_boot, alpha, cluster)
+    resampler = Resampler.resolve(resampler, n_boot=n_boot, seed=seed, where="answer_calibration")
     _check_window(overcautious_window)
     ev: EvidenceOptions = {"evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope}
     per = calibration_trace_columns(steps, traces, decision_points, ev)
     weights = _weights(aggregate, prevalence, global_prevalence, per)
     clusters = cluster_labels(traces["trace_id"], traces.get("question_id"), cluster=cluster)
-    boot = {"n_boot": n_boot, "seed": seed, "alpha": alpha, "clusters": clusters}
     res = calibration_from_columns(
         per,
         aggregate=aggregate,
         prevalence=prevalence,
         weights=weights,
         overcautious_window=overcautious_window,
-        boot=boot,
+        resampler=resampler.with_clusters(clusters),
+        alpha=alpha,
     )
     res.decision_points = decision_points
     res.options = {
@@ -429,24 +433,23 @@ def calibration_from_columns(
     prevalence: Prevalence,
     weights: np.ndarray | None,
     overcautious_window: int,
-    boot: dict,
+    resampler: Resampler,
+    alpha: float = 0.05,
 ) -> CalibrationResult:
     """The :class:`CalibrationResult` of a group from its :func:`calibration_trace_columns`.
 
     ``weights``: the global P(E = k) of the pooled CE (None: the group's own, or trace CE);
-    ``boot``: the keywords of :func:`~seekbench.metrics.bootstrap_ci` with one cluster per
-    row. When the group's observations are all unlabeled no trace is used (every number
+    ``resampler`` resamples the rows (its clusters one per row) for CE's CI; the CIs have level
+    1 - ``alpha``. When the group's observations are all unlabeled no trace is used (every number
     NaN). The one aggregation behind :func:`answer_calibration` and
     :func:`~seekbench.metrics.summarize_statistics`.
     """
     labeled = evidence_labeled(per)
     tr = per if labeled else per.iloc[:0]  # all traces or none
-    clusters = np.asarray(boot["clusters"])
-    boot = {**boot, "clusters": clusters if labeled else clusters[:0]}
     c = tr[["n0", "n1", "n2", "a0", "a1", "a2"]].to_numpy(dtype=float)
     per_trace = pd.Series(_trace_ce(c), index=tr.index, name="ce")
     ce = _point_estimate(c, aggregate, weights)
-    ci = bootstrap_statistic_ci(*ce_sums(c, aggregate, weights), **boot)
+    ci = resampler.subset(np.full(len(per), labeled)).interval(*ce_sums(c, aggregate, weights), alpha=alpha)
     why = "no observation has evidence labels" if len(per) else "no traces"
     if np.isnan(ce):
         _warn("CE", why)
@@ -476,7 +479,6 @@ def calibration_from_columns(
     overconfident = n_over / n_answered if n_answered else np.nan
     overcautious = n_caut / n_known if n_known else np.nan
     given = float(overcautious_i[reached].mean()) if n_reached else np.nan
-    alpha = boot.get("alpha", 0.05)
     over_ci = wilson_interval(n_over, n_answered, alpha=alpha)
     caut_ci = wilson_interval(n_caut, n_known, alpha=alpha)
     why_known = why if not len(tr) else "E unknown for every trace: no labeled observation"

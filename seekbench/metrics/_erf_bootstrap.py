@@ -19,6 +19,7 @@ from ._erf import incidence_from_counts
 from ._options import METHOD_OPTIONS, Method, check_option
 from ._poisson import BootstrapMethod
 from ._recovery_events import check_events
+from ._resampler import Resampler, Seed
 
 
 def erf_at_columns(
@@ -80,10 +81,11 @@ def recovered_by_ci(
     *,
     method: Method = "aalen_johansen",
     n_boot: int = 2000,
-    seed: int | None = 0,
+    seed: Seed = 0,
     alpha: float = 0.05,
     clusters: Sequence | np.ndarray | None = None,
     bootstrap: BootstrapMethod = "exact",
+    resampler: Resampler | None = None,
 ) -> tuple[float, float]:
     """Percentile bootstrap CI of ERF(t) resampling whole traces (or clusters of them).
 
@@ -96,6 +98,9 @@ def recovered_by_ci(
     method : {"aalen_johansen", "km"}
     n_boot, seed, alpha, clusters, bootstrap :
         As :func:`~seekbench.metrics.bootstrap_ci`; ``n_boot=0`` or no traces gives (NaN, NaN).
+    resampler : Resampler, optional
+        The resampling of the events' rows in place of ``n_boot, seed, clusters, bootstrap``
+        (e.g. one shared with other statistics of the same traces).
 
     Returns
     -------
@@ -112,5 +117,5 @@ def recovered_by_ci(
     check_bootstrap_options(n_boot, alpha)
     cols, stat = erf_at_columns(events, t, method=method)
     return bootstrap_statistic_ci(
-        cols, stat, n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters, bootstrap=bootstrap
+        cols, stat, n_boot=n_boot, seed=seed, alpha=alpha, clusters=clusters, bootstrap=bootstrap, resampler=resampler
     )

@@ -17,13 +17,14 @@ import pandas as pd
 
 from .._errors import UndefinedMetricWarning
 from ._bootstrap import Cluster, cluster_labels
-from ._ce import CALIBRATION_COLUMNS, CalibrationResult, calibration_from_columns
+from ._ce import CalibrationResult, calibration_from_columns
 from ._decisions import evidence_labeled
 from ._erf import EvidenceRecoveryFitter
+from ._no_search import acts_without_searching, blank_search_metrics
 from ._options import MetricOptions
 from ._outcome import outcome_from_columns
-from ._rqi import RQIResult, rqi_from_columns, rqi_sums
-from ._shared_sums import shared_sums
+from ._resampler import Resampler
+from ._rqi import RQIResult, rqi_from_columns
 from ._summary_groups import Caught, caught_warnings
 from ._trace_stats import calibration_part, events_part, outcome_part, rqi_part
 
@@ -123,13 +124,13 @@ def group_frame(stats: pd.DataFrame, rows: np.ndarray, positions: np.ndarray) ->
 
 
 def summarize_group(
-    stats: pd.DataFrame, keys: dict, *, cluster: Cluster, **kw: Any
+    stats: pd.DataFrame, keys: dict, *, cluster: Cluster, resampler: Resampler, **kw: Any
 ) -> tuple[dict, EvidenceRecoveryFitter | None, list[Caught]]:
     """One group's dict and recovery fitter (as :func:`_group`), and the warnings raised on the way:
-    what a worker process sends back."""
+    what a worker process sends back. ``resampler`` (B, seed, method) resamples the group's rows
+    by ``cluster``: one resampling shared by the group's metrics."""
     with caught_warnings() as caught:
-        boot = {**kw.pop("boot"), "clusters": _clusters(stats, cluster)}
-        group, fitter = _group(stats, keys, boot=boot, share=cluster == "trace", **kw)
+        group, fitter = _group(stats, keys, resampler=resampler.with_clusters(_clusters(stats, cluster)), **kw)
     return group, fitter, caught
 
 
@@ -142,57 +143,47 @@ def _clusters(stats: pd.DataFrame, cluster: Cluster) -> np.ndarray:
     return cluster_labels(stats["trace_id"], stats.get("question_id"), cluster=cluster)
 
 
-def _integer_columns(rqi_cols: pd.DataFrame, cal_cols: pd.DataFrame, opts: MetricOptions) -> list[np.ndarray]:
-    """The per-trace columns the group's bootstraps resample that may be integers (those that are not
-    are left out by :func:`shared_sums`): pooled CE's counts and step RQI's, each as its own metric
-    function builds it. (The rates get Wilson intervals and ERF(8) its curve's: no resampling.)"""
-    blocks = []
-    if opts.ce_aggregate == "pooled":
-        blocks.append(cal_cols[list(CALIBRATION_COLUMNS[:6])].to_numpy(dtype=float))
-    if opts.rqi_aggregate == "step":
-        blocks.append(rqi_sums(rqi_cols, "step")[0])
-    return blocks
-
-
 def _group(
     stats: pd.DataFrame,
     keys: dict,
     *,
     opts: MetricOptions,
-    boot: dict,
+    resampler: Resampler,
+    alpha: float,
     prevalence: np.ndarray | None,
     overcautious_window: int,
-    share: bool = False,
 ) -> tuple[dict, EvidenceRecoveryFitter | None]:
     """The summary dict of one group from its statistics rows (ERF entries still empty) and its recovery
-    fitter; with ``share`` (each row its own resampling unit) the integer bootstrap columns share a product."""
+    fitter; ``resampler`` resamples the rows (RQI's: those with steps) for the CIs of RQI and CE."""
     has_steps = stats["n_step_rows"].to_numpy() > 0
+    no_search = acts_without_searching(stats)  # agents that act and never search: no search metric
     rqi_cols, cal_cols, events = rqi_part(stats), calibration_part(stats), events_part(stats)
-    blocks = _integer_columns(rqi_cols, cal_cols, opts) if share else []
-    with shared_sums(blocks, seed=boot["seed"], n_boot=boot["n_boot"] if boot["bootstrap"] == "exact" else 0):
-        rqi = rqi_from_columns(
-            rqi_cols, aggregate=opts.rqi_aggregate, boot={**boot, "clusters": boot["clusters"][has_steps]}
-        )
-        cal = calibration_from_columns(
-            cal_cols,
-            aggregate=opts.ce_aggregate,
-            prevalence=opts.ce_prevalence,
-            weights=prevalence if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global" else None,
-            overcautious_window=overcautious_window,
-            boot=boot,
-        )
-        out = outcome_from_columns(outcome_part(stats), boot=boot)
-        fitter = _fit_erf(
+    rqi = rqi_from_columns(rqi_cols, aggregate=opts.rqi_aggregate, resampler=resampler.subset(has_steps), alpha=alpha)
+    cal = calibration_from_columns(
+        cal_cols,
+        aggregate=opts.ce_aggregate,
+        prevalence=opts.ce_prevalence,
+        weights=prevalence if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global" else None,
+        overcautious_window=overcautious_window,
+        resampler=resampler,
+        alpha=alpha,
+    )
+    out = outcome_from_columns(outcome_part(stats), alpha=alpha)
+    fitter = (
+        None
+        if no_search
+        else _fit_erf(
             events,
             evidence_labeled(cal_cols),
             method=opts.erf_method,
             recovery=opts.recovery,
             time=opts.time,
-            alpha=boot["alpha"],
+            alpha=alpha,
             **opts.evidence,
         )
-        erf_ci = _erf_ci(fitter)
-    return {
+    )
+    erf_ci = _erf_ci(fitter)
+    group = {
         **keys,
         "n_traces": len(stats),
         "n_steps": int(stats["n_step_rows"].sum()),
@@ -222,4 +213,7 @@ def _group(
         "rqi_by_evidence": _by_table(rqi.by_evidence, "E", ("rqi", "n", "share")),
         "answer_rate_by_evidence": _by_table(cal.answer_table, "E", ("answer_rate", "n", "answers")),
         "accuracy_by_evidence": _by_table(cal.accuracy_by_evidence, "E", ("accuracy", "n", "n_known")),
-    }, fitter
+    }
+    if no_search:
+        blank_search_metrics(group)
+    return group, fitter

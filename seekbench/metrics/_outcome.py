@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
-from ._bootstrap import Cluster, check_bootstrap_options, cluster_labels
+from ._bootstrap import Cluster, check_bootstrap_options
 from ._decisions import steps_of
 from ._evidence import SEARCH, step_kinds, trace_segments
 from ._intervals import wilson_interval
@@ -228,9 +228,7 @@ def outcome_metrics(
     (1.0, 1.0, 1.0)
     """
     check_bootstrap_options(n_boot, alpha, cluster)
-    per = outcome_trace_columns(steps, traces)
-    clusters = cluster_labels(per.index, traces.get("question_id"), cluster=cluster)
-    return outcome_from_columns(per, boot={"n_boot": n_boot, "seed": seed, "alpha": alpha, "clusters": clusters})
+    return outcome_from_columns(outcome_trace_columns(steps, traces), alpha=alpha)
 
 
 #: Columns of :func:`outcome_trace_columns`.
@@ -284,12 +282,12 @@ def outcome_trace_columns(steps: pd.DataFrame, traces: pd.DataFrame) -> pd.DataF
     return per
 
 
-def outcome_from_columns(per: pd.DataFrame, *, boot: dict) -> OutcomeResult:
+def outcome_from_columns(per: pd.DataFrame, *, alpha: float = 0.05) -> OutcomeResult:
     """The :class:`OutcomeResult` of a group from its :func:`outcome_trace_columns`.
 
-    ``boot``: the keywords of :func:`~seekbench.metrics.bootstrap_ci` (one cluster per row); the
-    accuracy is a per-agent rate, so its interval is the Wilson score interval over the traces of
-    known correctness (spec section 3; only ``alpha`` is used). The one aggregation behind :func:`outcome_metrics` and
+    The accuracy is a per-agent rate, so its interval is the Wilson score interval at level
+    1 - ``alpha`` over the traces of known correctness (spec section 3): nothing is resampled.
+    The one aggregation behind :func:`outcome_metrics` and
     :func:`~seekbench.metrics.summarize_statistics`.
     """
     n_known = int(per["correct"].notna().sum())
@@ -299,7 +297,7 @@ def outcome_from_columns(per: pd.DataFrame, *, boot: dict) -> OutcomeResult:
         if per[col].isna().all():
             _warn(what, f"no trace has a {'search query' if col == 'duplicate_query_norm' else 'visited URL'}")
     correct = per["correct"].to_numpy(dtype=float)
-    ci = wilson_interval(float(np.nansum(correct)), n_known, alpha=boot.get("alpha", 0.05))
+    ci = wilson_interval(float(np.nansum(correct)), n_known, alpha=alpha)
     return OutcomeResult(
         accuracy=_mean(per["correct"]),
         accuracy_ci=ci,

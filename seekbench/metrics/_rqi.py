@@ -11,7 +11,7 @@ import pandas as pd
 
 from .._errors import UndefinedMetricWarning
 from ..traces import LABEL_VALUES
-from ._bootstrap import Cluster, EstimateResult, bootstrap_statistic_ci, check_bootstrap_options, cluster_labels, ratio
+from ._bootstrap import Cluster, EstimateResult, check_bootstrap_options, cluster_labels, ratio
 from ._evidence import REASONING, step_evidence, step_kinds, trace_evidence_unknown, trace_segments
 from ._options import (
     MAPPING_OPTIONS,
@@ -22,6 +22,7 @@ from ._options import (
     RQIAggregate,
     check_option,
 )
+from ._resampler import Resampler, Seed
 from ._shared import memo
 
 _G = {"Grounded": 1.0, "NotGrounded": 0.0}
@@ -198,9 +199,10 @@ def reasoning_quality(
     evidence_mapping: EvidenceMapping = "sum",
     evidence_scope: EvidenceScope = "cumulative",
     n_boot: int = 2000,
-    seed: int | None = 0,
+    seed: Seed = 0,
     alpha: float = 0.05,
     cluster: Cluster = "trace",
+    resampler: Resampler | None = None,
 ) -> RQIResult:
     """RQI with its decompositions, counts and bootstrap CI (spec section 3).
 
@@ -224,6 +226,9 @@ def reasoning_quality(
     n_boot, seed, alpha, cluster :
         Percentile bootstrap over whole traces (``cluster="question"``: whole questions,
         by the steps' ``question_id``); ``n_boot=0`` skips it.
+    resampler : Resampler, optional
+        The resampling in place of ``n_boot`` and ``seed`` (B, seed, method; without clusters:
+        ``cluster`` names the units).
 
     Returns
     -------
@@ -245,18 +250,14 @@ def reasoning_quality(
     check_option("evidence_mapping", evidence_mapping, MAPPING_OPTIONS)
     check_option("evidence_scope", evidence_scope, SCOPE_OPTIONS)
     check_bootstrap_options(n_boot, alpha, cluster)
+    resampler = Resampler.resolve(resampler, n_boot=n_boot, seed=seed, where="reasoning_quality")
     per = rqi_trace_columns(steps, evidence_mapping=evidence_mapping, evidence_scope=evidence_scope)
     qids = None
     if "question_id" in steps.columns:
         seg = trace_segments(steps)
         qids = pd.Series(seg.first_valid(steps["question_id"]), index=pd.Index(seg.uniques)).reindex(per.index)
-    boot = {
-        "n_boot": n_boot,
-        "seed": seed,
-        "alpha": alpha,
-        "clusters": cluster_labels(per.index, qids, cluster=cluster),
-    }
-    res = rqi_from_columns(per, aggregate=aggregate, boot=boot)
+    clusters = cluster_labels(per.index, qids, cluster=cluster)
+    res = rqi_from_columns(per, aggregate=aggregate, resampler=resampler.with_clusters(clusters), alpha=alpha)
     res.options = {"aggregate": aggregate, "evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope}
     return res
 
@@ -287,11 +288,12 @@ def rqi_sums(per: pd.DataFrame, aggregate: RQIAggregate) -> tuple[np.ndarray, Ca
         return np.column_stack([np.where(has, g / np.where(has, n, 1.0), 0.0), has.astype(float)]), ratio
 
 
-def rqi_from_columns(per: pd.DataFrame, *, aggregate: RQIAggregate, boot: dict) -> RQIResult:
+def rqi_from_columns(
+    per: pd.DataFrame, *, aggregate: RQIAggregate, resampler: Resampler, alpha: float = 0.05
+) -> RQIResult:
     """The :class:`RQIResult` of a group from its :func:`rqi_trace_columns` (one row per trace).
 
-    ``boot`` holds the bootstrap keywords of :func:`~seekbench.metrics.bootstrap_ci`
-    (``n_boot, seed, alpha, clusters`` and optionally ``method``), the clusters one per row.
+    ``resampler`` resamples the rows (its clusters one per row); the CI has level 1 - ``alpha``.
     The one aggregation behind :func:`reasoning_quality` and
     :func:`~seekbench.metrics.summarize_statistics`.
     """
@@ -302,7 +304,7 @@ def rqi_from_columns(per: pd.DataFrame, *, aggregate: RQIAggregate, boot: dict) 
     labeled_traces = n > 0
     with np.errstate(invalid="ignore", divide="ignore"):
         per_trace = pd.Series(np.where(labeled_traces, g / n, np.nan), index=per.index, name="rqi")
-    ci = bootstrap_statistic_ci(*rqi_sums(per, aggregate), **boot)
+    ci = resampler.interval(*rqi_sums(per, aggregate), alpha=alpha)
     # Every column's sum from one array (a Series per column costs more than the sums).
     values = per.to_numpy(dtype=float)
     sums = {c: _sum(values[:, j]) for j, c in enumerate(per.columns)}

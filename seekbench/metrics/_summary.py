@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -17,7 +17,6 @@ from .._errors import UndefinedMetricWarning, UserInputError
 from .._renamed import renamed_keyword
 from ._bootstrap import Cluster, check_bootstrap_options
 from ._ce import prevalence_from_columns
-from ._draws import MAX_CELLS, prefetch_draws
 from ._group_summary import erf_entries, group_frame, summarize_group
 from ._options import (
     CEAggregate,
@@ -33,6 +32,7 @@ from ._options import (
     check_option,
 )
 from ._poisson import BOOTSTRAP_METHODS, BootstrapMethod, resolve_method
+from ._resampler import ExactOrPoisson, Resampler
 from ._summary_groups import caught_warnings, group_codes, group_rows, in_order, route_warnings
 from ._trace_stats import (
     TRACE_STATISTICS_COLUMNS,
@@ -320,7 +320,7 @@ def summarize_statistics(
     }
     if method != "exact":  # absent: the exact bootstrap (as before the option existed)
         recorded["bootstrap"] = method
-    boot = {"n_boot": n_boot, "seed": seed, "alpha": alpha, "bootstrap": method}
+    resampler = Resampler(n_boot=n_boot, seed=seed, method=cast(ExactOrPoisson, method))
     reasons: dict[str, list[str]] = {}
     prevalence = None
     if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global":
@@ -338,22 +338,16 @@ def summarize_statistics(
     calls = (
         functools.partial(
             summarize_group, group_frame(stats, rows, positions), key_dicts[i],
-            cluster=cluster, opts=opts, boot=boot, prevalence=prevalence, overcautious_window=overcautious_window,
+            cluster=cluster, opts=opts, resampler=resampler, alpha=alpha, prevalence=prevalence,
+            overcautious_window=overcautious_window,
         )
         for i, rows in enumerate(group_rows(codes, len(keys)))
     )  # fmt: skip
     groups, fitters = [], []
-    # Draws ahead on a thread only here: worker processes have the cores the thread would use.
-    ahead = cluster == "trace" and method == "exact" and executor is None
-    sizes = np.bincount(codes, minlength=len(keys)).tolist() if ahead else []
-    # Two draws at a time while this thread computes (the draws are most of the time) when they
-    # are small (one chunk each, 32 MB at most); a large corpus's draws one at a time.
-    small = n_boot * max(sizes, default=0) <= MAX_CELLS
-    with prefetch_draws(sizes, n_boot=n_boot, seed=seed, ahead=2 if small else 1) as advance:
-        for key, (group, fitter, caught) in zip(key_dicts, in_order(calls, executor, before=advance), strict=True):
-            route_warnings(caught, reasons, "/".join(str(v) for v in key.values()))
-            groups.append(group)
-            fitters.append(fitter)
+    for key, (group, fitter, caught) in zip(key_dicts, in_order(calls, executor), strict=True):
+        route_warnings(caught, reasons, "/".join(str(v) for v in key.values()))
+        groups.append(group)
+        fitters.append(fitter)
     if not len(stats):
         end = 0
     else:

@@ -105,21 +105,14 @@ def route_warnings(caught: Iterable[Caught], reasons: dict[str, list[str]], labe
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
-def in_order(
-    calls: Iterable[Callable[[], T]],
-    executor: Executor | None = None,
-    *,
-    before: Callable[[int], None] | None = None,
-) -> Iterator[T]:
-    """The results of ``calls`` in their order: computed here one after the other (``before(i)``
-    called as call i starts), or submitted to ``executor`` (picklable calls, e.g. a
+def in_order(calls: Iterable[Callable[[], T]], executor: Executor | None = None) -> Iterator[T]:
+    """The results of ``calls`` in their order: computed here one after the other, or submitted
+    to ``executor`` (picklable calls, e.g. a
     ``functools.partial`` of a module-level function for a process pool) with at most
     :data:`IN_FLIGHT` waiting beyond the one awaited; calls are taken from ``calls`` only as
     they are submitted, so a generator builds each call's data only then."""
     if executor is None:
-        for i, call in enumerate(calls):
-            if before is not None:
-                before(i)
+        for call in calls:
             yield call()
         return
     pending: deque[Future[T]] = deque()

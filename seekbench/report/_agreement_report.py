@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as _dt
 import html
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -261,7 +262,9 @@ def render_agreement_section(agreement: AgreementAnalysis, figures: dict[str, by
     return "\n".join(parts)
 
 
-def write_agreement_report(agreement: AgreementAnalysis, out_dir: str | os.PathLike) -> AgreementReportFiles:
+def write_agreement_report(
+    agreement: AgreementAnalysis, out_dir: str | os.PathLike, *, judge_records: Sequence = ()
+) -> AgreementReportFiles:
     """Write ``out_dir/agreement.html`` (self-contained), ``figures/agreement_*.png`` and ``tables/*.csv``.
 
     Parameters
@@ -271,11 +274,16 @@ def write_agreement_report(agreement: AgreementAnalysis, out_dir: str | os.PathL
         of a :func:`seekbench.agreement.compare_annotations` result).
     out_dir : path
         Created if missing; files are replaced atomically.
+    judge_records : list of JudgeRecord, optional
+        The raters' judges with their validation records (:func:`seekbench.analysis.judge_records`),
+        shown after the agreement section.
 
     Returns
     -------
     AgreementReportFiles
     """
+    from ._judge_records_section import judge_records_html
+
     out = Path(out_dir)
     figures = agreement_figures(agreement)
     fig_paths = []
@@ -291,7 +299,10 @@ def write_agreement_report(agreement: AgreementAnalysis, out_dir: str | os.PathL
     when = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     meta = f"seekbench {html.escape(__version__)} &middot; generated {when}"
     page = html_page(
-        "seekbench agreement", "seekbench judge agreement", meta, [render_agreement_section(agreement, figures)]
+        "seekbench agreement",
+        "seekbench judge agreement",
+        meta,
+        [render_agreement_section(agreement, figures), judge_records_html(judge_records)],
     )
     html_path = out / "agreement.html"
     write_text(html_path, page)

@@ -17,6 +17,9 @@ _ARROW = {"higher": "\u2191", "lower": "\u2193"}
 _STYLE = (  # scoped to the section: the page's own rules (e.g. .ci in other tables) stay as they are
     "<style>#comparison>h2{margin-top:.8rem}#comparison .verdicts{margin:.3rem 0 .6rem;padding-left:1.2rem;"
     "font-size:.93rem;line-height:1.38}#comparison .verdicts li{margin:.15rem 0}"
+    "#comparison .verdicts.short{columns:2;column-gap:2rem;font-size:.88rem;line-height:1.3;margin-top:.2rem}"
+    "#comparison .verdicts.short li{break-inside:avoid}"
+    "#comparison figure.forest{margin:.4rem 0;padding:0}#comparison figure.forest img{width:100%;height:auto}"
     "#comparison .dir{color:#555;font-size:.8rem;white-space:nowrap}#comparison .cmp td{white-space:nowrap}"
     "#comparison .cmp th.l{min-width:9rem;max-width:16rem;white-space:normal}"
     "#comparison .clear-better{background:#e3f4e1;font-weight:600}"
@@ -43,6 +46,8 @@ def _ci(lo, hi, *, signed: bool = True) -> str:
 
     def f(x: float) -> str:
         text = f"{x:.2f}" if abs(x) < 10 else f"{x:.1f}"
+        if x != 0 and not text.strip("+-0."):  # a bound just off 0 keeps its sign and first digit: -0.003
+            text = f"{x:.3f}" if abs(x) >= 0.0005 else f"{x:.1e}"
         return "+" + text if signed and x > 0 and text.strip("0.") else text
 
     return f"[{f(lo)}, {f(hi)}]"
@@ -123,19 +128,37 @@ def _level(c: Comparison) -> str:
     return f"{100 * (1 - c.options['alpha']):g}"
 
 
-def _paired_note(c: Comparison) -> str:
+#: Fewer shared questions than this and a paired comparison is effectively unpaired.
+FEW_SHARED = 10
+
+
+def _shared_counts(c: Comparison) -> pd.DataFrame:
     d = c.against_baseline()
-    d = d[d["agent"] != c.baseline].drop_duplicates("agent")
-    n = d["n_shared_questions"].astype(int)
-    if len(d) <= 4:
-        shared = ", ".join(f"{a} {k}" for a, k in zip(d["agent"], n, strict=True))
+    d = d[d["agent"] != d["baseline"]].drop_duplicates(["agent", "baseline"])
+    rank = {a: i for i, a in enumerate(c.agents)}  # the report's one agent order
+    d = d.iloc[d["agent"].map(rank).argsort(kind="stable").to_numpy()]
+    return d.assign(n=d["n_shared_questions"].astype(int))
+
+
+def _paired_note(c: Comparison) -> str:
+    d = _shared_counts(c)
+    if c.baseline == "best":
+        pairs = d.drop_duplicates(["agent", "baseline"])
+        shared = f"{pairs['n'].min()} to {pairs['n'].max()} per pair" if len(pairs) else "none"
+        whom = "each metric's best agent"
     else:
-        shared = f"{n.min()} to {n.max()} per agent"
+        d = d.drop_duplicates("agent")
+        n = d["n"]
+        if len(d) <= 4:
+            shared = ", ".join(f"{a} {k}" for a, k in zip(d["agent"], n, strict=True))
+        else:
+            shared = f"{n.min()} to {n.max()} per agent"
+        whom = c.baseline
     o = c.options
     return (
-        f"Differences are agent - {c.baseline} with {_level(c)}% percentile bootstrap CIs (B = {o['n_boot']}, seed "
+        f"Differences are agent - {whom} with {_level(c)}% percentile bootstrap CIs (B = {o['n_boot']}, seed "
         f"{o['seed']}) resampling questions, so traces of a question both agents answered stay paired "
-        f"(questions shared with {c.baseline}: {shared}). A difference is clear when its CI excludes 0, "
+        f"(questions shared with {whom}: {shared}). A difference is clear when its CI excludes 0, "
         "borderline when a bound lies within Monte Carlo error of 0 (the share of draws past 0 within 2 "
         "standard errors of alpha/2), whatever the seed. Where every draw of a rate's difference is the same "
         "(both agents at 0, or both at 1) the CI is Newcombe's hybrid score interval instead. Each agent's own "
@@ -145,21 +168,101 @@ def _paired_note(c: Comparison) -> str:
     )
 
 
+def unpaired_warning(c: Comparison) -> str | None:
+    """One sentence when some agent shares fewer than :data:`FEW_SHARED` questions with its baseline."""
+    d = _shared_counts(c)
+    few = d[d["n"] < FEW_SHARED].drop_duplicates(["agent", "baseline"])
+    if not len(few):
+        return None
+    pairs = ", ".join(f"{a} ({k} with {b})" for a, b, k in zip(few["agent"], few["baseline"], few["n"], strict=True))
+    return (
+        f"Few questions shared: {pairs}. With fewer than {FEW_SHARED} questions in common a difference is "
+        "effectively unpaired (each agent's traces are resampled on their own), so its CI is wider than a paired "
+        "one would be; a baseline that answered the same questions (--baseline NAME, or --baseline best) pairs more."
+    )
+
+
+def verdict_lines(c: Comparison) -> list[tuple[HeadlineMetric, str]]:
+    """One short line per metric: the best agent, its value, and whom it is not clearly ahead of."""
+    values = c.values.set_index(["metric", "agent"])
+    diffs = c.differences
+    out = []
+    for m in HEADLINE_METRICS:
+        row = c.metrics.set_index("metric").loc[m.key]
+        leaders = [a for a in str(row["best"]).split(", ") if a]
+        if not leaders:
+            out.append((m, "n/a for every agent"))
+            continue
+        value = _num(values.loc[(m.key, leaders[0]), "value"])
+        if len(leaders) == 1:
+            who = f"{leaders[0]} best ({value})"
+        else:
+            who = f"{_join(leaders) if len(leaders) == 2 else f'{len(leaders)} agents'} tied best ({value})"
+        mine = diffs[(diffs["metric"] == m.key) & (diffs["agent"] == leaders[0]) & ~diffs["other"].isin(leaders)]
+        unclear = [o for o, v in zip(mine["other"], mine["verdict"], strict=True) if v != "clear"]
+        if not len(mine):
+            tail = ""
+        elif not unclear:
+            others = list(mine["other"])
+            tail = "; clearly ahead of " + (_join(others) if len(others) <= 2 else "every other agent")
+        else:
+            n = len(mine)
+            if len(unclear) == n and n > 1:
+                tail = "; not clearly ahead of any other agent"
+            else:
+                tail = "; not clearly ahead of " + (
+                    _join(unclear) if len(unclear) <= 2 else f"{len(unclear)} of {n} others"
+                )
+        out.append((m, who + tail))
+    return out
+
+
+def _join(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def legend_text(legend: dict[str, str]) -> list[tuple[str, str]]:
+    """``(label, full name)`` of each agent shown under a label other than its name."""
+    return [(short, full) for full, short in legend.items() if short != full]
+
+
 def comparison_tables(c: Comparison) -> dict[str, pd.DataFrame]:
     """The CSV tables: ``comparison`` (every agent against the baseline, per metric) and
     ``comparison_summary`` (per metric: direction, order, best, sentence)."""
     return {"comparison": c.against_baseline(), "comparison_summary": c.metrics}
 
 
-def comparison_html(c: Comparison) -> str:
-    """The section as HTML: sentences first (the first screen), then values and differences."""
+def comparison_html(c: Comparison, figure: bytes | None = None, legend: dict[str, str] | None = None) -> str:
+    """The section as HTML: the forest figure and one verdict line per metric first (the first screen),
+    then the sentences, values and differences. ``legend``: ``{full name: label}`` of the agents."""
+    import base64
+
+    lines = "".join(
+        f"<li><b><abbr title='{html.escape(m.name, quote=True)}'>{html.escape(m.short)}</abbr></b> "
+        f"<span class='dir'>{_ARROW[m.better]}</span>: {html.escape(text)}</li>"
+        for m, text in verdict_lines(c)
+    )
+    parts = [f"<section id='comparison'>{_STYLE}<h2>Which agent is better</h2>"]
+    if figure is not None:
+        data = base64.b64encode(figure).decode("ascii")
+        parts.append(
+            "<figure class='forest'><img alt='each agent's value with its 95% CI per metric, coloured by its "
+            f"difference from the baseline' src='data:image/png;base64,{data}'></figure>"
+        )
+    parts.append(f"<ul class='verdicts short'>{lines}</ul>")
+    warning = unpaired_warning(c)
+    if warning:
+        parts.append(f"<p class='warn'>{html.escape(warning)}</p>")
+    pairs = legend_text(legend or {})
+    if pairs:
+        items = "; ".join(f"<b>{html.escape(s)}</b> = {html.escape(f)}" for s, f in pairs)
+        parts.append(f"<p class='muted legend'>Agent labels: {items} (tables/agents.csv).</p>")
     metrics = {m.key: m for m in HEADLINE_METRICS}
     items = "".join(
         f"<li><b>{_metric_head(metrics[r.metric])}</b>: {html.escape(r.sentence)}</li>" for r in c.metrics.itertuples()
     )
-    parts = [
-        f"<section id='comparison'>{_STYLE}<h2>Which agent is better</h2>",
-        f"<ul class='verdicts'>{items}</ul>",
+    parts += [
+        f"<details><summary>Each verdict in a full sentence</summary><ul class='verdicts'>{items}</ul></details>",
         f"<p class='muted'>{html.escape(_paired_note(c))}</p>",
     ]
     table = "<div style='overflow-x:auto'><table class='cmp'><thead><tr>{}</tr></thead><tbody>{}</tbody></table></div>"
@@ -188,7 +291,7 @@ def comparison_html(c: Comparison) -> str:
         table.format(_head(), body(_grid(c.values, c.agents), value_cell)),
     ]
     parts += [
-        f"<h3 id='baseline'>Differences against {html.escape(c.baseline)}</h3>",
+        f"<h3 id='baseline'>Differences against {html.escape(_whom(c))}</h3>",
         "<p class='muted'>Agent minus baseline (<code>--baseline NAME</code> picks another). Green: clearly "
         f"better than the baseline; red: clearly worse ({_level(c)}% CI excludes 0); plain: not clear, or "
         "borderline where so marked.</p>",
@@ -198,10 +301,25 @@ def comparison_html(c: Comparison) -> str:
     return "\n".join(parts)
 
 
-def comparison_markdown(c: Comparison, table) -> str:
-    """The section as Markdown; ``table`` renders a DataFrame as a Markdown table."""
+def _whom(c: Comparison) -> str:
+    return "each metric's best agent" if c.baseline == "best" else c.baseline
+
+
+def comparison_markdown(c: Comparison, table, figure: str | None = None, legend: dict[str, str] | None = None) -> str:
+    """The section as Markdown; ``table`` renders a DataFrame as a Markdown table, ``figure`` is the
+    forest figure's file (relative to report.md)."""
     metrics = {m.key: m for m in HEADLINE_METRICS}
     lines = ["## Which agent is better\n"]
+    if figure:
+        lines.append(f"![Each agent's value with its 95% CI per metric, against the baseline]({figure})\n")
+    lines += [f"- **{m.short}** {_ARROW[m.better]}: {md_text(text)}" for m, text in verdict_lines(c)]
+    warning = unpaired_warning(c)
+    if warning:
+        lines += ["", f"> {md_text(warning)}"]
+    pairs = legend_text(legend or {})
+    if pairs:
+        lines += ["", "Agent labels: " + "; ".join(f"**{md_text(s)}** = {md_text(f)}" for s, f in pairs) + "."]
+    lines += ["", "Each verdict in a full sentence:", ""]
     for r in c.metrics.itertuples():
         m = metrics[r.metric]
         lines.append(f"- **{m.name}** ({_ARROW[m.better]} {m.direction}): {md_text(r.sentence)}")
@@ -210,7 +328,7 @@ def comparison_markdown(c: Comparison, table) -> str:
         md_text(_paired_note(c)) + "\n",
         "### Values and order\n",
         table(_frame(_grid(c.values, c.agents), _value_text)),
-        f"\n### Differences against {md_text(c.baseline)}\n",
+        f"\n### Differences against {md_text(_whom(c))}\n",
         table(_frame(_grid(c.against_baseline(), _others(c)), _difference_text)),
         "",
     ]

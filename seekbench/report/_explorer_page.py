@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -72,11 +73,13 @@ def write_explorer(
     *,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     title: str = "seekbench trace explorer",
+    labels: Mapping[str, str] | None = None,
 ) -> ExplorerFiles:
     """Write ``out_dir/explorer.html`` and ``out_dir/explorer-data/{index,chunk-NNNNN}.js`` (each atomically).
 
     Chunk files left from an earlier, larger explorer in the same folder are removed, so the
-    folder never mixes two corpora.
+    folder never mixes two corpora. ``labels`` (``{full agent name: label}``) shows agents under
+    their report labels, the full name on hover and in the agent filter.
     """
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
@@ -85,6 +88,8 @@ def write_explorer(
     n = len(data)
     n_chunks = (n + chunk_size - 1) // chunk_size
     meta = {**data.meta, "chunk_size": chunk_size, "n_chunks": n_chunks, "data_dir": DATA_DIR}
+    if labels:
+        meta["agent_labels"] = [labels.get(a, a) for a in meta.get("agents", [])]
     write_text(ddir / "index.js", _js_call("index", 0, {"meta": meta, "index": data.index}))
     chunk: list[dict] = []
     k = 0

@@ -30,13 +30,15 @@ def render_html(
     explorer: bool = True,
     sections: Sequence[str] = (),
     lead: Sequence[str] = (),
+    legend: dict[str, str] | None = None,
 ) -> str:
     """The whole report page as a string, with a table of contents under the title.
 
     The comparison of the agents comes first, then ``lead`` (sections a reader needs before the
     details, such as judge agreement), then the per-group metrics and figures, the audit, and
     ``sections`` (extra HTML sections placed before the options). With ``explorer`` (explorer.html
-    written beside the page) each agent's audit row and worst traces link into it.
+    written beside the page) each agent's audit row and worst traces link into it. ``legend``:
+    ``{full agent name: label}`` (the agents as the page names them).
     """
     a = analysis
     c = a.process
@@ -47,7 +49,7 @@ def render_html(
         f"{html.escape(str(prov.inputs.get('labels', 'inline')))}"
         + (f" ({html.escape(str(prov.inputs['labeled_steps']))})" if "labeled_steps" in prov.inputs else "")
     )
-    parts = [comparison_html(a.comparison)] if a.comparison is not None else []
+    parts = [comparison_html(a.comparison, figures.get("comparison"), legend)] if a.comparison is not None else []
     parts.extend(lead)
     mt = display_table(c.summary.groups, c.by)
     parts += [

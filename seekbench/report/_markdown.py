@@ -33,9 +33,11 @@ def render_markdown(
     explorer: bool = True,
     sections: Sequence[str] = (),
     lead: Sequence[str] = (),
+    legend: dict[str, str] | None = None,
 ) -> str:
     """The report page as Markdown, in the order of the HTML page: contents, the comparison of the
-    agents, ``lead`` (e.g. judge agreement), the metrics, and ``sections`` appended at the end."""
+    agents, ``lead`` (e.g. judge agreement), the metrics, and ``sections`` appended at the end.
+    ``legend``: ``{full agent name: label}`` (the agents as the page names them)."""
     a = analysis
     c = a.process
     prov = a.provenance
@@ -46,7 +48,11 @@ def render_markdown(
         + (f" ({md_text(prov.inputs['labeled_steps'])})" if "labeled_steps" in prov.inputs else "")
         + "."
     )
-    out = [comparison_markdown(a.comparison, _md_table)] if a.comparison is not None else []
+    out = (
+        [comparison_markdown(a.comparison, _md_table, figure_files.get("comparison"), legend)]
+        if a.comparison is not None
+        else []
+    )
     out += [*lead]
     out += [
         "## Per-group metrics\n",

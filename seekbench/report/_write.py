@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +19,9 @@ import pandas as pd
 from .._csv import csv_text
 from .._io import write_bytes, write_text
 from ..analysis import Analysis
+from ._agent_labels import agent_label_table, relabeled, short_labels
 from ._agent_order import file_order, in_file_order, rows_in_order
+from ._comparison_figure import comparison_png
 from ._explorer_page import write_explorer
 from ._explorer_section import audit_tables
 from ._figures import process_figures as _figures
@@ -38,17 +41,21 @@ class ReportFiles:
     explorer: Path | None = None
 
 
-def _add_seeking_sections(analysis: Analysis, figures, html_parts, md_parts, tables) -> None:
-    """Outcome and efficiency, completeness (for seeking episodes) and conformal coverage sections."""
+def _add_seeking_sections(analysis: Analysis, full: Analysis, figures, html_parts, md_parts, tables) -> None:
+    """Outcome and efficiency, completeness (for seeking episodes) and conformal coverage sections.
+
+    Rendered from ``analysis`` (agents under their labels); the CSV tables from ``full`` (full names).
+    """
     from ._completeness_section import completeness_section
     from ._outcome_section import outcome_section
 
+    relabeled_view = full is not analysis
     outcome = outcome_section(analysis.outcome)
     if outcome is not None:
         html, md, tabs = outcome
         html_parts.append(html)
         md_parts.append("\n" + md)
-        tables.update(tabs)
+        tables.update((outcome_section(full.outcome) or outcome)[2] if relabeled_view else tabs)
 
     section = completeness_section(analysis.completeness)
     for part in [section] if section is not None else []:
@@ -56,7 +63,7 @@ def _add_seeking_sections(analysis: Analysis, figures, html_parts, md_parts, tab
         html_parts.append(html)
         md_parts.append("\n" + md)
         figures.update(figs)
-        tables.update(tabs)
+        tables.update((completeness_section(full.completeness) or part)[3] if relabeled_view else tabs)
     if analysis.conformal is not None:
         from ._conformal_section import conformal_section
 
@@ -64,7 +71,7 @@ def _add_seeking_sections(analysis: Analysis, figures, html_parts, md_parts, tab
         html_parts.append(html)
         md_parts.append("\n" + md)
         figures.update(figs)
-        tables.update(tabs)
+        tables.update(conformal_section(full.conformal)[3] if relabeled_view else tabs)
 
 
 def record_written(out_dir: str | os.PathLike, writer: str, paths) -> list[Path]:
@@ -109,7 +116,9 @@ def record_written(out_dir: str | os.PathLike, writer: str, paths) -> list[Path]
     return removed
 
 
-def write_report(analysis: Analysis, out_dir: str | os.PathLike) -> ReportFiles:
+def write_report(
+    analysis: Analysis, out_dir: str | os.PathLike, *, labels: Mapping[str, str] | None = None
+) -> ReportFiles:
     """Render an analysis and write it under ``out_dir``.
 
     Parameters
@@ -120,25 +129,34 @@ def write_report(analysis: Analysis, out_dir: str | os.PathLike) -> ReportFiles:
         (explorer.html, explorer-data/) and links the audit to it.
     out_dir : path
         Created if missing; existing report files are replaced atomically.
+    labels : mapping, optional
+        ``{full agent name: short label}`` for the figures and the page's tables, over the labels
+        derived automatically for names longer than 24 characters (:func:`short_labels`). The CSV
+        tables keep the full names; ``tables/agents.csv`` maps each label to its agent.
     """
     out = Path(out_dir)
-    analysis = in_file_order(analysis)  # one agent order in every table, figure and CSV: the input's
-    order = file_order(analysis)
+    full = in_file_order(analysis)  # one agent order in every table, figure and CSV: the input's
+    order = file_order(full)
+    names = short_labels(order, overrides=labels)
+    analysis = relabeled(full, names)  # what the page and the figures show; the CSV tables keep full names
     content = analysis.process
-    explorer = analysis.explorer is not None
+    explorer = full.explorer is not None
     figures = _figures(content)
+    if analysis.comparison is not None:
+        figures = {"comparison": comparison_png(analysis.comparison), **figures}
     extra_html: list[str] = []
     extra_tables: dict[str, pd.DataFrame] = {}
     extra_md: list[str] = []
     lead_html: list[str] = []
     lead_md: list[str] = []
-    if analysis.comparison is not None:
+    if full.comparison is not None:
         from ._comparison_section import comparison_tables
 
         extra_tables.update(
-            {k: rows_in_order(v, order, within="metric") for k, v in comparison_tables(analysis.comparison).items()}
+            {k: rows_in_order(v, order, within="metric") for k, v in comparison_tables(full.comparison).items()}
         )
-    if analysis.agreement is not None:  # right after the comparison: can the labels be trusted?
+    # right after the comparison: can the labels be trusted?
+    if analysis.agreement is not None and full.agreement is not None:
         from ._agreement_report import (
             agreement_figures,
             agreement_markdown,
@@ -150,21 +168,28 @@ def write_report(analysis: Analysis, out_dir: str | os.PathLike) -> ReportFiles:
         lead_html.append(render_agreement_section(analysis.agreement, agr_figs, explorer=explorer))
         lead_md.append(agreement_markdown(analysis.agreement, explorer=explorer))
         figures.update(agr_figs)
-        extra_tables.update(agreement_tables(analysis.agreement))
-    _add_seeking_sections(analysis, figures, extra_html, extra_md, extra_tables)
+        extra_tables.update(agreement_tables(full.agreement))
+    if analysis.judge_records:  # beside the metrics the judges' labels feed (no table: the record is the file)
+        from ._judge_records_section import judge_records_html, judge_records_markdown
+
+        lead_html.append(judge_records_html(analysis.judge_records))
+        lead_md.append(judge_records_markdown(analysis.judge_records))
+    _add_seeking_sections(analysis, full, figures, extra_html, extra_md, extra_tables)
     fig_paths = []
     for name, data in figures.items():
         p = out / "figures" / f"{name}.png"
         write_bytes(p, data)
         fig_paths.append(p)
+    csv = full.process
     tables = {
-        "metrics": content.metrics_table,
-        "audit": analysis.audit.table,
-        "erf": content.erf_table,
-        "rqi_by_type": content.rqi_by_type.rename_axis("reasoning_type").reset_index(),
-        "calibration": content.calibration.rename_axis("E").reset_index(),
-        "evidence_prevalence": content.prevalence.rename_axis("group").reset_index(),
-        **audit_tables(analysis.audit),
+        "agents": agent_label_table(full, names),
+        "metrics": csv.metrics_table,
+        "audit": full.audit.table,
+        "erf": csv.erf_table,
+        "rqi_by_type": csv.rqi_by_type.rename_axis("reasoning_type").reset_index(),
+        "calibration": csv.calibration.rename_axis("E").reset_index(),
+        "evidence_prevalence": csv.prevalence.rename_axis("group").reset_index(),
+        **audit_tables(full.audit),
         **extra_tables,
     }
     table_paths = []
@@ -176,15 +201,22 @@ def write_report(analysis: Analysis, out_dir: str | os.PathLike) -> ReportFiles:
     write_text(
         md,
         render_markdown(
-            analysis, {k: f"figures/{k}.png" for k in figures}, explorer=explorer, sections=extra_md, lead=lead_md
+            analysis,
+            {k: f"figures/{k}.png" for k in figures},
+            explorer=explorer,
+            sections=extra_md,
+            lead=lead_md,
+            legend=names,
         ),
     )
     explorer_page, explorer_paths = None, []
-    if analysis.explorer is not None:
-        written = write_explorer(analysis.explorer, out)
+    if full.explorer is not None:
+        written = write_explorer(full.explorer, out, labels=names)
         explorer_page = written.html
         explorer_paths = written.paths
     html_path = out / "report.html"
-    write_text(html_path, render_html(analysis, figures, explorer=explorer, sections=extra_html, lead=lead_html))
+    write_text(
+        html_path, render_html(analysis, figures, explorer=explorer, sections=extra_html, lead=lead_html, legend=names)
+    )
     record_written(out, "report", [*fig_paths, *table_paths, md, html_path, *explorer_paths])
     return ReportFiles(out, html_path, md, fig_paths, table_paths, explorer_page)

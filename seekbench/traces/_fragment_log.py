@@ -97,7 +97,6 @@ def _tables(gathered: DictColumns, summary: ImportSummary | None) -> Tables:
         summary.add_columns(
             tcols["source_format"],
             tcols["question"],
-            tcols["final_answer"],
             scols["kind"],
             scols["tool"],
             scols["n_documents"],

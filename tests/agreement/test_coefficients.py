@@ -223,3 +223,13 @@ def test_alpha_counts_and_ci():
     assert res.ci[0] <= res.value <= res.ci[1]
     # Raters who flip 10% independently: alpha close to (1 - 2 * 0.1)^2 = 0.64.
     assert 0.45 < res.value < 0.8
+
+
+@pytest.mark.parametrize("coefficient", [krippendorff_alpha, fleiss_kappa])
+def test_undefined_reason_is_in_the_result_and_the_warning_repeats_it(coefficient):
+    # One label covers every rating: P_e = 1, so alpha and Fleiss' kappa are 0 / 0.
+    with pytest.warns(UndefinedMetricWarning) as caught:
+        res = coefficient([["a", "a"], ["a", "a"]], n_boot=0)
+    assert math.isnan(res.value) and res.undefined
+    assert res.undefined in str(caught[0].message)
+    assert coefficient([["a", "b"], ["a", "a"], ["b", "b"]], n_boot=0).undefined == ""

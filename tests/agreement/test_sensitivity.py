@@ -17,8 +17,8 @@ from seekbench import UndefinedMetricWarning
 from seekbench.agreement import compare_annotations, metric_sensitivity
 from seekbench.agreement._sensitivity import _per_agent
 from seekbench.labels import AnnotationSet
+from seekbench.metrics import MetricOptions, Resampler
 from seekbench.metrics._ce import evidence_prevalence
-from seekbench.metrics import MetricOptions
 from seekbench.metrics._summary import summarize
 from seekbench.traces import build_tables
 
@@ -155,7 +155,7 @@ def test_bootstrap_statistics_reproduce_summarize(shared_traces, options):
         weights = evidence_prevalence(steps, tdf, decision_points=opts.decision_points,
                                       **opts.evidence).to_numpy()
         agents = sorted(tdf["agent"].unique())
-        values, _ = _per_agent(steps, tdf, agents, opts, weights, 0, 0, 0.05)
+        values, _ = _per_agent(steps, tdf, agents, opts=opts, weights=weights, resampler=Resampler(n_boot=0))
     for g in summary.groups:
         v = values[g["agent"]]
         assert v["rqi"] == pytest.approx(g["rqi"], abs=1e-12)

@@ -134,7 +134,7 @@ def test_pairing_is_what_makes_identical_agents_equal():
 
 
 def test_unknown_baseline_names_the_agents():
-    with pytest.raises(UserInputError, match=r"'nobody' is not an agent .*choose one of: a, b$"):
+    with pytest.raises(UserInputError, match=r"'nobody' is not an agent .*choose one of: best, a, b$"):
         _compare(TINY, baseline="nobody", n_boot=10)
 
 

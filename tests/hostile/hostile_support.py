@@ -35,6 +35,9 @@ SEEDS: list[tuple[str, str, bytes]] = [
     ("otel", "otel_phoenix_tools.jsonl", (FIXTURES / "shapes" / "otel_phoenix_tools.jsonl").read_bytes()),
     ("langfuse", "langfuse_trace.json", (FIXTURES / "shapes" / "langfuse_trace.json").read_bytes()),
     ("langfuse", "langfuse_traces.jsonl", (FIXTURES / "shapes" / "langfuse_traces.jsonl").read_bytes()),
+    ("swe_agent", "swe_agent.traj", (FIXTURES / "shapes" / "swe_agent.traj").read_bytes()),
+    ("mini_swe_agent", "mini_swe_agent.traj.json", (FIXTURES / "shapes" / "mini_swe_agent.traj.json").read_bytes()),
+    ("tau2", "tau_sim.json", (FIXTURES / "shapes" / "tau_sim.json").read_bytes()),
 ]
 
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from seekbench._errors import UserInputError
-from seekbench.metrics import _draws
+from seekbench.metrics import _resampler, percentile_interval
 from seekbench.metrics._bootstrap import (
     EstimateResult,
     bootstrap_ci,
@@ -18,7 +18,6 @@ from seekbench.metrics._bootstrap import (
     bootstrap_statistic_cis,
     bootstrap_sums,
     cluster_labels,
-    percentile_interval,
     ratio,
 )
 
@@ -52,7 +51,7 @@ def test_seed_reproducible_and_chunking_invariant(monkeypatch):
     a = bootstrap_sums(v, n_boot=1000, seed=7)
     assert np.array_equal(a, bootstrap_sums(v, n_boot=1000, seed=7))
     assert not np.array_equal(a, bootstrap_sums(v, n_boot=1000, seed=8))
-    monkeypatch.setattr(_draws, "MAX_CELLS", 25)  # chunks of 2 resamples
+    monkeypatch.setattr(_resampler, "MAX_CELLS", 25)  # chunks of 2 resamples
     assert np.array_equal(a, bootstrap_sums(v, n_boot=1000, seed=7))
 
 

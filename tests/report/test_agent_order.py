@@ -43,9 +43,15 @@ def test_report_on_the_190_traces_uses_the_file_order(cli, tmp_path, shared_data
         agent_cols = [c for c in rows[0] if c in file_order]
         assert agent_cols == [a for a in file_order if a in agent_cols], path.name
     assert checked >= 6
+    # The page shows each agent under its label (tables/agents.csv, in the same order); map back.
+    labels = {r["label"]: r["agent"] for r in csv.DictReader((tmp_path / "tables" / "agents.csv").open())}
+    assert list(labels.values()) == file_order
     md = (tmp_path / "report.md").read_text(encoding="utf-8")
-    per_group = md.split("## Per-group metrics", 1)[1].split("\n## ", 1)[0]
-    shown = [a for a in re.findall(r"^\| ([^|]+?) \|", per_group, flags=re.M) if a.replace("\\_", "_") in file_order]
-    assert [a.replace("\\_", "_") for a in shown] == file_order
+    for section in ("## Per-group metrics", "### Values and order"):
+        part = md.split(section, 1)[1].split("\n#", 1)[0]
+        cells = [a.replace("\\_", "_") for a in re.findall(r"^\| ([^|]+?) \|", part, flags=re.M)]
+        shown = [labels[a] for a in cells if a in labels]
+        assert shown == file_order, section
     index = (tmp_path / "explorer-data" / "index.js").read_text(encoding="utf-8")
     assert json.loads(re.search(r'"agents":(\[[^\]]*\])', index).group(1)) == file_order
+    assert json.loads(re.search(r'"agent_labels":(\[[^\]]*\])', index).group(1)) == list(labels)

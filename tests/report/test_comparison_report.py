@@ -4,7 +4,6 @@ its first screen in real headless Chromium, the Markdown twin, the tables and --
 from __future__ import annotations
 
 import json
-
 import re
 
 import pandas as pd
@@ -57,7 +56,8 @@ def agreement_report(tmp_path_factory):
 def test_comparison_tables_and_manifest(shared_report):
     t = pd.read_csv(shared_report / "tables" / "comparison.csv")
     agents = sorted(t["agent"].unique())
-    assert len(agents) == 5 and set(t["baseline"]) == {"DeepResearcher-7b"}  # the first agent by default
+    # the first agent of the input by default (the report's one order), under its full name in the CSV
+    assert len(agents) == 5 and set(t["baseline"]) == {"fewshot-Qwen2.5-7B-Instruct"}
     assert set(t["metric"]) == {"rqi", "ce", "recovered_by_8", "accuracy", "overconfident", "overcautious",
                                 "tool_calls", "duplicate_query_rate"}
     assert ((t["lower"] <= t["difference"] + 1e-12) & (t["difference"] <= t["upper"] + 1e-12)).all()
@@ -72,18 +72,29 @@ def test_markdown_opens_with_the_same_sentences(shared_report):
     s = pd.read_csv(shared_report / "tables" / "comparison_summary.csv")
     first = md.index("## Which agent is better")
     assert md.index("Contents: [Which agent is better](#which-agent-is-better)") < first < md.index("## Per-group")
-    assert all(md_text(sentence) in md for sentence in s["sentence"])  # as Markdown shows the text itself
+    labels = pd.read_csv(shared_report / "tables" / "agents.csv")
+    full = sorted(zip(labels["agent"], labels["label"], strict=True), key=lambda p: -len(p[0]))
+
+    def shown(sentence: str) -> str:  # the page names agents by their labels; the CSV by their full names
+        for name, label in full:
+            sentence = sentence.replace(name, label)
+        return md_text(sentence)
+
+    assert all(shown(sentence) in md for sentence in s["sentence"])  # as Markdown shows the text itself
+    assert "![Each agent's value with its 95% CI per metric, against the baseline](figures/comparison.png)" in md
+    assert md.index("figures/comparison.png") < md.index("- **RQI** \u2191:") < md.index("Each verdict in a full")
 
 
 @pytest.mark.browser
 def test_first_screen_says_who_is_best_and_how_sure(shared_report, tmp_path):
     shot = tmp_path / "report-first-screen.png"
-    (items, overflow), errors = _in_chromium(
+    (items, overflow, figure, width), errors = _in_chromium(
         (shared_report / "report.html").as_uri(),
-        "[Array.from(document.querySelectorAll('#comparison .verdicts li'))"
+        "[Array.from(document.querySelectorAll('#comparison .verdicts.short li'))"
         ".map(li => [li.innerText, li.getBoundingClientRect().top, li.getBoundingClientRect().bottom]),"
         " Array.from(document.querySelectorAll('#comparison div')).filter(d => d.scrollWidth > d.clientWidth + 1)"
-        ".length]",
+        ".length, (i => [i.complete, i.naturalWidth, i.getBoundingClientRect().bottom])"
+        "(document.querySelector('#comparison figure.forest img')), document.documentElement.scrollWidth]",
         shot,
     )
     print(f"first-screen screenshot: {shot}")
@@ -92,24 +103,27 @@ def test_first_screen_says_who_is_best_and_how_sure(shared_report, tmp_path):
     text = {t.split(":")[0].split(" ")[0]: t for t, _, _ in items}
     # The three statements of the Done-when (most grounded, best calibrated, recovers best), each with how
     # sure it is, are entirely above the fold of a 1280 x 800 window.
-    for key, who in (("RQI", "fewshot-Qwen2.5-7B-Instruct grounds more"),
-                     ("CE", "fewshot-Qwen2.5-7B-Instruct is better calibrated"),
-                     ("ERF(8)", "SearchR1-nq_hotpotqa_train-qwen2.5-7b-em-ppo-v0.3 recovers")):
-        assert who in text[key] and "95% CI" in text[key], text[key]
-    assert all(bottom <= VIEWPORT["height"] for _, _, bottom in items[:3]), items
-    assert overflow == 0  # the comparison's tables fit 1280 px without scrolling sideways
+    # under the agents' short labels; "clearly ahead" is what the CI says of the best agent against the rest.
+    for key, who in (("RQI", "fewshot-Qwen2.5-7B best (0.419); clearly ahead of every other agent"),
+                     ("CE", "fewshot-Qwen2.5-7B best (0.211); not clearly ahead of"),
+                     ("ERF(8)", "SearchR1-7b-ppo-v0.3 best (0.725); not clearly ahead of 3 of 4 others")):
+        assert who in text[key], text[key]
+    # The comparison figure and every verdict line are above the fold of a 1280 x 800 window.
+    assert figure[0] and figure[1] >= 1200 and figure[2] <= VIEWPORT["height"], figure
+    assert all(bottom <= VIEWPORT["height"] for _, _, bottom in items), items
+    assert overflow == 0 and width <= VIEWPORT["width"]  # nothing scrolls sideways
     from matplotlib.image import imread
 
     assert (imread(shot)[..., :3] < 0.9).mean() > 0.02  # not blank
 
 
 def test_baseline_option(cli, tmp_path, shared_data):
-    r = cli("report", shared_data, "-o", tmp_path / "r", "--n-boot", "50", "--baseline", "fewshot-Qwen2.5-7B-Instruct")
+    r = cli("report", shared_data, "-o", tmp_path / "r", "--n-boot", "50", "--baseline", "DeepResearcher-7b")
     assert r.code == 0, r
     t = pd.read_csv(tmp_path / "r" / "tables" / "comparison.csv")
-    assert set(t["baseline"]) == {"fewshot-Qwen2.5-7B-Instruct"}
+    assert set(t["baseline"]) == {"DeepResearcher-7b"}
     html = (tmp_path / "r" / "report.html").read_text()
-    assert "Differences against fewshot-Qwen2.5-7B-Instruct" in html
+    assert "Differences against DeepResearcher-7b</h3>" in html
 
 
 def test_unknown_baseline_is_a_user_error(cli, tmp_path, shared_data):
@@ -149,3 +163,43 @@ def test_agreement_view_shows_a_disagreement(agreement_report, tmp_path):
     assert not errors, errors
     assert -2 <= top < VIEWPORT["height"]  # the anchor scrolls to the examples (sub-pixel above 0)
     assert cells[2] != cells[3]  # reference and judge labels side by side, different
+
+
+@pytest.mark.browser
+def test_explorer_opens_on_the_audit(shared_report, tmp_path):
+    # 1280 x 800: the agents' summary (one row per agent, under its label) and the worst traces are on the
+    # first screen; how the page loads its data is in the footer, out of the way.
+    (rows, first_trace, note_top, width), errors = _in_chromium(
+        (shared_report / "explorer.html").as_uri(),
+        "new Promise(r => { const t = setInterval(() => { if (window.__explorerReady) { clearInterval(t); r(["
+        "Array.from(document.querySelectorAll('details.agents[open] tbody tr')).map(tr => "
+        "[tr.cells[0].innerText, tr.getBoundingClientRect().bottom]),"
+        "document.querySelector('tr.trace-row').getBoundingClientRect().top,"
+        "document.querySelector('#datanote').closest('footer').getBoundingClientRect().top,"
+        "document.documentElement.scrollWidth]); } }, 50); })",
+        tmp_path / "explorer-first-screen.png",
+    )
+    assert not errors, errors
+    labels = pd.read_csv(shared_report / "tables" / "agents.csv")["label"].tolist()
+    assert [name for name, _ in rows] == labels  # the report's order and labels
+    assert all(bottom <= VIEWPORT["height"] for _, bottom in rows)
+    assert first_trace < VIEWPORT["height"] < note_top and width <= VIEWPORT["width"]
+
+
+@pytest.mark.browser
+def test_sample_first_screen_holds_the_figure_and_every_verdict(tmp_path):
+    from seekbench.cli import main
+
+    out = tmp_path / "sample"
+    assert main(["report", "-o", str(out), "--n-boot", "200"]) == 0
+    (figure, bottoms, width), errors = _in_chromium(
+        (out / "report.html").as_uri(),
+        "[(i => [i.complete, i.naturalWidth, i.getBoundingClientRect().bottom])"
+        "(document.querySelector('#comparison figure.forest img')),"
+        "Array.from(document.querySelectorAll('#comparison .verdicts.short li')).map(li => "
+        "li.getBoundingClientRect().bottom), document.documentElement.scrollWidth]",
+        tmp_path / "sample-first-screen.png",
+    )
+    assert not errors, errors
+    assert figure[0] and figure[2] <= VIEWPORT["height"]
+    assert len(bottoms) == 8 and max(bottoms) <= VIEWPORT["height"] and width <= VIEWPORT["width"]

@@ -67,7 +67,8 @@ def test_explorer_filters_search_steps_and_disagreements(explorer_dir, browser, 
     shot = tmp_path / "explorer_first_screen.png"
     page.screenshot(path=str(shot), full_page=False)
     print(f"\nscreenshot: {shot}")
-    assert "sidecar script" in page.inner_text("#datanote")
+    # how the page loads its data is told in the footer ("How this page works"), not on the first screen
+    assert "sidecar script" in page.text_content("footer details #datanote")
     assert browser.count() == 48
 
     agents = page.eval_on_selector_all("#f-agent option", "os => os.map(o => [o.value, o.textContent])")
@@ -117,7 +118,8 @@ def test_explorer_filters_search_steps_and_disagreements(explorer_dir, browser, 
     # Per-agent drill-down from the agents panel.
     page.goto(url)
     page.wait_for_function("window.__explorerReady")
-    page.click("details.agents summary")
+    # the agents' summary is open on the first screen (the explorer opens on the audit)
+    assert page.evaluate("document.querySelector('details.agents').open")
     page.click("details.agents a:text-is('looper')")
     page.wait_for_function("document.querySelector('#f-agent').selectedOptions[0].textContent === 'looper'")
     assert set(browser.column(2)) == {"looper"}

@@ -35,7 +35,7 @@ def test_report_files(sample_report):
     assert (sample_report / "report.html").stat().st_size > 10_000
     assert (sample_report / "report.md").exists()
     pngs = sorted(p.name for p in (sample_report / "figures").glob("*.png"))
-    assert pngs == ["calibration.png", "erf.png", "erf_km.png", "prevalence.png", "rqi_heatmap.png"]
+    assert pngs == ["calibration.png", "comparison.png", "erf.png", "erf_km.png", "prevalence.png", "rqi_heatmap.png"]
     tables = sorted(p.name for p in (sample_report / "tables").glob("*.csv"))
     assert "metrics.csv" in tables and "audit.csv" in tables
     html = (sample_report / "report.html").read_text()
@@ -58,7 +58,7 @@ def test_report_renders_in_chromium(sample_report, tmp_path):
         shot = tmp_path / "report.png"
         page.screenshot(path=str(shot), full_page=False)
         browser.close()
-    assert len(images) == 5
+    assert len(images) == 6
     assert all(complete and width > 100 for _, complete, width in images), images
     assert text_len > 2000
     assert "Per-group metrics" in headings and "Per-trace audit" in headings

@@ -21,9 +21,11 @@ Their agreement with human labels is measured by ``seekbench judge evaluate``
 """
 
 from ._context import trace_views
+from ._embed import EMBED_SCORE_NAMES, EMBEDDER_NAME, embedding_available, minilm_encoder
 from ._human import LabelMap, human_labels, question_groups
 from ._judge import Decision, OfflineJudge, rule_search_type
-from ._learned import FieldModel, LearnedJudge, LearnedModel, fit_learned_model
+from ._learned import LEXICAL, WITH_MINILM, FieldModel, LearnedModel, add_embedding_scores, fit_learned_model
+from ._learned_judge import LearnedJudge
 from ._load import load_offline_judge, sample_model
 from ._rules import THRESHOLDS, RulesJudge
 from ._scores import CUES, SCORE_NAMES, step_scores
@@ -33,7 +35,10 @@ __all__ = [
     "CARD_NOTE",
     "CUES",
     "Decision",
+    "EMBEDDER_NAME",
+    "EMBED_SCORE_NAMES",
     "FieldModel",
+    "LEXICAL",
     "LabelMap",
     "LearnedJudge",
     "LearnedModel",
@@ -41,10 +46,14 @@ __all__ = [
     "RulesJudge",
     "SCORE_NAMES",
     "THRESHOLDS",
+    "WITH_MINILM",
+    "add_embedding_scores",
+    "embedding_available",
     "fit_learned_model",
     "fit_with_card",
     "human_labels",
     "load_offline_judge",
+    "minilm_encoder",
     "question_groups",
     "rule_search_type",
     "sample_model",

@@ -11,6 +11,13 @@ model card), never pickle, so loading a model file cannot run code. Prediction
 recomputes the features from the JSON with numpy and scipy, the same code path
 right after training and after loading.
 
+With an embedder (the ``local-embed`` extra, :mod:`._embed`), a second set of
+classifiers is fitted on the same features plus the embedding similarities of
+:data:`._embed.EMBED_SCORE_NAMES`. A model file holds both; the judge uses the
+embedding variant when the extra is installed and the lexical one otherwise,
+and says which in every label's provenance (``model`` ends in ``+minilm`` and
+``heuristic`` names the feature set).
+
 ``search_type`` models are trained only on the searches the rules do not
 decide (not first, not a repeat), since only those reach the model. A field
 whose training labels have fewer than two classes gets no classifier; its
@@ -34,12 +41,19 @@ import scipy.sparse as sp
 from ..._errors import UserInputError
 from ...traces import LABEL_VALUES
 from ._context import StepView, trace_views
+from ._embed import EMBED_SCORE_NAMES, EMBEDDER_NAME, Encoder, embedding_scores
 from ._human import LabelMap
-from ._judge import Decision, OfflineJudge, applicable_fields, rule_search_type
+from ._judge import applicable_fields, rule_search_type
 from ._scores import SCORE_NAMES, step_scores
 
 FORMAT = "seekbench.offline.learned"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: Model files this version reads (1: no embedding variant).
+READ_VERSIONS = (1, 2)
+
+#: Feature sets: the lexical ones always; the MiniLM similarities with the ``local-embed`` extra.
+LEXICAL = "lexical"
+WITH_MINILM = "lexical+minilm"
 
 
 class _Params(TypedDict):
@@ -71,6 +85,7 @@ class FieldModel:
     intercept: list[float]
     n_train: int
     class_counts: dict[str, int] = dataclasses.field(default_factory=dict)  # `field` is an attribute here
+    feature_set: str = LEXICAL
 
     def features(self, texts: Sequence[str], scores: np.ndarray) -> sp.csr_matrix:
         """The feature matrix: l2-normalised sublinear TF-IDF of ``texts`` then standardised ``scores``."""
@@ -102,25 +117,38 @@ class FieldModel:
         return [self.classes[i] for i in np.asarray(z).argmax(axis=1)]
 
 
-def _view_inputs(views: Sequence[StepView], names: Sequence[str]) -> tuple[list[str], np.ndarray]:
+def score_names(kind: str, features: str) -> list[str]:
+    """Numeric feature columns of a classifier for ``kind`` steps with feature set ``features``."""
+    return list(SCORE_NAMES[kind]) + (list(EMBED_SCORE_NAMES[kind]) if features == WITH_MINILM else [])
+
+
+def add_embedding_scores(views_per_trace: Sequence[Sequence[StepView]], encode: Encoder) -> None:
+    """Store each step's embedding scores in ``view.cache["embed"]`` (traces already done are skipped)."""
+    todo = [views for views in views_per_trace if views and "embed" not in views[0].cache]
+    for views, scores in zip(todo, embedding_scores(todo, encode), strict=True):
+        for v, sc in zip(views, scores, strict=True):
+            v.cache["embed"] = sc
+
+
+def view_inputs(views: Sequence[StepView], names: Sequence[str]) -> tuple[list[str], np.ndarray]:
     texts = [v.text for v in views]
     rows = []
     for v in views:
-        sc = step_scores(v)
+        sc = {**step_scores(v), **v.cache.get("embed", {})}
         rows.append([sc[n] for n in names])
     return texts, np.asarray(rows, dtype=np.float64).reshape(len(views), len(names))
 
 
 def fit_field_model(
-    kind: str, field_name: str, views: Sequence[StepView], y: Sequence[str], *, seed: int = 0
+    kind: str, field_name: str, views: Sequence[StepView], y: Sequence[str], *, seed: int = 0, features: str = LEXICAL
 ) -> FieldModel:
     """Fit one classifier (see the module docstring). ``y`` must hold at least two classes."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import StandardScaler
 
-    names = list(SCORE_NAMES[kind])
-    texts, scores = _view_inputs(views, names)
+    names = score_names(kind, features)
+    texts, scores = view_inputs(views, names)
     min_df = PARAMS["min_df"] if len(texts) >= 20 else 1
     vec = TfidfVectorizer(
         ngram_range=(1, PARAMS["ngram_max"]),
@@ -159,6 +187,7 @@ def fit_field_model(
         intercept=clf.intercept_.tolist(),
         n_train=len(y),
         class_counts=counts,
+        feature_set=features,
     )
 
 
@@ -183,11 +212,17 @@ def training_examples(
 
 @dataclass
 class LearnedModel:
-    """The per-field classifiers of a learned judge, its card, and the fields it cannot label."""
+    """The per-field classifiers of a learned judge, its card, and the fields it cannot label.
+
+    ``fields`` use the lexical features; ``embed_fields`` (empty when trained without an
+    embedder) the same plus the embedding similarities computed with ``embedder``.
+    """
 
     fields: dict[str, FieldModel]
     unsupported: dict[str, str] = field(default_factory=dict)
     card: dict = field(default_factory=dict)
+    embed_fields: dict[str, FieldModel] = field(default_factory=dict)
+    embedder: str | None = None
 
     @staticmethod
     def key(kind: str, field_name: str) -> str:
@@ -200,12 +235,20 @@ class LearnedModel:
             "card": self.card,
             "unsupported": self.unsupported,
             "fields": {k: asdict(m) for k, m in sorted(self.fields.items())},
+            "embed_fields": {k: asdict(m) for k, m in sorted(self.embed_fields.items())},
+            "embedder": self.embedder,
         }
 
     @property
     def sha256(self) -> str:
         """Hash of the classifiers (not the card), naming the model in label provenance."""
-        body = json.dumps({k: asdict(m) for k, m in sorted(self.fields.items())}, sort_keys=True)
+        # A lexical-only model keeps the hash it had before feature sets existed.
+        parts: dict = {
+            k: {a: v for a, v in asdict(m).items() if a != "feature_set"} for k, m in sorted(self.fields.items())
+        }
+        if self.embed_fields:
+            parts["embed"] = {k: asdict(m) for k, m in sorted(self.embed_fields.items())}
+        body = json.dumps(parts, sort_keys=True)
         return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
     def save(self, path: str | os.PathLike) -> None:
@@ -235,28 +278,37 @@ class LearnedModel:
                 f"not a learned-judge model (expected format {FORMAT!r}); train one with `seekbench judge train`",
                 file=file,
             )
-        if obj.get("format_version") != FORMAT_VERSION:
+        if obj.get("format_version") not in READ_VERSIONS:
             raise UserInputError(
                 f"model format version {obj.get('format_version')!r} is not supported "
-                f"(expected {FORMAT_VERSION}); retrain with `seekbench judge train`",
+                f"(this seekbench reads {', '.join(map(str, READ_VERSIONS))}); retrain with `seekbench judge train`",
                 file=file,
             )
-        fields = {}
-        for key, raw in (obj.get("fields") or {}).items():
-            try:
-                m = FieldModel(**raw)
-                _check_shapes(m)
-            except (TypeError, ValueError) as e:
-                raise UserInputError(f"model entry {key!r} is malformed ({e}); retrain the model", file=file) from e
-            fields[key] = m
-        return cls(fields=fields, unsupported=dict(obj.get("unsupported") or {}), card=dict(obj.get("card") or {}))
+        parsed: dict[str, dict[str, FieldModel]] = {"fields": {}, "embed_fields": {}}
+        for part, want in (("fields", LEXICAL), ("embed_fields", WITH_MINILM)):
+            for key, raw in (obj.get(part) or {}).items():
+                try:
+                    m = FieldModel(**raw)
+                    if m.feature_set != want:
+                        raise ValueError(f"features {m.feature_set!r} in {part}, expected {want!r}")
+                    _check_shapes(m)
+                except (TypeError, ValueError) as e:
+                    raise UserInputError(f"model entry {key!r} is malformed ({e}); retrain the model", file=file) from e
+                parsed[part][key] = m
+        return cls(
+            fields=parsed["fields"],
+            unsupported=dict(obj.get("unsupported") or {}),
+            card=dict(obj.get("card") or {}),
+            embed_fields=parsed["embed_fields"],
+            embedder=obj.get("embedder") if parsed["embed_fields"] else None,
+        )
 
 
 def _check_shapes(m: FieldModel) -> None:
     allowed = LABEL_VALUES.get(m.field, ())
     if m.kind not in SCORE_NAMES or not set(m.classes) <= set(allowed) or len(m.classes) < 2:
         raise ValueError(f"kind {m.kind!r}, field {m.field!r} or classes {m.classes!r} outside the ontology")
-    if list(m.score_names) != list(SCORE_NAMES[m.kind]):
+    if list(m.score_names) != score_names(m.kind, m.feature_set):
         raise ValueError("score names differ from this version's features")
     width = len(m.vocabulary) + len(m.score_names)
     rows = 1 if len(m.classes) == 2 else len(m.classes)
@@ -277,7 +329,12 @@ def _check_shapes(m: FieldModel) -> None:
 
 
 def fit_learned_model(
-    traces: list[dict], labels: LabelMap, *, seed: int = 0, views: list[list[StepView]] | None = None
+    traces: list[dict],
+    labels: LabelMap,
+    *,
+    seed: int = 0,
+    views: list[list[StepView]] | None = None,
+    encoder: Encoder | None = None,
 ) -> LearnedModel:
     """Fit a classifier per (kind, field) with at least two classes among the labeled steps.
 
@@ -290,7 +347,10 @@ def fit_learned_model(
     seed : int
         ``random_state`` of each classifier.
     views : list of list of StepView, optional
-        ``_context.trace_views(traces)`` when already computed.
+        ``_context.trace_views(traces)`` when already computed (embedding scores already in
+        their caches are reused).
+    encoder : callable, optional
+        An embedder (:func:`._embed.minilm_encoder`): also fit the embedding variant.
 
     Returns
     -------
@@ -299,8 +359,12 @@ def fit_learned_model(
         also its grouped-CV scores).
     """
     fields: dict[str, FieldModel] = {}
+    embed_fields: dict[str, FieldModel] = {}
     unsupported: dict[str, str] = {}
-    examples = training_examples(trace_views(traces) if views is None else views, labels)
+    views = trace_views(traces) if views is None else views
+    if encoder is not None:
+        add_embedding_scores(views, encoder)
+    examples = training_examples(views, labels)
     for kind in SCORE_NAMES:
         for f in applicable_fields(kind):
             key = LearnedModel.key(kind, f)
@@ -314,44 +378,11 @@ def fit_learned_model(
                 )
                 continue
             fields[key] = fit_field_model(kind, f, field_views, ys, seed=seed)
-    return LearnedModel(fields=fields, unsupported=unsupported)
-
-
-class LearnedJudge(OfflineJudge):
-    """Labels steps with a :class:`LearnedModel`.
-
-    Parameters
-    ----------
-    model : LearnedModel
-    name : str, default "learned"
-    version : str, default "1"
-    """
-
-    kind = "learned"
-
-    def __init__(self, model: LearnedModel, name: str = "learned", *, version: str = "1") -> None:
-        super().__init__(name, version=version)
-        self.model = model
-        self._model_id = f"learned@{self.version}:{model.sha256[:12]}"
-
-    @property
-    def model_id(self) -> str:
-        return self._model_id
-
-    def _decide(self, kind: str, field: str, views: Sequence[StepView]) -> list[Decision]:
-        key = LearnedModel.key(kind, field)
-        m = self.model.fields.get(key)
-        if m is None:
-            reason = self.model.unsupported.get(key, f"the model has no classifier for {field} on {kind} steps")
-            return [Decision(None, reason=reason) for _ in views]
-        todo = [i for i, v in enumerate(views) if not v.is_empty]
-        predicted: dict[int, str] = {}
-        if todo:
-            texts, scores = _view_inputs([views[i] for i in todo], m.score_names)
-            predicted = dict(zip(todo, m.predict(texts, scores), strict=True))
-        return [
-            Decision(None, reason=f"{kind} step has no text to judge")
-            if v.is_empty
-            else Decision(predicted[i], basis=f"logistic-regression:{key}")
-            for i, v in enumerate(views)
-        ]
+            if encoder is not None:
+                embed_fields[key] = fit_field_model(kind, f, field_views, ys, seed=seed, features=WITH_MINILM)
+    return LearnedModel(
+        fields=fields,
+        unsupported=unsupported,
+        embed_fields=embed_fields,
+        embedder=EMBEDDER_NAME if encoder is not None else None,
+    )

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from ..._errors import SeekbenchWarning, UserInputError
 from ._judge import OfflineJudge
-from ._learned import LearnedJudge, LearnedModel
+from ._learned import LearnedModel
+from ._learned_judge import LearnedJudge
 from ._rules import RulesJudge
 
 #: Keys an offline judge table may hold (``path`` is added by the judge-file loader).

@@ -6,8 +6,10 @@ import os
 
 from ..._version import __version__
 from ...llm import utc_now
+from ._context import StepView
+from ._embed import Encoder
 from ._human import LabelMap, question_groups, training_data_sha256
-from ._learned import FORMAT, PARAMS, LearnedModel, fit_learned_model
+from ._learned import FORMAT, LEXICAL, PARAMS, WITH_MINILM, LearnedModel, fit_learned_model
 
 CARD_NOTE = (
     "Quality is whatever grouped cross-validation measured (train and test folds never share a "
@@ -17,7 +19,15 @@ CARD_NOTE = (
 
 
 def fit_with_card(
-    traces: list[dict], labels: LabelMap, *, seed: int = 0, source: str | None = None, cv: dict | None = None
+    traces: list[dict],
+    labels: LabelMap,
+    *,
+    seed: int = 0,
+    source: str | None = None,
+    cv: dict | None = None,
+    encoder: Encoder | None = None,
+    views: list[list[StepView]] | None = None,
+    trained_at: str | None = "now",
 ) -> LearnedModel:
     """Fit the learned judge on all labeled traces and describe it in a model card (``cv``: its CV section).
 
@@ -29,19 +39,24 @@ def fit_with_card(
         Where the training data came from (a file name, for the card).
     cv : dict, optional
         The card's ``cv`` section (:func:`seekbench.analysis.train_learned_model` fills it; None: no CV).
+    encoder, views :
+        Passed to :func:`fit_learned_model` (an embedder: fit the embedding variant too).
+    trained_at : str or None, default "now"
+        The card's time stamp: ``"now"`` (UTC), a fixed string, or None (a reproducible build
+        writes none, so training twice gives the same bytes).
 
     Returns
     -------
     LearnedModel
         Classifiers fitted on every labeled step, with ``card`` filled in.
     """
-    model = fit_learned_model(traces, labels, seed=seed)
+    model = fit_learned_model(traces, labels, seed=seed, views=views, encoder=encoder)
     n_labels = {LearnedModel.key(m.kind, m.field): m.n_train for m in model.fields.values()}
     model.card = {
         "judge": "learned",
         "format": FORMAT,
         "seekbench_version": __version__,
-        "trained_at": utc_now(),
+        "trained_at": utc_now() if trained_at == "now" else trained_at,
         "seed": seed,
         "training_data": {
             "sha256": training_data_sha256(traces, labels),
@@ -59,6 +74,8 @@ def fit_with_card(
             text="TF-IDF word 1-2-grams, sublinear tf, l2",
         ),
         "unsupported": dict(model.unsupported),
+        "feature_sets": [LEXICAL, *([WITH_MINILM] if model.embed_fields else [])],
+        "embedder": model.embedder,
         "cv": cv,
         "note": CARD_NOTE,
     }

@@ -225,23 +225,26 @@
            "rater side by side.</p></section>";
   }
 
+  // The agent's label in the report (its full name when it has none); the full name stays in the filter.
+  function agentLabel(i) { return (META.agent_labels && META.agent_labels[i]) || META.agents[i]; }
+
   function pct(x) { return x == null ? "n/a" : Math.round(100 * x) + "%"; }
 
   function agentPanel() {
-    var h = "<details class='agents'><summary>Agents: correctness, flag rates and mean score (click a name to list " +
-            "its traces worst first)</summary><table><thead><tr><th class='l'>agent</th><th>traces</th><th>correct</th>" +
+    var h = "<details class='agents' open><summary>Agents: correctness, flag rates and mean score (click a name to list " +
+            "its traces worst first; the worst traces of all agents are listed below)</summary><table><thead><tr><th class='l'>agent</th><th>traces</th><th>correct</th>" +
             "<th>flagged</th>" + META.flags.map(function (f) { return "<th>" + esc(f) + "</th>"; }).join("") +
             "<th>mean score</th><th title='" + esc(META.e_unknown_reason || "") + "'>E unknown</th></tr></thead><tbody>";
     (META.agent_rates || []).forEach(function (r) {
-      h += "<tr><td class='l'><a href='#agent=" + encodeURIComponent(r.agent) + "&sort=score'>" + esc(r.agent) +
-           "</a></td><td>" + r.n + "</td><td>" + pct(r.correct) + "</td><td>" + pct(r.flagged) + "</td>" +
+      h += "<tr><td class='l'><a href='#agent=" + encodeURIComponent(r.agent) + "&sort=score' title='" + esc(r.agent) + "'>" +
+           esc(agentLabel(META.agents.indexOf(r.agent))) + "</a></td><td>" + r.n + "</td><td>" + pct(r.correct) + "</td><td>" + pct(r.flagged) + "</td>" +
            r.flags.map(function (x) { return "<td>" + pct(x) + "</td>"; }).join("") + "<td>" +
            r.mean_score.toFixed(2) + "</td><td title='" + esc(META.e_unknown_reason || "") + "'>" +
            (r.e_unknown == null ? "n/a" : r.e_unknown) + "</td></tr>";
     });
     var unknown = (META.agent_rates || []).some(function (r) { return r.e_unknown > 0; });
     h += "</tbody></table>";
-    if (unknown) h += "<p class='muted'>E unknown: " + esc(META.e_unknown_reason) + "; these traces are left out of " +
+    if (unknown) h += "<p class='muted'>" + esc(META.e_unknown_reason) + "; these traces are left out of " +
       "every E-based number (E at answer, CE, ERF, overconfident and overcautious rates).</p>";
     return h + "</details>";
   }
@@ -255,7 +258,8 @@
   function rowHtml(i) {
     var id = IDX.id[i], open = expanded.has(i);
     var h = "<tr class='trace-row" + (open ? " open" : "") + "' data-pos='" + i + "' data-id='" + esc(id) + "' tabindex='0'>" +
-      "<td class='l mono'>" + esc(id) + "</td><td class='l'>" + esc(META.agents[IDX.agent[i]]) + "</td>" +
+      "<td class='l mono'>" + esc(id) + "</td><td class='l' title='" + esc(META.agents[IDX.agent[i]]) + "'>" +
+      esc(agentLabel(IDX.agent[i])) + "</td>" +
       "<td class='l q' title='" + esc(IDX.q[i]) + "'><div class='clamp'>" + esc(IDX.q[i]) + "</div></td><td class='" + (IDX.correct[i] === 1 ? "ok" : (IDX.correct[i] === 0 ? "bad" : "")) +
       "'>" + fmtCorrect(IDX.correct[i]) + "</td><td>" + fmtE(IDX.E[i]) + "</td><td>" +
       esc(META.recovery[IDX.rec[i]] || "") + "</td><td class='l'>" + flagChips(IDX.flags[i]) + "</td><td>" +
@@ -384,9 +388,6 @@
     document.getElementById("app").innerHTML =
       "<header><h1>Trace explorer</h1><p class='muted'>" + N + " traces · " + m.agents.length + " agents · labels: " +
       esc(m.label_source) + (m.judges.length ? " · judges: " + esc(m.judges.join(", ")) : "") + "</p>" +
-      "<p class='muted' id='datanote'>Data: " + DIR + "/index.js (every trace's summary, loaded with the page) and " +
-      m.n_chunks + (m.n_chunks === 1 ? " sidecar script " : " sidecar scripts ") + DIR + "/chunk-*.js of up to " + m.chunk_size + " traces each, loaded on demand by " +
-      "&lt;script&gt; tags, so the page works from file:// with no server and no network. Keep the folder next to the page.</p>" +
       "<details class='defs'><summary>What the flags and the score mean</summary><ul>" +
       m.flags.map(function (f) { return "<li><b>" + esc(f) + "</b>: " + esc(m.flag_definitions[f]) + "</li>"; }).join("") +
       "</ul><p>Score = sum over raised flags of: ungrounded share; (2 − E at answer)/2; 1 for not recovered; repeated " +
@@ -395,7 +396,13 @@
       "<div id='controls'></div><div class='bar'><span id='count'></span><span id='pager'></span><span id='status' class='status'></span></div>" +
       "<table class='traces'><thead><tr><th class='l'>trace</th><th class='l'>agent</th><th class='l'>question</th><th>answer</th>" +
       "<th title='evidence state at the answer'>E</th><th title='recovered: reached full evidence (E = 2) or, by default, answered correctly; stopped: answered without recovering; cut_off: ended with neither an answer nor recovery'>recovery</th><th class='l'>flags</th><th>score</th><th>steps</th>" +
-      "<th title='judge vs reference disagreements'>dis.</th></tr></thead><tbody id='rows'></tbody></table>";
+      "<th title='judge vs reference disagreements'>dis.</th></tr></thead><tbody id='rows'></tbody></table>" +
+      "<footer><details><summary>How this page works</summary><p class='muted' id='datanote'>Data: " + DIR +
+      "/index.js (every trace's summary, loaded with the page) and " + m.n_chunks +
+      (m.n_chunks === 1 ? " sidecar script " : " sidecar scripts ") + DIR + "/chunk-*.js of up to " + m.chunk_size +
+      " traces each, loaded on demand by &lt;script&gt; tags, so the page works from file:// with no server and no " +
+      "network. Keep the folder next to the page. Filters, sort and the open trace live in the address (#...), so a " +
+      "link opens the same view.</p></details></footer>";
     readHash();
     rebuild();
     wire();

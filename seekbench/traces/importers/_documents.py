@@ -3,13 +3,11 @@
 Passage text: ``Doc i(Title: t) passage`` entries (Search-R1's retriever format),
 ``(i)Title: t Text: x`` or ``(i)t   x`` entries (R1-Searcher), ``Title: t`` lines each
 opening a passage, and ``"t"`` lines opening blank-line separated passages (the wiki
-corpus as ReSearch prints it). JSON result lists (``[{title|name, text|content|snippet|
-description|quick_summary, url|link, id, score}]``, bare or under ``results`` /
-``documents`` / ``docs`` / ``organic`` / ``items`` / ``data`` / ``web_page_info_list``,
-Bing's ``webPages.value``, Brave's ``web.results``, lists of such lists), also written as
-a Python literal (a list rendered by a chat template). Otherwise the text itself is one
-document. Untrusted text: JSON too deeply nested to decode, or with numbers Python will
-not convert, is kept as text.
+corpus as ReSearch prints it). JSON results (a list of records, bare, under an API's key,
+or JSON inside JSON; :mod:`._result_documents`), also written as a Python literal (a list
+rendered by a chat template), and Markdown result lists (``1. [title](url)`` then the snippet, as
+Qwen-Agent web tools print them). Otherwise the text itself is one document. Untrusted text:
+JSON too deeply nested to decode, or with numbers Python will not convert, is kept as text.
 """
 
 from __future__ import annotations
@@ -17,38 +15,18 @@ from __future__ import annotations
 import ast
 import json
 import re
-from typing import Any
+
+from ._result_documents import json_documents
 
 _DOC = re.compile(r"(?m)^[ \t]*Doc\s*(\d+)\s*\(\s*Title\s*:\s*")
 _NUMBERED = re.compile(r"(?m)^[ \t]*\((\d+)\)[ \t]*")
 _TITLE_TEXT = re.compile(r"\s*Title\s*:\s*(.*?)\s+Text\s*:\s*", re.DOTALL)
 _TITLE_LINE = re.compile(r"(?m)^[ \t]*Title[ \t]*:[ \t]*(\S[^\n]*)$")
 _QUOTED_LINE = re.compile(r'(?m)(?:\A|\n[ \t]*\n)[ \t]*"([^"\n]+)"[ \t]*$')
-_DOC_LIST_KEYS = (
-    "results",
-    "documents",
-    "docs",
-    "organic",
-    "items",
-    "data",
-    "web_page_info_list",
-    "value",
-    "search_results",
-    "hits",
-)
-_NESTED_KEYS = ("webPages", "web")
-_TEXT_KEYS = (
-    "text",
-    "content",
-    "snippet",
-    "description",
-    "quick_summary",
-    "summary",
-    "page_summary",
-    "contents",
-    "body",
-)
-_TITLE_KEYS = ("title", "name")
+#: A numbered Markdown link opening a search result (Qwen-Agent web tools: ``1. [title](url)``).
+_MD_RESULT = re.compile(r"(?m)^[ \t]*(\d+)\.[ \t]*\[([^\]\n]+)\]\((\S+?)\)[ \t]*$")
+#: Where one query's results end when a tool answers several queries in one output.
+_MD_BLOCK_END = re.compile(r"\n[ \t]*={3,}[ \t]*\n")
 _LITERAL_LIMIT = 1 << 20  # Python-literal fallback only for texts up to 1 MiB: ast parsing is costly
 
 
@@ -131,84 +109,52 @@ def parse_tool_output(text: str | None) -> list[dict]:
     stripped = text.strip()
     if stripped[0] in "[{":
         try:
-            docs = _json_documents(json.loads(stripped))
+            docs = json_documents(json.loads(stripped))
         except (ValueError, RecursionError):  # not JSON, bad numbers, or nested past the decoder's depth
             if len(stripped) <= _LITERAL_LIMIT:
                 try:  # a Python list or dict printed by a chat template (single quotes)
-                    docs = _json_documents(ast.literal_eval(stripped))
+                    docs = json_documents(ast.literal_eval(stripped))
                 except (ValueError, SyntaxError, RecursionError, MemoryError, TypeError):
                     pass
+    elif stripped[0] == '"':  # the whole output double-encoded: a JSON string holding the JSON results
+        try:
+            docs = json_documents(json.loads(stripped))
+        except (ValueError, RecursionError):
+            pass
+    if docs is None:
+        docs = _markdown_results(stripped)
     return parse_passages(text) if docs is None else docs
 
 
-def _result_list(value: object, depth: int = 0) -> list | None:
-    """The list of results in a tool's JSON output (under a known key, or nested one level as Bing and Brave do)."""
-    if isinstance(value, list):
-        return value
-    if not isinstance(value, dict) or depth > 2:
+def _is_header(text: str) -> bool:
+    """Text before a results list: a few short lines (``A Google search for 'q' found 10 results:``)."""
+    return len(text) <= 400 and text.count("\n") <= 4
+
+
+def _markdown_results(text: str) -> list[dict] | None:
+    """Search results written as a numbered list of Markdown links, each line ``i. [title](url)``
+    followed by its snippet (and ``Date published:`` / ``Source:`` lines), after a header such as
+    ``A Google search for 'q' found 10 results:``; several queries' lists are separated by ``=======``.
+    None when the text holds no such list: the list must open the text (after a short header) and
+    count from 1 in each block, so the numbered links of a visited page are no results.
+
+    >>> [(d["title"], d["url"], d["text"]) for d in _markdown_results("Results:\\n1. [A](https://a.example)\\nsa")]
+    [('A', 'https://a.example', 'sa')]
+    """
+    starts = list(_MD_RESULT.finditer(text))
+    # A results list opens the text (after a header of a few lines at most) and counts 1, 2, 3 ...
+    # (again from 1 after each block separator); numbered links deep inside a visited page are no list.
+    if not starts or starts[0].group(1) != "1" or not _is_header(text[: starts[0].start()]):
         return None
-    found = next((value[k] for k in _DOC_LIST_KEYS if isinstance(value.get(k), list)), None)
-    if found is not None:
-        return found
-    for key in _NESTED_KEYS:
-        inner = _result_list(value.get(key), depth + 1) if isinstance(value.get(key), dict) else None
-        if inner is not None:
-            return inner
-    return [value] if any(k in value for k in (*_TITLE_KEYS, *_TEXT_KEYS)) else None
-
-
-def _flatten(items: list) -> list:
-    """Results grouped per query (``[{search_query, web_page_info_list: [...]}]``) as one list."""
-    out: list = []
-    for d in items:
-        inner = _result_list(d) if isinstance(d, dict) else None
-        if isinstance(d, dict) and inner is not None and inner != [d]:
-            out.extend(inner)
-        else:
-            out.append(d)
-    return out
-
-
-def _item_text(d: dict) -> object:
-    text = next((d[k] for k in _TEXT_KEYS if d.get(k) is not None), None)
-    if text is None:  # e.g. {url, information: [{page_number, page_summary}]}: the parts' texts joined
-        parts = [
-            next((p[k] for k in _TEXT_KEYS if isinstance(p.get(k), str)), None)
-            for v in d.values()
-            if isinstance(v, list)
-            for p in v
-            if isinstance(p, dict)
-        ]
-        text = "\n".join(p for p in parts if p) or None
-    return text
-
-
-def _json_documents(value: object) -> list[dict] | None:
-    value = _result_list(value)
-    if value is not None:
-        value = _flatten(value)
-    if not isinstance(value, list) or not value or not all(isinstance(d, (dict, str)) for d in value):
-        return None
-    docs: list[dict[str, Any]] = []
-    for rank, d in enumerate(value, start=1):
-        d = {"text": d} if isinstance(d, str) else d
-        title = next((d[k] for k in _TITLE_KEYS if d.get(k) is not None), None)
-        doc: dict[str, Any] = {
-            "id": _as_str(d.get("id")),
-            "title": _as_str(title),
-            "text": _as_str(_item_text(d)),
-            "rank": rank,
-        }
-        url = d.get("url", d.get("link"))
-        if isinstance(url, str):
-            doc["url"] = url
-        if isinstance(d.get("score"), (int, float)) and not isinstance(d["score"], bool):
-            doc["score"] = float(d["score"])
-        docs.append(doc)
+    for prev, m in zip(starts, starts[1:], strict=False):
+        between = text[prev.end() : m.start()]
+        block = _MD_BLOCK_END.search(between)
+        want = 1 if block is not None else int(prev.group(1)) + 1
+        if int(m.group(1)) != want or (block is not None and not _is_header(between[block.end() :])):
+            return None
+    docs = []
+    for j, m in enumerate(starts):
+        end = starts[j + 1].start() if j + 1 < len(starts) else len(text)
+        body = _MD_BLOCK_END.split(text[m.end() : end], maxsplit=1)[0]
+        docs.append({"id": None, "title": m.group(2).strip(), "text": body.strip(), "rank": j + 1, "url": m.group(3)})
     return docs
-
-
-def _as_str(value: object) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else str(value)

@@ -332,7 +332,7 @@ class _Reader:
         self.cols.add_columns(tcols, scols, counts)
         if self.summary is not None:
             kinds = scols["kind"]
-            self.summary.add_arrays(kinds, scols["tool"], n_docs, counts, tcols["question"], tcols["final_answer"])
+            self.summary.add_arrays(kinds, scols["tool"], n_docs, counts, tcols["question"])
 
 
 def read_tables(

@@ -16,7 +16,7 @@ from seekbench import SeekbenchWarning, UserInputError
 from seekbench.analysis import cross_validate_learned, grouped_folds, train_learned_model
 from seekbench.annotate.offline import LearnedJudge, LearnedModel, fit_learned_model, human_labels, load_offline_judge
 from seekbench.annotate.offline._context import trace_views
-from seekbench.annotate.offline._learned import PARAMS, _view_inputs, training_examples
+from seekbench.annotate.offline._learned import PARAMS, view_inputs, training_examples
 from seekbench.traces import FIELDS_BY_KIND, LABEL_VALUES
 
 
@@ -34,7 +34,7 @@ def test_json_model_predicts_like_sklearn(sample_traces, sample_model):
     examples = training_examples(trace_views(sample_traces), human_labels(sample_traces))
     for (kind, field), (views, y) in examples.items():
         m = sample_model.fields[f"{kind}.{field}"]
-        texts, scores = _view_inputs(views, m.score_names)
+        texts, scores = view_inputs(views, m.score_names)
         vec = TfidfVectorizer(ngram_range=(1, 2), min_df=PARAMS["min_df"], max_features=PARAMS["max_features"],
                               sublinear_tf=True)
         scaler = StandardScaler().fit(scores)
@@ -165,7 +165,9 @@ def test_shipped_learned_judge_file(sample_traces):
     with warnings.catch_warnings():
         warnings.simplefilter("error", SeekbenchWarning)  # the shipped model file exists: no fallback
         judge = load_offline_judge(load_judge_config("learned"))
-    assert judge.model.card["training_data"]["source"] == "sample_traces.jsonl"
+    # The shipped model: trained on the SeekBench human labels, with the license named in its card.
+    assert judge.model.card["training_data"]["source"].startswith("seekbench_human_190.jsonl")
+    assert judge.model.card["training_data"]["license"].startswith("Apache-2.0")
     recs = judge.label_traces(sample_traces[:4], rater="learned")
     assert all(r["value"] is not None or r["unscored_reason"] for r in recs)
 

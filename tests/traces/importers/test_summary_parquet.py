@@ -27,7 +27,8 @@ RESULT = {"kind": "search_result", "documents": [{"title": "d1", "text": "x"}, {
 TRACES = [
     # Hand count: 5 traces; steps reasoning 4, search 2, search_result 2, answer 2, other 2 (12);
     # tool calls = searches = 2; action calls = other steps naming a tool = 1; documents 2 + 2 = 4;
-    # empty question: t2 (blank after strip); without an answer: t2, t4; without a tool call: t2, t3, t4.
+    # empty question: t2 (blank after strip); without an answer (no answer step, as the metrics count):
+    # t2, t4, t5 (t5 has a final_answer field but no answer step); without a tool call: t2, t3, t4.
     _trace("t1", "q1", "a", [{"kind": "reasoning", "text": "r"}, SEARCH, RESULT, {"kind": "answer", "text": "a"}]),
     _trace("t2", "   ", None, [{"kind": "reasoning", "text": "r"}, {"kind": "other", "tool": "calculator"}]),
     _trace("t3", "q3", "b", [{"kind": "reasoning", "text": "r"}, {"kind": "answer", "text": "b"}]),
@@ -36,7 +37,7 @@ TRACES = [
 ]
 LINE = (
     "imported 5 traces: 12 steps (reasoning 4, search 2, search_result 2, answer 2, other 2), 2 tool calls, "
-    "1 action call, 4 documents; 1 with an empty question, 2 without an answer, 3 without a tool call"
+    "1 action call, 4 documents; 1 with an empty question, 3 without an answer, 3 without a tool call"
 )
 
 
