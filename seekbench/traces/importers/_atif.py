@@ -17,8 +17,10 @@ tool calls, each tool call -> search (as in the OpenAI importer: ``query`` from
 ``other`` for a tool that does not retrieve (:mod:`._tools`, ``search_tools``),
 each observation result -> search_result matched by ``source_call_id`` and
 placed after its call. A result without ``source_call_id`` matches the single
-pending call, else it becomes an ``other`` step. The last agent step, when it
-makes no tool calls, is the answer. The agent is ``agent.name`` and, when
+pending call, else it becomes an ``other`` step. A call of an answer tool
+(``submit``, ``final_answer`` ..., ``answer_tool``; :mod:`._answer_tools`) is the
+answer step, its argument the answer; else the last agent step, when it makes no
+tool calls, is the answer (a message after an answer tool's call is reasoning). The agent is ``agent.name`` and, when
 given, ``/`` + ``agent.model_name``. The root ``extra`` may carry ``question``,
 ``gold_answers`` (or ``golden_answers`` / ``ground_truth``), ``dataset``,
 ``question_id`` and ``is_correct``; ``agent``, ``notes``, ``final_metrics`` and
@@ -34,6 +36,7 @@ from typing import cast
 
 from ..._errors import UserInputError
 from ..._limits import ReadLimits
+from ._answer_tools import resolve_answer_tools
 from ._base import ImportedRecord, RecordContext, expect_type, new_trace
 from ._fields import HEADER_FIELDS, apply_fields, record_fields
 from ._openai_chat import StepBuilder, content_text, import_documents, search_step
@@ -70,6 +73,7 @@ def iter_records(
     question: str | None = None,
     answer_tag: str | None = "answer",
     search_tools: str | Iterable[str] | None = None,
+    answer_tool: str | Iterable[str] | None = None,
     limits: ReadLimits | None = None,
 ) -> Iterator[ImportedRecord]:
     """Convert each ATIF trajectory in ``path`` to a canonical trace.
@@ -86,6 +90,8 @@ def iter_records(
         Take ``final_answer`` from the last ``<answer_tag>`` block of the answer; None keeps the message.
     search_tools : str or list, optional
         The tool names that are searches; other tools are ``other`` steps (default: by name, :mod:`._tools`).
+    answer_tool : str or list, optional
+        More tool names whose call gives the answer, beside ``submit``, ``final_answer``, ... (:mod:`._answer_tools`).
 
     Yields
     ------
@@ -100,6 +106,7 @@ def iter_records(
         question=question,
         answer_tag=answer_tag,
         search_tools=resolve_search_tools(search_tools),
+        answer_tools=resolve_answer_tools(answer_tool),
     )
 
 
@@ -133,6 +140,7 @@ def _convert(
     question: str | None,
     answer_tag: str | None,
     search_tools: frozenset[str] | None = None,
+    answer_tools: frozenset[str] | None = None,
 ) -> ImportedRecord:
     ctx: RecordContext = {"file": file, "line": line, "trace_id": None}
     doc = expect_type(doc, dict, what="trajectory", path=prefix, **ctx)
@@ -189,6 +197,7 @@ def _convert(
     b = StepBuilder(FORMAT, ctx)
     kinds: dict[str, str] = {}
     user_seen = False
+    answered: str | None = None  # the arguments' path of an answer tool's call: a later message is no second answer
     for k, st in enumerate(steps):
         p = f"{prefix}.steps[{k}]"
         st = expect_type(st, dict, what="step", path=p, **ctx)
@@ -206,17 +215,21 @@ def _convert(
             else:
                 meta["prompt"] = message
         elif source == "agent":
-            _agent_step(
-                b,
-                st,
-                message,
-                p,
-                ctx,
-                final=k == last_agent,
-                answer_tag=answer_tag,
-                trace=trace,
-                kinds=kinds,
-                search_tools=search_tools,
+            answered = (
+                _agent_step(
+                    b,
+                    st,
+                    message,
+                    p,
+                    ctx,
+                    final=k == last_agent and not answered,
+                    answer_tag=answer_tag,
+                    trace=trace,
+                    kinds=kinds,
+                    search_tools=search_tools,
+                    answer_tools=answer_tools,
+                )
+                or answered
             )
         else:
             b.add({"kind": "other", "text": message, "original_kind": source}, f"{p}.message")
@@ -228,7 +241,8 @@ def _convert(
     record_tool_kinds(trace, kinds)
     answers = [s for s in trace["steps"] if s["kind"] == "answer"]
     if answers and trace["final_answer"] is not None:
-        origin["final_answer"] = answers[-1]["source_ref"]["path"]
+        last = answers[-1]
+        origin["final_answer"] = answered if answered and last.get("tool") else last["source_ref"]["path"]
     return ImportedRecord(line, trace=trace, sources=origin)
 
 
@@ -244,7 +258,9 @@ def _agent_step(
     trace: dict,
     kinds: dict[str, str],
     search_tools: frozenset[str] | None,
-) -> None:
+    answer_tools: frozenset[str] | None,
+) -> str | None:
+    """One agent step's steps; returns the arguments' path of its answer tool's call, or None."""
     reasoning = st.get("reasoning_content")
     if reasoning is not None:
         reasoning = expect_type(reasoning, str, what="reasoning_content", path=f"{p}.reasoning_content", **ctx)
@@ -252,6 +268,7 @@ def _agent_step(
     raw_calls = st.get("tool_calls") or []
     raw_calls = expect_type(raw_calls, list, what="tool_calls", path=f"{p}.tool_calls", **ctx)
     calls = []
+    answered = None
     for j, tc in enumerate(raw_calls):
         tp = f"{p}.tool_calls[{j}]"
         tc = expect_type(tc, dict, what="tool call", path=tp, **ctx)
@@ -265,12 +282,16 @@ def _agent_step(
             f"{tp}.arguments",
             classify=True,
             search_tools=search_tools,
+            answer_tools=answer_tools,
         )
         kinds[step["tool"]] = step["kind"]
+        if step["kind"] == "answer":
+            trace["final_answer"], answered = step["text"], f"{tp}.arguments"
         calls.append(({**step, "original_kind": "tool_call"}, tp, cid))
     answer = b.model_turn(reasoning, message, ("message", f"{p}.message"), calls, final=final, answer_tag=answer_tag)
     if answer is not None:
         trace["final_answer"] = answer
+    return answered
 
 
 def _observation(b: StepBuilder, obs: object, p: str, ctx: RecordContext) -> None:

@@ -69,7 +69,8 @@ NOT_EXPRESSIBLE = {
     "inspect": "the samples sit in an Inspect log with its header (the agent and task), not one record each",
     "otel": "the steps are spans linked by parent ids across records",
     "parquet": "a Parquet table holds one row per step, not one record per trace",
-    "openai_chat": "the messages are an Agents SDK run state's two lists (original_input, generated_items)",
+    "openai_chat": "the messages are one conversation joined from {messages_from} (a map names one message list)",
+    "langfuse": "the steps are observations nested by parentObservationId, in startTime order",
 }
 _SLICE = re.compile(r"\[-?\d*:-?\d*\]$")
 
@@ -133,7 +134,7 @@ def mapping_lines(fmt: str, rec: ImportedRecord, *, mapping: Mapping | None = No
         tables["trace"]["messages"] = rel_messages
     else:
         why = NOT_EXPRESSIBLE.get(fmt, "the steps are in a shape a map cannot name").format(
-            tagged=rec.sources.get("tagged", "the text")
+            tagged=rec.sources.get("tagged", "the text"), messages_from=rec.sources.get("messages_from", "several keys")
         )
         notes["steps"].append(f"{why}; a map cannot name them: read this file with --format {fmt}")
     kinds: dict[str, str] = {}

@@ -8,8 +8,10 @@ messages -> ``metadata["system"]``; an assistant message gives its ``reasoning``
 parts -> reasoning, its text beside tool calls -> reasoning, each tool call (``function``
 a string, ``arguments`` an object) -> search as in the OpenAI importer, or ``other`` for a
 tool that does not retrieve (:mod:`._tools`, ``search_tools``); a ``tool`` message
--> search_result after its call (matched by ``tool_call_id``); the last assistant message
-without tool calls -> answer, ``final_answer`` = its last ``<answer>`` block, else its
+-> search_result after its call (matched by ``tool_call_id``); a call of an answer tool
+(Inspect's ``submit``, ``final_answer`` ..., ``answer_tool``; :mod:`._answer_tools`) -> answer,
+its argument the final answer, and a message after it is reasoning; else the last assistant
+message without tool calls -> answer, ``final_answer`` = its last ``<answer>`` block, else its
 text. The first scorer of the eval (``eval.scorers`` order) decides ``correct``: ``C`` /
 ``I``, booleans, and the numbers 1 / 0 are correct / incorrect; any other value (``P``,
 ``N``, 0.5) is recorded with ``value`` null. Every scorer's value, answer and explanation
@@ -27,6 +29,7 @@ from collections.abc import Iterable, Iterator
 
 from ..._errors import UserInputError
 from ..._limits import ReadLimits
+from ._answer_tools import resolve_answer_tools
 from ._base import ImportedRecord, RecordContext, expect_type, new_trace
 from ._inspect_log import Reader, is_eval_zip, is_log_document, read_log
 from ._jsonpath import key_part
@@ -51,6 +54,7 @@ def iter_records(
     reader: Reader = "auto",
     answer_tag: str | None = "answer",
     search_tools: str | Iterable[str] | None = None,
+    answer_tool: str | Iterable[str] | None = None,
     limits: ReadLimits | None = None,
 ) -> Iterator[ImportedRecord]:
     """Convert each sample and epoch of an Inspect log to a canonical trace.
@@ -66,6 +70,8 @@ def iter_records(
         Take ``final_answer`` from the last ``<answer_tag>`` block of the answer; None keeps the text.
     search_tools : str or list, optional
         The tool names that are searches; other tools are ``other`` steps (default: by name, :mod:`._tools`).
+    answer_tool : str or list, optional
+        More tool names whose call gives the answer, beside ``submit``, ``final_answer``, ... (:mod:`._answer_tools`).
     limits : ReadLimits, optional
         The byte limits of the read: each decompressed zip member, or a ``.json`` log as a whole.
 
@@ -75,7 +81,7 @@ def iter_records(
         ``line`` is the sample's 1-based position in the log.
     """
     file = str(path)
-    chosen = resolve_search_tools(search_tools)
+    chosen, answer_tools = resolve_search_tools(search_tools), resolve_answer_tools(answer_tool)
     header, samples = read_log(path, reader=reader, limits=limits)
     spec = header["eval"]
     for n, (where, sample) in enumerate(samples, start=1):
@@ -89,6 +95,7 @@ def iter_records(
                 where=where,
                 answer_tag=answer_tag,
                 search_tools=chosen,
+                answer_tools=answer_tools,
                 sources=sources,
             )
             yield ImportedRecord(n, trace=trace, sources=sources)
@@ -158,6 +165,7 @@ def convert_sample(
     where: str,
     answer_tag: str | None = "answer",
     search_tools: frozenset[str] | None = None,
+    answer_tools: frozenset[str] | None = None,
     sources: dict[str, str] | None = None,
 ) -> dict:
     """One Inspect sample (plain JSON, as in the log file) to a canonical trace; ``sources`` (when given)
@@ -223,12 +231,14 @@ def convert_sample(
     messages = sample.get("messages") or []
     messages = expect_type(messages, list, what="messages", path=f"{where}.messages", **ctx)
     kinds: dict[str, str] = {}
-    trace["steps"] = _steps(messages, trace, meta, ctx, f"{where}.messages", answer_tag, search_tools, kinds)
+    tools = (search_tools, answer_tools)
+    trace["steps"], answered = _steps(messages, trace, meta, ctx, f"{where}.messages", answer_tag, tools, kinds)
     trace["metadata"] = meta
     record_tool_kinds(trace, kinds)
     answers = [s for s in trace["steps"] if s["kind"] == "answer"]
     if answers and trace["final_answer"] is not None:
-        sources["final_answer"] = answers[-1]["source_ref"]["path"]
+        last = answers[-1]
+        sources["final_answer"] = answered if answered and last.get("tool") else last["source_ref"]["path"]
     return trace
 
 
@@ -239,9 +249,12 @@ def _steps(
     ctx: RecordContext,
     mpath: str,
     answer_tag: str | None,
-    search_tools: frozenset[str] | None,
+    tools: tuple[frozenset[str] | None, frozenset[str] | None],
     kinds: dict[str, str],
-) -> list[dict]:
+) -> tuple[list[dict], str | None]:
+    """The steps of the messages, and the arguments' path of the answer tool's call (None without one)."""
+    search_tools, answer_tools = tools
+    answered: str | None = None  # after an answer tool's call, a closing message is no second answer
     b = StepBuilder(FORMAT, ctx)
     roles = [m.get("role") if isinstance(m, dict) else None for m in messages]
     last = max((i for i, r in enumerate(roles) if r == "assistant"), default=-1)
@@ -270,11 +283,15 @@ def _steps(
                     f"{tp}.arguments",
                     classify=True,
                     search_tools=search_tools,
+                    answer_tools=answer_tools,
                 )
                 kinds[step["tool"]] = step["kind"]
+                if step["kind"] == "answer":
+                    trace["final_answer"], answered = step["text"], f"{tp}.arguments"
                 calls.append(({**step, "original_kind": "tool_call"}, tp, tc.get("id")))
             r = None if reasoning is None else (reasoning, "reasoning", f"{p}.content")
-            answer = b.model_turn(r, text, ("content", f"{p}.content"), calls, final=k == last, answer_tag=answer_tag)
+            final = k == last and not answered
+            answer = b.model_turn(r, text, ("content", f"{p}.content"), calls, final=final, answer_tag=answer_tag)
             if answer is not None:
                 trace["final_answer"] = answer
         elif role == "tool":
@@ -285,4 +302,4 @@ def _steps(
                 b.add({"kind": "other", "text": result, "original_kind": "tool"}, p)
         else:
             b.add({"kind": "other", "text": text, "original_kind": role}, p)
-    return b.finish()
+    return b.finish(), answered

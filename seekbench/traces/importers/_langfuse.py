@@ -21,6 +21,9 @@ file order):
   ``input``) and a search_result (``output``) whose documents are those of the retrievers under it,
   else parsed from the output; any other tool gives an ``other`` step naming it and an ``other``
   step with its output;
+- a TOOL (or a tool call in a generation's output) of an answer tool (``submit``, ``final_answer``
+  ..., ``answer_tool``; :mod:`._answer_tools`) gives the answer step, its input the answer; a later
+  generation's text is then reasoning, not a second answer;
 - a RETRIEVER outside any tool gives a search (its ``input`` the query) and a search_result with
   the documents of its ``output`` (LangChain ``Document`` lists, or any tool-output shape);
 - when a trace has no TOOL or RETRIEVER observation, the tool calls in generation outputs are the
@@ -53,6 +56,7 @@ from typing import cast
 
 from ..._errors import UserInputError
 from ..._limits import ReadLimits
+from ._answer_tools import resolve_answer_tools
 from ._base import ImportedRecord, RecordContext, agent_note, default_agent, expect_type, new_trace
 from ._fields import apply_fields, gold_list, record_fields, verdict
 from ._json_documents import iter_documents
@@ -118,6 +122,7 @@ def iter_records(
     agent: str | None = None,
     answer_tag: str | None = "answer",
     search_tools: str | Iterable[str] | None = None,
+    answer_tool: str | Iterable[str] | None = None,
     limits: ReadLimits | None = None,
 ) -> Iterator[ImportedRecord]:
     """Convert each Langfuse trace in ``path`` to a canonical trace (see the module docstring).
@@ -132,6 +137,8 @@ def iter_records(
         Take ``final_answer`` from the last ``<answer_tag>`` block of the answer; None keeps the text.
     search_tools : str or list, optional
         The tool names that are searches; other tools are ``other`` steps (default: by name, :mod:`._tools`).
+    answer_tool : str or list, optional
+        More tool names whose call gives the answer, beside ``submit``, ``final_answer``, ... (:mod:`._answer_tools`).
     limits : ReadLimits, optional
         The byte limits of the read.
 
@@ -139,7 +146,7 @@ def iter_records(
     ------
     ImportedRecord
     """
-    file, chosen = str(path), resolve_search_tools(search_tools)
+    file, chosen = str(path), (resolve_search_tools(search_tools), resolve_answer_tools(answer_tool))
     for line, doc, prefix in iter_documents(path, single=lambda _: False, limits=limits):
         if isinstance(doc, UserInputError):
             yield ImportedRecord(line, error=doc)
@@ -151,7 +158,7 @@ def iter_records(
                 "trace_id": rec.get("id") if isinstance(rec, dict) else None,
             }
             try:
-                yield _convert(rec, where, ctx, agent=agent, answer_tag=answer_tag, search_tools=chosen)
+                yield _convert(rec, where, ctx, agent=agent, answer_tag=answer_tag, tools=chosen)
             except UserInputError as e:
                 yield ImportedRecord(line, error=e)
             except (TypeError, ValueError, AttributeError, KeyError) as e:  # a field of an unexpected JSON type
@@ -189,8 +196,10 @@ def _convert(
     *,
     agent: str | None,
     answer_tag: str | None,
-    search_tools: frozenset[str] | None,
+    tools: tuple[frozenset[str] | None, frozenset[str] | None],
 ) -> ImportedRecord:
+    """One Langfuse trace; ``tools`` are the search and the answer tools."""
+    search_tools, answer_tools = tools
     rec = expect_type(rec, dict, what="Langfuse trace", path=where, **ctx)
     tid = rec.get("id")
     if not isinstance(tid, str) or not tid.strip():
@@ -222,7 +231,7 @@ def _convert(
         record_id=tid,
         path=where,
     )
-    b = ObservationSteps(ctx, tree, search_tools)
+    b = ObservationSteps(ctx, tree, search_tools, answer_tools)
     has_tools = any(o.get("type") in ("TOOL", "RETRIEVER") or _search_span(o, tree, search_tools) for o in obs)
     final = next((o for o in reversed(gens) if answers(o, ctx, tree.path[o["id"]])), None)
     inside: set[str] = set()  # observations under a tool: its retrievers gave the tool's documents
@@ -235,7 +244,8 @@ def _convert(
             answer = generation(b, o, final=o is final, with_calls=not has_tools, answer_tag=answer_tag)
             trace["final_answer"] = answer if answer is not None else trace["final_answer"]
         elif kind == "TOOL" or _search_span(o, tree, search_tools):
-            tool(b, o)
+            answer = tool(b, o)
+            trace["final_answer"] = answer if answer is not None else trace["final_answer"]
             inside.update(c["id"] for c in tree.below(o))
         elif kind == "RETRIEVER":
             retriever(b, o)
@@ -248,10 +258,12 @@ def _convert(
     sources = dict(fields["sources"])
     if not fields["agent"] and (name or model):
         parts = ([f"{where}.name"] if name else []) + ([f"{tree.path[with_model['id']]}.model"] if with_model else [])
-        sources["agent"] = " + ".join(parts)
+        # two values joined with "/": said in words (a map names one path per field)
+        sources["agent"] = f"joined: {', '.join(parts)}" if len(parts) > 1 else parts[0]
     answer_steps = [st for st in b.steps if st["kind"] == "answer"]
     if answer_steps:
-        sources["final_answer"] = answer_steps[-1]["source_ref"]["path"]
+        last = answer_steps[-1]
+        sources["final_answer"] = b.answered if b.answered and last.get("tool") else last["source_ref"]["path"]
     if trace["final_answer"] is None and rec.get("output") is not None:
         text = _answer_text(rec["output"])
         b.obs = {}
@@ -265,7 +277,8 @@ def _convert(
     if trace["correct"] is None:
         trace["correct"] = _correct(rec.get("scores"))
         if trace["correct"] is not None:
-            sources["correct"] = f"{where}.scores[{trace['correct']['detail']['index']}]"
+            detail = trace["correct"]["detail"]
+            sources["correct"] = f"{where}.scores[{detail['index']}].{detail.pop('key')}"
     trace["steps"] = b.finish()
     trace["metadata"] = _metadata(rec, meta_in, len(obs))
     record_tool_kinds(trace, b.kinds)
@@ -320,12 +333,14 @@ def _correct(scores: object) -> dict | None:
             continue  # a score id (list answers) or a malformed score: nothing to read
         if re.sub(r"[^a-z]", "", s["name"].lower()) not in CORRECT_SCORES:
             continue
-        raw = s.get("stringValue") if s.get("dataType") == "CATEGORICAL" else s.get("value")
-        if raw is None:
-            raw = s.get("stringValue", s.get("value"))
+        key = "stringValue" if s.get("dataType") == "CATEGORICAL" else "value"
+        if s.get(key) is None:
+            key = "stringValue" if "stringValue" in s else "value"
+        raw = s.get(key)
         value = verdict(raw)
         source = _SCORE_SOURCE.get(str(s.get("source") or "").upper(), "source_data")
-        detail = {"score": s["name"], "value": raw, "data_type": s.get("dataType"), "index": i}
+        # key says which of the two was read, for the stated source; popped before the trace is written
+        detail = {"score": s["name"], "value": raw, "data_type": s.get("dataType"), "index": i, "key": key}
         return {"value": value, "source": source, "detail": detail}
     return None
 

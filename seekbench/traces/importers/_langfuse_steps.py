@@ -14,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from ..._errors import UserInputError
+from ._answer_tools import is_answer_tool
 from ._base import RecordContext, expect_type
 from ._documents import parse_tool_output
 from ._openai_chat import StepBuilder, content_text, search_step
@@ -63,11 +64,19 @@ class Observations:
 class ObservationSteps(StepBuilder):
     """Steps whose ``source_ref`` names the observation they came from."""
 
-    def __init__(self, ctx: RecordContext, tree: Observations, search_tools: frozenset[str] | None) -> None:
+    def __init__(
+        self,
+        ctx: RecordContext,
+        tree: Observations,
+        search_tools: frozenset[str] | None,
+        answer_tools: frozenset[str] | None = None,
+    ) -> None:
         super().__init__(FORMAT, ctx)
-        self.tree, self.search_tools = tree, search_tools
+        self.tree, self.search_tools, self.answer_tools = tree, search_tools, answer_tools
         self.obs: dict = {}
-        self.kinds: dict[str, str] = {}  # tool name -> "search" / "other" (metadata["tool_kinds"])
+        self.kinds: dict[str, str] = {}  # tool name -> "search" / "other" / "answer" (metadata["tool_kinds"])
+        #: the path of the answer an answer tool's call gave (its arguments), once one was called
+        self.answered: str | None = None
 
     def _ref(self, path: str) -> dict:
         return {
@@ -105,7 +114,8 @@ def messages_at(value: object, key: str) -> list[tuple[dict, str]]:
 
 def tool_calls(msg: dict, ctx: RecordContext, path: str) -> list[tuple[object, object, str | None, str]]:
     """``(name, arguments, call id, path)`` of a message's calls: OpenAI ``tool_calls[].function``,
-    flat ``{id, name, arguments}`` calls, or a legacy ``function_call``."""
+    flat ``{id, name, arguments}`` calls, or a legacy ``function_call``. The arguments sit at
+    ``path.function.arguments`` or ``path.arguments`` (:func:`_arguments_path`)."""
     out = []
     raw = msg.get("tool_calls") or []
     raw = expect_type(raw, list, what="tool_calls", path=f"{path}.tool_calls", **ctx)
@@ -150,14 +160,27 @@ def generation(b: ObservationSteps, o: dict, *, final: bool, with_calls: bool, a
         text = content_text(m.get("content"), b.ctx, f"{p}.content")
         calls: list[tuple[dict, str, str | None]] = []
         for name, args, cid, tp in tool_calls(m, b.ctx, p) if with_calls else []:
-            step = search_step(name, args, b.ctx, tp, tp, classify=True, search_tools=b.search_tools)
+            step = search_step(
+                name, args, b.ctx, tp, tp, classify=True, search_tools=b.search_tools, answer_tools=b.answer_tools
+            )
             b.kinds[step["tool"]] = step["kind"]
+            if step["kind"] == "answer":
+                answer, b.answered = step["text"], _arguments_path(m, tp, p)
             calls.append(({**step, "original_kind": "tool_call"}, tp, cid or f"{o['id']}:{tp}"))
         reasoning = next((m[k] for k in ("reasoning_content", "reasoning") if isinstance(m.get(k), str)), None)
         r = None if reasoning is None else (reasoning, "reasoning", p)
-        got = b.model_turn(r, text, ("GENERATION", p), calls, final=final and not _calls(m), answer_tag=answer_tag)
+        final = final and not _calls(m) and b.answered is None  # after an answer tool, text is no second answer
+        got = b.model_turn(r, text, ("GENERATION", p), calls, final=final, answer_tag=answer_tag)
         answer = got if got is not None else answer
     return answer
+
+
+def _arguments_path(m: dict, tp: str, p: str) -> str:
+    """Where the arguments of the call at ``tp`` (of message ``m`` at ``p``) sit."""
+    if tp == f"{p}.function_call":
+        return f"{tp}.arguments"
+    call = m["tool_calls"][int(tp[tp.rindex("[") + 1 : -1])]
+    return f"{tp}.function.arguments" if isinstance(call.get("function"), dict) else f"{tp}.arguments"
 
 
 def tool_arguments(value: object) -> object:
@@ -180,15 +203,20 @@ def tool_arguments(value: object) -> object:
     return {"query": value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}
 
 
-def tool(b: ObservationSteps, o: dict) -> None:
-    """A TOOL observation (or a leaf SPAN named as a search tool): a search and its result, or an action."""
+def tool(b: ObservationSteps, o: dict) -> str | None:
+    """A TOOL observation (or a leaf SPAN named as a search tool): a search and its result, or an action, or
+    the answer (an answer tool: :mod:`._answer_tools`). Returns the answer when the tool gives it."""
     name = o.get("name")
     name = expect_type(name, str, what="observation name", path=b.at("name"), **b.ctx)
     retrievers = [c for c in b.tree.below(o) if c.get("type") == "RETRIEVER"]
     search = is_search_tool(name, b.search_tools, retrieves=bool(retrievers))
     raw = o.get("input")
     text = as_text(raw)
-    if search:
+    answer = is_answer_tool(name, b.answer_tools)
+    if answer:  # the answer, given as the tool's input
+        step = search_step(name, tool_arguments(raw), b.ctx, b.at("name"), b.at("input"), answer_tools=b.answer_tools)
+        search, b.answered = False, b.at("input")
+    elif search:
         step = search_step(name, tool_arguments(raw), b.ctx, b.at("name"), b.at("input"))
         step["text"] = text
     else:  # an action (bash, create_dataset, ask_user): its call and its output are other steps
@@ -203,6 +231,7 @@ def tool(b: ObservationSteps, o: dict) -> None:
     if search:
         docs = [d for r in retrievers for d in documents(r.get("output"))] if retrievers else documents(o.get("output"))
         result["documents"] = [{**d, "rank": rank} for rank, d in enumerate(docs, start=1)]
+    return step["text"] if answer else None
 
 
 def retriever(b: ObservationSteps, o: dict) -> None:

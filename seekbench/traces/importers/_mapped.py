@@ -9,9 +9,11 @@ error naming the file, line, trace and path, never an empty trace. Steps:
   results matched by id, the final answer), and the other ``[trace]`` paths override its fields;
 - with ``[steps] path``, each match is one step: its kind from ``[steps.kinds]``, else the step kind
   the value names (``search``, ``CorrectAnswer``, ``think`` ...); a step with no kind but a tool name
-  is a tool call, a search or an ``other`` action by its name (``--search-tools``); any other step is
-  ``other``. A tool result (``[tool] result``) becomes its own step right after the call, holding the
-  step's documents (``[documents]``, else those read from the result's text).
+  is a tool call, a search or an ``other`` action by its name (``--search-tools``), or the answer
+  when its tool gives the answer (``submit``, ``final_answer`` ..., ``--answer-tool``;
+  :mod:`._answer_tools`); any other step is ``other``. A tool result (``[tool] result``) becomes
+  its own step right after the call, holding the step's documents (``[documents]``, else those
+  read from the result's text).
 
 Without ``[trace] answer`` the final answer is the text of the last ``answer`` step.
 """
@@ -26,6 +28,7 @@ from typing import cast
 from ..._errors import UserInputError
 from ..._limits import ReadLimits
 from .._ontology import canonical_kind
+from ._answer_tools import resolve_answer_tools
 from ._base import ImportedRecord, RecordContext, agent_note, default_agent, new_trace
 from ._chat_records import is_messages
 from ._documents import parse_tool_output
@@ -49,6 +52,7 @@ def iter_records(
     mapping: str | os.PathLike | Mapping,
     agent: str | None = None,
     search_tools: str | Iterable[str] | None = None,
+    answer_tool: str | Iterable[str] | None = None,
     limits: ReadLimits | None = None,
 ) -> Iterator[ImportedRecord]:
     """Convert each record of ``path`` as the mapping file says.
@@ -63,6 +67,8 @@ def iter_records(
         The agent when the map names no ``[trace] agent`` (default: the file's stem, with a note).
     search_tools : str or list, optional
         The tool names that are searches; other tools are ``other`` steps.
+    answer_tool : str or list, optional
+        More tool names whose call gives the answer, beside ``submit``, ``final_answer``, ... (:mod:`._answer_tools`).
 
     Yields
     ------
@@ -70,7 +76,7 @@ def iter_records(
         With ``sources``: the path each field was read at.
     """
     m = load_mapping(mapping)
-    tools = resolve_search_tools(search_tools)
+    tools = (resolve_search_tools(search_tools), resolve_answer_tools(answer_tool))
     file = str(path)
     where = m.trace.get("path", "$")
     bare = m.trace.get("messages") == "$"  # records that are message lists themselves: a list stays whole
@@ -88,7 +94,7 @@ def iter_records(
             yield ImportedRecord(line, error=err)
         for base, rec in hits:
             try:
-                yield _convert(rec, m, file=file, line=line, base=base, agent=agent, search_tools=tools)
+                yield _convert(rec, m, file=file, line=line, base=base, agent=agent, tools=tools)
             except UserInputError as e:
                 yield ImportedRecord(line, error=e)
 
@@ -137,8 +143,9 @@ def _convert(
     line: int | None,
     base: str,
     agent: str | None,
-    search_tools: frozenset[str] | None,
+    tools: tuple[frozenset[str] | None, frozenset[str] | None],
 ) -> ImportedRecord:
+    """One record as the map says; ``tools`` are the search and the answer tools."""
     ctx: RecordContext = {"file": file, "line": line, "trace_id": None}
     sources: dict[str, str] = {}
     hit = _get(rec, m.trace.get("id"), base)
@@ -174,12 +181,12 @@ def _convert(
     notes: list[str] = []
     warnings: list[str] = []
     if "messages" in m.trace:
-        trace = _from_messages(rec, m, ctx, base, agent, search_tools, sources, notes, warnings)
+        trace = _from_messages(rec, m, ctx, base, agent, tools, sources, notes, warnings)
     else:
         trace = new_trace(
             trace_id=trace_id, agent="", question="", fmt=FORMAT, file=file, line=line, record_id=rid, path=base
         )
-        trace["steps"], kinds = _steps(rec, m, ctx, base, search_tools)
+        trace["steps"], kinds = _steps(rec, m, ctx, base, tools)
         answers = [s for s in trace["steps"] if s["kind"] == "answer"]
         if answers and answers[-1].get("text") is not None and "answer" not in fields:
             trace["final_answer"] = answers[-1]["text"].strip()
@@ -209,7 +216,7 @@ def _from_messages(
     ctx: RecordContext,
     base: str,
     agent: str | None,
-    search_tools: frozenset[str] | None,
+    tools: tuple[frozenset[str] | None, frozenset[str] | None],
     sources: dict[str, str],
     notes: list[str],
     warnings: list[str],
@@ -231,7 +238,8 @@ def _from_messages(
         agent=agent,
         question=None,
         answer_tag="answer",
-        search_tools=search_tools,
+        search_tools=tools[0],
+        answer_tools=tools[1],
     )
     # the chat reader said where it found these in the message list; the map's own paths override below
     for key in ("question", "final_answer"):
@@ -248,7 +256,11 @@ def _from_messages(
 
 
 def _steps(
-    rec: object, m: Mapping, ctx: RecordContext, base: str, search_tools: frozenset[str] | None
+    rec: object,
+    m: Mapping,
+    ctx: RecordContext,
+    base: str,
+    tools: tuple[frozenset[str] | None, frozenset[str] | None],
 ) -> tuple[list[dict], dict[str, str]]:
     """The steps at ``[steps] path``, a tool result right after its call, numbered in source order."""
     path = m.steps["path"]
@@ -258,14 +270,19 @@ def _steps(
     out: list[dict] = []
     kinds: dict[str, str] = {}
     for where, el in find(rec, path, base=base):
-        for step in _one_step(el, where, m, ctx, search_tools, kinds):
+        for step in _one_step(el, where, m, ctx, tools, kinds):
             step["index"] = len(out)
             out.append(step)
     return out, kinds
 
 
 def _one_step(
-    el: object, where: str, m: Mapping, ctx: RecordContext, search_tools: frozenset[str] | None, kinds: dict
+    el: object,
+    where: str,
+    m: Mapping,
+    ctx: RecordContext,
+    tools: tuple[frozenset[str] | None, frozenset[str] | None],
+    kinds: dict,
 ) -> list[dict]:
     """One step element as one step, or two (a tool call and its result)."""
     from ._openai_chat import search_step  # the query and url of a call are read as the chat reader reads them
@@ -287,7 +304,8 @@ def _one_step(
             name[0],
             where if args is None else args[0],
             classify=listed is None,
-            search_tools=search_tools,
+            search_tools=tools[0],
+            answer_tools=tools[1] if listed is None else None,
         )
         if listed == "other":
             step = {"kind": "other", "tool": step["tool"], "text": step["text"]}

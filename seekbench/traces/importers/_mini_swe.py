@@ -177,7 +177,8 @@ def _convert(
     name = agent
     model = get_path(info, "config.model.model_name")
     if name is None and isinstance(model, str) and model:
-        name, sources["agent"] = f"mini-swe-agent/{model}", f"{prefix}.info.config.model.model_name"
+        # the name is a constant joined to the model's: said in words (the quote keeps it from reading as a path)
+        name, sources["agent"] = f"mini-swe-agent/{model}", f"'mini-swe-agent/' + {prefix}.info.config.model.model_name"
     elif name is None:
         name = default_agent(file)
         notes.append(agent_note(file))

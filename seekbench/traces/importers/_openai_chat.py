@@ -46,6 +46,7 @@ from ._chat_steps import (  # noqa: F401  (re-exported: the ATIF, Inspect and Op
 from ._chat_text_calls import has_text_calls, prompt_question, tagged_message
 from ._fields import HEADER_FIELDS, apply_fields, consumed_fields, get_path, record_fields, record_id
 from ._json_documents import _no_constant, import_documents, iter_documents  # noqa: F401  (re-exported)
+from ._jsonpath import first
 from ._responses_items import as_messages
 from ._tagged import boxed, resolve_tags
 from ._tool_call_shapes import block_results, block_text, has_blocks, message_calls
@@ -191,8 +192,10 @@ def _convert(
         trial = rec.get("trial") if id_key != "id" else None
         joined = isinstance(trial, int) and not isinstance(trial, bool)
         sources["trace_id"] = f"joined: {prefix}.{id_key}, {prefix}.trial" if joined else f"{prefix}.{id_key}"
-    if mpath != prefix or not rec:  # one message list at one path (not a run state's two lists)
+    if mpath != prefix or not rec:  # one message list at one path
         sources["messages"] = mpath
+    else:  # one conversation joined from several keys (a run state, a stored request + response, prompt + completion)
+        sources["messages_from"] = " and ".join(f"{prefix}.{k}" for k in rec if k in used)
     skip = HEADER_FIELDS | consumed_fields(fields) | used  # the keys holding the steps are not metadata
     meta: dict = {k: v for k, v in rec.items() if k not in skip}
     b = StepBuilder(fmt, ctx)
@@ -210,15 +213,15 @@ def _convert(
         role = expect_type(role, str, what="role", path=f"{p}.role", **ctx)
         raw = msg.get("content")
         blocks = isinstance(raw, list) and any(has_blocks(raw, t) for t in ("tool_use", "tool_result", "thinking"))
-        content = block_text(raw)[0] if isinstance(raw, list) and blocks else content_text(raw, ctx, f"{p}.content")
+        cpath = _content_path(rec, prefix, p)
+        content = block_text(raw)[0] if isinstance(raw, list) and blocks else content_text(raw, ctx, cpath)
         if role in ("system", "developer"):
             meta.setdefault("system", []).append(content)
         elif role == "user" and not user_seen:
             user_seen = True
             if given is None:
                 given = content or ""
-                # a run state's string input is the message itself, not an object with content
-                sources["question"] = p if p.endswith(".original_input") else f"{p}.content"
+                sources["question"] = cpath
                 found_q = prompt_question(given) if text_mode else None
                 if found_q is not None:
                     meta["prompt_preamble"] = given
@@ -247,7 +250,7 @@ def _convert(
         elif role == "assistant":
             continues = k > 0 and roles[k - 1] == "assistant"  # one model turn (Responses items, split messages)
             answer, called = _assistant(
-                b, msg, content, p, ctx, final=k == last_assistant and not answered, answer_tag=answer_tag,
+                b, msg, content, (p, cpath), ctx, final=k == last_assistant and not answered, answer_tag=answer_tag,
                 kinds=kinds, search_tools=search_tools, answer_tools=answer_tools, continues=continues,
             )  # fmt: skip
             if answer is not None:
@@ -270,7 +273,7 @@ def _convert(
                         **ctx,
                     )
             if content and content.strip():
-                b.add({"kind": "other", "text": content, "original_kind": role}, f"{p}.content")
+                b.add({"kind": "other", "text": content, "original_kind": role}, cpath)
         else:
             b.add({"kind": "other", "text": content, "original_kind": role}, p)
     trace["question"] = given or ""
@@ -314,7 +317,7 @@ def _assistant(
     b: StepBuilder,
     msg: dict,
     content: str | None,
-    p: str,
+    paths: tuple[str, str],
     ctx: RecordContext,
     *,
     final: bool,
@@ -325,7 +328,8 @@ def _assistant(
     continues: bool,
 ) -> tuple[str | None, str | None]:
     """One assistant message's steps; returns ``(final answer or None, the arguments' path of its answer tool's
-    call or None)``."""
+    call or None)``. ``paths`` are the message's path and that of its text (:func:`_content_path`)."""
+    p, cpath = paths
     reasoning = None
     for key in ("reasoning_content", "reasoning"):
         if msg.get(key) is not None:
@@ -359,8 +363,16 @@ def _assistant(
         if isinstance(raw, list)
         else []
     )
-    where = f"{p}.content[{texts[0]}]" if len(texts) == 1 and has_blocks(raw, "tool_use") else f"{p}.content"
+    where = f"{p}.content[{texts[0]}]" if len(texts) == 1 and has_blocks(raw, "tool_use") else cpath
     said = b.model_turn(
         reasoning, content, ("content", where), calls, final=final, answer_tag=answer_tag, continues=continues
     )
     return (answer if answer is not None else said), answer_path
+
+
+def _content_path(rec: dict, prefix: str, p: str) -> str:
+    """Where the text of the message at ``p`` sits: ``p`` itself when the record holds a string there (a
+    string prompt, a run state's or stored request's string input, made a message by the reader), else its
+    ``content``."""
+    hit = first(rec, "$" + p[len(prefix) :]) if rec and p.startswith(prefix) else None
+    return p if hit is not None and isinstance(hit[1], str) else f"{p}.content"

@@ -21,7 +21,10 @@ invoke_agent), or per OTel trace when it has none. Walking the tree in start-tim
   {id, content, score, metadata}`` (or ``gen_ai.retrieval.documents``);
 - when a trace has no tool or retriever span, the tool calls in LLM output messages are the
   searches (or actions, classified the same way), and the ``tool`` messages answering them in
-  later LLM inputs their results.
+  later LLM inputs their results;
+- a tool span or tool call of an answer tool (``final_answer``, ``submit`` ..., ``answer_tool``;
+  :mod:`._answer_tools`) is the answer step, its argument the final answer; a later LLM's text is
+  then reasoning, not a second answer.
 
 Each tool's decided kind is kept in ``metadata["tool_kinds"]``.
 
@@ -43,10 +46,11 @@ from typing import cast
 
 from ..._errors import UserInputError
 from ..._limits import ReadLimits
+from ._answer_tools import is_answer_tool, resolve_answer_tools
 from ._base import ImportedRecord, RecordContext, new_trace
-from ._fields import GOLD_FIELDS
 from ._openai_chat import StepBuilder, extract_answer, search_step
 from ._otel_documents import as_text, span_documents
+from ._otel_fields import agent_name, first_of, question_of, root_metadata, trace_sources
 from ._otel_messages import messages
 from ._otel_spans import Span, first_is_spans, json_value, malformed, read_spans, span_table_columns
 from ._search_r1 import apply_fields, record_fields
@@ -62,7 +66,6 @@ _GENAI_KIND = {
     "retrieval": "RETRIEVER",
     "embeddings": "EMBEDDING",
 }
-_QUESTION_KEYS = ("question", "query", "input")
 
 
 def sniff(path: str, head: str, first: object) -> bool:
@@ -96,6 +99,7 @@ def iter_records(
     agent: str | None = None,
     answer_tag: str | None = "answer",
     search_tools: str | Iterable[str] | None = None,
+    answer_tool: str | Iterable[str] | None = None,
     limits: ReadLimits | None = None,
 ) -> Iterator[ImportedRecord]:
     """Rebuild the traces of an OpenTelemetry file (see the module docstring for the mapping).
@@ -110,6 +114,8 @@ def iter_records(
         Take ``final_answer`` from the last ``<answer_tag>`` block of the answer; None keeps the text.
     search_tools : str or list, optional
         The tool names that are searches; other tools are ``other`` steps (default: by name, :mod:`._tools`).
+    answer_tool : str or list, optional
+        More tool names whose call gives the answer, beside ``submit``, ``final_answer``, ... (:mod:`._answer_tools`).
     limits : ReadLimits, optional
         The byte limits of the read (default :data:`seekbench._limits.DEFAULT_LIMITS`).
 
@@ -119,7 +125,7 @@ def iter_records(
         ``line`` is the line (or row) of the trace's root span.
     """
     file = str(path)
-    chosen = resolve_search_tools(search_tools)
+    chosen = (resolve_search_tools(search_tools), resolve_answer_tools(answer_tool))
     by_trace: dict[str, list[Span]] = defaultdict(list)
     for line, item in read_spans(path, limits=limits):
         if isinstance(item, UserInputError):
@@ -136,9 +142,9 @@ def iter_records(
             trace_id = tid if root is None or len(roots) <= 1 else f"{tid}:{root.span_id}"
             try:
                 trace = _build(
-                    tree, root, trace_id=trace_id, file=file, agent=agent, answer_tag=answer_tag, search_tools=chosen
+                    tree, root, trace_id=trace_id, file=file, agent=agent, answer_tag=answer_tag, tools=chosen
                 )
-                yield ImportedRecord(line, trace=trace, sources=_sources(trace, root, agent))
+                yield ImportedRecord(line, trace=trace, sources=trace_sources(trace, root, agent))
             except UserInputError as e:
                 yield ImportedRecord(line, error=e)
             except (TypeError, ValueError, AttributeError, KeyError, OverflowError) as e:  # attribute of odd type
@@ -182,6 +188,9 @@ class _SpanSteps(StepBuilder):
 
     span: Span
     search_tools: frozenset[str] | None = None
+    answer_tools: frozenset[str] | None = None
+    #: True once an answer tool was called: a later LLM's text is no second answer
+    answered = False
     #: tool name -> "search" or "other", as decided (``metadata["tool_kinds"]``)
     kinds: dict[str, str]
 
@@ -203,8 +212,9 @@ def _build(
     file: str,
     agent: str | None,
     answer_tag: str | None,
-    search_tools: frozenset[str] | None,
+    tools: tuple[frozenset[str] | None, frozenset[str] | None],
 ) -> dict:
+    """One seekbench trace from the spans under ``root``; ``tools`` are the search and the answer tools."""
     top = [root] if root is not None else tree.roots
     spans = [s for s in tree.walk(top) if s is not root]
     kinds = {s.span_id: span_kind(s) for s in spans}
@@ -212,11 +222,11 @@ def _build(
     llms = [s for s in spans if kinds[s.span_id] == "LLM"]
     has_tools = any(kinds[s.span_id] in ("TOOL", "RETRIEVER") for s in spans)
     final = next((s for s in reversed(llms) if _answers(s)), None)
-    meta = _metadata(root)
+    meta = root_metadata(root)
     fields = record_fields(meta, ctx, "metadata")
     trace = new_trace(
         trace_id=trace_id,
-        agent=_agent(root, llms, fields, agent, top[0], ctx),
+        agent=agent_name(root, llms, fields, agent, top[0], ctx),
         question="",
         fmt=FORMAT,
         file=file,
@@ -224,7 +234,7 @@ def _build(
         record_id=top[0].trace_id,
     )
     b = _SpanSteps(FORMAT, ctx)
-    b.search_tools, b.kinds = search_tools, {}
+    (b.search_tools, b.answer_tools), b.kinds = tools, {}
     under_tool: set[str] = set()
     for s in spans:
         b.span = s
@@ -233,12 +243,14 @@ def _build(
             under_tool.update(c.span_id for c in tree.children[s.span_id])
             continue
         if kind == "LLM":
-            answer = _llm(b, s, final=s is final, tool_calls=not has_tools, answer_tag=answer_tag)
+            answer = _llm(b, s, final=s is final and not b.answered, tool_calls=not has_tools, answer_tag=answer_tag)
             if answer is not None:
                 trace["final_answer"] = answer
         elif kind == "TOOL":
             retrievers = [c for c in tree.walk(tree.children[s.span_id]) if span_kind(c) == "RETRIEVER"]
-            _tool(b, s, retrievers, ctx)
+            answer = _tool(b, s, retrievers, ctx)
+            if answer is not None:
+                trace["final_answer"] = answer
             under_tool.update(c.span_id for c in tree.children[s.span_id])
         elif kind == "RETRIEVER":
             _retriever(b, s)
@@ -249,7 +261,7 @@ def _build(
         text = cast(str, as_text(json_value(root.attrs["output.value"])))
         b.add({"kind": "answer", "text": text, "original_kind": "AGENT"}, "output.value")
         trace["final_answer"] = extract_answer(text, answer_tag)
-    trace["question"] = fields["question"] or _question(root, llms) or ""
+    trace["question"] = fields["question"] or question_of(root, llms) or ""
     apply_fields(trace, fields)
     trace["steps"] = b.finish()
     trace["metadata"] = {
@@ -284,9 +296,18 @@ def _llm(b: _SpanSteps, s: Span, *, final: bool, tool_calls: bool, answer_tag: s
         for j, tc in enumerate(m["tool_calls"] if tool_calls else []):
             p = f"{m['path']}.tool_calls.{j}"
             step = search_step(
-                tc["name"], _arguments(tc["arguments"]), b.ctx, p, p, classify=True, search_tools=b.search_tools
+                tc["name"],
+                _arguments(tc["arguments"]),
+                b.ctx,
+                p,
+                p,
+                classify=True,
+                search_tools=b.search_tools,
+                answer_tools=b.answer_tools,
             )
             b.kinds[step["tool"]] = step["kind"]
+            if step["kind"] == "answer":
+                answer, b.answered = step["text"], True
             calls.append(({**step, "original_kind": "tool_call"}, p, tc["id"] or f"{s.span_id}:{j}"))
         r = None if not m["reasoning"] else (m["reasoning"], "reasoning", m["path"])
         got = b.model_turn(
@@ -304,17 +325,18 @@ def _arguments(raw: object) -> object:
     return {"query": value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}
 
 
-def _first(attrs: dict, *keys: str) -> object:
-    return next((attrs[k] for k in keys if attrs.get(k) is not None), None)
-
-
-def _tool(b: _SpanSteps, s: Span, retrievers: list[Span], ctx: RecordContext) -> None:
+def _tool(b: _SpanSteps, s: Span, retrievers: list[Span], ctx: RecordContext) -> str | None:
+    """The steps of a tool span: its call and its output; returns the answer when the tool gives it."""
     a = s.attrs
-    name = str(_first(a, "tool.name", "gen_ai.tool.name") or s.name)
+    name = str(first_of(a, "tool.name", "gen_ai.tool.name") or s.name)
     args_key = "input.value" if "input.value" in a else "gen_ai.tool.call.arguments"
     args = _arguments(a.get(args_key))
     search = is_search_tool(name, b.search_tools, retrieves=bool(retrievers))
-    if search:
+    answer = is_answer_tool(name, b.answer_tools)
+    if answer:  # the answer, given as the tool's argument
+        step = search_step(name, args, ctx, "tool.name", args_key, answer_tools=b.answer_tools)
+        b.answered, search = True, False
+    elif search:
         step = search_step(name, args, ctx, "tool.name", args_key)
     else:  # an action (bash, create_dataset, ask_user): its call and its output are other steps
         step = {"kind": "other", "tool": name, "text": as_text(json_value(a.get(args_key)))}
@@ -331,6 +353,7 @@ def _tool(b: _SpanSteps, s: Span, retrievers: list[Span], ctx: RecordContext) ->
         result["documents"] = [d for r in retrievers for d in span_documents(r)]
         for rank, d in enumerate(result["documents"], start=1):
             d["rank"] = rank
+    return step["text"] if answer else None
 
 
 def _retriever(b: _SpanSteps, s: Span) -> None:
@@ -350,72 +373,3 @@ def _retriever(b: _SpanSteps, s: Span) -> None:
     d_key = "gen_ai.retrieval.documents" if "gen_ai.retrieval.documents" in a else "retrieval.documents"
     b.add_result(text, key, d_key, d_key)
     b.steps[-1]["documents"] = docs
-
-
-def _metadata(root: Span | None) -> dict:
-    if root is None:
-        return {}
-    raw = json_value(root.attrs.get("metadata"))
-    if isinstance(raw, dict):
-        return raw
-    return {k[len("metadata.") :]: v for k, v in root.attrs.items() if k.startswith("metadata.")}
-
-
-def _question(root: Span | None, llms: list[Span]) -> str | None:
-    if root is not None:
-        value = json_value(root.attrs.get("input.value"))
-        if isinstance(value, dict):
-            value = next((value[k] for k in _QUESTION_KEYS if isinstance(value.get(k), str)), None)
-        if isinstance(value, str):
-            return value
-    for s in ([root] if root is not None else []) + llms[:1]:
-        user = next((m["text"] for m in messages(s, output=False) if m["role"] == "user"), None)
-        if user:
-            return user
-    return None
-
-
-def _agent(
-    root: Span | None, llms: list[Span], fields: dict, fallback: str | None, first: Span, ctx: RecordContext
-) -> str:
-    name = fields["agent"] or (None if root is None else _first(root.attrs, "agent.name", "gen_ai.agent.name"))
-    model = next(
-        (
-            m
-            for s in llms
-            for m in [_first(s.attrs, "llm.model_name", "gen_ai.response.model", "gen_ai.request.model")]
-            if m
-        ),
-        None,
-    )
-    if name and model:
-        return f"{name}/{model}"
-    who = name or model or fallback or first.resource.get("service.name")
-    if not who:
-        raise UserInputError(
-            "no agent name: the spans carry no agent.name, gen_ai.agent.name, model name or "
-            "service.name; add agent.name to the agent span",
-            **ctx,
-        )
-    return str(who)
-
-
-def _sources(trace: dict, root: Span | None, agent: str | None) -> dict[str, str]:
-    """Where the trace's fields came from, in words: spans are no one JSON record a path could name."""
-    out: dict[str, str] = {}
-    meta = _metadata(root)
-    on_root = "" if root is None else f"span {root.span_id} "
-    for key, names in (("question", ("question",)), ("gold_answers", GOLD_FIELDS), ("dataset", ("dataset",))):
-        hit = next((k for k in names if meta.get(k) is not None), None)
-        if hit is not None:
-            out[key] = f"{on_root}metadata.{hit}"
-    if "question" not in out and trace["question"]:
-        given = root is not None and json_value(root.attrs.get("input.value")) is not None
-        out["question"] = f"{on_root}input.value" if given else "the first user message of the first LLM span"
-    if agent is None or trace["agent"] != agent:  # else the agent is --agent
-        out["agent"] = "span attributes (agent.name, the model name, service.name)"
-    answers = [s for s in trace["steps"] if s["kind"] == "answer"]
-    if answers and trace["final_answer"] is not None:
-        ref = answers[-1]["source_ref"]
-        out["final_answer"] = f"span {ref['record_id']} {ref['path']}"
-    return out

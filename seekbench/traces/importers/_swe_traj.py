@@ -170,8 +170,19 @@ def _agent(config: dict, file: str, given: str | None) -> tuple[str, str | None,
         return given, None, None
     model = get_path(config, "agent.model.name")
     if isinstance(model, str) and model:
-        return f"SWE-agent/{model}", "$.replay_config.agent.model.name", None
+        return f"SWE-agent/{model}", "'SWE-agent/' + $.replay_config.agent.model.name", None
     return default_agent(file), None, agent_note(file)
+
+
+def _in_config_text(src: str, prefix: str) -> str:
+    """A stated source inside ``replay_config`` said in words when the config is JSON text (a path cannot
+    go into a string): ``$.replay_config.agent.model.name`` -> ``agent.model.name of the JSON text at
+    $.replay_config``."""
+    at = f"{prefix}.replay_config."
+    if at not in src:
+        return src
+    head, inner = src.split(at, 1)
+    return f"{head}{inner} of the JSON text at {prefix}.replay_config"
 
 
 def _command(action: str) -> tuple[str | None, str | None]:
@@ -284,4 +295,7 @@ def _convert(
     trace["metadata"] = {**meta, **trace.get("metadata", {})}
     if a_source is not None:
         sources["agent"] = a_source if prefix == "$" else a_source.replace("$", prefix, 1)
+    if isinstance(doc.get("replay_config"), str):  # SWE-agent's replay_config is JSON text: no path goes inside it
+        for key, src in list(sources.items()):
+            sources[key] = _in_config_text(src, prefix)
     return ImportedRecord(line, trace=trace, notes=[note] if note else [], sources=sources)

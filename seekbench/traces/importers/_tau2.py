@@ -200,6 +200,8 @@ def _convert(
     b.finish(trace)
     domain = get_path(info, "environment_info.domain_name")
     trace["dataset"] = domain if isinstance(domain, str) else None
+    if trace["dataset"] is not None:  # read beside agent_info, in the results object holding this run
+        sources["dataset"] = prefix.rsplit(".simulations[", 1)[0] + ".info.environment_info.domain_name"
     trace["question_id"] = (
         f"{trace['dataset'] or ''}::{run['task_id']}" if "task_id" in run else question_key(question, trace["dataset"])
     )

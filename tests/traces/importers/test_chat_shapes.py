@@ -91,7 +91,8 @@ def test_prompt_plus_completion_is_one_conversation():
     assert (pc1["final_answer"], pc1["gold_answers"]) == ("2,140 m", ["2140 m"])
     # strings: the prompt is the user's message, the completion the assistant's
     assert pc2["question"] == "What colour is the flag of Norland?"
-    assert steps(pc2) == [("answer", None, None, "$.completion.content")]
+    # the answer's path is the string itself ($.completion holds no object with a content key)
+    assert steps(pc2) == [("answer", None, None, "$.completion")]
     assert pc2["final_answer"] == "It is green and white."
 
 

@@ -15,7 +15,11 @@ from seekbench.traces.importers import detect_format, importer_for
 from seekbench.traces.importers._fields import verdict
 from seekbench.traces.importers._jsonpath import find
 
-FILES = sorted(p for p in [*FIXTURES.glob("*.*"), *(FIXTURES / "producers").glob("*")] if p.is_file())
+FILES = sorted(
+    p
+    for p in [*FIXTURES.glob("*.*"), *(FIXTURES / "producers").glob("*"), *(FIXTURES / "shapes").glob("*")]
+    if p.is_file()
+)
 FIELDS = ("trace_id", "agent", "question", "final_answer", "gold_answers", "correct", "dataset")
 
 

@@ -173,10 +173,11 @@ def test_labels_go_back_to_the_observations():
 def test_explain_sources_are_the_paths_read():
     (rec,) = iter_records(SHAPES / "langfuse_trace.json")
     assert {k: rec.sources[k] for k in ("agent", "question", "final_answer", "gold_answers", "correct")} == {
-        "agent": "$.name + $.observations[2].model",  # the plan generation (observations[2]) is the first
+        # name/model joined from two keys; the plan generation (observations[2]) is the first with a model
+        "agent": "joined: $.name, $.observations[2].model",
         "question": "$.input.question",
         "final_answer": "$.observations[0].output",
         "gold_answers": "$.metadata.gold_answers",
-        "correct": "$.scores[1]"}
+        "correct": "$.scores[1].value"}  # the value of the correctness score, not the score object
     _, no_obs = iter_records(SHAPES / "langfuse_list.json")
     assert (no_obs.sources["final_answer"], no_obs.sources["question"]) == ("$.data[1].output", "$.data[1].input.query")

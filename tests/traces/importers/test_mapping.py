@@ -16,7 +16,7 @@ from seekbench.traces.importers import load_mapping
 from seekbench.traces.importers._jsonpath import PathError, find, parse
 from seekbench.traces.importers._mapped import iter_records
 
-MAPPED = FIXTURES / "mapped"
+MAPPED, SHAPES = FIXTURES / "mapped", FIXTURES / "shapes"
 EVENTS, EVENTS_MAP = MAPPED / "events.jsonl", MAPPED / "events.map.toml"
 
 
@@ -153,7 +153,12 @@ def _same_fields(trace: dict) -> dict:
         FIXTURES / "parallel.openai.json",  # openai_chat, a JSON array of records: messages
         FIXTURES / "producers" / "openai_messages.json",  # one bare message list: messages = "$"
         FIXTURES / "producers" / "miroflow_task.json",  # messages one level down, a judge verdict
+        # the chat shapes of issue 27 that one message list holds: messages = "$.<key>" (not tool_call_text.jsonl,
+        # whose records differ in their keys: a map written from its first record names a question the next lacks)
+        *(SHAPES / n for n in ("anthropic_blocks.json", "any_key.jsonl", "flat_calls.jsonl", "nested_gold.jsonl",
+                               "string_calls.jsonl", "submit_tool.jsonl")),
     ],
+    ids=lambda p: p.name,
 )
 def test_explain_prints_a_map_that_reads_the_file_as_detection_does(cli, tmp_path, fixture):
     m = _explained_map(cli, fixture, tmp_path)
@@ -178,6 +183,10 @@ def test_canonical_traces_round_trip_through_their_map(cli, tmp_path):
         (FIXTURES / "same.search_r1.jsonl", "# the steps are tags inside the text at $.output"),
         (FIXTURES / "trajectory.atif.json", "# each ATIF step holds a message, tool calls and observations"),
         (FIXTURES / "capitals.inspect.json", "# agent <- $.eval.model: not a path inside the record"),
+        (SHAPES / "prompt_completion.jsonl", "# the messages are one conversation joined from $.prompt and"),
+        (SHAPES / "responses_stored.json", "# the messages are one conversation joined from $[0].request and"),
+        (SHAPES / "langfuse_trace.json", "# the steps are observations nested by parentObservationId"),
+        (SHAPES / "langfuse_trace.json", "# agent <- joined: $.name, $.observations[2].model: not a path"),
     ],
 )
 def test_a_shape_a_map_cannot_say_is_a_toml_comment(cli, tmp_path, fixture, why):
