@@ -15,7 +15,7 @@ import pandas as pd
 if TYPE_CHECKING:  # pragma: no cover
     from ..agreement import AgreementResult
     from ..env.conformal import ConformalResult
-    from ..metrics import MetricsSummary
+    from ..metrics import CorrectedMetrics, MetricsSummary
     from ._explorer_data import ExplorerData
 
 #: Version of the result's layout; bumped when a field is renamed, removed or changes meaning.
@@ -333,6 +333,8 @@ class Analysis:
         The trace explorer's data, when asked for.
     comparison : Comparison or None
         The agents compared on the headline metrics; None with fewer than two agents.
+    corrected : CorrectedMetrics or None
+        Judge-corrected (PPI++) metrics (:func:`seekbench.metrics.judge_corrected_metrics`), when asked for.
     """
 
     provenance: Provenance
@@ -346,3 +348,4 @@ class Analysis:
     agreement: AgreementAnalysis | None
     explorer: ExplorerData | None
     comparison: Comparison | None = None
+    corrected: CorrectedMetrics | None = None

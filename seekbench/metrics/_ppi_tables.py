@@ -24,8 +24,7 @@ from ._trace_stats import trace_statistics
 #: How to draw the human-labeled traces so that the guarantee holds (one line, for warnings and reports).
 HOW_TO_SAMPLE = (
     "PPI's guarantee assumes the human-labeled traces are a uniformly random sample of these traces: "
-    "draw them with a seeded random sample (e.g. `seekbench judge plan`, or "
-    "numpy.random.default_rng(SEED).choice(trace_ids, n, replace=False))"
+    "draw them with a seeded random sample (numpy.random.default_rng(SEED).choice(trace_ids, n, replace=False))"
 )
 
 

@@ -169,6 +169,12 @@ def write_report(
         lead_md.append(agreement_markdown(analysis.agreement, explorer=explorer))
         figures.update(agr_figs)
         extra_tables.update(agreement_tables(full.agreement))
+    if full.corrected is not None:
+        from ._corrected_section import corrected_html, corrected_markdown, corrected_tables
+
+        lead_html.append(corrected_html(full.corrected))
+        lead_md.append(corrected_markdown(full.corrected))
+        extra_tables.update(corrected_tables(full.corrected))
     _add_seeking_sections(analysis, full, figures, extra_html, extra_md, extra_tables)
     fig_paths = []
     for name, data in figures.items():
