@@ -1,18 +1,21 @@
 """Simulated coverage of judge-corrected (PPI++) metrics on the 190 human-labeled SeekBench traces.
 
 Human labels are the truth: each agent's full-data human value of each metric is the target.
-The ``rules`` judge (offline) labels every trace. For n = 20, 40 and 80 human-labeled traces in
+Each judge (``rules`` and ``learned``, both offline; ``learned`` is the shipped model, trained on
+the synthetic sample, not on these traces) labels every trace. For n = 20, 40 and 80 human-labeled traces in
 total (drawn uniformly at random from all 190, seeded, so about n / 5 per agent: the per-agent n
 varies from draw to draw), R draws each; per metric, over agents and draws:
 
 - coverage of the corrected 95% interval (``interval="t"``, seekbench's default) of the full-data
   human value, and of ppi-python's CLT interval (``interval="clt"``);
-- median width of the corrected interval and of the human-only interval on the same subset
-  (Wilson for 0/1 metrics, Student t for RQI and CE: the classical interval of the same sample);
+- median width of the corrected interval and of two human-only intervals on the same subset: the
+  classical interval of the same construction (Student t of the human values, the lambda = 0
+  limit of the corrected interval) and the one the summary shows (Wilson for 0/1 metrics; for RQI
+  and CE the same t interval, the bootstrap being too slow to repeat here);
 - bias of the judge-only estimate (judge on all traces minus the human value): mean over agents
   and the largest in absolute value.
 
-Run (about a minute per 100 draws)::
+Run (about two minutes per 100 draws)::
 
     PYTHONPATH=. python scripts/bench/ppi_sim.py [--data ../shared/data/seekbench_human_190.jsonl] [--draws 500]
 
@@ -44,8 +47,11 @@ OUT = Path(__file__).resolve().parent / "results" / "ppi_sim.md"
 SIZES = (20, 40, 80)
 
 
-def value_tables(data: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per-trace metric values of all traces from human labels (inline) and from the rules judge."""
+JUDGES = ("rules", "learned")
+
+
+def value_tables(data: Path, judge_name: str = "rules") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per-trace metric values of all traces from human labels (inline) and from the judge ``judge_name``."""
     from seekbench.cli._main import main
     from seekbench.labels import load_annotations
     from seekbench.traces import attach_labels, build_tables, read_traces
@@ -53,9 +59,9 @@ def value_tables(data: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     traces = read_traces([str(data)]).traces
     human_steps, table = build_tables(traces)
     with tempfile.TemporaryDirectory() as tmp:
-        out = f"{tmp}/rules.jsonl"
-        if main(["annotate", str(data), "--judge", "rules", "-o", out]) != 0:
-            raise SystemExit("annotate --judge rules failed")
+        out = f"{tmp}/{judge_name}.jsonl"
+        if main(["annotate", str(data), "--judge", judge_name, "-o", out]) != 0:
+            raise SystemExit(f"annotate --judge {judge_name} failed")
         judge_steps = attach_labels(human_steps, load_annotations(out).records)
 
     def values(steps):
@@ -64,16 +70,17 @@ def value_tables(data: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     return values(judge_steps), values(human_steps)
 
 
-def human_only_width(y: np.ndarray) -> float:
-    """Width of the classical interval of the human values: Wilson for 0/1, Student t otherwise."""
+def human_only_widths(y: np.ndarray) -> tuple[float, float]:
+    """Widths of the human values' Student t interval, and of the interval the summary shows (Wilson for 0/1)."""
     if len(y) < 2:
-        return np.nan
+        return np.nan, np.nan
+    from scipy.special import stdtrit
+
+    t = 2 * stdtrit(len(y) - 1, 0.975) * y.std(ddof=1) / np.sqrt(len(y))
     if np.isin(y, (0.0, 1.0)).all():
         lo, hi = wilson_interval(float(y.sum()), len(y))
-        return hi - lo
-    from scipy.stats import t
-
-    return 2 * t.ppf(0.975, len(y) - 1) * y.std(ddof=1) / np.sqrt(len(y))
+        return t, hi - lo
+    return t, t
 
 
 def simulate(judge: pd.DataFrame, human: pd.DataFrame, *, draws: int, seed: int) -> pd.DataFrame:
@@ -89,6 +96,7 @@ def simulate(judge: pd.DataFrame, human: pd.DataFrame, *, draws: int, seed: int)
             for (_, r), (_, c) in zip(res["t"].iterrows(), res["clt"].iterrows(), strict=True):
                 target = truth.loc[r["agent"], r["metric"]]
                 y = h.loc[h["agent"] == r["agent"], r["metric"]].dropna().to_numpy()
+                w_t, w_shown = human_only_widths(y)
                 rows.append(
                     {
                         "n": n,
@@ -100,7 +108,8 @@ def simulate(judge: pd.DataFrame, human: pd.DataFrame, *, draws: int, seed: int)
                         "covered": r["corrected_ci_low"] <= target <= r["corrected_ci_high"],
                         "covered_clt": c["corrected_ci_low"] <= target <= c["corrected_ci_high"],
                         "width": r["corrected_ci_high"] - r["corrected_ci_low"],
-                        "width_human": human_only_width(y),
+                        "width_human_t": w_t,
+                        "width_human_shown": w_shown,
                     }
                 )
     return pd.DataFrame(rows)
@@ -112,47 +121,68 @@ def bias_table(judge: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"mean_bias": diff.mean(), "max_abs_bias": diff.abs().max()})
 
 
-def render(sim: pd.DataFrame, bias: pd.DataFrame, *, draws: int, seed: int) -> str:
-    cut = sim[~sim["defined"]].groupby(["n", "metric"]).size()
+def _summary_rows(sim: pd.DataFrame) -> pd.DataFrame:
     ok = sim[sim["defined"]]
     g = ok.groupby(["metric", "n"], sort=False)
-    table = pd.DataFrame(
+    return pd.DataFrame(
         {
-            "coverage (t)": g["covered"].mean(),
-            "coverage (clt)": g["covered_clt"].mean(),
-            "median width corrected": g["width"].median(),
-            "median width human only": g["width_human"].median(),
-            "estimates": g.size(),
+            "cov_t": g["covered"].mean(),
+            "cov_clt": g["covered_clt"].mean(),
+            "w": g["width"].median(),
+            "w_t": g["width_human_t"].median(),
+            "w_shown": g["width_human_shown"].median(),
+            "k": g.size(),
         }
     ).reset_index()
+
+
+def render(results: dict, *, draws: int, seed: int) -> str:
+    """``results``: {judge: (simulation rows, bias table)} as Markdown."""
     lines = [
         "# Judge-corrected metrics (PPI++): simulated coverage on the 190 human-labeled traces",
         "",
-        f"`PYTHONPATH=. python scripts/bench/ppi_sim.py --draws {draws} --seed {seed}`. Truth: each agent's "
-        "full-data human value. Judge: `rules`. n = human-labeled traces **in total** (about n/5 per agent, "
-        "varying by draw), drawn uniformly at random. Coverage and widths pool the 5 agents over the draws; "
-        "an agent with fewer than 2 labeled traces, or a metric undefined for it (recovery by turn 8 "
-        "for the two agents with a cut-off trace), gives no estimate and is left out of the counts.",
-        "",
-        "| metric | n | coverage (t, default) | coverage (clt, ppi-python) | median width corrected "
-        "| median width human only | estimates |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        f"`PYTHONPATH=. python scripts/bench/ppi_sim.py --draws {draws} --seed {seed}` "
+        "(written by the script; do not edit). Truth: each agent's full-data human value. n = human-labeled "
+        "traces **in total**, drawn uniformly at random from the 190, so about n/5 per agent (5 agents of "
+        "34-40 traces), varying by draw; each agent's metric is corrected with its own labeled traces. "
+        "Coverage and widths pool the 5 agents over the draws (\"estimates\"); an agent with fewer than 2 "
+        "labeled traces, or a metric undefined for it (recovery by turn 8 for the two agents with a cut-off "
+        "trace), gives no estimate. Coverage (t) is seekbench's interval (Student t, Wilson for a 0/1 metric "
+        "without spread); coverage (clt) is ppi-python's normal interval on the same draws. Widths: median "
+        "over estimates; human only (t) is the classical interval of the same human values (the lambda = 0 "
+        "limit), human only (shown) the one the summary shows (Wilson for 0/1 metrics, t for RQI and CE). "
+        "Accuracy is left out: correctness on these traces does not come from the step labels.",
     ]
-    for _, r in table.iterrows():
-        lines.append(
-            f"| {r['metric']} | {r['n']} | {r['coverage (t)']:.3f} | {r['coverage (clt)']:.3f} | "
-            f"{r['median width corrected']:.3f} | {r['median width human only']:.3f} | {r['estimates']} |"
-        )
-    lines += [
-        "",
-        "Bias of the judge-only estimate (rules judge on all 190 traces minus the human value), over the 5 agents:",
-        "",
-        "| metric | mean bias | largest absolute bias |",
-        "|---|---:|---:|",
-        *(f"| {m} | {r['mean_bias']:+.3f} | {r['max_abs_bias']:.3f} |" for m, r in bias.iterrows()),
-    ]
-    if len(cut):
-        lines += ["", "Estimates left out (undefined): " + ", ".join(f"n={n} {m}: {k}" for (n, m), k in cut.items())]
+    for judge, (sim, bias) in results.items():
+        per_agent = sim[sim["metric"] == "rqi"].groupby("n")["n_agent"].describe()
+        lines += [
+            "",
+            f"## Judge `{judge}`",
+            "",
+            "| metric | n | coverage (t) | coverage (clt) | width corrected | width human only (t) "
+            "| width human only (shown) | estimates |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for _, r in _summary_rows(sim).iterrows():
+            lines.append(
+                f"| {r['metric']} | {r['n']} | {r['cov_t']:.3f} | {r['cov_clt']:.3f} | {r['w']:.3f} | "
+                f"{r['w_t']:.3f} | {r['w_shown']:.3f} | {r['k']} |"
+            )
+        lines += [
+            "",
+            "Labeled traces per agent: "
+            + "; ".join(
+                f"n = {n}: median {row['50%']:.0f}, min {row['min']:.0f}, max {row['max']:.0f}"
+                for n, row in per_agent.iterrows()
+            )
+            + ".",
+            "",
+            f"Bias of the judge-only estimate (`{judge}` on all 190 traces minus the human value), over the 5 agents:",
+            "",
+            "| metric | mean bias | largest absolute bias |",
+            "|---|---:|---:|",
+            *(f"| {m} | {r['mean_bias']:+.3f} | {r['max_abs_bias']:.3f} |" for m, r in bias.iterrows()),
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -161,12 +191,15 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--draws", type=int, default=500)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--judges", default=",".join(JUDGES), help="comma-separated offline judges (default: rules,learned)")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
     warnings.simplefilter("ignore")
-    judge, human = value_tables(args.data)
-    sim = simulate(judge, human, draws=args.draws, seed=args.seed)
-    text = render(sim, bias_table(judge, human), draws=args.draws, seed=args.seed)
+    results = {}
+    for name in args.judges.split(","):
+        judge, human = value_tables(args.data, name)
+        results[name] = (simulate(judge, human, draws=args.draws, seed=args.seed), bias_table(judge, human))
+    text = render(results, draws=args.draws, seed=args.seed)
     args.out.write_text(text)
     print(text)
 

@@ -103,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
 
         args.files = [str(sample_traces_path())]
     by = BY_CHOICES[args.by]
+    if args.correct and args.labels is None:
+        raise UserInputError("--correct needs the judge's labels: --labels JUDGE.jsonl (and --reference HUMAN.jsonl)")
     if args.labels is None:  # streamed fragment by fragment (seekbench.scale); labels need the whole step table
         summary = scaled_summary(args, by=by, options=metric_options(args))
         inputs = {"files": args.files, "labels": "inline labels", "skipped_records": args.n_skipped}

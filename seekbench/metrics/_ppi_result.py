@@ -258,14 +258,13 @@ def corrected_metrics(
 
 def _differences(judge, by, groups, base, metrics, estimates, alpha) -> pd.DataFrame:
     rows = []
+    questions = judge.dropna(subset=["question_id"]).groupby(by, sort=False)["question_id"].agg(set)
     for m in metrics:
         for g in groups:
             if g == base:
                 continue
             a, b = estimates.get((g, m)), estimates.get((base, m))
-            qa = set(judge.loc[judge[by] == g, "question_id"].dropna())
-            qb = set(judge.loc[judge[by] == base, "question_id"].dropna())
-            shared = len(qa & qb)
+            shared = len(questions.get(g, set()) & questions.get(base, set()))
             note = "unpaired: the two agents' traces are treated as independent samples"
             if shared:
                 note += f" although {shared} question(s) are shared (errs wide)"
