@@ -145,7 +145,7 @@ def render(results: dict, *, draws: int, seed: int) -> str:
         "(written by the script; do not edit). Truth: each agent's full-data human value. n = human-labeled "
         "traces **in total**, drawn uniformly at random from the 190, so about n/5 per agent (5 agents of "
         "34-40 traces), varying by draw; each agent's metric is corrected with its own labeled traces. "
-        "Coverage and widths pool the 5 agents over the draws (\"estimates\"); an agent with fewer than 2 "
+        'Coverage and widths pool the 5 agents over the draws ("estimates"); an agent with fewer than 2 '
         "labeled traces, or a metric undefined for it (recovery by turn 8 for the two agents with a cut-off "
         "trace), gives no estimate. Coverage (t) is seekbench's interval (Student t, Wilson for a 0/1 metric "
         "without spread); coverage (clt) is ppi-python's normal interval on the same draws. Widths: median "
@@ -191,7 +191,9 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--draws", type=int, default=500)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--judges", default=",".join(JUDGES), help="comma-separated offline judges (default: rules,learned)")
+    ap.add_argument(
+        "--judges", default=",".join(JUDGES), help="comma-separated offline judges (default: rules,learned)"
+    )
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
     warnings.simplefilter("ignore")
