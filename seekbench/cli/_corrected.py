@@ -57,7 +57,7 @@ def human_labels(args: argparse.Namespace, traces: list[dict]):
 def corrected_from_args(args: argparse.Namespace, loaded, *, options, audit_options: dict | None = None):
     """The :class:`~seekbench.metrics.CorrectedMetrics` of the loaded traces as the flags say, and a
     one-line warning on stderr (the sampling caveat, and what shows the sample is not random)."""
-    from ..metrics import HOW_TO_SAMPLE, judge_corrected_metrics
+    from ..metrics import judge_corrected_metrics
     from ..traces import attach_labels
 
     if not getattr(args, "labels", None):
@@ -75,9 +75,7 @@ def corrected_from_args(args: argparse.Namespace, loaded, *, options, audit_opti
         n_boot=args.n_boot,
         seed=args.seed,
     )
-    sel = result.options["labeled_selection"]
-    line = sel["warning"] or f"{HOW_TO_SAMPLE}; nothing here shows they were not"
-    print(f"seekbench: warning: --correct: {line}", file=sys.stderr, flush=True)
+    print(f"seekbench: warning: --correct: {result.options['sampling_note']}", file=sys.stderr, flush=True)
     result.options["reference"] = args.reference
     result.options["judge_labels"] = args.labels
     return result

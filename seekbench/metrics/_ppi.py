@@ -210,7 +210,8 @@ def ppi_bootstrap_interval(
     """Percentile bootstrap interval of the PPI++ estimate (a check on the CLT interval).
 
     The labeled and the unlabeled traces are resampled separately (each its own
-    :class:`Resampler` draw, the unlabeled with the seed ``[seed, 1]``) and lambda is estimated
+    :class:`Resampler` draw, the unlabeled with the seed ``[seed, 1]`` for an int seed, a child
+    of it otherwise) and lambda is estimated
     again in every resample, from the resampled sums of Y, f, Y f, f^2 (labeled) and f, f^2
     (unlabeled).
 
@@ -229,7 +230,7 @@ def ppi_bootstrap_interval(
         return (NAN, NAN)
     lab = r.resampled_sums(np.column_stack([y, yhat, y * yhat, yhat**2]))
     if big_n:
-        unl = Resampler(n_boot=r.n_boot, seed=[r.seed if r.seed is not None else 0, 1], method=r.method)
+        unl = Resampler(n_boot=r.n_boot, seed=_other_seed(r.seed), method=r.method)
         u = unl.resampled_sums(np.column_stack([yu, yu**2]))
     else:
         u = np.zeros((r.n_boot, 2))
@@ -243,3 +244,13 @@ def ppi_bootstrap_interval(
         lam = np.clip(np.nan_to_num(lam), 0.0, 1.0)
         theta = (sy - lam * sf) / n + (lam * uf / big_n if big_n else 0.0)
     return percentile_interval(theta, alpha=alpha)
+
+
+def _other_seed(seed):
+    """A second seed, independent of ``seed`` and fixed by it (None stays fresh entropy)."""
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        return [int(seed), 1]
+    if seed is None:
+        return None
+    base = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    return base.spawn(1)[0]

@@ -127,7 +127,8 @@ def judge_corrected_metrics(
     Returns
     -------
     CorrectedMetrics
-        ``options["labeled_selection"]`` holds :func:`labeled_selection`. Accuracy is left out
+        ``options["labeled_selection"]`` holds :func:`labeled_selection`, ``options["sampling_note"]``
+        its warning, or the caveat that the guarantee assumes a random sample. Accuracy is left out
         when correctness is the same in both tables (``options["accuracy"]`` says so): it then
         comes from the traces, not from the labels, and needs no correction.
     """
@@ -154,7 +155,9 @@ def judge_corrected_metrics(
     result = corrected_metrics(
         judge, human, metrics=metrics, baseline=baseline, alpha=alpha, interval=interval, n_boot=n_boot, seed=seed
     )
-    result.options["labeled_selection"] = labeled_selection(traces, set(ids[keep]))
+    sel = labeled_selection(traces, set(ids[keep]))
+    result.options["labeled_selection"] = sel
+    result.options["sampling_note"] = sel["warning"] or f"{HOW_TO_SAMPLE}; nothing in the traces shows they were not"
     result.options["accuracy"] = (
         "left out: correctness comes from the traces, the same under both label sets"
         if metrics is not None

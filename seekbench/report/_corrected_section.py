@@ -12,7 +12,7 @@ import html
 
 import pandas as pd
 
-from ..metrics import HOW_TO_SAMPLE, CorrectedMetrics
+from ..analysis import CorrectedMetrics
 from ._markdown import _md_table
 from ._markdown_text import md_text
 from ._tables import fmt
@@ -49,7 +49,7 @@ def _notes(result: CorrectedMetrics) -> list[str]:
     notes = [
         f"Human-labeled traces: {sel.get('n_labeled')} of {sel.get('n_total')} ({per}), the traces the reference "
         f"labels ({result.options.get('reference')}) cover; the judge's labels: {result.options.get('judge_labels')}.",
-        sel.get("warning") or f"{HOW_TO_SAMPLE}; nothing in the files shows they were not.",
+        result.options.get("sampling_note", ""),
         "Corrected = the judge's mean on the other traces weighted by lambda plus the human-labeled traces' "
         "mean of (human - lambda x judge); lambda in [0, 1] is estimated from the data (0: the judge does not "
         "help; human only). Intervals: corrected, Student t (Wilson for a 0/1 metric without spread); judge "

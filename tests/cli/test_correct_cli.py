@@ -44,3 +44,19 @@ def test_report_correct_writes_the_section(cli, rules_labels, tmp_path):
     md = (tmp_path / "r" / "report.md").read_text()
     assert "## Judge-corrected metrics (PPI++)" in md and "human n" in md
     assert (tmp_path / "r" / "tables" / "corrected.csv").exists()
+
+
+def test_reference_of_the_first_traces_is_called_not_random(cli, rules_labels, tmp_path):
+    from seekbench.data import sample_traces_path
+    from seekbench.labels import AnnotationSet
+    from seekbench.traces import read_traces
+
+    traces = read_traces([str(sample_traces_path())]).traces
+    first = {t["trace_id"] for t in traces[:10]}
+    human = AnnotationSet.from_traces(traces).records
+    ref = tmp_path / "first10.jsonl"
+    AnnotationSet.from_records(human[human["trace_id"].isin(first)].to_dict("records"), name="h").save(ref)
+    res = cli("metrics", "--labels", str(rules_labels), "--reference", str(ref), "--correct", "--n-boot", "0")
+    assert res.code == 0, res
+    line = [x for x in res.err.splitlines() if "--correct" in x]
+    assert len(line) == 1 and "first 10 traces of the file" in line[0] and "random sample" in line[0]

@@ -24,6 +24,7 @@ def _result():
     human = judge.iloc[[0, 1, 2, 6]].assign(rqi=[0.5, 0.5, 1.0, 0.0])
     res = corrected_metrics(judge, human, n_boot=100)
     res.options["labeled_selection"] = labeled_selection(judge, set(human["trace_id"]))
+    res.options["sampling_note"] = "the guarantee assumes a random sample of these traces"
     res.options.update(reference="human.jsonl", judge_labels="judge.jsonl", accuracy="left out")
     return res
 
