@@ -112,17 +112,19 @@ def _one(
     judge: pd.DataFrame, human: pd.DataFrame, metric: str, resampler: Resampler, alpha: float, interval: Interval
 ) -> tuple[dict, PPIEstimate | None]:
     """The summary row of one agent and metric (``judge``: all its traces; ``human``: its labeled ones)."""
+    cut = int(judge["cut_off"].sum()) if metric == _RECOVERED else 0
     j = judge[metric].to_numpy(dtype=float)
+    h_all = human[metric].to_numpy(dtype=float)
+    if cut:  # not a mean over traces at all: none of the three is shown
+        j, h_all = np.full(len(j), np.nan), np.full(len(h_all), np.nan)
     jd = ~np.isnan(j)
     row: dict = {"metric": metric, "n_total": len(judge), "n_labeled": len(human)}
     jv, jlo, jhi = _mean_ci(j[jd], resampler, alpha)
     row.update(judge_only=jv, judge_only_ci_low=jlo, judge_only_ci_high=jhi, judge_only_n=int(jd.sum()))
-    h_all = human[metric].to_numpy(dtype=float)
     hd = ~np.isnan(h_all)
     hv, hlo, hhi = _mean_ci(h_all[hd], resampler, alpha)
     row.update(human_only=hv, human_only_ci_low=hlo, human_only_ci_high=hhi, human_only_n=int(hd.sum()))
     reasons = []
-    cut = int(judge["cut_off"].sum()) if metric == _RECOVERED else 0
     if cut:
         reasons.append(
             f"{cut} trace(s) cut off: recovery by turn {RECOVERED_BY} is the Aalen-Johansen curve, not a mean "
@@ -134,7 +136,7 @@ def _one(
     yhat_l = j[at]
     both = hd & ~np.isnan(yhat_l)
     one_only = int((hd != ~np.isnan(yhat_l)).sum())
-    if one_only:
+    if one_only and not cut:
         reasons.append(f"{one_only} labeled trace(s) defined under one label set only, left out")
     y, f, fu = h_all[both], yhat_l[both], j[~labeled & jd]
     est = None if cut else ppi_mean(y, f, fu, alpha=alpha, interval=interval)

@@ -145,7 +145,9 @@ def test_recovery_by_8_is_not_a_mean_when_a_trace_is_cut_off():
     judge = _values([1.0, 0.0, 1.0]).rename(columns={"rqi": "recovered_by_8"})
     judge.loc[2, "cut_off"] = 1.0
     res = corrected_metrics(judge, judge.iloc[:2], metrics=["recovered_by_8"], n_boot=0)
-    assert np.isnan(res.summary.iloc[0]["corrected"]) and "cut off" in res.summary.iloc[0]["reason"]
+    row = res.summary.iloc[0]
+    assert np.isnan(row["corrected"]) and np.isnan(row["judge_only"]) and np.isnan(row["human_only"])
+    assert "cut off" in row["reason"]
 
 
 def test_binary_without_spread_gets_the_wilson_interval_not_a_point():
