@@ -5,6 +5,8 @@ seeking episodes, judge agreement and the trace explorer's data over a set of tr
 returns an :class:`Analysis`; :mod:`seekbench.report` only renders it.
 """
 
+# The type of Analysis.corrected, named here for the report (which reads results, never the metrics package).
+from ..metrics import CorrectedMetrics
 from ._agreement import agreement_analysis, analyze_agreement, kappa_cost_table
 from ._analyze import analyze
 from ._audit import analyze_audit
@@ -50,6 +52,7 @@ __all__ = [
     "CVResult",
     "Comparison",
     "CompletenessAnalysis",
+    "CorrectedMetrics",
     "ExplorerData",
     "HEADLINE_METRICS",
     "HeadlineMetric",

@@ -15,7 +15,7 @@ import pandas as pd
 if TYPE_CHECKING:  # pragma: no cover
     from ..agreement import AgreementResult
     from ..env.conformal import ConformalResult
-    from ..metrics import MetricsSummary
+    from ..metrics import CorrectedMetrics, MetricsSummary
     from ._explorer_data import ExplorerData
 
 #: Version of the result's layout; bumped when a field is renamed, removed or changes meaning.
@@ -336,6 +336,8 @@ class Analysis:
     judge_records : list of JudgeRecord
         The judges whose labels feed the metrics or the agreement, with their validation records
         (:func:`seekbench.analysis.judge_records`); empty when every label is a human's.
+    corrected : CorrectedMetrics or None
+        Judge-corrected (PPI++) metrics (:func:`seekbench.metrics.judge_corrected_metrics`), when asked for.
     """
 
     provenance: Provenance
@@ -350,3 +352,4 @@ class Analysis:
     explorer: ExplorerData | None
     comparison: Comparison | None = None
     judge_records: list = field(default_factory=list)
+    corrected: CorrectedMetrics | None = None

@@ -7,6 +7,7 @@ import math
 
 from .._errors import UserInputError
 from ..metrics import MetricOptions
+from ._corrected import add_correct_options, corrected_from_args, format_corrected
 from ._inputs import add_input_arguments, add_label_arguments, load_input
 from ._options import add_command, add_json, add_seed, check_at_least
 from ._output import finish, fixed_width
@@ -87,6 +88,7 @@ def register(sub) -> None:
     p = add_command(sub, "metrics", help=METRICS_HELP, description=METRICS_DESCRIPTION)
     add_input_arguments(p, files_required=False)
     add_label_arguments(p)
+    add_correct_options(p.add_argument_group("judge-corrected metrics"))
     add_metric_options(p)
     add_engine_arguments(p)
     add_json(p, what="one JSON object instead of a table")
@@ -101,17 +103,24 @@ def run(args: argparse.Namespace) -> int:
 
         args.files = [str(sample_traces_path())]
     by = BY_CHOICES[args.by]
+    if args.correct and args.labels is None:
+        raise UserInputError("--correct needs the judge's labels: --labels JUDGE.jsonl (and --reference HUMAN.jsonl)")
     if args.labels is None:  # streamed fragment by fragment (seekbench.scale); labels need the whole step table
         summary = scaled_summary(args, by=by, options=metric_options(args))
         inputs = {"files": args.files, "labels": "inline labels", "skipped_records": args.n_skipped}
     else:
         if args.engine != "local":
             raise UserInputError("--labels is read with --engine local only; attach the labels to the traces first")
-        loaded = load_input(args)
+        loaded = load_input(args, keep_traces=True if args.correct else None)
         summary = summarize(loaded.steps, loaded.traces, by=by, options=metric_options(args), **bootstrap_kwargs(args))
         inputs = {"files": args.files, "labels": loaded.label_source, "skipped_records": loaded.read.n_skipped}
     out = summary.to_dict()
     out["inputs"] = inputs
+    if args.correct:
+        if by != ("agent",):
+            raise UserInputError("--correct groups by agent only; drop --by")
+        out["corrected"] = corrected_from_args(args, loaded, options=metric_options(args)).to_dict()
+        return finish(args, out, lambda: format_table(out, by=by) + "\n" + format_corrected(out["corrected"]))
     return finish(args, out, lambda: format_table(out, by=by))
 
 

@@ -7,6 +7,7 @@ import functools
 
 from .._errors import UserInputError
 from ._agree import load_judged_sets
+from ._corrected import add_correct_options, corrected_from_args
 from ._explore import add_audit_options, audit_kwargs
 from ._inputs import add_input_arguments, add_label_arguments, import_options, load_input
 from ._metrics import add_metric_options, metric_kwargs, metric_options
@@ -81,6 +82,7 @@ def register(sub) -> None:
     g = p.add_argument_group("judge agreement")
     add_reference_options(g)
     g.add_argument("--agreement", action="store_true", help="write only the agreement report")
+    add_correct_options(g, reference=False)
     c = p.add_argument_group("seeking episodes")
     c.add_argument(
         "--conformal",
@@ -149,6 +151,11 @@ def run(args: argparse.Namespace) -> int:
             **judged,
             **kw,
         )
+    if args.correct:
+        import dataclasses
+
+        corrected = corrected_from_args(args, loaded, options=metric_options(args), audit_options=audit_kwargs(args))
+        analysis = dataclasses.replace(analysis, corrected=corrected)
     files = write_report(analysis, args.output, labels=labels)
     print(
         f"wrote {files.html} ({len(files.figures)} figures, {len(files.tables)} tables), {files.markdown} and "

@@ -43,6 +43,10 @@ from ._outcome import (
     pass_at_k_score,
 )
 from ._poisson import AUTO_POISSON_ABOVE
+from ._ppi import PPIEstimate, power_tuning, ppi_bootstrap_interval, ppi_difference, ppi_mean
+from ._ppi_result import CorrectedMetrics, corrected_metrics
+from ._ppi_tables import HOW_TO_SAMPLE, judge_corrected_metrics, labeled_selection
+from ._ppi_trace_stats import PPI_METRICS, ppi_trace_values
 from ._recovery_events import recovery_events
 from ._reference_steps import (
     ReferenceStepCoverageResult,
@@ -63,19 +67,23 @@ __all__ = [
     "AUDIT_COLUMNS",
     "AUTO_POISSON_ABOVE",
     "CalibrationResult",
+    "CorrectedMetrics",
     "EstimateResult",
     "EvidenceRecoveryFitter",
     "EvidenceSetResult",
     "FLAGS",
     "FLAG_DEFINITIONS",
+    "HOW_TO_SAMPLE",
     "MetricOptions",
     "MetricsSummary",
     "OutcomeResult",
+    "PPIEstimate",
+    "PPI_METRICS",
     "RECOVERED_BY",
     "RQIResult",
     "RecoveryComparison",
-    "Resampler",
     "ReferenceStepCoverageResult",
+    "Resampler",
     "RuleMatcher",
     "SkeletonStep",
     "TRACE_STATISTICS_COLUMNS",
@@ -93,6 +101,7 @@ __all__ = [
     "check_bootstrap_options",
     "cluster_labels",
     "compare_recovery",
+    "corrected_metrics",
     "decision_point_table",
     "duplicate_query_rate",
     "duplicate_visit_rate",
@@ -110,6 +119,8 @@ __all__ = [
     "information_accuracy",
     "information_compactness",
     "interference_rate",
+    "judge_corrected_metrics",
+    "labeled_selection",
     "load_skeleton",
     "monte_carlo_borderline",
     "newcombe_interval",
@@ -120,6 +131,11 @@ __all__ = [
     "pass_at_k_score",
     "per_question",
     "percentile_interval",
+    "power_tuning",
+    "ppi_bootstrap_interval",
+    "ppi_difference",
+    "ppi_mean",
+    "ppi_trace_values",
     "public_history",
     "reasoning_quality",
     "recovered_by_ci",

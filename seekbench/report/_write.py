@@ -174,6 +174,12 @@ def write_report(
 
         lead_html.append(judge_records_html(analysis.judge_records))
         lead_md.append(judge_records_markdown(analysis.judge_records))
+    if full.corrected is not None:
+        from ._corrected_section import corrected_html, corrected_markdown, corrected_tables
+
+        lead_html.append(corrected_html(full.corrected))
+        lead_md.append(corrected_markdown(full.corrected))
+        extra_tables.update(corrected_tables(full.corrected))
     _add_seeking_sections(analysis, full, figures, extra_html, extra_md, extra_tables)
     fig_paths = []
     for name, data in figures.items():
