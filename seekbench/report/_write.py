@@ -174,11 +174,11 @@ def write_report(
 
         lead_html.append(judge_records_html(analysis.judge_records))
         lead_md.append(judge_records_markdown(analysis.judge_records))
-    if full.corrected is not None:
+    if full.corrected is not None and analysis.corrected is not None:
         from ._corrected_section import corrected_html, corrected_markdown, corrected_tables
 
-        lead_html.append(corrected_html(full.corrected))
-        lead_md.append(corrected_markdown(full.corrected))
+        lead_html.append(corrected_html(analysis.corrected))  # agents under their labels; the CSVs: full names
+        lead_md.append(corrected_markdown(analysis.corrected))
         extra_tables.update(corrected_tables(full.corrected))
     _add_seeking_sections(analysis, full, figures, extra_html, extra_md, extra_tables)
     fig_paths = []
