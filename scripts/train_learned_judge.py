@@ -118,10 +118,10 @@ def build(data: Path, *, seed: int = 0, folds: int = 5, n_boot: int = 2000, limi
     learned = validation_record(
         "learned", results, method="cross-validated",
         method_detail=(f"{n_folds}-fold cross-validation grouped by question (train and test share no question "
-                       "and no trace); each trace labeled by the model that never saw it; fixed hyperparameters, except the "
-                       "decision threshold of grounding on reasoning steps, chosen inside each training fold by a 5-fold "
-                       "inner cross-validation grouped by question (the threshold that labels the training share of "
-                       "Grounded steps)."),
+                       "and no trace); each trace labeled by the model that never saw it; fixed hyperparameters, "
+                       "except the decision threshold of grounding on reasoning steps, chosen inside each training "
+                       "fold by a 5-fold inner cross-validation grouped by question (the threshold that labels the "
+                       "training share of Grounded steps)."),
         data=block, judge_version="1", model=f"learned@1:{model.sha256[:12]}", cost_per_trace_usd=0.0,
         n_boot=n_boot, seed=seed, created_by=CREATED_BY)
     rules_judge = RulesJudge()

@@ -188,9 +188,9 @@ def iter_step_views(trace: dict) -> Iterator[StepView]:
             words = content_words(own)
             seen_obs |= words
             last_obs = words
-            last_docs = [
-                content_words(f"{d.get('title') or ''} {d.get('text') or ''}") for d in view.documents
-            ] or [words]
+            last_docs = [content_words(f"{d.get('title') or ''} {d.get('text') or ''}") for d in view.documents] or [
+                words
+            ]
             seen_docs = seen_docs + last_docs
             seen_text.append(own.lower())
             last_obs_pos = pos

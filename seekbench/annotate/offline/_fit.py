@@ -87,7 +87,9 @@ def prior_matched_threshold(
     return float(np.clip(np.quantile(proba, 1.0 - share), 1e-6, 1.0 - 1e-6))
 
 
-def _fit(kind: str, f: str, views: list[StepView], ys: list[str], groups: list[str], seed: int, features: str) -> FieldModel:
+def _fit(
+    kind: str, f: str, views: list[StepView], ys: list[str], groups: list[str], seed: int, features: str
+) -> FieldModel:
     m = fit_field_model(kind, f, views, ys, seed=seed, features=features)
     if (kind, f) in CALIBRATED:
         m.threshold = prior_matched_threshold(kind, f, views, ys, groups, seed=seed, features=features)

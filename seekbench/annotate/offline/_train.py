@@ -8,8 +8,8 @@ from ..._version import __version__
 from ...llm import utc_now
 from ._context import StepView
 from ._embed import Encoder
-from ._human import LabelMap, question_groups, training_data_sha256
 from ._fit import CALIBRATED, INNER_SPLITS, fit_learned_model
+from ._human import LabelMap, question_groups, training_data_sha256
 from ._learned import FORMAT, LEXICAL, PARAMS, WITH_MINILM, LearnedModel
 
 CARD_NOTE = (

@@ -16,7 +16,7 @@ from seekbench import SeekbenchWarning, UserInputError
 from seekbench.analysis import cross_validate_learned, grouped_folds, train_learned_model
 from seekbench.annotate.offline import LearnedJudge, LearnedModel, fit_learned_model, human_labels, load_offline_judge
 from seekbench.annotate.offline._context import trace_views
-from seekbench.annotate.offline._learned import PARAMS, view_inputs, training_examples
+from seekbench.annotate.offline._learned import PARAMS, training_examples, view_inputs
 from seekbench.traces import FIELDS_BY_KIND, LABEL_VALUES
 
 
