@@ -15,7 +15,10 @@ under ``--out-dir`` (default ``seekbench/judges``):
   measured on all 190 traces).
 
 Hyperparameters are the learned judge's fixed ``PARAMS`` (logistic regression, C = 1,
-balanced classes, TF-IDF word 1-2-grams); nothing is chosen on a test fold. Deterministic:
+balanced classes, TF-IDF word 1-2-grams). The one value learned beyond the coefficients, the
+decision threshold of grounding on reasoning steps, is chosen inside each training fold by an
+inner 5-fold cross-validation grouped by question (prior matching: the threshold that labels
+the training share of Grounded steps), so nothing is chosen on a test fold. Deterministic:
 traces sorted by id, seed 0, no time stamp in the files, embedding cosines rounded to
 4 decimals; running it twice writes byte-identical files.
 
@@ -115,7 +118,10 @@ def build(data: Path, *, seed: int = 0, folds: int = 5, n_boot: int = 2000, limi
     learned = validation_record(
         "learned", results, method="cross-validated",
         method_detail=(f"{n_folds}-fold cross-validation grouped by question (train and test share no question "
-                       "and no trace); each trace labeled by the model that never saw it; fixed hyperparameters."),
+                       "and no trace); each trace labeled by the model that never saw it; fixed hyperparameters, "
+                       "except the decision threshold of grounding on reasoning steps, chosen inside each training "
+                       "fold by a 5-fold inner cross-validation grouped by question (the threshold that labels the "
+                       "training share of Grounded steps)."),
         data=block, judge_version="1", model=f"learned@1:{model.sha256[:12]}", cost_per_trace_usd=0.0,
         n_boot=n_boot, seed=seed, created_by=CREATED_BY)
     rules_judge = RulesJudge()

@@ -52,6 +52,11 @@ def test_shipped_record_matches_a_recomputed_fold(shared_traces, shipped):
     assert record["data"]["sha256"] == training_data_sha256(traces, labels) == model.card["training_data"]["sha256"]
     assert record["model"] == f"learned@1:{model.sha256[:12]}"
     assert [r["features"] for r in record["results"]] == ["lexical", "lexical+minilm"]
+    # Grounding's decision threshold is part of each fit (inner CV on the training data only), so
+    # the fold model refitted below chooses its own, never seeing the fold's test traces.
+    for table in (model.fields, model.embed_fields):
+        assert 0 < table["reasoning.grounding"].threshold < 1
+    assert "inner cross-validation" in record["method_detail"]
     # Fold 0 of the lexical variant, refitted here: its grounding kappa is the card's first fold kappa.
     train_idx, test_idx = grouped_folds(traces, n_splits=5)[0]
     train = [traces[i] for i in train_idx]

@@ -80,6 +80,13 @@ def model_card_markdown(model: LearnedModel) -> str:
             f"- feature sets: lexical, and lexical + {model.embedder} similarities (used when the "
             "`local-embed` extra is installed)"
         )
+    for table, label in ((model.fields, "lexical"), (model.embed_fields, "with embeddings")):
+        for key, m in sorted(table.items()):
+            if m.threshold is not None:
+                lines.append(
+                    f"- `{key}` ({label}): predicts {m.classes[1]} when its probability is at least "
+                    f"{m.threshold:.4f} (prior-matched by inner cross-validation grouped by question)"
+                )
     if data.get("license"):
         lines.append(f"- training data license: {data['license']}")
     for key, reason in sorted((c.get("unsupported") or {}).items()):

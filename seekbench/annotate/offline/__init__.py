@@ -22,9 +22,10 @@ Their agreement with human labels is measured by ``seekbench judge evaluate``
 
 from ._context import trace_views
 from ._embed import EMBED_SCORE_NAMES, EMBEDDER_NAME, embedding_available, minilm_encoder
+from ._fit import fit_learned_model
 from ._human import LabelMap, human_labels, question_groups
 from ._judge import Decision, OfflineJudge, rule_search_type
-from ._learned import LEXICAL, WITH_MINILM, FieldModel, LearnedModel, add_embedding_scores, fit_learned_model
+from ._learned import LEXICAL, WITH_MINILM, FieldModel, LearnedModel, add_embedding_scores
 from ._learned_judge import LearnedJudge
 from ._load import load_offline_judge, sample_model
 from ._rules import THRESHOLDS, RulesJudge

@@ -48,6 +48,13 @@ class StepView:
     final_answer : str or None
     seen_obs_words, last_obs_words, prior_reasoning_words : set of str
         Content words of all earlier observations, of the latest one, and of earlier reasoning.
+    seen_doc_words, last_doc_words : list of set of str
+        Content words of each document of all earlier observations, and of the latest one (an
+        observation without documents counts as one document: its text).
+    seen_obs_text : str
+        The earlier observations' text, lowercased (numbers and answers are looked up in it).
+    steps_since_obs : int
+        Steps between the latest earlier observation and this step (0: right after it); -1 when none.
     n_prior_obs, n_prior_searches : int
     cache : dict
         Memo of derived values (the step's scores), so each is computed once per view.
@@ -71,6 +78,10 @@ class StepView:
     seen_obs_words: set = field(default_factory=set)
     last_obs_words: set = field(default_factory=set)
     prior_reasoning_words: set = field(default_factory=set)
+    seen_doc_words: list = field(default_factory=list)
+    last_doc_words: list = field(default_factory=list)
+    seen_obs_text: str = ""
+    steps_since_obs: int = -1
     n_prior_obs: int = 0
     n_prior_searches: int = 0
     cache: dict = field(default_factory=dict, repr=False, compare=False)
@@ -131,6 +142,11 @@ def iter_step_views(trace: dict) -> Iterator[StepView]:
     seen_obs: set[str] = set()
     last_obs: set[str] = set()
     reasoning_words: set[str] = set()
+    # Shared, never mutated after creation: each view keeps the lists as they were before it.
+    seen_docs: list[set[str]] = []
+    last_docs: list[set[str]] = []
+    seen_text: list[str] = []
+    last_obs_pos = -1
     prev_query: str | None = None
     n_obs = n_search = 0
     for pos, st in enumerate(steps):
@@ -149,6 +165,10 @@ def iter_step_views(trace: dict) -> Iterator[StepView]:
             seen_obs_words=set(seen_obs),
             last_obs_words=set(last_obs),
             prior_reasoning_words=set(reasoning_words),
+            seen_doc_words=seen_docs,
+            last_doc_words=last_docs,
+            seen_obs_text=" ".join(seen_text) if kind == "reasoning" else "",
+            steps_since_obs=pos - last_obs_pos - 1 if last_obs_pos >= 0 else -1,
             n_prior_obs=n_obs,
             n_prior_searches=n_search,
         )
@@ -168,6 +188,12 @@ def iter_step_views(trace: dict) -> Iterator[StepView]:
             words = content_words(own)
             seen_obs |= words
             last_obs = words
+            last_docs = [content_words(f"{d.get('title') or ''} {d.get('text') or ''}") for d in view.documents] or [
+                words
+            ]
+            seen_docs = seen_docs + last_docs
+            seen_text.append(own.lower())
+            last_obs_pos = pos
             n_obs += 1
         elif kind == "reasoning":
             reasoning_words |= content_words(own)

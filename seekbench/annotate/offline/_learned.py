@@ -3,8 +3,11 @@
 Features of a step: TF-IDF of its text (reasoning text, query, or its
 documents; word 1-2-grams, sublinear tf) next to the standardised lexical
 scores of :mod:`._scores` (overlaps with earlier evidence and with the previous
-query, cue-phrase counts, position, turn). Each classifier is scikit-learn's
-``LogisticRegression(class_weight="balanced")``.
+query, cue-phrase counts, position, turn); the grounding of reasoning steps also
+reads the evidence-detail scores of :mod:`._evidence_scores` (single documents,
+numbers, names). Each classifier is scikit-learn's
+``LogisticRegression(class_weight="balanced")``; a binary one may carry a decision
+threshold chosen by inner cross-validation (:mod:`._fit`).
 
 Models are saved as plain JSON (vocabulary, idf, scaler, coefficients and a
 model card), never pickle, so loading a model file cannot run code. Prediction
@@ -40,16 +43,20 @@ import scipy.sparse as sp
 
 from ..._errors import UserInputError
 from ...traces import LABEL_VALUES
-from ._context import StepView, trace_views
-from ._embed import EMBED_SCORE_NAMES, EMBEDDER_NAME, Encoder, embedding_scores
+from ._context import StepView
+from ._embed import EMBED_SCORE_NAMES, Encoder, embedding_scores
+from ._evidence_scores import EVIDENCE_SCORE_NAMES, evidence_scores
 from ._human import LabelMap
 from ._judge import applicable_fields, rule_search_type
 from ._scores import SCORE_NAMES, step_scores
 
 FORMAT = "seekbench.offline.learned"
-FORMAT_VERSION = 2
-#: Model files this version reads (1: no embedding variant).
-READ_VERSIONS = (1, 2)
+FORMAT_VERSION = 3
+#: Model files this version reads (1: no embedding variant; 2: no decision thresholds).
+READ_VERSIONS = (1, 2, 3)
+
+#: Extra score columns of one (kind, field) classifier: grounding of reasoning reads single documents.
+FIELD_SCORE_NAMES: dict[tuple[str, str], tuple[str, ...]] = {("reasoning", "grounding"): EVIDENCE_SCORE_NAMES}
 
 #: Feature sets: the lexical ones always; the MiniLM similarities with the ``local-embed`` extra.
 LEXICAL = "lexical"
@@ -86,6 +93,9 @@ class FieldModel:
     n_train: int
     class_counts: dict[str, int] = dataclasses.field(default_factory=dict)  # `field` is an attribute here
     feature_set: str = LEXICAL
+    #: Binary classifiers: predict ``classes[1]`` when its probability is at least this (None: 0.5,
+    #: i.e. ``LogisticRegression.predict``); chosen by inner cross-validation (:mod:`._fit`).
+    threshold: float | None = None
 
     def features(self, texts: Sequence[str], scores: np.ndarray) -> sp.csr_matrix:
         """The feature matrix: l2-normalised sublinear TF-IDF of ``texts`` then standardised ``scores``."""
@@ -109,17 +119,33 @@ class FieldModel:
         num = (np.asarray(scores, dtype=np.float64).reshape(n, -1) - np.asarray(self.mean)) / np.asarray(self.scale)
         return sp.hstack([tf, sp.csr_matrix(num)], format="csr")
 
+    def decision(self, texts: Sequence[str], scores: np.ndarray) -> np.ndarray:
+        """The linear scores (``LogisticRegression.decision_function``): one column, or one per class."""
+        return np.asarray(self.features(texts, scores) @ np.asarray(self.coef).T + np.asarray(self.intercept))
+
     def predict(self, texts: Sequence[str], scores: np.ndarray) -> list[str]:
-        """Predicted labels, as ``LogisticRegression.predict`` would give them."""
-        z = self.features(texts, scores) @ np.asarray(self.coef).T + np.asarray(self.intercept)
+        """Predicted labels: ``LogisticRegression.predict``, or the probability against :attr:`threshold`."""
+        z = self.decision(texts, scores)
         if len(self.classes) == 2:
-            return [self.classes[int(v > 0)] for v in np.asarray(z).ravel()]
-        return [self.classes[i] for i in np.asarray(z).argmax(axis=1)]
+            z = z.ravel()
+            if self.threshold is None:
+                return [self.classes[int(v > 0)] for v in z]
+            p = 1.0 / (1.0 + np.exp(-z))
+            return [self.classes[int(v >= self.threshold)] for v in p]
+        return [self.classes[i] for i in z.argmax(axis=1)]
 
 
-def score_names(kind: str, features: str) -> list[str]:
-    """Numeric feature columns of a classifier for ``kind`` steps with feature set ``features``."""
-    return list(SCORE_NAMES[kind]) + (list(EMBED_SCORE_NAMES[kind]) if features == WITH_MINILM else [])
+def score_names(kind: str, features: str, field_name: str | None = None) -> list[str]:
+    """Numeric feature columns of the ``field_name`` classifier for ``kind`` steps with feature set ``features``.
+
+    The lexical scores of the kind, then the field's own scores (:data:`FIELD_SCORE_NAMES`), then
+    the embedding similarities of the ``lexical+minilm`` feature set.
+    """
+    return (
+        list(SCORE_NAMES[kind])
+        + list(FIELD_SCORE_NAMES.get((kind, field_name or ""), ()))
+        + (list(EMBED_SCORE_NAMES[kind]) if features == WITH_MINILM else [])
+    )
 
 
 def add_embedding_scores(views_per_trace: Sequence[Sequence[StepView]], encode: Encoder) -> None:
@@ -130,11 +156,19 @@ def add_embedding_scores(views_per_trace: Sequence[Sequence[StepView]], encode: 
             v.cache["embed"] = sc
 
 
+def _evidence(v: StepView) -> dict[str, float]:
+    if v.kind != "reasoning":
+        return {}
+    if "evidence" not in v.cache:
+        v.cache["evidence"] = evidence_scores(v)
+    return v.cache["evidence"]
+
+
 def view_inputs(views: Sequence[StepView], names: Sequence[str]) -> tuple[list[str], np.ndarray]:
     texts = [v.text for v in views]
     rows = []
     for v in views:
-        sc = {**step_scores(v), **v.cache.get("embed", {})}
+        sc = {**step_scores(v), **_evidence(v), **v.cache.get("embed", {})}
         rows.append([sc[n] for n in names])
     return texts, np.asarray(rows, dtype=np.float64).reshape(len(views), len(names))
 
@@ -147,7 +181,7 @@ def fit_field_model(
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import StandardScaler
 
-    names = score_names(kind, features)
+    names = score_names(kind, features, field_name)
     texts, scores = view_inputs(views, names)
     min_df = PARAMS["min_df"] if len(texts) >= 20 else 1
     vec = TfidfVectorizer(
@@ -308,8 +342,12 @@ def _check_shapes(m: FieldModel) -> None:
     allowed = LABEL_VALUES.get(m.field, ())
     if m.kind not in SCORE_NAMES or not set(m.classes) <= set(allowed) or len(m.classes) < 2:
         raise ValueError(f"kind {m.kind!r}, field {m.field!r} or classes {m.classes!r} outside the ontology")
-    if list(m.score_names) != score_names(m.kind, m.feature_set):
-        raise ValueError("score names differ from this version's features")
+    # A subset, in any order: models trained before a score was added keep working.
+    unknown = set(m.score_names) - set(score_names(m.kind, m.feature_set, m.field))
+    if unknown:
+        raise ValueError(f"unknown score names {sorted(unknown)}")
+    if m.threshold is not None and (len(m.classes) != 2 or not 0.0 < m.threshold < 1.0):
+        raise ValueError("a threshold needs a binary classifier and a value in (0, 1)")
     width = len(m.vocabulary) + len(m.score_names)
     rows = 1 if len(m.classes) == 2 else len(m.classes)
     if (
@@ -326,63 +364,3 @@ def _check_shapes(m: FieldModel) -> None:
             raise ValueError(f"non-finite values in {name}")
     if any(s <= 0 for s in m.scale):
         raise ValueError("scale must be positive")
-
-
-def fit_learned_model(
-    traces: list[dict],
-    labels: LabelMap,
-    *,
-    seed: int = 0,
-    views: list[list[StepView]] | None = None,
-    encoder: Encoder | None = None,
-) -> LearnedModel:
-    """Fit a classifier per (kind, field) with at least two classes among the labeled steps.
-
-    Parameters
-    ----------
-    traces : list of dict
-        Canonical traces.
-    labels : dict
-        Reference labels, ``(trace_id, step, field) -> value`` (see :func:`._human.human_labels`).
-    seed : int
-        ``random_state`` of each classifier.
-    views : list of list of StepView, optional
-        ``_context.trace_views(traces)`` when already computed (embedding scores already in
-        their caches are reused).
-    encoder : callable, optional
-        An embedder (:func:`._embed.minilm_encoder`): also fit the embedding variant.
-
-    Returns
-    -------
-    LearnedModel
-        Without a card (:func:`fit_with_card` adds one; :func:`seekbench.analysis.train_learned_model`
-        also its grouped-CV scores).
-    """
-    fields: dict[str, FieldModel] = {}
-    embed_fields: dict[str, FieldModel] = {}
-    unsupported: dict[str, str] = {}
-    views = trace_views(traces) if views is None else views
-    if encoder is not None:
-        add_embedding_scores(views, encoder)
-    examples = training_examples(views, labels)
-    for kind in SCORE_NAMES:
-        for f in applicable_fields(kind):
-            key = LearnedModel.key(kind, f)
-            field_views, ys = examples.get((kind, f), ([], []))
-            classes = sorted(set(ys))
-            if len(classes) < 2:
-                seen = f"only {classes[0]!r}" if classes else "none"
-                unsupported[key] = (
-                    f"no learned classifier for {f} on {kind} steps: the training labels "
-                    f"have fewer than two classes ({len(ys)} labeled, {seen})"
-                )
-                continue
-            fields[key] = fit_field_model(kind, f, field_views, ys, seed=seed)
-            if encoder is not None:
-                embed_fields[key] = fit_field_model(kind, f, field_views, ys, seed=seed, features=WITH_MINILM)
-    return LearnedModel(
-        fields=fields,
-        unsupported=unsupported,
-        embed_fields=embed_fields,
-        embedder=EMBEDDER_NAME if encoder is not None else None,
-    )

@@ -8,8 +8,9 @@ from ..._version import __version__
 from ...llm import utc_now
 from ._context import StepView
 from ._embed import Encoder
+from ._fit import CALIBRATED, INNER_SPLITS, fit_learned_model
 from ._human import LabelMap, question_groups, training_data_sha256
-from ._learned import FORMAT, LEXICAL, PARAMS, WITH_MINILM, LearnedModel, fit_learned_model
+from ._learned import FORMAT, LEXICAL, PARAMS, WITH_MINILM, LearnedModel
 
 CARD_NOTE = (
     "Quality is whatever grouped cross-validation measured (train and test folds never share a "
@@ -72,6 +73,13 @@ def fit_with_card(
             class_weight="balanced",
             classifier="LogisticRegression",
             text="TF-IDF word 1-2-grams, sublinear tf, l2",
+            decision_threshold={
+                f"{k}.{f}": (
+                    f"probability threshold matching the training class shares, from {INNER_SPLITS}-fold inner "
+                    "cross-validation grouped by question on the training data (prior matching)"
+                )
+                for k, f in sorted(CALIBRATED)
+            },
         ),
         "unsupported": dict(model.unsupported),
         "feature_sets": [LEXICAL, *([WITH_MINILM] if model.embed_fields else [])],

@@ -16,7 +16,7 @@ from seekbench import SeekbenchWarning, UserInputError
 from seekbench.analysis import cross_validate_learned, grouped_folds, train_learned_model
 from seekbench.annotate.offline import LearnedJudge, LearnedModel, fit_learned_model, human_labels, load_offline_judge
 from seekbench.annotate.offline._context import trace_views
-from seekbench.annotate.offline._learned import PARAMS, view_inputs, training_examples
+from seekbench.annotate.offline._learned import PARAMS, training_examples, view_inputs
 from seekbench.traces import FIELDS_BY_KIND, LABEL_VALUES
 
 
@@ -40,7 +40,11 @@ def test_json_model_predicts_like_sklearn(sample_traces, sample_model):
         scaler = StandardScaler().fit(scores)
         x = sp.hstack([vec.fit_transform(texts), scaler.transform(scores)], format="csr")
         clf = LogisticRegression(C=1.0, class_weight="balanced", max_iter=PARAMS["max_iter"], random_state=0).fit(x, y)
-        assert m.predict(texts, scores) == clf.predict(x).tolist(), (kind, field)
+        if m.threshold is None:
+            expected = clf.predict(x).tolist()
+        else:  # a calibrated field: classes[1] when its probability reaches the threshold
+            expected = [clf.classes_[int(p >= m.threshold)] for p in clf.predict_proba(x)[:, 1]]
+        assert m.predict(texts, scores) == expected, (kind, field)
         ours = m.features(texts, scores) @ np.asarray(m.coef).T + np.asarray(m.intercept)
         theirs = clf.decision_function(x).reshape(ours.shape)
         np.testing.assert_allclose(ours, theirs, atol=1e-9)
