@@ -22,6 +22,7 @@ FORMATS: dict[str, str] = {
     "swe_agent": "._swe_traj",
     "mini_swe_agent": "._mini_swe",
     "tau2": "._tau2",
+    "smolagents": "._smolagents",
     "openai_chat": "._openai_chat",
     "atif": "._atif",
     "inspect": "._inspect",
