@@ -61,7 +61,9 @@ def sniff(path: str, head: str, first: object) -> bool:
 def is_atif(obj: object) -> bool:
     """True when ``obj`` declares an ATIF schema version and has a steps list; a bare version number
     (``"1.4"``, as some writers put it) counts when the first step is an ATIF step (``step_id``, ``source``)."""
-    if not (isinstance(obj, dict) and isinstance(obj.get("schema_version"), str) and isinstance(obj.get("steps"), list)):
+    if not (
+        isinstance(obj, dict) and isinstance(obj.get("schema_version"), str) and isinstance(obj.get("steps"), list)
+    ):
         return False
     version, steps = obj["schema_version"], obj["steps"]
     if version.upper().startswith("ATIF"):
@@ -298,7 +300,9 @@ def _agent_step(
         tc = expect_type(tc, dict, what="tool call", path=tp, **ctx)
         id_key, name_key = "tool_call_id", "function_name"
         if "tool_call_id" not in tc and "function_name" not in tc and "name" in tc:  # the flat {id, name, arguments}
-            deviations.append("tool calls as {id, name, arguments} in place of {tool_call_id, function_name, arguments}")
+            deviations.append(
+                "tool calls as {id, name, arguments} in place of {tool_call_id, function_name, arguments}"
+            )
             id_key, name_key = "id", "name"
         cid = tc.get(id_key)
         expect_type(cid, (str, type(None)), what=id_key, path=f"{tp}.{id_key}", **ctx)

@@ -19,6 +19,7 @@ FORMATS: dict[str, str] = {
     "canonical": "._canonical",
     "seekbench": "._seekbench",
     "langfuse": "._langfuse",
+    "langsmith": "._langsmith",
     "swe_agent": "._swe_traj",
     "mini_swe_agent": "._mini_swe",
     "tau2": "._tau2",

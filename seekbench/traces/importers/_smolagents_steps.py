@@ -58,7 +58,7 @@ class RunSteps(StepBuilder):
         for j, tc in enumerate(raw):
             tp = f"{p}[{j}]" if args_at else p
             tc = expect_type(tc, dict, what="tool call", path=tp, **self.ctx)
-            fn = tc.get("function") if isinstance(tc.get("function"), dict) else tc
+            fn: dict = tc["function"] if isinstance(tc.get("function"), dict) else tc
             name, args = fn.get("name"), fn.get("arguments")
             code = isinstance(args, str) and args.strip()[:1] != "{"  # python_interpreter's code, a plain query
             step = search_step(

@@ -63,7 +63,8 @@ def test_memory_step_dicts_of_a_code_agent():
     (trace,) = load_records(iter_records, STEPS)
     assert trace["trace_id"] == "q-17" and trace["question_id"] == "q-17"
     assert trace["agent"] == "tiny-model-2" and trace["question"] == "Who designed the Vell bridge?"
-    assert kinds(trace) == ["reasoning", "reasoning", "search", "search_result", "reasoning", "other", "other", "answer"]
+    assert kinds(trace) == [
+        "reasoning", "reasoning", "search", "search_result", "reasoning", "other", "other", "answer"]
     assert trace["steps"][0]["original_kind"] == "plan"
     assert trace["steps"][2]["query"] == "Vell bridge designer"
     assert [d["title"] for d in trace["steps"][3]["documents"]] == ["Vell bridge", "Korr, Ada"]
