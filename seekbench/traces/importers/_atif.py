@@ -165,7 +165,7 @@ def _convert(
     version = doc.get("schema_version")
     version = expect_type(version, str, what="schema_version", path=f"{prefix}.schema_version", **ctx)
     deviations: list[str] = []  # what in this trajectory is not ATIF as specified but reads one way only
-    if _BARE_VERSION.match(version):
+    if _BARE_VERSION.match(version) and is_atif(doc):  # canonical traces say "1.0" too: ATIF steps decide
         deviations.append(f"schema_version {version!r} has no 'ATIF-v' prefix")
     elif not version.upper().startswith("ATIF"):
         raise UserInputError(
