@@ -25,6 +25,13 @@ given, ``/`` + ``agent.model_name``. The root ``extra`` may carry ``question``,
 ``gold_answers`` (or ``golden_answers`` / ``ground_truth``), ``dataset``,
 ``question_id`` and ``is_correct``; ``agent``, ``notes``, ``final_metrics`` and
 the rest of ``extra`` go to ``metadata``.
+
+Trajectories that claim ATIF without conforming are read where the deviation has one reading, with
+a note (``ImportedRecord.notes``) naming each: a bare ``schema_version`` (``"1.4"``, only 1.x, and
+only when the steps are ATIF steps: canonical traces say ``"1.0"`` too), ``agent.model`` for
+``agent.model_name``, flat ``{id, name, arguments}`` calls, and an ``observation`` that is one
+result (``{content, source_call_id?}``) instead of ``{results: [...]}``. A result written before
+its call is not matched to it (source order): it stays an ``other`` step.
 """
 
 from __future__ import annotations

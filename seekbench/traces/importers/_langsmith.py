@@ -257,6 +257,8 @@ def _convert(
     name = root.get("name") if isinstance(root.get("name"), str) and root.get("name") else None
     model = _model(model_run) if model_run is not None else None
     who = fields["agent"] or (f"{name}/{model}" if name and model else name or model) or agent
+    # a batch payload's trace is its runs, posted and patched: the record is the payload, not the root's post
+    where = root.path.split(".post[")[0]  # "$.post[0]" -> "$"; a run export's root keeps its own path
     trace = new_trace(
         trace_id=tid,
         agent=who or default_agent(ctx["file"]),
@@ -265,7 +267,7 @@ def _convert(
         file=ctx["file"],
         line=ctx["line"],
         record_id=tid,
-        path=root.path,
+        path=where,
     )
     b = RunSteps(ctx)
     has_tools = any(r.get("run_type") in ("tool", "retriever") for r in runs)
