@@ -110,3 +110,16 @@ def test_real_wrap_openai_payload_imports(real_format):
 def test_cli_convert_with_format_option(cli, tmp_path, path):
     res = cli("convert", path, "--format", "langsmith", "-o", tmp_path / "o.jsonl")
     assert res.code == 0, res
+
+
+def test_a_patch_without_id_updates_the_run_with_its_dotted_order(tmp_path):
+    # the JS SDK's patches carry no id: the dotted_order names the run
+    order = "20250101T000000000000Zr1"
+    post = {"id": "r1", "trace_id": "r1", "run_type": "llm", "name": "ChatOpenAI", "start_time": "2025-01-01T00:00:00Z",
+            "dotted_order": order, "inputs": {"messages": [{"role": "user", "content": "Q?"}]}, "outputs": {}}
+    patch = {"dotted_order": order, "outputs": {"choices": [{"message": {"role": "assistant", "content": "A."}}]}}
+    path = tmp_path / "js.json"
+    path.write_text(json.dumps({"post": [post], "patch": [patch]}), encoding="utf-8")
+    (trace,) = load_records(iter_records, path)
+    assert trace["question"] == "Q?" and trace["final_answer"] == "A." and kinds(trace) == ["answer"]
+    assert trace["steps"][0]["source_ref"]["path"] == "$.patch[0].outputs.choices[0].message.content"
