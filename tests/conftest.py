@@ -12,6 +12,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data" / "seekbench_human_190.jsonl"
+REAL_FORMATS = REPO.parent / "shared" / "real-formats"
 
 
 def _require(path: Path, what: str) -> Path:
@@ -27,6 +28,12 @@ def _require(path: Path, what: str) -> Path:
 def shared_data() -> Path:
     """The 190 human-labeled SeekBench traces, read in place (never copied into the project)."""
     return _require(SHARED_DATA, "shared SeekBench data")
+
+
+@pytest.fixture(scope="session")
+def real_format():
+    """A real public file of a producer's format, read in place (never copied into the project)."""
+    return lambda name: _require(REAL_FORMATS / name, "real public format file")
 
 
 @pytest.fixture(scope="session")

@@ -38,6 +38,11 @@ SEEDS: list[tuple[str, str, bytes]] = [
     ("swe_agent", "swe_agent.traj", (FIXTURES / "shapes" / "swe_agent.traj").read_bytes()),
     ("mini_swe_agent", "mini_swe_agent.traj.json", (FIXTURES / "shapes" / "mini_swe_agent.traj.json").read_bytes()),
     ("tau2", "tau_sim.json", (FIXTURES / "shapes" / "tau_sim.json").read_bytes()),
+    ("langsmith", "langsmith_batch.json", (FIXTURES / "shapes" / "langsmith_batch.json").read_bytes()),
+    ("langsmith", "langsmith_runs.jsonl", (FIXTURES / "shapes" / "langsmith_runs.jsonl").read_bytes()),
+    ("smolagents", "smolagents_messages.jsonl", (FIXTURES / "shapes" / "smolagents_messages.jsonl").read_bytes()),
+    ("smolagents", "smolagents_memory_steps.json", (FIXTURES / "shapes" / "smolagents_memory_steps.json").read_bytes()),
+    ("atif", "atif_bare_version.json", (FIXTURES / "shapes" / "atif_bare_version.json").read_bytes()),
 ]
 
 

@@ -269,10 +269,10 @@ CASES: list[Case] = [
          "openai_content_number.jsonl:1, trace oa1, at $.messages[1].content: content must be array, got integer"),
     Case("openai_pretty_truncated", lambda: truncated(openai(indent=2), 400), (),
          "openai_pretty_truncated.jsonl:23: malformed JSON (line 23, column 11): Unterminated string starting at"),
-    Case("atif_wrong_version",
-         lambda: atif(setitem("schema_version", "1.4")),
+    Case("atif_wrong_version",  # a bare "1.4" is read (with a note); a version ATIF does not have is not
+         lambda: atif(setitem("schema_version", "2.0")),
          ("--format", "atif"),
-         "atif_wrong_version.jsonl:1, trace at1, at $.schema_version: schema_version '1.4' is not an ATIF version "
+         "atif_wrong_version.jsonl:1, trace at1, at $.schema_version: schema_version '2.0' is not an ATIF version "
          "(ATIF-v1.x); pick the importer that fits this file"),
     Case("atif_steps_not_list", lambda: atif(setitem("steps", {"1": "user"})), ("--format", "atif"),
          "atif_steps_not_list.jsonl:1, trace at1, at $.steps: steps must be array, got object"),

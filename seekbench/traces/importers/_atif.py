@@ -25,6 +25,13 @@ given, ``/`` + ``agent.model_name``. The root ``extra`` may carry ``question``,
 ``gold_answers`` (or ``golden_answers`` / ``ground_truth``), ``dataset``,
 ``question_id`` and ``is_correct``; ``agent``, ``notes``, ``final_metrics`` and
 the rest of ``extra`` go to ``metadata``.
+
+Trajectories that claim ATIF without conforming are read where the deviation has one reading, with
+a note (``ImportedRecord.notes``) naming each: a bare ``schema_version`` (``"1.4"``, only 1.x, and
+only when the steps are ATIF steps: canonical traces say ``"1.0"`` too), ``agent.model`` for
+``agent.model_name``, flat ``{id, name, arguments}`` calls, and an ``observation`` that is one
+result (``{content, source_call_id?}``) instead of ``{results: [...]}``. A result written before
+its call is not matched to it (source order): it stays an ``other`` step.
 """
 
 from __future__ import annotations
@@ -46,6 +53,8 @@ FORMAT = "atif"
 _HEAD = re.compile(r'"schema_version"\s*:\s*"ATIF', re.IGNORECASE)
 #: Keys of the root ``extra`` read as trace fields; the rest of ``extra`` is kept in metadata.
 EXTRA_FIELDS = HEADER_FIELDS - {"id", "agent", "model"}
+#: A schema version without its ``ATIF-v`` prefix (non-conforming, but it names one ATIF version).
+_BARE_VERSION = re.compile(r"^v?1\.\d+$")
 
 
 def sniff(path: str, head: str, first: object) -> bool:
@@ -57,12 +66,21 @@ def sniff(path: str, head: str, first: object) -> bool:
 
 
 def is_atif(obj: object) -> bool:
-    """True when ``obj`` declares an ATIF schema version and has a steps list."""
+    """True when ``obj`` declares an ATIF schema version and has a steps list; a bare version number
+    (``"1.4"``, as some writers put it) counts when the first step is an ATIF step (``step_id``, ``source``)."""
+    if not (
+        isinstance(obj, dict) and isinstance(obj.get("schema_version"), str) and isinstance(obj.get("steps"), list)
+    ):
+        return False
+    version, steps = obj["schema_version"], obj["steps"]
+    if version.upper().startswith("ATIF"):
+        return True
+    first = steps[0] if steps else None
     return (
-        isinstance(obj, dict)
-        and isinstance(obj.get("schema_version"), str)
-        and obj["schema_version"].upper().startswith("ATIF")
-        and isinstance(obj.get("steps"), list)
+        _BARE_VERSION.match(version) is not None
+        and isinstance(first, dict)
+        and "step_id" in first
+        and first.get("source") in ("system", "user", "agent")
     )
 
 
@@ -153,7 +171,10 @@ def _convert(
     ctx["trace_id"] = trace_id
     version = doc.get("schema_version")
     version = expect_type(version, str, what="schema_version", path=f"{prefix}.schema_version", **ctx)
-    if not version.upper().startswith("ATIF"):
+    deviations: list[str] = []  # what in this trajectory is not ATIF as specified but reads one way only
+    if _BARE_VERSION.match(version) and is_atif(doc):  # canonical traces say "1.0" too: ATIF steps decide
+        deviations.append(f"schema_version {version!r} has no 'ATIF-v' prefix")
+    elif not version.upper().startswith("ATIF"):
         raise UserInputError(
             f"schema_version {version!r} is not an ATIF version (ATIF-v1.x); pick the importer that fits this file",
             path=f"{prefix}.schema_version",
@@ -169,10 +190,16 @@ def _convert(
     if rid is not None:
         origin["trace_id"] = next(f"{prefix}.{k}" for k in ("session_id", "trajectory_id") if doc.get(k) == rid)
     info = doc.get("agent")
+    if isinstance(info, dict) and info.get("model_name") is None and isinstance(info.get("model"), str):
+        deviations.append("agent.model in place of agent.model_name")
+        doc = {**doc, "agent": {**info, "model_name": info["model"]}}
+        model_key = "model"
+    else:
+        model_key = "model_name"
     if isinstance(info, dict) and info.get("name"):  # "name/model" is joined from both
-        joined = bool(info.get("model_name"))
+        joined = bool(info.get(model_key))
         origin["agent"] = (
-            f"joined: {prefix}.agent.name, {prefix}.agent.model_name" if joined else f"{prefix}.agent.name"
+            f"joined: {prefix}.agent.name, {prefix}.agent.{model_key}" if joined else f"{prefix}.agent.name"
         )
     trace = new_trace(
         trace_id=trace_id,
@@ -187,7 +214,7 @@ def _convert(
     meta: dict = {"schema_version": version}
     for key in ("agent", "notes", "final_metrics"):
         if doc.get(key) is not None:
-            meta[key] = doc[key]
+            meta[key] = info if key == "agent" else doc[key]
     rest = {k: v for k, v in (extra or {}).items() if k not in EXTRA_FIELDS}
     if rest:
         meta["extra"] = rest
@@ -228,12 +255,13 @@ def _convert(
                     kinds=kinds,
                     search_tools=search_tools,
                     answer_tools=answer_tools,
+                    deviations=deviations,
                 )
                 or answered
             )
         else:
             b.add({"kind": "other", "text": message, "original_kind": source}, f"{p}.message")
-        _observation(b, st.get("observation"), p, ctx)
+        _observation(b, st.get("observation"), p, ctx, deviations)
     trace["question"] = given or ""
     apply_fields(trace, fields)
     trace["steps"] = b.finish()
@@ -243,7 +271,11 @@ def _convert(
     if answers and trace["final_answer"] is not None:
         last = answers[-1]
         origin["final_answer"] = answered if answered and last.get("tool") else last["source_ref"]["path"]
-    return ImportedRecord(line, trace=trace, sources=origin)
+    notes = [
+        f"note: {file}: trajectory {trace_id} does not conform to ATIF: {'; '.join(dict.fromkeys(deviations))}; "
+        "read as the ATIF fields they stand for"
+    ]
+    return ImportedRecord(line, trace=trace, sources=origin, notes=notes if deviations else [])
 
 
 def _agent_step(
@@ -259,6 +291,7 @@ def _agent_step(
     kinds: dict[str, str],
     search_tools: frozenset[str] | None,
     answer_tools: frozenset[str] | None,
+    deviations: list[str],
 ) -> str | None:
     """One agent step's steps; returns the arguments' path of its answer tool's call, or None."""
     reasoning = st.get("reasoning_content")
@@ -272,13 +305,19 @@ def _agent_step(
     for j, tc in enumerate(raw_calls):
         tp = f"{p}.tool_calls[{j}]"
         tc = expect_type(tc, dict, what="tool call", path=tp, **ctx)
-        cid = tc.get("tool_call_id")
-        expect_type(cid, (str, type(None)), what="tool_call_id", path=f"{tp}.tool_call_id", **ctx)
+        id_key, name_key = "tool_call_id", "function_name"
+        if "tool_call_id" not in tc and "function_name" not in tc and "name" in tc:  # the flat {id, name, arguments}
+            deviations.append(
+                "tool calls as {id, name, arguments} in place of {tool_call_id, function_name, arguments}"
+            )
+            id_key, name_key = "id", "name"
+        cid = tc.get(id_key)
+        expect_type(cid, (str, type(None)), what=id_key, path=f"{tp}.{id_key}", **ctx)
         step = search_step(
-            tc.get("function_name"),
+            tc.get(name_key),
             tc.get("arguments"),
             ctx,
-            f"{tp}.function_name",
+            f"{tp}.{name_key}",
             f"{tp}.arguments",
             classify=True,
             search_tools=search_tools,
@@ -294,14 +333,18 @@ def _agent_step(
     return answered
 
 
-def _observation(b: StepBuilder, obs: object, p: str, ctx: RecordContext) -> None:
+def _observation(b: StepBuilder, obs: object, p: str, ctx: RecordContext, deviations: list[str]) -> None:
     if obs is None:
         return
     obs = expect_type(obs, dict, what="observation", path=f"{p}.observation", **ctx)
-    results = obs.get("results")
-    results = expect_type(results, list, what="observation.results", path=f"{p}.observation.results", **ctx)
-    for i, res in enumerate(results):
-        rp = f"{p}.observation.results[{i}]"
+    if "results" not in obs and "content" in obs:  # one result written as the observation itself
+        deviations.append("an observation holding one result's content in place of observation.results")
+        located = [(obs, f"{p}.observation")]
+    else:
+        results = obs.get("results")
+        results = expect_type(results, list, what="observation.results", path=f"{p}.observation.results", **ctx)
+        located = [(res, f"{p}.observation.results[{i}]") for i, res in enumerate(results)]
+    for res, rp in located:
         res = expect_type(res, dict, what="observation result", path=rp, **ctx)
         text = content_text(res.get("content"), ctx, f"{rp}.content")
         if text is None and res.get("subagent_trajectory_ref") is not None:

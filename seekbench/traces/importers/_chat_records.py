@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from ._jsonpath import key_part
 from ._responses_items import RESPONSE_TYPES, item_type, run_state_items, stored_response
 
 #: Keys holding a message list, in the order tried.
@@ -74,7 +75,7 @@ def find_messages(rec: dict) -> Found | None:
         if isinstance(value, dict):
             for key in MESSAGE_KEYS:
                 if isinstance(value.get(key), list) and (not value[key] or is_messages(value[key])):
-                    return Found(value[key], f"$.{outer}.{key}", frozenset({outer}))
+                    return Found(value[key], f"${key_part(outer)}.{key}", frozenset({outer}))
     stored = stored_response(rec)
     if stored is not None:
         return Found(stored[0], "$", frozenset(stored[1]), stored[2])
@@ -83,7 +84,7 @@ def find_messages(rec: dict) -> Found | None:
         return joined
     for key, value in rec.items():
         if key not in _NOT_ANY and _is_chat(value):
-            return Found(value, f"$.{key}", frozenset({key}))
+            return Found(value, f"${key_part(key)}", frozenset({key}))  # any key: "0", "a b" need ['...']
     return None
 
 

@@ -23,10 +23,14 @@ _NUMBERED = re.compile(r"(?m)^[ \t]*\((\d+)\)[ \t]*")
 _TITLE_TEXT = re.compile(r"\s*Title\s*:\s*(.*?)\s+Text\s*:\s*", re.DOTALL)
 _TITLE_LINE = re.compile(r"(?m)^[ \t]*Title[ \t]*:[ \t]*(\S[^\n]*)$")
 _QUOTED_LINE = re.compile(r'(?m)(?:\A|\n[ \t]*\n)[ \t]*"([^"\n]+)"[ \t]*$')
-#: A numbered Markdown link opening a search result (Qwen-Agent web tools: ``1. [title](url)``).
-_MD_RESULT = re.compile(r"(?m)^[ \t]*(\d+)\.[ \t]*\[([^\]\n]+)\]\((\S+?)\)[ \t]*$")
-#: Where one query's results end when a tool answers several queries in one output.
-_MD_BLOCK_END = re.compile(r"\n[ \t]*={3,}[ \t]*\n")
+#: A numbered Markdown link opening a search result (Qwen-Agent web tools: ``1. [title](url)``;
+#: smolagents' web search: ``0. [title](url)``). A title may hold brackets (``[PDF] A report``):
+#: the link is the last ``](url)`` of the line.
+_MD_RESULT = re.compile(r"(?m)^[ \t]*(\d+)\.[ \t]*\[([^\n]+?)\]\((\S+?)\)[ \t]*$")
+#: Where one query's results end when a tool answers several queries in one output: a ``=======``
+#: line, or the ``## Search Results`` heading that opens each of smolagents' (parallel calls' outputs
+#: are joined by a newline).
+_MD_BLOCK_END = re.compile(r"\n[ \t]*(?:={3,}|#{1,6}[ \t]+Search Results)[ \t]*\n")
 _LITERAL_LIMIT = 1 << 20  # Python-literal fallback only for texts up to 1 MiB: ast parsing is costly
 
 
@@ -136,20 +140,22 @@ def _markdown_results(text: str) -> list[dict] | None:
     followed by its snippet (and ``Date published:`` / ``Source:`` lines), after a header such as
     ``A Google search for 'q' found 10 results:``; several queries' lists are separated by ``=======``.
     None when the text holds no such list: the list must open the text (after a short header) and
-    count from 1 in each block, so the numbered links of a visited page are no results.
+    count from 1 (or 0) in each block, so the numbered links of a visited page are no results.
 
     >>> [(d["title"], d["url"], d["text"]) for d in _markdown_results("Results:\\n1. [A](https://a.example)\\nsa")]
     [('A', 'https://a.example', 'sa')]
     """
     starts = list(_MD_RESULT.finditer(text))
-    # A results list opens the text (after a header of a few lines at most) and counts 1, 2, 3 ...
-    # (again from 1 after each block separator); numbered links deep inside a visited page are no list.
-    if not starts or starts[0].group(1) != "1" or not _is_header(text[: starts[0].start()]):
+    # A results list opens the text (after a header of a few lines at most) and counts 1, 2, 3 ... or
+    # 0, 1, 2 ... (again from its first number after each block separator); numbered links deep inside
+    # a visited page are no list.
+    if not starts or starts[0].group(1) not in ("0", "1") or not _is_header(text[: starts[0].start()]):
         return None
+    base = int(starts[0].group(1))
     for prev, m in zip(starts, starts[1:], strict=False):
         between = text[prev.end() : m.start()]
         block = _MD_BLOCK_END.search(between)
-        want = 1 if block is not None else int(prev.group(1)) + 1
+        want = base if block is not None else int(prev.group(1)) + 1
         if int(m.group(1)) != want or (block is not None and not _is_header(between[block.end() :])):
             return None
     docs = []

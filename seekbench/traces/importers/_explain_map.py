@@ -71,6 +71,8 @@ NOT_EXPRESSIBLE = {
     "parquet": "a Parquet table holds one row per step, not one record per trace",
     "openai_chat": "the messages are one conversation joined from {messages_from} (a map names one message list)",
     "langfuse": "the steps are observations nested by parentObservationId, in startTime order",
+    "langsmith": "the steps are runs nested by parent_run_id, in start_time order, patched by later updates",
+    "smolagents": "the tool calls are Python text inside the memory's messages (or memory step dicts)",
 }
 _SLICE = re.compile(r"\[-?\d*:-?\d*\]$")
 

@@ -128,7 +128,7 @@ def test_question_and_agent_options(tmp_path):
     (trajectory(agent(2, reasoning_content=1)), "$.steps[1].reasoning_content"),
     ({**trajectory(), "agent": {"version": "1"}}, "$.agent.name"),
     ({**trajectory(), "agent": {"name": "a", "model_name": 4}}, "$.agent.model_name"),
-    ({**trajectory(), "schema_version": "1.0"}, "$.schema_version"),
+    ({**trajectory(), "schema_version": "2.0"}, "$.schema_version"),
     ({**trajectory(), "session_id": 9}, "$.session_id"),
     ({**trajectory(), "extra": {"gold_answers": [1.5, None]}}, "$.extra.gold_answers[1]"),
 ])
@@ -167,3 +167,59 @@ def test_property_any_steps_give_a_trace_or_a_user_error(steps):
     with tempfile.TemporaryDirectory() as d:
         items = load(write_jsonl(Path(d), {**trajectory(), "steps": steps}))
     assert len(items) == 1
+
+
+# --- Non-conforming ATIF (a bare version number, agent.model, flat calls, one-result observations) ---
+# Expected values derived by hand from tests/fixtures/importers/shapes/atif_bare_version.json.
+
+BARE = FIXTURES / "shapes" / "atif_bare_version.json"
+
+
+def test_bare_version_trajectory_reads_with_a_note_naming_each_deviation():
+    (rec,) = list(iter_records(BARE))
+    trace = rec.trace
+    assert trace["agent"] == "harbor-bot/orca-mini-2"  # agent.model read as agent.model_name
+    assert trace["question"] == "Which river flows through the town of Kellbrook?"
+    assert [s["kind"] for s in trace["steps"]] == [
+        "reasoning", "search", "search_result", "other", "reasoning", "other", "answer"]
+    search, result = trace["steps"][1], trace["steps"][2]
+    assert search["query"] == "Kellbrook river" and search["tool"] == "web_search"
+    assert [d["title"] for d in result["documents"]] == ["Kellbrook", "Arden (river)"]
+    assert result["depends_on"] == [1]
+    # the result of tc_b comes before its call in the file: kept in source order, not matched
+    assert trace["steps"][3]["text"] == "written" and trace["steps"][3]["original_kind"] == "observation"
+    assert trace["steps"][5]["tool"] == "Write"
+    assert trace["final_answer"] == "The Arden." and trace["gold_answers"] == []
+    (note,) = rec.notes
+    for words in ("'1.4' has no 'ATIF-v' prefix", "agent.model in place of agent.model_name",
+                  "{id, name, arguments}", "one result's content in place of observation.results"):
+        assert words in note
+    assert rec.sources["agent"] == "joined: $.agent.name, $.agent.model"
+
+
+def test_bare_version_is_detected_but_other_versions_are_not(tmp_path):
+    from seekbench.traces.importers import detect_format
+
+    assert detect_format(BARE) == "atif"
+    doc = json.loads(BARE.read_text(encoding="utf-8"))
+    for version in ("2.0", "banana"):
+        path = tmp_path / "x.json"
+        path.write_text(json.dumps({**doc, "schema_version": version}), encoding="utf-8")
+        with pytest.raises(UserInputError):
+            detect_format(path)
+        (err,) = load(path)
+        assert isinstance(err, UserInputError) and "not an ATIF version" in str(err)
+
+
+def test_conforming_trajectory_has_no_note(tmp_path):
+    (rec,) = list(iter_records(write_jsonl(tmp_path, trajectory(agent(2, "A.")))))
+    assert rec.notes == [] and rec.trace["final_answer"] == "A."
+
+
+def test_real_claude_code_trajectory_claiming_atif_1_4_imports(real_format):
+    (rec,) = list(iter_records(real_format("openagents_claudecode_atif14_trajectory.json")))
+    trace = rec.trace
+    assert trace["question"].startswith("Write a regex expression")
+    assert {s["tool"] for s in trace["steps"] if s.get("tool")} == {"Write", "Bash"}
+    assert not any(s["kind"] == "search" for s in trace["steps"])
+    assert "has no 'ATIF-v' prefix" in rec.notes[0]
