@@ -232,6 +232,7 @@ def _correct_ok(correct: dict | None) -> bool:
 
 
 def _env_ok(env: dict) -> bool:
+    """``env``: all optional; two counts >= 1, an enum, a completeness in [0, 1]."""
     if not _typed(env, ENV_TYPES):
         return False
     get = env.get
@@ -244,8 +245,10 @@ def _env_ok(env: dict) -> bool:
 
 
 def _inline_labels_ok(inline: dict) -> bool:
-    # rater is required: a missing one is a KeyError
-    return _typed(inline, INLINE_LABELS_TYPES) and len(inline["rater"]) >= 1 and inline.get("kind", "human") in RATER_KINDS
+    """``inline_labels``: a non-empty ``rater`` (required: a missing one is a KeyError), an optional ``kind``."""
+    return (
+        _typed(inline, INLINE_LABELS_TYPES) and len(inline["rater"]) >= 1 and inline.get("kind", "human") in RATER_KINDS
+    )
 
 
 def quick_trace_check(trace: object) -> bool:
