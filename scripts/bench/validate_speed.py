@@ -8,11 +8,12 @@ passes, the load average before and after beside each):
 - cold: every line parsed first (not timed), then ``validate_trace(obj, file=..., line=...)``
   on each record, as the lead measured it (each record comes from main memory).
 
-``--jsonschema`` also times the reference path (the compiled check switched off, so
-jsonschema checks every record), on the first ``--reference-limit`` records.
-``--fastjsonschema`` also times, cold, the schema check alone as ``fastjsonschema`` compiles it
-and as ``seekbench.traces._fastschema`` does (issue 28: fastjsonschema would be used if it were
-as fast; ``pip install fastjsonschema``).
+``--jsonschema`` also times the reference path (the quick and the compiled checks switched off,
+so jsonschema checks every record), on the first ``--reference-limit`` records.
+``--fastjsonschema`` also times, cold, the schema check alone as ``fastjsonschema`` compiles it,
+as ``seekbench.traces._fastschema`` does, and the hand-written quick check in front of them
+(``seekbench.traces._trace_check``, schema and order rules) (issue 28: fastjsonschema would be
+used if it were as fast; ``pip install fastjsonschema``).
 
 Run (from the repo root)::
 
@@ -80,16 +81,18 @@ def _report(what: str, timer, items: list, args) -> None:
 
 def _compare_fastjsonschema(records: list, args) -> None:
     """Cold µs per trace of the schema check alone: fastjsonschema's compiled function (it raises on an
-    invalid record; none is) and _fastschema's predicate."""
+    invalid record; none is), _fastschema's predicate and _trace_check's quick check."""
     import copy
 
     import fastjsonschema
 
     from seekbench._schemas import load_schema
     from seekbench.traces._fastschema import fast_validator
+    from seekbench.traces._trace_check import quick_trace_check
 
     schema = copy.deepcopy(load_schema("trace"))  # fastjsonschema.compile changes the schema it is given
-    for name, check in (("fastjsonschema", fastjsonschema.compile(schema)), ("_fastschema", fast_validator("trace"))):
+    for name, check in (("fastjsonschema", fastjsonschema.compile(schema)), ("_fastschema", fast_validator("trace")),
+                        ("_trace_check quick", quick_trace_check)):
         _report(f"cold, {name} schema check alone", lambda items, file, repeats, check=check: _time_check(
             check, items, repeats), records, args)
 
@@ -128,6 +131,7 @@ def main() -> None:
         from seekbench.traces import _validate
 
         _validate.fast_validator = lambda name: None  # type: ignore[assignment]  # jsonschema on every record
+        _validate.quick_trace_check = lambda trace: False  # type: ignore[assignment]
         ref = _time(records[: args.reference_limit], args.path, 1)
         print(f"jsonschema alone on {min(len(records), args.reference_limit)} traces: {ref[0]:.1f} µs/trace")
 

@@ -8,6 +8,7 @@ from .._errors import UserInputError
 from .._schema_version import check_schema_version
 from .._schemas import validator
 from ._fastschema import fast_validator
+from ._trace_check import quick_trace_check
 
 
 def json_path(parts) -> str:
@@ -32,37 +33,23 @@ def _describe(err) -> str:
     return err.message[:200]
 
 
-def _steps_in_order(steps: list[dict]) -> bool:
-    """The order rules on schema-valid steps: indices strictly increasing, each ``depends_on``
-    entry the index of an earlier step (an index of this trace below the step's own)."""
-    indices = [step["index"] for step in steps]
-    if any(a >= b for a, b in zip(indices, indices[1:], strict=False)):
-        return False
-    known = set(indices)
-    for idx, step in zip(indices, steps, strict=True):
-        deps = step.get("depends_on")
-        if deps and not all(d in known and d < idx for d in deps):
-            return False
-    return True
-
-
 def validate_trace(trace: object, *, file: str | None = None, line: int | None = None) -> None:
     """Raise :class:`UserInputError` naming the first problem in ``trace``, or return None.
 
     Checks the schema (types, enums, required fields), then: step indices strictly
-    increasing, ``depends_on`` naming earlier steps of the same trace. One check decides
-    whether the schema holds: the schema compiled once into Python predicates
-    (:mod:`._fastschema`, exact); jsonschema then finds and words the error of an invalid
-    trace. (``fastjsonschema`` was measured too and was about 5 times slower on the 1x
-    corpus: ``scripts/bench/validate_speed.py``, results in ``scripts/bench/results/validate_speed.md``.)
+    increasing, ``depends_on`` naming earlier steps of the same trace. A check written by hand
+    for this schema (:mod:`._trace_check`) clears a valid trace in one pass; what it is not sure
+    of goes to the exact check compiled from the schema (:mod:`._fastschema`), and jsonschema
+    finds and words the error of an invalid trace. (``fastjsonschema`` was measured too and was
+    slower than the compiled check on the 1x corpus: ``scripts/bench/validate_speed.py``,
+    results in ``scripts/bench/results/validate_speed.md``.)
     """
-    fast = fast_validator("trace")
-    schema_ok = fast is not None and fast(trace)
-    if schema_ok and _steps_in_order(trace["steps"]):  # type: ignore[index]  # the schema requires them
-        return  # a valid trace: the usual case
+    if quick_trace_check(trace):
+        return  # the schema and the order rules below hold: the usual case
     tid = trace.get("trace_id") if isinstance(trace, dict) else None
     tid = tid if isinstance(tid, str) else None
-    if not schema_ok:
+    fast = fast_validator("trace")
+    if fast is None or not fast(trace):
         if isinstance(trace, dict):
             check_schema_version(trace.get("schema_version"), what="trace", file=file, line=line, trace_id=tid)
         from jsonschema.exceptions import best_match  # only when there is an error to word

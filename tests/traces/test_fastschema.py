@@ -14,6 +14,7 @@ from seekbench._schemas import load_schema, validator
 from seekbench.data import sample_traces_path
 from seekbench.traces import _validate
 from seekbench.traces._fastschema import _Compiler, fast_validator
+from seekbench.traces._trace_check import quick_trace_check
 
 SAMPLE = [json.loads(line) for line in sample_traces_path().read_text().splitlines()]
 FAST = fast_validator("trace")
@@ -84,6 +85,7 @@ def test_error_messages_come_from_jsonschema(monkeypatch):
     bad["steps"][2]["kind"] = "browse"
     with_fast = _message(bad)
     monkeypatch.setattr(_validate, "fast_validator", lambda name: None)
+    monkeypatch.setattr(_validate, "quick_trace_check", lambda trace: False)
     assert _message(bad) == with_fast
     assert with_fast == (f"f.jsonl:7, trace {bad['trace_id']}, at $.steps[2].kind: 'browse' is not allowed; "
                          "expected one of: reasoning, search, search_result, answer, other")
@@ -116,16 +118,18 @@ def _mutated(draw):
 @settings(max_examples=400, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(_mutated())
 def test_fast_check_agrees_with_jsonschema_on_mutations(tr):
-    assert FAST(tr) == _jsonschema_valid(tr)
+    valid = _jsonschema_valid(tr)
+    assert FAST(tr) == valid
+    assert not quick_trace_check(tr) or valid  # the quick check in front: one-sided
 
 
 @settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(_mutated())
 def test_messages_match_the_jsonschema_path_on_mutations(tr):
     with_fast = _message(tr)
-    original = _validate.fast_validator
-    _validate.fast_validator = lambda name: None
+    original = _validate.fast_validator, _validate.quick_trace_check
+    _validate.fast_validator, _validate.quick_trace_check = (lambda name: None), (lambda trace: False)
     try:
         assert _message(tr) == with_fast
     finally:
-        _validate.fast_validator = original
+        _validate.fast_validator, _validate.quick_trace_check = original

@@ -1,10 +1,14 @@
-"""validate_trace's one path (the compiled schema check, then the step order rules) against the references:
-jsonschema for the schema and a plain statement of the order rules, on mutated traces.
+"""validate_trace's checks against the references: jsonschema for the schema and a plain statement of
+the order rules, on mutated traces.
 
-The compiled check (``_fastschema``) decides validity alone, so it must agree with jsonschema
-both ways, on any Python value (type confusions, missing and extra keys, enum values, nested
-objects, containers of other Python types, key orders); and validate_trace must say, word for
-word, what it says with jsonschema alone (the compiled check switched off).
+The hand-written quick check (``_trace_check``) runs first and only says "valid" or "not sure", so
+the property it rests on is one-sided: QUICK(doc) is True => jsonschema finds no error and the
+order rules hold. The compiled check (``_fastschema``) decides validity for the rest, so it must
+agree with jsonschema both ways, on any Python value (type confusions, missing and extra keys,
+enum values, nested objects, containers of other Python types, key orders); and validate_trace
+must say, word for word, what it says with jsonschema alone (both fast checks switched off). On
+documents made of the exact types a JSON parser produces, without NaN or floats with an integral
+value, QUICK agrees with the references both ways (so it really is what clears valid traces).
 """
 
 import collections
@@ -26,6 +30,7 @@ from seekbench._schemas import validator
 from seekbench.data import sample_traces_path
 from seekbench.traces import _validate
 from seekbench.traces._fastschema import fast_validator
+from seekbench.traces._trace_check import quick_trace_check as QUICK
 
 SAMPLE = [json.loads(line) for line in sample_traces_path().read_text().splitlines()]
 FAST = fast_validator("trace")
@@ -64,12 +69,31 @@ def _valid(obj) -> bool:
     return validator("trace").is_valid(obj)
 
 
+def _plain_json(obj) -> bool:
+    """Only what a JSON parser makes, and no NaN nor float with an integral value: the documents on which
+    the quick check promises to agree with the references both ways."""
+    t = type(obj)
+    if t is dict:
+        return all(type(k) is str and _plain_json(v) for k, v in obj.items())
+    if t is list:
+        return all(_plain_json(v) for v in obj)
+    if t is float:
+        return not math.isnan(obj) and not obj.is_integer()
+    return obj is None or t in (str, int, bool)
+
+
 def _check(tr) -> bool:
-    """Whether jsonschema accepts ``tr``, after checking the compiled check and validate_trace against the
-    references: the same verdict on the schema, and an error exactly when the schema or the order rules fail."""
+    """Whether jsonschema accepts ``tr``, after checking the fast checks and validate_trace against the
+    references: the quick check never passes what they reject (and agrees both ways on plain JSON), the
+    compiled one gives the same verdict on the schema, and an error comes exactly when the schema or the
+    order rules fail."""
     valid = _valid(tr)
     assert FAST(tr) == valid, "the compiled check and jsonschema disagree"
     ordered = valid and _semantic_error(tr) is None
+    quick = QUICK(tr)
+    assert not quick or ordered, "the quick check passed a trace the schema or the order rules reject"
+    if _plain_json(tr):
+        assert quick == ordered, "the quick check and the references disagree on plain JSON"
     assert (_message(tr) is None) == ordered, "validate_trace and the references disagree"
     return valid
 
@@ -89,25 +113,26 @@ def _semantic_error(tr) -> str | None:
 
 
 def _message_with_jsonschema_alone(obj) -> str | None:
-    """What ``validate_trace`` says with jsonschema alone (the compiled check switched off)."""
-    saved = _validate.fast_validator
-    _validate.fast_validator = lambda name: None
+    """What ``validate_trace`` says with jsonschema alone (the quick and the compiled checks switched off)."""
+    saved = _validate.quick_trace_check, _validate.fast_validator
+    _validate.quick_trace_check, _validate.fast_validator = (lambda trace: False), (lambda name: None)
     try:
         return _message(obj)
     finally:
-        _validate.fast_validator = saved
+        _validate.quick_trace_check, _validate.fast_validator = saved
 
 
 def test_valid_traces_pass(shared_traces):
+    # Two-sided where speed depends on it: every real trace is cleared by the quick check, not the slow paths.
     for tr in [*SEEDS, *SAMPLE, *shared_traces]:
-        assert FAST(tr) and _valid(tr) and _message(tr) is None
+        assert QUICK(tr) and FAST(tr) and _valid(tr) and _message(tr) is None
 
 
 def test_key_order_does_not_matter():
     for tr in SEEDS:
         rev = copy.deepcopy(tr)
         rev["steps"] = [dict(reversed(list(s.items()))) for s in rev["steps"]]
-        assert _message(dict(reversed(list(rev.items())))) is None
+        assert QUICK(dict(reversed(list(rev.items())))) and _message(dict(reversed(list(rev.items())))) is None
 
 
 class _Str(str):
@@ -213,21 +238,23 @@ def test_type_confusions(where):
         assert _message(tr) == _message_with_jsonschema_alone(tr), value
 
 
-@pytest.mark.parametrize("value, valid", [
-    (1.0, True), (_Kind.ONE, True), (INT64, True), (INT64 + 1, False), (True, False), (-1, False),
+@pytest.mark.parametrize("value, quick, valid", [
+    # the quick check's "not sure" cases: valid, left to the exact check
+    (1.0, False, True), (_Kind.ONE, False, True), (INT64, True, True), (INT64 + 1, False, False),
+    (True, False, False), (-1, False, False),
 ])
-def test_integer_index(value, valid):
+def test_integer_index(value, quick, valid):
     # jsonschema: an integer is an int that is not a bool (an int enum is one), or a float with no fraction.
     tr = copy.deepcopy(FULL)
-    tr["steps"][1]["index"] = value
-    assert FAST(tr) is valid and _valid(tr) is valid
+    tr["steps"][-1]["index"] = value  # the last step: order rules hold for any int above 5
+    assert QUICK(tr) is quick and FAST(tr) is valid and _valid(tr) is valid
 
 
 def test_nan_against_a_bound_passes_as_in_jsonschema():
     # jsonschema lets NaN through minimum/maximum (every comparison with NaN is false).
     tr = copy.deepcopy(FULL)
     tr["steps"][0]["completeness"] = math.nan
-    assert FAST(tr) and _valid(tr)
+    assert FAST(tr) and _valid(tr) and not QUICK(tr)  # the quick check is not sure: left to the exact one
     assert _message(tr) is None
 
 
@@ -235,28 +262,33 @@ def test_semantic_checks_stay():
     # Beyond the schema: indices strictly increasing, depends_on naming earlier steps only.
     tr = copy.deepcopy(FULL)
     tr["steps"][2]["index"] = 1
-    assert FAST(tr) and _message(tr) == (
+    assert FAST(tr) and not QUICK(tr) and _message(tr) == (
         "f.jsonl:7, trace full-1, at $.steps[2].index: step index 1 is not greater than the previous one (1); "
         "steps must be in order")
     tr = copy.deepcopy(FULL)
     tr["steps"][3]["depends_on"] = [5, 9]  # its own index: not an earlier step
-    assert FAST(tr) and _message(tr) == (
+    assert FAST(tr) and not QUICK(tr) and _message(tr) == (
         "f.jsonl:7, trace full-1, at $.steps[3].depends_on[1]: depends_on names step 9, which is not an "
         "earlier step of this trace")
 
 
-@pytest.mark.parametrize("steps, ok", [
-    ([{"index": 0, "kind": "other"}, {"index": 1, "kind": "search", "depends_on": [0]}], True),
-    ([{"index": 0, "kind": "other"}, {"index": 1, "kind": "search", "depends_on": [1]}], False),
-    ([{"index": 0, "kind": "other"}, {"index": 2, "kind": "search", "depends_on": [0, 1]}], False),
-    ([{"index": 0, "kind": "other"}, {"index": 0, "kind": "search", "depends_on": []}], False),
-    ([{"index": 3, "kind": "search", "depends_on": []}, {"index": 2, "kind": "search", "depends_on": []}], False),
-    ([{"index": 0, "kind": "other"}, {"index": 4, "kind": "search", "depends_on": [0.0]}], True),
+@pytest.mark.parametrize("steps, ok, quick", [
+    ([{"index": 0, "kind": "other"}, {"index": 1, "kind": "search", "depends_on": [0]}], True, True),
+    ([{"index": 0, "kind": "other"}, {"index": 1, "kind": "search", "depends_on": [1]}], False, False),
+    ([{"index": 0, "kind": "other"}, {"index": 2, "kind": "search", "depends_on": [0, 1]}], False, False),
+    ([{"index": 0, "kind": "other"}, {"index": 0, "kind": "search", "depends_on": []}], False, False),
+    ([{"index": 3, "kind": "search", "depends_on": []}, {"index": 2, "kind": "search", "depends_on": []}], False,
+     False),
+    # valid (0.0 is an integer to JSON Schema), but not what a parser makes of "0": the quick check is not sure
+    ([{"index": 0, "kind": "other"}, {"index": 4, "kind": "search", "depends_on": [0.0]}], True, False),
+    # True == 1 in Python, and 1 is an earlier index; JSON Schema's integer excludes booleans
+    ([{"index": 1, "kind": "other"}, {"index": 4, "kind": "search", "depends_on": [True]}], False, False),
 ])
-def test_order_rules(steps, ok):
+def test_order_rules(steps, ok, quick):
     # Hand-derived: an index must exceed the one before; depends_on may name only earlier steps' indices.
     tr = {"schema_version": "1.0", "trace_id": "t", "agent": "a", "question": "q", "steps": steps}
     assert (_message(tr) is None) is ok
+    assert QUICK(tr) is quick
 
 
 @st.composite
