@@ -1,10 +1,11 @@
 """Simulated coverage of judge-corrected (PPI++) metrics on the 190 human-labeled SeekBench traces.
 
 Human labels are the truth: each agent's full-data human value of each metric is the target.
-Each judge (``rules`` and ``learned``, both offline; ``learned`` is the shipped model, trained on
-the synthetic sample, not on these traces) labels every trace. For n = 20, 40 and 80 human-labeled traces in
-total (drawn uniformly at random from all 190, seeded, so about n / 5 per agent: the per-agent n
-varies from draw to draw), R draws each; per metric, over agents and draws:
+Each judge (``rules`` and ``learned``, both offline) labels every trace. ``learned`` is the shipped
+model, which is trained on these 190 traces' human labels (docs/judges.md): its labels here are
+in-sample, so its widths are optimistic; ``rules`` (no training) is the honest case. For n = 20,
+40 and 80 human-labeled traces in total (drawn uniformly at random from all 190, seeded, so about
+n / 5 per agent: the per-agent n varies from draw to draw), R draws each; per metric, over agents and draws:
 
 - coverage of the corrected 95% interval of the full-data human value: seekbench's default
   (``interval="auto"``: Wilson at the effective sample size for the 0/1 metrics, Student t for RQI
@@ -17,7 +18,7 @@ varies from draw to draw), R draws each; per metric, over agents and draws:
 - bias of the judge-only estimate (judge on all traces minus the human value): mean over agents
   and the largest in absolute value.
 
-Run (about two minutes per 100 draws)::
+Run (about three minutes per 100 draws on a quiet machine)::
 
     PYTHONPATH=. python scripts/bench/ppi_sim.py [--data ../shared/data/seekbench_human_190.jsonl] [--draws 500]
 
@@ -167,7 +168,9 @@ def render(results: dict, *, draws: int, seed: int) -> str:
         "classical interval of the same human values (the lambda = 0 limit of t), human only (shown) the one "
         "the summary shows (Wilson for 0/1 metrics, t for RQI and CE); ratio = median corrected (auto) width / "
         "median human only (shown) width (below 1: narrower). "
-        "Accuracy is left out: correctness on these traces does not come from the step labels.",
+        "Accuracy is left out: correctness on these traces does not come from the step labels. The shipped "
+        "`learned` judge is trained on these traces' human labels: its rows are in-sample (optimistic); "
+        "`rules` is not trained.",
     ]
     for judge, (sim, bias) in results.items():
         per_agent = sim[sim["metric"] == "rqi"].groupby("n")["n_agent"].describe()
