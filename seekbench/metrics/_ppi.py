@@ -26,9 +26,10 @@ from ._resampler import Resampler, check_alpha, percentile_interval
 NAN = float("nan")
 
 #: The interval of :func:`ppi_mean`: ``"clt"`` (ppi-python's: normal quantile, variances with ddof 0),
-#: ``"t"`` (small samples: Student t quantile with n - 1 degrees of freedom, variances with ddof 1) or
-#: ``"wilson"`` (0/1 values: the Wilson score interval at the estimate's effective sample size).
-Interval = Literal["clt", "t", "wilson"]
+#: ``"t"`` (small samples: Student t quantile with n - 1 degrees of freedom, variances with ddof 1),
+#: ``"wilson"`` (0/1 values: the Wilson score interval at the estimate's effective sample size) or
+#: ``"wilson-df"`` (the same with Korn and Graubard's degrees-of-freedom adjustment of that size).
+Interval = Literal["clt", "t", "wilson", "wilson-df"]
 
 
 @dataclass(frozen=True)
@@ -49,10 +50,10 @@ class PPIEstimate:
         n (human-labeled traces) and N (traces with judge labels only).
     reason : str
         Empty when defined; else why the estimate is NaN, or a note on a degenerate case.
-    interval : {"clt", "t", "wilson"}
+    interval : {"clt", "t", "wilson", "wilson-df"}
         How ``ci`` was made.
     n_eff : float
-        For ``interval="wilson"``, the effective sample size the Wilson interval used; else NaN.
+        For the Wilson intervals, the effective sample size the interval used; else NaN.
     """
 
     value: float
@@ -118,8 +119,7 @@ def ppi_mean(
     1e-10 (tests/metrics/test_ppi.py). The interval is asymptotic: its coverage needs n large
     enough for the CLT (docs/metrics/ppi.md gives the simulated coverage at n = 20, 40, 80).
 
-    With ``interval="wilson"`` (0/1 values only; the default of
-    :func:`~seekbench.metrics.corrected_metrics` for rates) the interval is the Wilson score
+    With ``interval="wilson"`` (0/1 values only) the interval is the Wilson score
     interval (Wilson 1927, :func:`~seekbench.metrics.wilson_interval`) of a proportion theta seen
     on n_eff traces, the estimate's effective sample size (the design-effect idea of Kish,
     applied to intervals for proportions by Korn and Graubard 1998)::
@@ -136,6 +136,17 @@ def ppi_mean(
     n_eff = n, the human-labeled traces, with p = theta clipped to [0, 1]: at theta <= 0 the
     interval of 0 of n, [0, z^2 / (n + z^2)]. ``se`` is then the ``"t"`` one (ddof 1), which
     :func:`ppi_difference` uses.
+
+    ``interval="wilson-df"`` (the default of :func:`~seekbench.metrics.corrected_metrics` for
+    rates) shrinks n_eff by Korn and Graubard's degrees-of-freedom factor, as the t interval
+    widens the normal one for a variance estimated from n labeled traces::
+
+        n_eff_df = n_eff * (z_(1 - alpha/2) / t_(n - 1, 1 - alpha/2))^2
+
+    (at n = 8: 0.69 n_eff). It is wider than ``"wilson"`` and no longer the human-only Wilson
+    interval at lambda = 0 (:func:`~seekbench.metrics.corrected_metrics` shows that one then);
+    the plain ``"wilson"`` undercovers with 3 to 8 labeled traces (0.918 for a flag at 8 per
+    agent, docs/metrics/ppi.md). The guard is the same, without the factor.
 
     References: E. B. Wilson, "Probable inference, the law of succession, and statistical
     inference", JASA 22 (1927) 209-212; E. L. Korn and B. I. Graubard, "Confidence intervals for
@@ -154,8 +165,8 @@ def ppi_mean(
         The interval's level is 1 - alpha.
     lam : float in [0, 1], optional
         A fixed lambda (1: PPI without power tuning; 0: the classical CLT interval of the human values).
-    interval : {"clt", "t", "wilson"}, default "clt"
-        The interval (the estimate and lambda are the same). ``"wilson"`` needs every value of
+    interval : {"clt", "t", "wilson", "wilson-df"}, default "clt"
+        The interval (the estimate and lambda are the same). The Wilson ones need every value of
         ``y``, ``yhat`` and ``yhat_unlabeled`` to be 0 or 1.
 
     Returns
@@ -173,9 +184,9 @@ def ppi_mean(
     (0.5618, 0.3818)
     """
     check_alpha(alpha)
-    check_option("interval", interval, ("clt", "t", "wilson"))
+    check_option("interval", interval, ("clt", "t", "wilson", "wilson-df"))
     y, yhat, yu = _as_1d(y, "y"), _as_1d(yhat, "yhat"), _as_1d(yhat_unlabeled, "yhat_unlabeled")
-    if interval == "wilson" and not all(np.isin(a, (0.0, 1.0)).all() for a in (y, yhat, yu)):
+    if interval.startswith("wilson") and not all(np.isin(a, (0.0, 1.0)).all() for a in (y, yhat, yu)):
         raise UserInputError('ppi_mean: interval="wilson" is for 0/1 values; use "t" for other values')
     if len(y) != len(yhat):
         raise UserInputError(f"ppi_mean: y has {len(y)} values and yhat {len(yhat)}; they pair trace by trace")
@@ -189,9 +200,10 @@ def ppi_mean(
     lam = float(lam) if big_n else 0.0
     rect = y - lam * yhat
     value = float(rect.mean() + (lam * yu.mean() if big_n else 0.0))
-    if interval == "wilson":
+    if interval.startswith("wilson"):
         se = float(np.sqrt(_variance(rect, lam * yu, ddof=1)))
-        ci, n_eff = _wilson_at_n_eff(value, _variance(rect, lam * yu, ddof=0), n, alpha)
+        df = n - 1 if interval == "wilson-df" else None
+        ci, n_eff = _wilson_at_n_eff(value, _variance(rect, lam * yu, ddof=0), n, alpha, df=df)
         return PPIEstimate(value, ci, se, lam, n, big_n, "", interval, n_eff)
     se = float(np.sqrt(_variance(rect, lam * yu, ddof=1 if interval == "t" else 0)))
     z = normal_quantile(1.0 - alpha / 2.0) if interval == "clt" else _t_quantile(1.0 - alpha / 2.0, n - 1)
@@ -207,10 +219,14 @@ def _variance(rect: np.ndarray, imputed: np.ndarray, *, ddof: int) -> float:
     return var
 
 
-def _wilson_at_n_eff(theta: float, var0: float, n: int, alpha: float) -> tuple[tuple[float, float], float]:
-    """The Wilson interval of theta at n_eff = theta (1 - theta) / var0, and n_eff (see :func:`ppi_mean`)."""
+def _wilson_at_n_eff(
+    theta: float, var0: float, n: int, alpha: float, *, df: int | None = None
+) -> tuple[tuple[float, float], float]:
+    """The Wilson interval of theta at n_eff = theta (1 - theta) / var0 (times (z / t_df)^2 with ``df``), and n_eff."""
     if 0.0 < theta < 1.0 and var0 > 0:
         n_eff = theta * (1.0 - theta) / var0
+        if df is not None:
+            n_eff *= (normal_quantile(1.0 - alpha / 2.0) / _t_quantile(1.0 - alpha / 2.0, df)) ** 2
     else:  # theta at or beyond 0 or 1, or no variance: the ratio is 0 / 0 or negative; the labeled n
         n_eff, theta = float(n), min(max(theta, 0.0), 1.0)
     return wilson_interval(theta * n_eff, n_eff, alpha=alpha), float(n_eff)
@@ -226,7 +242,7 @@ def ppi_difference(a: PPIEstimate, b: PPIEstimate, *, alpha: float = 0.05) -> tu
     """``(a - b, CI, se)`` of two PPI estimates from disjoint traces (independent samples).
 
     se = sqrt(se_a^2 + se_b^2); CI = difference -+ q se, q the normal quantile, or for two ``"t"``
-    or ``"wilson"`` estimates (whose ``se`` has ddof 1) Student's t with min(n_a, n_b) - 1
+    or Wilson estimates (whose ``se`` has ddof 1) Student's t with min(n_a, n_b) - 1
     degrees of freedom (conservative). Unpaired: traces of two agents that
     answer the same question are treated as independent, which ignores any positive
     correlation between them and so errs wide, not narrow.
@@ -242,7 +258,7 @@ def ppi_difference(a: PPIEstimate, b: PPIEstimate, *, alpha: float = 0.05) -> tu
     check_alpha(alpha)
     d = a.value - b.value
     se = float(np.hypot(a.se, b.se))
-    if a.interval in ("t", "wilson") and b.interval in ("t", "wilson"):
+    if a.interval != "clt" and b.interval != "clt":
         z = _t_quantile(1.0 - alpha / 2.0, min(a.n_labeled, b.n_labeled) - 1)
     else:
         z = normal_quantile(1.0 - alpha / 2.0)

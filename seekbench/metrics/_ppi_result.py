@@ -27,7 +27,8 @@ NAN = float("nan")
 _RECOVERED = f"recovered_by_{RECOVERED_BY}"
 
 #: The corrected interval of :func:`corrected_metrics`: ``"auto"`` (fixed by the metric, not the data: the
-#: Wilson score interval at the effective sample size for rates, Student t for RQI and CE), ``"t"`` or
+#: Wilson score interval at the degrees-of-freedom-adjusted effective sample size for rates, Student t for
+#: RQI and CE), ``"t"`` or
 #: ``"clt"`` for every metric (:func:`~seekbench.metrics.ppi_mean`).
 Interval = Literal["auto", "t", "clt"]
 
@@ -67,7 +68,7 @@ class CorrectedMetrics:
         ``corrected`` (PPI++, interval of :func:`corrected_metrics`, ``lam``) with a bootstrap
         interval as a check; NaN with a ``reason`` where undefined. Intervals: Wilson for 0/1
         metrics, percentile bootstrap over traces for RQI and CE (judge and human only); for the
-        corrected, Wilson at the effective sample size for rates and Student t for RQI and CE
+        corrected, Wilson at the (df-adjusted) effective sample size for rates and Student t for RQI and CE
         (``interval="auto"``), clipped to [0, 1] (every metric here is a share).
     differences : DataFrame
         ``metric, agent, baseline, difference, ci_low, ci_high, paired, shared_questions, note``:
@@ -162,8 +163,8 @@ def _one(
     if est is not None and not np.isnan(est.value) and _binary(y) and (est.lam == 0 or np.ptp(y - est.lam * f) == 0):
         # A normal interval of a 0/1 sample without spread collapses to a point (0 of 8 is not
         # certainty): the Wilson interval of the human values instead, with the estimate it centres.
-        # The same for "wilson": an error variance of 0 seen on a few labeled traces would give a
-        # huge n_eff (at lambda = 0 the two intervals are equal anyway).
+        # The same for the Wilson intervals: an error variance of 0 seen on a few labeled traces
+        # would give a huge n_eff, and at lambda = 0 the human values' own interval is the one to show.
         lo, hi = wilson_interval(float(y.sum()), len(y), alpha=alpha)
         if est.lam == 0 or not lo <= est.value <= hi:
             est = replace(est, value=float(y.mean()), lam=0.0)
@@ -227,13 +228,14 @@ def corrected_metrics(
     interval : {"auto", "t", "clt"}, default "auto"
         The corrected interval (:func:`~seekbench.metrics.ppi_mean`). ``"auto"``, fixed by the
         metric: for a rate (:data:`RATE_METRICS`, or a column of 0/1 values) the Wilson score
-        interval at the estimate's effective sample size n_eff = theta (1 - theta) / se0^2
-        (``ppi_mean(..., interval="wilson")``: the human values' Wilson interval at lambda = 0,
-        narrower whenever PPI++'s variance is below the classical one); for RQI and CE Student's
-        t (``"t"``), for the small per-agent samples. ``"t"`` and ``"clt"`` (ppi-python's normal
-        interval, which undercovers at 8 labeled traces per agent: docs/metrics/ppi.md) apply to
-        every metric. Any way, for a 0/1 metric whose labeled errors have no spread (or lambda =
-        0) the interval is the human values' Wilson interval.
+        interval at the estimate's effective sample size n_eff = theta (1 - theta) / se0^2, shrunk
+        by Korn and Graubard's factor (z / t_(n-1))^2 (``ppi_mean(..., interval="wilson-df")``;
+        narrower than the human-only Wilson interval when PPI++'s variance is well below the
+        classical one); for RQI and CE Student's t (``"t"``), for the small per-agent samples.
+        ``"t"`` and ``"clt"`` (ppi-python's normal interval, which undercovers at 8 labeled traces
+        per agent: docs/metrics/ppi.md) apply to every metric. Any way, for a 0/1 metric whose
+        labeled errors have no spread (or lambda = 0) the interval is the human values' Wilson
+        interval.
     n_boot, seed : int
         The bootstrap of the check interval and of the RQI and CE intervals.
 
@@ -269,7 +271,7 @@ def corrected_metrics(
         metrics = [m for m in PPI_METRICS if m in judge.columns and m in human.columns]
     resampler = Resampler(n_boot=n_boot, seed=seed)
     if interval == "auto":
-        kinds = {m: "wilson" if _is_rate(m, judge, human) else "t" for m in metrics}
+        kinds = {m: "wilson-df" if _is_rate(m, judge, human) else "t" for m in metrics}
     else:
         kinds = dict.fromkeys(metrics, interval)
     rows, estimates = [], {}

@@ -23,8 +23,8 @@ TITLE = "Judge-corrected metrics (PPI++)"
 #: The method note's words for each ``interval`` of :func:`~seekbench.metrics.corrected_metrics`.
 _CORRECTED_INTERVAL = {
     "auto": "for rates the Wilson interval at the estimate's effective sample size (the number of traces "
-    "whose plain rate would be as precise; with lambda 0 it is the human-only Wilson interval), for RQI and "
-    "CE Student t",
+    "whose plain rate would be as precise, reduced for the few labeled traces its variance is estimated "
+    "from; with lambda 0, the human-only Wilson interval), for RQI and CE Student t",
     "t": "Student t (Wilson for a rate without spread)",
     "clt": "the normal interval of ppi-python (Wilson for a rate without spread)",
 }

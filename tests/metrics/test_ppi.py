@@ -168,7 +168,8 @@ def test_labeled_selection_flags_first_n_and_missing_agents():
     assert not spread["first_n"] and spread["warning"] is None and spread["per_group"] == {"a": [2, 10], "b": [2, 10]}
 
 
-# The Wilson interval at the effective sample size (interval="wilson", the default for rates in corrected_metrics)
+# The Wilson interval at the effective sample size (interval="wilson"; "wilson-df", the default for rates in
+# corrected_metrics, with Korn and Graubard's degrees-of-freedom factor)
 
 
 def test_wilson_at_lambda_zero_is_the_human_wilson_interval():
@@ -210,9 +211,23 @@ def test_wilson_is_narrower_than_the_human_one_with_a_good_judge():
     assert est.lam > 0.5 and est.n_eff > 10 and est.ci[1] - est.ci[0] < hi - lo
 
 
+def test_wilson_df_shrinks_the_effective_sample_size_by_korn_graubard():
+    # The hand example above (n_eff = 4, n = 4 labeled): n_eff_df = 4 (z / t_3)^2 with the table value
+    # t_(3, 0.975) = 3.182446305284263, so 4 * (1.959963984540054 / 3.182446305284263)^2 = 1.5172
+    est = ppi_mean([1, 1, 0, 0], [1, 0, 0, 0], [1, 0, 1, 0], lam=0.5, interval="wilson-df")
+    assert est.n_eff == pytest.approx(4 * (1.959963984540054 / 3.182446305284263) ** 2, rel=1e-9)
+    assert est.ci == pytest.approx(wilson_interval(0.625 * est.n_eff, est.n_eff), abs=1e-12)
+    plain = ppi_mean([1, 1, 0, 0], [1, 0, 0, 0], [1, 0, 1, 0], lam=0.5, interval="wilson")
+    assert est.ci[0] < plain.ci[0] and est.ci[1] > plain.ci[1]
+    # the guard has no factor: theta outside (0, 1) gives Wilson's 0 of n as before
+    out = ppi_mean([0, 0, 0, 1], [1, 1, 0, 1], [0, 0, 0, 0], lam=1.0, interval="wilson-df")
+    assert out.n_eff == 4.0
+
+
 def test_wilson_needs_0_1_values():
-    with pytest.raises(UserInputError, match="0/1"):
-        ppi_mean([0.5, 1.0], [1.0, 0.0], [0.0], interval="wilson")
+    for interval in ("wilson", "wilson-df"):
+        with pytest.raises(UserInputError, match="0/1"):
+            ppi_mean([0.5, 1.0], [1.0, 0.0], [0.0], interval=interval)
 
 
 def test_corrected_metrics_interval_is_fixed_by_the_metric():
@@ -224,7 +239,7 @@ def test_corrected_metrics_interval_is_fixed_by_the_metric():
     metrics = ["rqi", "flag_ungrounded", "my_rate"]
     rows = corrected_metrics(judge, human, metrics=metrics, n_boot=0).summary.set_index("metric")
     args = ([1.0, 0.0, 1.0, 0.0, 0.0], [1.0, 0.0, 1.0, 1.0, 0.0], [1.0, 0.0, 1.0, 1.0, 1.0])
-    wil, t = ppi_mean(*args, interval="wilson"), ppi_mean(*args, interval="t")
+    wil, t = ppi_mean(*args, interval="wilson-df"), ppi_mean(*args, interval="t")
     assert wil.lam > 0 and wil.ci != pytest.approx(t.ci)  # the two intervals differ here
     for m in ("flag_ungrounded", "my_rate"):
         assert (rows.loc[m, "corrected_ci_low"], rows.loc[m, "corrected_ci_high"]) == pytest.approx(wil.ci)
