@@ -1,21 +1,24 @@
 """Simulated coverage of judge-corrected (PPI++) metrics on the 190 human-labeled SeekBench traces.
 
 Human labels are the truth: each agent's full-data human value of each metric is the target.
-Each judge (``rules`` and ``learned``, both offline; ``learned`` is the shipped model, trained on
-the synthetic sample, not on these traces) labels every trace. For n = 20, 40 and 80 human-labeled traces in
-total (drawn uniformly at random from all 190, seeded, so about n / 5 per agent: the per-agent n
-varies from draw to draw), R draws each; per metric, over agents and draws:
+Each judge (``rules`` and ``learned``, both offline) labels every trace. ``learned`` is the shipped
+model, which is trained on these 190 traces' human labels (docs/judges.md): its labels here are
+in-sample, so its widths are optimistic; ``rules`` (no training) is the honest case. For n = 20,
+40 and 80 human-labeled traces in total (drawn uniformly at random from all 190, seeded, so about
+n / 5 per agent: the per-agent n varies from draw to draw), R draws each; per metric, over agents and draws:
 
-- coverage of the corrected 95% interval (``interval="t"``, seekbench's default) of the full-data
-  human value, and of ppi-python's CLT interval (``interval="clt"``);
-- median width of the corrected interval and of two human-only intervals on the same subset: the
-  classical interval of the same construction (Student t of the human values, the lambda = 0
+- coverage of the corrected 95% interval of the full-data human value: seekbench's default
+  (``interval="auto"``: Wilson at the effective sample size for the 0/1 metrics, Student t for RQI
+  and CE), Student t for every metric (``"t"``, the default before) and ppi-python's CLT interval
+  (``"clt"``);
+- median width of the corrected intervals (``"auto"`` and ``"t"``) and of two human-only intervals
+  on the same subset: the classical interval of the same construction (Student t of the human values, the lambda = 0
   limit of the corrected interval) and the one the summary shows (Wilson for 0/1 metrics; for RQI
   and CE the same t interval, the bootstrap being too slow to repeat here);
 - bias of the judge-only estimate (judge on all traces minus the human value): mean over agents
   and the largest in absolute value.
 
-Run (about two minutes per 100 draws)::
+Run (about three minutes per 100 draws on a quiet machine)::
 
     PYTHONPATH=. python scripts/bench/ppi_sim.py [--data ../shared/data/seekbench_human_190.jsonl] [--draws 500]
 
@@ -92,8 +95,11 @@ def simulate(judge: pd.DataFrame, human: pd.DataFrame, *, draws: int, seed: int)
         for d in range(draws):
             lab = rng.choice(len(human), n, replace=False)
             h = human.iloc[np.sort(lab)]
-            res = {i: corrected_metrics(judge, h, metrics=metrics, interval=i, n_boot=0).summary for i in ("t", "clt")}
-            for (_, r), (_, c) in zip(res["t"].iterrows(), res["clt"].iterrows(), strict=True):
+            res = {
+                i: corrected_metrics(judge, h, metrics=metrics, interval=i, n_boot=0).summary
+                for i in ("auto", "t", "clt")
+            }
+            for (_, r), (_, t), (_, c) in zip(*(res[i].iterrows() for i in ("auto", "t", "clt")), strict=True):
                 target = truth.loc[r["agent"], r["metric"]]
                 y = h.loc[h["agent"] == r["agent"], r["metric"]].dropna().to_numpy()
                 w_t, w_shown = human_only_widths(y)
@@ -106,8 +112,10 @@ def simulate(judge: pd.DataFrame, human: pd.DataFrame, *, draws: int, seed: int)
                         "n_agent": r["n_labeled"],
                         "defined": not np.isnan(r["corrected"]),
                         "covered": r["corrected_ci_low"] <= target <= r["corrected_ci_high"],
+                        "covered_t": t["corrected_ci_low"] <= target <= t["corrected_ci_high"],
                         "covered_clt": c["corrected_ci_low"] <= target <= c["corrected_ci_high"],
                         "width": r["corrected_ci_high"] - r["corrected_ci_low"],
+                        "width_t": t["corrected_ci_high"] - t["corrected_ci_low"],
                         "width_human_t": w_t,
                         "width_human_shown": w_shown,
                     }
@@ -126,9 +134,14 @@ def _summary_rows(sim: pd.DataFrame) -> pd.DataFrame:
     g = ok.groupby(["metric", "n"], sort=False)
     return pd.DataFrame(
         {
-            "cov_t": g["covered"].mean(),
+            "cov": g["covered"].mean(),
+            "cov_t": g["covered_t"].mean(),
             "cov_clt": g["covered_clt"].mean(),
             "w": g["width"].median(),
+            "w_tc": g["width_t"].median(),
+            # the ratio of the median widths: the done-when compares medians
+            "r_shown": (g["width"].median() / g["width_human_shown"].median()),
+            "r_tc": (g["width_t"].median() / g["width_human_shown"].median()),
             "w_t": g["width_human_t"].median(),
             "w_shown": g["width_human_shown"].median(),
             "k": g.size(),
@@ -147,11 +160,17 @@ def render(results: dict, *, draws: int, seed: int) -> str:
         "34-40 traces), varying by draw; each agent's metric is corrected with its own labeled traces. "
         'Coverage and widths pool the 5 agents over the draws ("estimates"); an agent with fewer than 2 '
         "labeled traces, or a metric undefined for it (recovery by turn 8 for the two agents with a cut-off "
-        "trace), gives no estimate. Coverage (t) is seekbench's interval (Student t, Wilson for a 0/1 metric "
-        "without spread); coverage (clt) is ppi-python's normal interval on the same draws. Widths: median "
-        "over estimates; human only (t) is the classical interval of the same human values (the lambda = 0 "
-        "limit), human only (shown) the one the summary shows (Wilson for 0/1 metrics, t for RQI and CE). "
-        "Accuracy is left out: correctness on these traces does not come from the step labels.",
+        "trace), gives no estimate. Coverage (auto) is seekbench's default interval (Wilson at the effective "
+        "sample size n_eff = theta (1 - theta) / se0^2 for the 0/1 metrics, Student t for RQI and CE); "
+        "coverage (t) the Student t interval for every metric (the default before; Wilson for a 0/1 metric "
+        "without spread in either); coverage (clt) ppi-python's normal interval, on the same draws. Widths: "
+        "median over estimates; corrected (auto) and corrected (t) as the coverages; human only (t) is the "
+        "classical interval of the same human values (the lambda = 0 limit of t), human only (shown) the one "
+        "the summary shows (Wilson for 0/1 metrics, t for RQI and CE); ratio = median corrected (auto) width / "
+        "median human only (shown) width (below 1: narrower). "
+        "Accuracy is left out: correctness on these traces does not come from the step labels. The shipped "
+        "`learned` judge is trained on these traces' human labels: its rows are in-sample (optimistic); "
+        "`rules` is not trained.",
     ]
     for judge, (sim, bias) in results.items():
         per_agent = sim[sim["metric"] == "rqi"].groupby("n")["n_agent"].describe()
@@ -159,14 +178,16 @@ def render(results: dict, *, draws: int, seed: int) -> str:
             "",
             f"## Judge `{judge}`",
             "",
-            "| metric | n | coverage (t) | coverage (clt) | width corrected | width human only (t) "
-            "| width human only (shown) | estimates |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|",
+            "| metric | n | coverage (auto) | coverage (t) | coverage (clt) | width corrected (auto) "
+            "| width corrected (t) | width human only (t) | width human only (shown) | ratio (auto) "
+            "| ratio (t) | estimates |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for _, r in _summary_rows(sim).iterrows():
             lines.append(
-                f"| {r['metric']} | {r['n']} | {r['cov_t']:.3f} | {r['cov_clt']:.3f} | {r['w']:.3f} | "
-                f"{r['w_t']:.3f} | {r['w_shown']:.3f} | {r['k']} |"
+                f"| {r['metric']} | {r['n']} | {r['cov']:.3f} | {r['cov_t']:.3f} | {r['cov_clt']:.3f} | "
+                f"{r['w']:.3f} | {r['w_tc']:.3f} | {r['w_t']:.3f} | {r['w_shown']:.3f} | {r['r_shown']:.3f} | "
+                f"{r['r_tc']:.3f} | {r['k']} |"
             )
         lines += [
             "",

@@ -18,15 +18,18 @@ from typing import Literal
 import numpy as np
 
 from .._errors import UserInputError
+from ._intervals import wilson_interval
 from ._normal_quantile import normal_quantile
 from ._options import check_option
 from ._resampler import Resampler, check_alpha, percentile_interval
 
 NAN = float("nan")
 
-#: The interval of :func:`ppi_mean`: ``"clt"`` (ppi-python's: normal quantile, variances with ddof 0)
-#: or ``"t"`` (small samples: Student t quantile with n - 1 degrees of freedom, variances with ddof 1).
-Interval = Literal["clt", "t"]
+#: The interval of :func:`ppi_mean`: ``"clt"`` (ppi-python's: normal quantile, variances with ddof 0),
+#: ``"t"`` (small samples: Student t quantile with n - 1 degrees of freedom, variances with ddof 1),
+#: ``"wilson"`` (0/1 values: the Wilson score interval at the estimate's effective sample size) or
+#: ``"wilson-df"`` (the same with Korn and Graubard's degrees-of-freedom adjustment of that size).
+Interval = Literal["clt", "t", "wilson", "wilson-df"]
 
 
 @dataclass(frozen=True)
@@ -47,8 +50,10 @@ class PPIEstimate:
         n (human-labeled traces) and N (traces with judge labels only).
     reason : str
         Empty when defined; else why the estimate is NaN, or a note on a degenerate case.
-    interval : {"clt", "t"}
+    interval : {"clt", "t", "wilson", "wilson-df"}
         How ``ci`` was made.
+    n_eff : float
+        For the Wilson intervals, the effective sample size the interval used; else NaN.
     """
 
     value: float
@@ -59,6 +64,7 @@ class PPIEstimate:
     n_unlabeled: int
     reason: str = ""
     interval: str = "clt"
+    n_eff: float = NAN
 
 
 def _as_1d(x, name: str) -> np.ndarray:
@@ -113,6 +119,40 @@ def ppi_mean(
     1e-10 (tests/metrics/test_ppi.py). The interval is asymptotic: its coverage needs n large
     enough for the CLT (docs/metrics/ppi.md gives the simulated coverage at n = 20, 40, 80).
 
+    With ``interval="wilson"`` (0/1 values only) the interval is the Wilson score
+    interval (Wilson 1927, :func:`~seekbench.metrics.wilson_interval`) of a proportion theta seen
+    on n_eff traces, the estimate's effective sample size (the design-effect idea of Kish,
+    applied to intervals for proportions by Korn and Graubard 1998)::
+
+        n_eff = theta (1 - theta) / se0^2      (se0^2: the ddof-0 variance above, ppi-python's)
+        CI    = Wilson(p = theta, n = n_eff)
+
+    n_eff is the size of a simple random sample whose variance theta (1 - theta) / n equals
+    PPI++'s. At lambda = 0, se0^2 = Ybar (1 - Ybar) / n, so n_eff = n and the interval is exactly
+    the human values' Wilson interval; whenever PPI++'s variance is below the classical one,
+    n_eff > n and the interval is narrower. Unlike theta -+ q se it does not collapse when theta
+    nears 0 or 1 (the score interval's reason for being). Guard: when theta is not strictly
+    inside (0, 1), or se0 = 0, the ratio says nothing (0 / 0, or a negative n_eff), and
+    n_eff = n, the human-labeled traces, with p = theta clipped to [0, 1]: at theta <= 0 the
+    interval of 0 of n, [0, z^2 / (n + z^2)]. ``se`` is then the ``"t"`` one (ddof 1), which
+    :func:`ppi_difference` uses.
+
+    ``interval="wilson-df"`` (the default of :func:`~seekbench.metrics.corrected_metrics` for
+    rates) shrinks n_eff by Korn and Graubard's degrees-of-freedom factor, as the t interval
+    widens the normal one for a variance estimated from n labeled traces::
+
+        n_eff_df = n_eff * (z_(1 - alpha/2) / t_(n - 1, 1 - alpha/2))^2
+
+    (at n = 8: 0.69 n_eff). It is wider than ``"wilson"`` and no longer the human-only Wilson
+    interval at lambda = 0 (:func:`~seekbench.metrics.corrected_metrics` shows that one then);
+    the plain ``"wilson"`` undercovers with 3 to 8 labeled traces (0.918 for a flag at 8 per
+    agent, docs/metrics/ppi.md). The guard is the same, without the factor.
+
+    References: E. B. Wilson, "Probable inference, the law of succession, and statistical
+    inference", JASA 22 (1927) 209-212; E. L. Korn and B. I. Graubard, "Confidence intervals for
+    proportions with small expected number of positive counts estimated from survey data",
+    Survey Methodology 24 (1998) 193-201.
+
     Parameters
     ----------
     y : array of float
@@ -125,8 +165,9 @@ def ppi_mean(
         The interval's level is 1 - alpha.
     lam : float in [0, 1], optional
         A fixed lambda (1: PPI without power tuning; 0: the classical CLT interval of the human values).
-    interval : {"clt", "t"}, default "clt"
-        The interval (the estimate and lambda are the same).
+    interval : {"clt", "t", "wilson", "wilson-df"}, default "clt"
+        The interval (the estimate and lambda are the same). The Wilson ones need every value of
+        ``y``, ``yhat`` and ``yhat_unlabeled`` to be 0 or 1.
 
     Returns
     -------
@@ -143,8 +184,10 @@ def ppi_mean(
     (0.5618, 0.3818)
     """
     check_alpha(alpha)
-    check_option("interval", interval, ("clt", "t"))
+    check_option("interval", interval, ("clt", "t", "wilson", "wilson-df"))
     y, yhat, yu = _as_1d(y, "y"), _as_1d(yhat, "yhat"), _as_1d(yhat_unlabeled, "yhat_unlabeled")
+    if interval.startswith("wilson") and not all(np.isin(a, (0.0, 1.0)).all() for a in (y, yhat, yu)):
+        raise UserInputError('ppi_mean: interval="wilson" is for 0/1 values; use "t" for other values')
     if len(y) != len(yhat):
         raise UserInputError(f"ppi_mean: y has {len(y)} values and yhat {len(yhat)}; they pair trace by trace")
     n, big_n = len(y), len(yu)
@@ -157,14 +200,36 @@ def ppi_mean(
     lam = float(lam) if big_n else 0.0
     rect = y - lam * yhat
     value = float(rect.mean() + (lam * yu.mean() if big_n else 0.0))
-    ddof = 1 if interval == "t" else 0
-    var = float(np.var(rect, ddof=ddof)) / n
-    if big_n > ddof:
-        var += float(np.var(lam * yu, ddof=ddof)) / big_n
-    se = float(np.sqrt(var))
+    if interval.startswith("wilson"):
+        se = float(np.sqrt(_variance(rect, lam * yu, ddof=1)))
+        df = n - 1 if interval == "wilson-df" else None
+        ci, n_eff = _wilson_at_n_eff(value, _variance(rect, lam * yu, ddof=0), n, alpha, df=df)
+        return PPIEstimate(value, ci, se, lam, n, big_n, "", interval, n_eff)
+    se = float(np.sqrt(_variance(rect, lam * yu, ddof=1 if interval == "t" else 0)))
     z = normal_quantile(1.0 - alpha / 2.0) if interval == "clt" else _t_quantile(1.0 - alpha / 2.0, n - 1)
     reason = "" if se > 0 else "zero standard error: every labeled trace gives the same value"
     return PPIEstimate(value, (value - z * se, value + z * se), se, lam, n, big_n, reason, interval)
+
+
+def _variance(rect: np.ndarray, imputed: np.ndarray, *, ddof: int) -> float:
+    """var(Y - lambda f) / n + var(lambda f~) / N (the second term only where N > ddof)."""
+    var = float(np.var(rect, ddof=ddof)) / len(rect)
+    if len(imputed) > ddof:
+        var += float(np.var(imputed, ddof=ddof)) / len(imputed)
+    return var
+
+
+def _wilson_at_n_eff(
+    theta: float, var0: float, n: int, alpha: float, *, df: int | None = None
+) -> tuple[tuple[float, float], float]:
+    """The Wilson interval of theta at n_eff = theta (1 - theta) / var0 (times (z / t_df)^2 with ``df``), and n_eff."""
+    if 0.0 < theta < 1.0 and var0 > 0:
+        n_eff = theta * (1.0 - theta) / var0
+        if df is not None:
+            n_eff *= (normal_quantile(1.0 - alpha / 2.0) / _t_quantile(1.0 - alpha / 2.0, df)) ** 2
+    else:  # theta at or beyond 0 or 1, or no variance: the ratio is 0 / 0 or negative; the labeled n
+        n_eff, theta = float(n), min(max(theta, 0.0), 1.0)
+    return wilson_interval(theta * n_eff, n_eff, alpha=alpha), float(n_eff)
 
 
 def _t_quantile(p: float, df: int) -> float:
@@ -177,7 +242,8 @@ def ppi_difference(a: PPIEstimate, b: PPIEstimate, *, alpha: float = 0.05) -> tu
     """``(a - b, CI, se)`` of two PPI estimates from disjoint traces (independent samples).
 
     se = sqrt(se_a^2 + se_b^2); CI = difference -+ q se, q the normal quantile, or for two ``"t"``
-    estimates Student's t with min(n_a, n_b) - 1 degrees of freedom (conservative). Unpaired: traces of two agents that
+    or Wilson estimates (whose ``se`` has ddof 1) Student's t with min(n_a, n_b) - 1
+    degrees of freedom (conservative). Unpaired: traces of two agents that
     answer the same question are treated as independent, which ignores any positive
     correlation between them and so errs wide, not narrow.
 
@@ -192,7 +258,7 @@ def ppi_difference(a: PPIEstimate, b: PPIEstimate, *, alpha: float = 0.05) -> tu
     check_alpha(alpha)
     d = a.value - b.value
     se = float(np.hypot(a.se, b.se))
-    if a.interval == "t" and b.interval == "t":
+    if a.interval != "clt" and b.interval != "clt":
         z = _t_quantile(1.0 - alpha / 2.0, min(a.n_labeled, b.n_labeled) - 1)
     else:
         z = normal_quantile(1.0 - alpha / 2.0)

@@ -9,6 +9,7 @@ estimates side by side; ``differences`` has each agent's corrected difference fr
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -17,12 +18,19 @@ from .._errors import UserInputError
 from ._group_summary import RECOVERED_BY
 from ._intervals import wilson_interval
 from ._normal_quantile import normal_quantile
-from ._ppi import Interval, PPIEstimate, ppi_bootstrap_interval, ppi_difference, ppi_mean
-from ._ppi_trace_stats import PPI_METRICS
+from ._options import check_option
+from ._ppi import PPIEstimate, ppi_bootstrap_interval, ppi_difference, ppi_mean
+from ._ppi_trace_stats import PPI_METRICS, RATE_METRICS
 from ._resampler import Resampler, check_alpha
 
 NAN = float("nan")
 _RECOVERED = f"recovered_by_{RECOVERED_BY}"
+
+#: The corrected interval of :func:`corrected_metrics`: ``"auto"`` (fixed by the metric, not the data: the
+#: Wilson score interval at the degrees-of-freedom-adjusted effective sample size for rates, Student t for
+#: RQI and CE), ``"t"`` or
+#: ``"clt"`` for every metric (:func:`~seekbench.metrics.ppi_mean`).
+Interval = Literal["auto", "t", "clt"]
 
 SUMMARY_COLUMNS = [
     "agent",
@@ -57,10 +65,11 @@ class CorrectedMetrics:
         One row per agent and metric, columns :data:`SUMMARY_COLUMNS`: ``judge_only`` (mean of the
         judge's values over the n_total traces where defined, ``judge_only_n`` of them),
         ``human_only`` (mean of the human values over the ``human_only_n`` labeled traces),
-        ``corrected`` (PPI++, CLT interval, ``lam``) with a bootstrap interval as a check; NaN
-        with a ``reason`` where undefined. Intervals: Wilson for 0/1 metrics, percentile
-        bootstrap over traces for RQI and CE (judge and human only); CLT (``interval``) for the
-        corrected, clipped to [0, 1] (every metric here is a share).
+        ``corrected`` (PPI++, interval of :func:`corrected_metrics`, ``lam``) with a bootstrap
+        interval as a check; NaN with a ``reason`` where undefined. Intervals: Wilson for 0/1
+        metrics, percentile bootstrap over traces for RQI and CE (judge and human only); for the
+        corrected, Wilson at the (df-adjusted) effective sample size for rates and Student t for RQI and CE
+        (``interval="auto"``), clipped to [0, 1] (every metric here is a share).
     differences : DataFrame
         ``metric, agent, baseline, difference, ci_low, ci_high, paired, shared_questions, note``:
         each agent's corrected value minus the baseline's, with the CLT interval of two
@@ -108,8 +117,19 @@ def _mean_ci(v: np.ndarray, resampler: Resampler, alpha: float) -> tuple[float, 
     return float(v.mean()), lo, hi
 
 
+def _is_rate(metric: str, judge: pd.DataFrame, human: pd.DataFrame) -> bool:
+    """Whether ``metric`` is a rate: one of :data:`RATE_METRICS`, or another column whose values are all 0/1.
+
+    Decided once per metric over whole tables, so that the interval is fixed in advance, not by an agent's draw.
+    """
+    if metric in PPI_METRICS:
+        return metric in RATE_METRICS
+    values = np.concatenate([judge[metric].to_numpy(dtype=float), human[metric].to_numpy(dtype=float)])
+    return _binary(values[~np.isnan(values)])
+
+
 def _one(
-    judge: pd.DataFrame, human: pd.DataFrame, metric: str, resampler: Resampler, alpha: float, interval: Interval
+    judge: pd.DataFrame, human: pd.DataFrame, metric: str, resampler: Resampler, alpha: float, interval: str
 ) -> tuple[dict, PPIEstimate | None]:
     """The summary row of one agent and metric (``judge``: all its traces; ``human``: its labeled ones)."""
     cut = int(judge["cut_off"].sum()) if metric == _RECOVERED else 0
@@ -143,6 +163,8 @@ def _one(
     if est is not None and not np.isnan(est.value) and _binary(y) and (est.lam == 0 or np.ptp(y - est.lam * f) == 0):
         # A normal interval of a 0/1 sample without spread collapses to a point (0 of 8 is not
         # certainty): the Wilson interval of the human values instead, with the estimate it centres.
+        # The same for the Wilson intervals: an error variance of 0 seen on a few labeled traces
+        # would give a huge n_eff, and at lambda = 0 the human values' own interval is the one to show.
         lo, hi = wilson_interval(float(y.sum()), len(y), alpha=alpha)
         if est.lam == 0 or not lo <= est.value <= hi:
             est = replace(est, value=float(y.mean()), lam=0.0)
@@ -177,7 +199,7 @@ def corrected_metrics(
     by: str = "agent",
     baseline: str | None = None,
     alpha: float = 0.05,
-    interval: Interval = "t",
+    interval: Interval = "auto",
     n_boot: int = 2000,
     seed: int = 0,
 ) -> CorrectedMetrics:
@@ -186,7 +208,7 @@ def corrected_metrics(
     For an agent with N_a traces, n of them human-labeled: with Y_i the human value and f_i the
     judge's value of a metric on labeled trace i, and f~_j the judge's value on the others,
     the corrected value is :func:`~seekbench.metrics.ppi_mean` (theta = lambda mean f~ +
-    mean (Y - lambda f), lambda by power tuning in [0, 1], CLT interval). A trace enters where
+    mean (Y - lambda f), lambda by power tuning in [0, 1]; the interval: ``interval``). A trace enters where
     the metric is defined (for a labeled trace: under both label sets; those defined under one
     only are left out and counted in ``reason``).
 
@@ -203,11 +225,17 @@ def corrected_metrics(
     baseline : str, optional
         The group the ``differences`` compare every other with (default: the first).
     alpha : float, default 0.05
-    interval : {"t", "clt"}, default "t"
-        The corrected interval (:func:`~seekbench.metrics.ppi_mean`): ``"t"`` for the small
-        per-agent samples (docs/metrics/ppi.md: ``"clt"`` covers 0.82-0.88 at 8 labeled traces
-        per agent); ``"clt"`` is ppi-python's. Either way, for a 0/1 metric whose labeled
-        errors have no spread (or lambda = 0) the interval is the human values' Wilson interval.
+    interval : {"auto", "t", "clt"}, default "auto"
+        The corrected interval (:func:`~seekbench.metrics.ppi_mean`). ``"auto"``, fixed by the
+        metric: for a rate (:data:`RATE_METRICS`, or a column of 0/1 values) the Wilson score
+        interval at the estimate's effective sample size n_eff = theta (1 - theta) / se0^2, shrunk
+        by Korn and Graubard's factor (z / t_(n-1))^2 (``ppi_mean(..., interval="wilson-df")``;
+        narrower than the human-only Wilson interval when PPI++'s variance is well below the
+        classical one); for RQI and CE Student's t (``"t"``), for the small per-agent samples.
+        ``"t"`` and ``"clt"`` (ppi-python's normal interval, which undercovers at 8 labeled traces
+        per agent: docs/metrics/ppi.md) apply to every metric. Any way, for a 0/1 metric whose
+        labeled errors have no spread (or lambda = 0) the interval is the human values' Wilson
+        interval.
     n_boot, seed : int
         The bootstrap of the check interval and of the RQI and CE intervals.
 
@@ -226,6 +254,7 @@ def corrected_metrics(
     (0.8333, 0.6667, 3)
     """
     check_alpha(alpha)
+    check_option("interval", interval, ("auto", "t", "clt"))
     for name, frame in (("judge", judge), ("human", human)):
         for c in ("trace_id", by):
             if c not in frame.columns:
@@ -241,13 +270,17 @@ def corrected_metrics(
     if metrics is None:
         metrics = [m for m in PPI_METRICS if m in judge.columns and m in human.columns]
     resampler = Resampler(n_boot=n_boot, seed=seed)
+    if interval == "auto":
+        kinds = {m: "wilson-df" if _is_rate(m, judge, human) else "t" for m in metrics}
+    else:
+        kinds = dict.fromkeys(metrics, interval)
     rows, estimates = [], {}
     groups = list(pd.unique(judge[by]))
     for g in groups:
         jg = judge[judge[by] == g]
         hg = human[human["trace_id"].isin(jg["trace_id"])]
         for m in metrics:
-            row, est = _one(jg, hg, m, resampler, alpha, interval)
+            row, est = _one(jg, hg, m, resampler, alpha, kinds[m])
             rows.append({"agent": g, **row})
             estimates[(g, m)] = est
     summary = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)

@@ -103,7 +103,7 @@ def judge_corrected_metrics(
     overcautious_window: int = 15,
     baseline: str | None = None,
     alpha: float = 0.05,
-    interval: Interval = "t",
+    interval: Interval = "auto",
     n_boot: int = 2000,
     seed: int = 0,
 ) -> CorrectedMetrics:

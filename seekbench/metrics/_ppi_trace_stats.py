@@ -34,6 +34,10 @@ PPI_METRICS: dict[str, str] = {
     **{f"flag_{f}": f"share of traces with the audit flag {f}" for f in FLAGS},
 }
 
+#: The metrics of :data:`PPI_METRICS` whose per-trace values are 0/1 (rates): their corrected interval is a
+#: Wilson score interval (:func:`~seekbench.metrics.corrected_metrics`); RQI and CE are shares per trace.
+RATE_METRICS = tuple(m for m in PPI_METRICS if m not in ("rqi", "ce"))
+
 #: Whether a lower value of each metric is better (the others: higher is better, or neither).
 LOWER_IS_BETTER = ("ce", "overconfident", "overcautious", *(f"flag_{f}" for f in FLAGS))
 

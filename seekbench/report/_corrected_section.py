@@ -20,6 +20,15 @@ from ._tables import html_table as _table
 
 TITLE = "Judge-corrected metrics (PPI++)"
 
+#: The method note's words for each ``interval`` of :func:`~seekbench.metrics.corrected_metrics`.
+_CORRECTED_INTERVAL = {
+    "auto": "for rates the Wilson interval at the estimate's effective sample size (the number of traces "
+    "whose plain rate would be as precise, reduced for the few labeled traces its variance is estimated "
+    "from; with lambda 0, the human-only Wilson interval), for RQI and CE Student t",
+    "t": "Student t (Wilson for a rate without spread)",
+    "clt": "the normal interval of ppi-python (Wilson for a rate without spread)",
+}
+
 
 def _cell(v, lo, hi) -> str:
     return f"{fmt(v)} {fmt([lo, hi])}" if fmt(v) != "n/a" and fmt([lo, hi]) != "n/a" else fmt(v)
@@ -52,8 +61,8 @@ def _notes(result: CorrectedMetrics) -> list[str]:
         result.options.get("sampling_note", ""),
         "Corrected = the judge's mean on the other traces weighted by lambda plus the human-labeled traces' "
         "mean of (human - lambda x judge); lambda in [0, 1] is estimated from the data (0: the judge does not "
-        "help; human only). Intervals: corrected, Student t (Wilson for a 0/1 metric without spread); judge "
-        "and human only, Wilson for rates and the percentile bootstrap for RQI and CE. Coverage measured "
+        f"help; human only). Intervals: corrected, {_CORRECTED_INTERVAL[result.options.get('interval', 'auto')]}; "
+        "judge and human only, Wilson for rates and the percentile bootstrap for RQI and CE. Coverage measured "
         "on 190 traces: docs/metrics/ppi.md.",
         f"Accuracy: {result.options.get('accuracy')}.",
     ]

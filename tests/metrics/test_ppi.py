@@ -21,6 +21,7 @@ from seekbench.metrics import (
     ppi_bootstrap_interval,
     ppi_difference,
     ppi_mean,
+    wilson_interval,
 )
 
 ppi_py = pytest.importorskip("ppi_py")  # in the test extra: installed wherever the suite runs
@@ -165,3 +166,83 @@ def test_labeled_selection_flags_first_n_and_missing_agents():
     assert sel["first_n"] and sel["missing_groups"] == ["b"] and "first 5" in sel["warning"]
     spread = labeled_selection(t, {"1", "4", "12", "17"})
     assert not spread["first_n"] and spread["warning"] is None and spread["per_group"] == {"a": [2, 10], "b": [2, 10]}
+
+
+# The Wilson interval at the effective sample size (interval="wilson"; "wilson-df", the default for rates in
+# corrected_metrics, with Korn and Graubard's degrees-of-freedom factor)
+
+
+def test_wilson_at_lambda_zero_is_the_human_wilson_interval():
+    # lambda = 0: se0^2 = Ybar (1 - Ybar) / n, so n_eff = n and the interval is Wilson(3 of 5)
+    est = ppi_mean([1, 0, 1, 1, 0], [1, 0, 1, 1, 1], [1, 1, 0, 1, 0], lam=0.0, interval="wilson")
+    assert est.value == pytest.approx(0.6) and est.n_eff == pytest.approx(5.0)
+    assert est.ci == pytest.approx(wilson_interval(3, 5), abs=1e-12)
+    assert est.se == pytest.approx(np.sqrt(0.3 / 5))  # the "t" standard error (ddof 1), for differences
+
+
+def test_wilson_effective_sample_size_by_hand():
+    # Hand derivation, lambda = 1/2: Y - lambda f = [1/2, 1, 0, 0], mean 3/8, var (ddof 0) 11/64;
+    # lambda f~ = [1/2, 0, 1/2, 0], mean 1/4, var 1/16; theta = 1/4 + 3/8 = 5/8;
+    # se0^2 = (11/64) / 4 + (1/16) / 4 = 15/256; n_eff = (5/8)(3/8) / (15/256) = 4.
+    est = ppi_mean([1, 1, 0, 0], [1, 0, 0, 0], [1, 0, 1, 0], lam=0.5, interval="wilson")
+    assert est.value == pytest.approx(5 / 8) and est.n_eff == pytest.approx(4.0)
+    assert est.ci == pytest.approx(wilson_interval(2.5, 4), abs=1e-12)
+    # same estimate and lambda as the other intervals; only the interval differs
+    t = ppi_mean([1, 1, 0, 0], [1, 0, 0, 0], [1, 0, 1, 0], lam=0.5, interval="t")
+    assert t.value == est.value and t.se == est.se
+
+
+def test_wilson_guard_outside_zero_one():
+    # theta = mean f~ + mean(Y - f) = 0 + (1/4 - 3/4) = -1/2 with lambda 1: n_eff would be negative;
+    # the guard uses n = 4 and p = 0, Wilson's 0 of 4: [0, z^2 / (4 + z^2)] = [0, 0.4899]
+    est = ppi_mean([0, 0, 0, 1], [1, 1, 0, 1], [0, 0, 0, 0], lam=1.0, interval="wilson")
+    assert est.value == pytest.approx(-0.5) and est.n_eff == 4.0
+    z2 = 1.959963984540054**2
+    assert est.ci == pytest.approx((0.0, z2 / (4 + z2)), abs=1e-12)
+
+
+def test_wilson_is_narrower_than_the_human_one_with_a_good_judge():
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 10).astype(float)
+    f = y.copy()
+    f[0] = 1 - f[0]  # right on 9 of 10
+    est = ppi_mean(y, f, rng.integers(0, 2, 90).astype(float), interval="wilson")
+    lo, hi = wilson_interval(y.sum(), 10)
+    assert est.lam > 0.5 and est.n_eff > 10 and est.ci[1] - est.ci[0] < hi - lo
+
+
+def test_wilson_df_shrinks_the_effective_sample_size_by_korn_graubard():
+    # The hand example above (n_eff = 4, n = 4 labeled): n_eff_df = 4 (z / t_3)^2 with the table value
+    # t_(3, 0.975) = 3.182446305284263, so 4 * (1.959963984540054 / 3.182446305284263)^2 = 1.5172
+    est = ppi_mean([1, 1, 0, 0], [1, 0, 0, 0], [1, 0, 1, 0], lam=0.5, interval="wilson-df")
+    assert est.n_eff == pytest.approx(4 * (1.959963984540054 / 3.182446305284263) ** 2, rel=1e-9)
+    assert est.ci == pytest.approx(wilson_interval(0.625 * est.n_eff, est.n_eff), abs=1e-12)
+    plain = ppi_mean([1, 1, 0, 0], [1, 0, 0, 0], [1, 0, 1, 0], lam=0.5, interval="wilson")
+    assert est.ci[0] < plain.ci[0] and est.ci[1] > plain.ci[1]
+    # the guard has no factor: theta outside (0, 1) gives Wilson's 0 of n as before
+    out = ppi_mean([0, 0, 0, 1], [1, 1, 0, 1], [0, 0, 0, 0], lam=1.0, interval="wilson-df")
+    assert out.n_eff == 4.0
+
+
+def test_wilson_needs_0_1_values():
+    for interval in ("wilson", "wilson-df"):
+        with pytest.raises(UserInputError, match="0/1"):
+            ppi_mean([0.5, 1.0], [1.0, 0.0], [0.0], interval=interval)
+
+
+def test_corrected_metrics_interval_is_fixed_by_the_metric():
+    judge = _values([1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0, 1.0, 1.0])
+    judge["flag_ungrounded"] = judge["rqi"]
+    judge["my_rate"] = judge["rqi"]  # not a PPI metric, every value 0/1: a rate
+    human = judge.iloc[:5].assign(rqi=[1.0, 0.0, 1.0, 0.0, 0.0], flag_ungrounded=[1.0, 0.0, 1.0, 0.0, 0.0])
+    human["my_rate"] = human["flag_ungrounded"]
+    metrics = ["rqi", "flag_ungrounded", "my_rate"]
+    rows = corrected_metrics(judge, human, metrics=metrics, n_boot=0).summary.set_index("metric")
+    args = ([1.0, 0.0, 1.0, 0.0, 0.0], [1.0, 0.0, 1.0, 1.0, 0.0], [1.0, 0.0, 1.0, 1.0, 1.0])
+    wil, t = ppi_mean(*args, interval="wilson-df"), ppi_mean(*args, interval="t")
+    assert wil.lam > 0 and wil.ci != pytest.approx(t.ci)  # the two intervals differ here
+    for m in ("flag_ungrounded", "my_rate"):
+        assert (rows.loc[m, "corrected_ci_low"], rows.loc[m, "corrected_ci_high"]) == pytest.approx(wil.ci)
+    assert rows.loc["rqi", "corrected_ci_high"] == pytest.approx(min(t.ci[1], 1.0))
+    with pytest.raises(UserInputError, match="interval"):
+        corrected_metrics(judge, human, interval="wilson")

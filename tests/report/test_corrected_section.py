@@ -54,3 +54,16 @@ def test_markdown_and_html_say_how_the_traces_were_chosen_without_internals():
     assert "b&lt;x&gt;" in page and "<x>" not in page.replace("b&lt;x&gt;", "")
     for text in (md, page):
         assert not re.search(r"\bnan\b|\bNone\b|-0\.00", text, flags=re.IGNORECASE)
+
+
+def test_method_note_names_the_interval_used():
+    res = _result()
+    assert res.options["interval"] == "auto"
+    assert "Wilson interval at the estimate's effective sample size" in corrected_markdown(res)
+    ids = [str(i) for i in range(4)]
+    judge = pd.DataFrame({"trace_id": ids, "agent": "a", "question_id": ids, "rqi": [1.0, 0.5, 0.0, 1.0]})
+    judge["cut_off"] = 0.0
+    res_t = corrected_metrics(judge, judge.iloc[:2], interval="t", n_boot=0)
+    res_t.options["labeled_selection"] = labeled_selection(judge, {"0", "1"})
+    md = corrected_markdown(res_t)
+    assert "Student t (Wilson for a rate without spread)" in md and "effective sample size" not in md
