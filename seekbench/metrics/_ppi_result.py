@@ -9,7 +9,7 @@ estimates side by side; ``differences`` has each agent's corrected difference fr
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -19,6 +19,7 @@ from ._group_summary import RECOVERED_BY
 from ._intervals import wilson_interval
 from ._normal_quantile import normal_quantile
 from ._options import check_option
+from ._ppi import Interval as PPIInterval
 from ._ppi import PPIEstimate, ppi_bootstrap_interval, ppi_difference, ppi_mean
 from ._ppi_trace_stats import PPI_METRICS, RATE_METRICS
 from ._resampler import Resampler, check_alpha
@@ -129,7 +130,7 @@ def _is_rate(metric: str, judge: pd.DataFrame, human: pd.DataFrame) -> bool:
 
 
 def _one(
-    judge: pd.DataFrame, human: pd.DataFrame, metric: str, resampler: Resampler, alpha: float, interval: str
+    judge: pd.DataFrame, human: pd.DataFrame, metric: str, resampler: Resampler, alpha: float, interval: PPIInterval
 ) -> tuple[dict, PPIEstimate | None]:
     """The summary row of one agent and metric (``judge``: all its traces; ``human``: its labeled ones)."""
     cut = int(judge["cut_off"].sum()) if metric == _RECOVERED else 0
@@ -270,10 +271,11 @@ def corrected_metrics(
     if metrics is None:
         metrics = [m for m in PPI_METRICS if m in judge.columns and m in human.columns]
     resampler = Resampler(n_boot=n_boot, seed=seed)
+    kinds: dict[str, PPIInterval]
     if interval == "auto":
         kinds = {m: "wilson-df" if _is_rate(m, judge, human) else "t" for m in metrics}
     else:
-        kinds = dict.fromkeys(metrics, interval)
+        kinds = {m: cast(PPIInterval, interval) for m in metrics}
     rows, estimates = [], {}
     groups = list(pd.unique(judge[by]))
     for g in groups:
