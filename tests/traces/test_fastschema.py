@@ -106,12 +106,13 @@ def _mutated(draw):
         for key in path[:-1]:
             parent = parent[key]
         action = draw(st.sampled_from(["set", "delete", "extra"]))
+        # a copy: the lists and dicts of _VALUES are shared, and a later mutation may write inside one
         if action == "set" or not isinstance(parent, dict):
-            parent[path[-1]] = draw(_VALUES)
+            parent[path[-1]] = copy.deepcopy(draw(_VALUES))
         elif action == "delete":
             del parent[path[-1]]
         else:
-            parent[draw(st.sampled_from(["zz", "labels", "kind", "index"]))] = draw(_VALUES)
+            parent[draw(st.sampled_from(["zz", "labels", "kind", "index"]))] = copy.deepcopy(draw(_VALUES))
     return tr
 
 
