@@ -176,6 +176,15 @@ def _one(
             reasons.append("lambda 0 (the judge does not help here): the human-only value, Wilson interval")
         else:
             reasons.append("no spread in the labeled errors: the human values' Wilson interval")
+    if est is not None and not np.isnan(est.value) and est.lam > 0:
+        base = _human_only_estimate(y, f, fu, alpha, interval)
+        if _width(base.ci) < _width(est.ci):
+            # PPI++ chooses lambda to minimise the estimated variance; the interval also pays for
+            # estimating it (the t quantile, Korn and Graubard's factor), so a judge that narrows the
+            # variance a little can still widen the interval. lambda = 0 is then the better choice
+            # by the same criterion, taken on the interval the user sees (docs/metrics/ppi.md).
+            est = base
+            reasons.append("lambda 0 (the judge does not narrow the interval here): the human-only value")
     if est is not None and est.reason:
         reasons.append(est.reason)
     if est is None or np.isnan(est.value):
@@ -190,6 +199,23 @@ def _one(
         row.update(corrected_boot_ci_low=blo, corrected_boot_ci_high=bhi)
     row["reason"] = "; ".join(reasons)
     return row, est
+
+
+def _width(ci: tuple[float, float]) -> float:
+    """The width of an interval before it is clipped to [0, 1] for display (the clip hides how sure it is)."""
+    return ci[1] - ci[0]
+
+
+def _human_only_estimate(
+    y: np.ndarray, f: np.ndarray, fu: np.ndarray, alpha: float, interval: PPIInterval
+) -> PPIEstimate:
+    """The lambda = 0 estimate of the same construction: the human values' Wilson interval for a
+    rate, else :func:`ppi_mean` with ``lam=0`` (the classical interval of the human values)."""
+    est = ppi_mean(y, f, fu, alpha=alpha, lam=0.0, interval=interval)
+    if interval.startswith("wilson"):
+        lo, hi = wilson_interval(float(y.sum()), len(y), alpha=alpha)
+        est = replace(est, ci=(lo, hi), se=(hi - lo) / 2.0 / normal_quantile(1.0 - alpha / 2.0), reason="")
+    return est
 
 
 def corrected_metrics(
@@ -236,7 +262,10 @@ def corrected_metrics(
         ``"t"`` and ``"clt"`` (ppi-python's normal interval, which undercovers at 8 labeled traces
         per agent: docs/metrics/ppi.md) apply to every metric. Any way, for a 0/1 metric whose
         labeled errors have no spread (or lambda = 0) the interval is the human values' Wilson
-        interval.
+        interval, and wherever the interval at PPI++'s lambda is wider than the lambda = 0 one of
+        the same construction (the human values' Wilson interval for a rate, their classical
+        interval otherwise; compared before clipping to [0, 1]) lambda is 0 and the row shows the
+        human-only value with that interval: the judge is used only where it narrows it.
     n_boot, seed : int
         The bootstrap of the check interval and of the RQI and CE intervals.
 

@@ -24,7 +24,8 @@ TITLE = "Judge-corrected metrics (PPI++)"
 _CORRECTED_INTERVAL = {
     "auto": "for rates the Wilson interval at the estimate's effective sample size (the number of traces "
     "whose plain rate would be as precise, reduced for the few labeled traces its variance is estimated "
-    "from; with lambda 0, the human-only Wilson interval), for RQI and CE Student t",
+    "from; with lambda 0, the human-only Wilson interval), for RQI and CE Student t; wherever the judge "
+    "would widen the interval, lambda is 0 and the row shows the human-only value",
     "t": "Student t (Wilson for a rate without spread)",
     "clt": "the normal interval of ppi-python (Wilson for a rate without spread)",
 }

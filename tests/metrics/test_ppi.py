@@ -231,18 +231,44 @@ def test_wilson_needs_0_1_values():
 
 
 def test_corrected_metrics_interval_is_fixed_by_the_metric():
-    judge = _values([1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0, 1.0, 1.0])
+    # 8 labeled traces where the judge errs once, 40 judged alone: the judge narrows both intervals
+    y = [1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+    f = [1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0]
+    judge = _values(f + [1.0, 0.0, 0.0, 1.0, 0.0] * 8)
     judge["flag_ungrounded"] = judge["rqi"]
     judge["my_rate"] = judge["rqi"]  # not a PPI metric, every value 0/1: a rate
-    human = judge.iloc[:5].assign(rqi=[1.0, 0.0, 1.0, 0.0, 0.0], flag_ungrounded=[1.0, 0.0, 1.0, 0.0, 0.0])
+    human = judge.iloc[:8].assign(rqi=y, flag_ungrounded=y)
     human["my_rate"] = human["flag_ungrounded"]
     metrics = ["rqi", "flag_ungrounded", "my_rate"]
     rows = corrected_metrics(judge, human, metrics=metrics, n_boot=0).summary.set_index("metric")
-    args = ([1.0, 0.0, 1.0, 0.0, 0.0], [1.0, 0.0, 1.0, 1.0, 0.0], [1.0, 0.0, 1.0, 1.0, 1.0])
+    args = (y, f, judge["rqi"].to_numpy()[8:])
     wil, t = ppi_mean(*args, interval="wilson-df"), ppi_mean(*args, interval="t")
     assert wil.lam > 0 and wil.ci != pytest.approx(t.ci)  # the two intervals differ here
+    # and each is narrower than its lambda = 0 counterpart (Wilson of 3 of 8; t of the human values)
+    lo, hi = wilson_interval(3, 8)
+    assert wil.ci[1] - wil.ci[0] < hi - lo
+    t0 = ppi_mean(*args, interval="t", lam=0.0)
+    assert t.ci[1] - t.ci[0] < t0.ci[1] - t0.ci[0]
     for m in ("flag_ungrounded", "my_rate"):
         assert (rows.loc[m, "corrected_ci_low"], rows.loc[m, "corrected_ci_high"]) == pytest.approx(wil.ci)
     assert rows.loc["rqi", "corrected_ci_high"] == pytest.approx(min(t.ci[1], 1.0))
+    assert rows.loc["rqi", "corrected_ci_low"] == pytest.approx(max(t.ci[0], 0.0))
     with pytest.raises(UserInputError, match="interval"):
         corrected_metrics(judge, human, interval="wilson")
+
+
+def test_a_judge_that_widens_the_interval_gets_lambda_zero():
+    # 5 labeled traces, 5 judged alone. PPI++'s lambda (0.343) lowers the variance a little, but the
+    # Korn-Graubard factor at n = 5 widens the rate's interval beyond the human values' own Wilson
+    # interval (2 of 5): width 0.723 against 0.652, so the row shows lambda 0, the human-only value.
+    y, f, fu = [1.0, 0.0, 1.0, 0.0, 0.0], [1.0, 0.0, 1.0, 1.0, 0.0], [1.0, 0.0, 1.0, 1.0, 1.0]
+    wil = ppi_mean(y, f, fu, interval="wilson-df")
+    lo, hi = wilson_interval(2, 5)
+    assert wil.lam > 0 and wil.ci[1] - wil.ci[0] > hi - lo
+    judge = _values(f + fu).rename(columns={"rqi": "flag_ungrounded"})
+    human = judge.iloc[:5].assign(flag_ungrounded=y)
+    row = corrected_metrics(judge, human, n_boot=0).summary.iloc[0]
+    assert row["lam"] == 0.0 and row["corrected"] == pytest.approx(0.4)
+    assert (row["corrected_ci_low"], row["corrected_ci_high"]) == pytest.approx((lo, hi))
+    assert (row["human_only_ci_low"], row["human_only_ci_high"]) == pytest.approx((lo, hi))
+    assert "does not narrow" in row["reason"]
