@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from seekbench._errors import UserInputError
 from seekbench.metrics import (
@@ -272,3 +274,20 @@ def test_a_judge_that_widens_the_interval_gets_lambda_zero():
     assert (row["corrected_ci_low"], row["corrected_ci_high"]) == pytest.approx((lo, hi))
     assert (row["human_only_ci_low"], row["human_only_ci_high"]) == pytest.approx((lo, hi))
     assert "does not narrow" in row["reason"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    y=st.lists(st.sampled_from([0.0, 1.0]), min_size=2, max_size=12),
+    errors=st.lists(st.booleans(), min_size=12, max_size=12),
+    fu=st.lists(st.sampled_from([0.0, 1.0]), min_size=0, max_size=30),
+)
+def test_a_corrected_rate_is_never_wider_than_the_human_wilson_interval(y, errors, fu):
+    # the judge errs on the labeled traces where ``errors`` says so; whatever lambda PPI++ picks,
+    # the row's interval is at most the human values' own Wilson interval
+    f = [1.0 - v if e else v for v, e in zip(y, errors, strict=False)]
+    judge = _values(f + fu).rename(columns={"rqi": "flag_ungrounded"})
+    human = judge.iloc[: len(y)].assign(flag_ungrounded=y)
+    row = corrected_metrics(judge, human, n_boot=0).summary.iloc[0]
+    lo, hi = wilson_interval(float(sum(y)), len(y))
+    assert row["corrected_ci_high"] - row["corrected_ci_low"] <= hi - lo + 1e-12
