@@ -215,9 +215,11 @@ def iter_step_views(trace: dict) -> Iterator[StepView]:
             seen_text.append(own.lower())
             last_text = own.lower()
             # New sets, never mutated: earlier views keep the ones they saw.
-            last_bigrams = set().union(
-                *(word_bigrams(f"{d.get('title') or ''} {d.get('text') or ''}") for d in view.documents)
-            ) if view.documents else word_bigrams(own)
+            last_bigrams = (
+                set().union(*(word_bigrams(f"{d.get('title') or ''} {d.get('text') or ''}") for d in view.documents))
+                if view.documents
+                else word_bigrams(own)
+            )
             seen_bigrams = seen_bigrams | last_bigrams
             last_obs_pos = pos
             n_obs += 1

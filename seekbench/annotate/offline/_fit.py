@@ -63,9 +63,10 @@ def prior_matched_threshold(
     Returns
     -------
     float or None
-        The ``1 - share`` quantile of the out-of-fold probabilities of ``classes[1]`` (sorted
-        class names; :meth:`._learned.FieldModel.proba`, trees included), where ``share`` is its share of ``ys``; None (the default 0.5 decision)
-        when there are fewer than two groups or an inner training fold has a single class.
+        The ``1 - share`` quantile of the out-of-fold probabilities of ``classes[1]``
+        (sorted class names; :meth:`._learned.FieldModel.proba`, trees included), where
+        ``share`` is its share of ``ys``; None (the default 0.5 decision) when there are
+        fewer than two groups or an inner training fold has a single class.
     """
     from sklearn.model_selection import GroupKFold
 

@@ -5,14 +5,18 @@ documents; word 1-2-grams, sublinear tf) next to the standardised lexical
 scores of :mod:`._scores` (overlaps with earlier evidence and with the previous
 query, cue-phrase counts, position, turn); the grounding of reasoning steps also
 reads the evidence-detail scores of :mod:`._evidence_scores` (single documents,
-numbers, names). Each classifier is scikit-learn's
-``LogisticRegression(class_weight="balanced")``; a binary one may carry a decision
+numbers, names, bigrams, question coverage of single documents, and the same
+scores of the trace's other reasoning steps). Each classifier is scikit-learn's
+``LogisticRegression(class_weight="balanced")``; the grounding of reasoning steps
+averages its probability with that of boosted trees on the numeric scores
+(:data:`TREE_FIELDS`, :mod:`._trees`); a binary one may carry a decision
 threshold chosen by inner cross-validation (:mod:`._fit`).
 
 Models are saved as plain JSON (vocabulary, idf, scaler, coefficients and a
-model card), never pickle, so loading a model file cannot run code. Prediction
-recomputes the features from the JSON with numpy and scipy, the same code path
-right after training and after loading.
+model card; trees as node arrays), never pickle, so loading a model file cannot
+run code. Prediction recomputes the features from the JSON with numpy and scipy
+(and walks the trees with numpy), the same code path right after training and
+after loading.
 
 With an embedder (the ``local-embed`` extra, :mod:`._embed`), a second set of
 classifiers is fitted on the same features plus the embedding similarities of
@@ -290,6 +294,7 @@ class LearnedModel:
     @property
     def sha256(self) -> str:
         """Hash of the classifiers (not the card), naming the model in label provenance."""
+
         # A lexical-only model keeps the hash it had before feature sets (and trees) existed.
         def plain(m: FieldModel, drop: tuple[str, ...]) -> dict:
             return {a: v for a, v in asdict(m).items() if a not in drop and not (a == "trees" and v is None)}

@@ -83,7 +83,7 @@ def word_bigrams(text: str | None) -> set[tuple[str, str]]:
     [('born', 'in'), ('city', 'of'), ('of', 'leeds'), ('the', 'city')]
     """
     toks = tokens(text)
-    return {(a, b) for a, b in zip(toks, toks[1:]) if not (a in STOPWORDS and b in STOPWORDS)}
+    return {(a, b) for a, b in zip(toks, toks[1:], strict=False) if not (a in STOPWORDS and b in STOPWORDS)}
 
 
 def coverage(needles: set[str], haystack: set[str]) -> float:

@@ -46,7 +46,7 @@ def fit_trees(x: np.ndarray, positive: np.ndarray, *, seed: int = 0) -> dict:
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1):  # one thread: the same histograms, so the same trees, on every machine
-        clf = HistGradientBoostingClassifier(**TREE_PARAMS, early_stopping=False, random_state=seed)  # type: ignore[arg-type]
+        clf = HistGradientBoostingClassifier(**TREE_PARAMS, early_stopping=False, random_state=seed)
         clf.fit(np.asarray(x, dtype=np.float64), np.asarray(positive, dtype=int))
     trees = []
     for (predictor,) in clf._predictors:  # binary: one tree per iteration
