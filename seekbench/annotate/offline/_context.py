@@ -54,9 +54,11 @@ class StepView:
     seen_obs_text, last_obs_text : str
         The earlier observations' text, and the latest one's, lowercased (numbers and answers are
         looked up in them; reasoning steps only).
-    seen_bigrams, last_bigrams : set of tuple of str
-        Word bigrams (:func:`._text.word_bigrams`) of the documents of all earlier observations,
-        and of the latest one (reasoning steps only).
+    seen_bigrams : list of set of tuple of str
+        Word bigrams (:func:`._text.word_bigrams`) of the documents of each earlier observation
+        (one set per observation, shared between views, so a long trace holds each set once).
+    last_bigrams : set of tuple of str
+        The latest observation's.
     steps_since_obs : int
         Steps between the latest earlier observation and this step (0: right after it); -1 when none.
     n_prior_obs, n_prior_searches : int
@@ -89,7 +91,7 @@ class StepView:
     last_doc_words: list = field(default_factory=list)
     seen_obs_text: str = ""
     last_obs_text: str = ""
-    seen_bigrams: set = field(default_factory=set)
+    seen_bigrams: list = field(default_factory=list)
     last_bigrams: set = field(default_factory=set)
     steps_since_obs: int = -1
     n_prior_obs: int = 0
@@ -158,7 +160,7 @@ def iter_step_views(trace: dict) -> Iterator[StepView]:
     last_docs: list[set[str]] = []
     seen_text: list[str] = []
     last_text = ""
-    seen_bigrams: set[tuple[str, str]] = set()
+    seen_bigrams: list[set[tuple[str, str]]] = []
     last_bigrams: set[tuple[str, str]] = set()
     siblings: list[StepView] = []
     last_obs_pos = -1
@@ -214,13 +216,13 @@ def iter_step_views(trace: dict) -> Iterator[StepView]:
             seen_docs = seen_docs + last_docs
             seen_text.append(own.lower())
             last_text = own.lower()
-            # New sets, never mutated: earlier views keep the ones they saw.
+            # A new list, never mutated: earlier views keep the one they saw.
             last_bigrams = (
                 set().union(*(word_bigrams(f"{d.get('title') or ''} {d.get('text') or ''}") for d in view.documents))
                 if view.documents
                 else word_bigrams(own)
             )
-            seen_bigrams = seen_bigrams | last_bigrams
+            seen_bigrams = [*seen_bigrams, last_bigrams]
             last_obs_pos = pos
             n_obs += 1
         elif kind == "reasoning":

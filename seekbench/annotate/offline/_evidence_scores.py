@@ -48,7 +48,8 @@ ungrounded one mixes the question's words with the model's own knowledge.
 Trace context (:data:`CONTEXT_SCORE_NAMES`): annotators label a trace's reasoning steps alike
 (in the SeekBench human labels, a step after retrieval is grounded 66% of the time when another
 such step of its trace is, 17% when not), so a step also gets the mean of some of these scores
-over the *other* reasoning steps of its trace that follow an observation (``ctx_*``), and
+over the *other* reasoning steps of its trace that follow an observation (``ctx_*``, rounded to
+6 decimals), and
 ``ctx_n`` flags that there are any. These read the whole trace, as a judge reading it would;
 never a label and never a gold answer.
 """
@@ -127,6 +128,7 @@ def evidence_scores(view: StepView) -> dict[str, float]:
     best = max(range(len(docs)), key=lambda i: coverage(new, docs[i]), default=None)  # first of the best
     step_ents = entity_terms(view.text) - q_ents
     bigrams = word_bigrams(view.text)
+    seen = {b for b in bigrams if any(b in s for s in view.seen_bigrams)}
     return {
         "has_prior_search": float(view.n_prior_searches > 0),
         "doc_max_new": max((coverage(new, d) for d in view.seen_doc_words), default=0.0),
@@ -148,17 +150,13 @@ def evidence_scores(view: StepView) -> dict[str, float]:
         "best_doc_q": coverage(q_words, docs[best]) if best is not None else 0.0,
         "n_new_ent": float(len(step_ents)),
         "n_new_ent_sup": float(len(step_ents & set().union(*docs))),
-        "bigram_seen": _share(bigrams, view.seen_bigrams),
-        "bigram_last": _share(bigrams, view.last_bigrams),
-        "n_bigram_seen": float(len(bigrams & view.seen_bigrams)),
+        "bigram_seen": len(seen) / len(bigrams) if bigrams else 0.0,
+        "bigram_last": len(bigrams & view.last_bigrams) / len(bigrams) if bigrams else 0.0,
+        "n_bigram_seen": float(len(seen)),
         "starts_plan": float(bool(_PLAN_START.match(view.text.strip().lower()))),
         "q_restate": coverage(words, q_words),
         "new_ratio": len(new) / len(words) if words else 0.0,
     }
-
-
-def _share(needles: set, haystack: set) -> float:
-    return len(needles & haystack) / len(needles) if needles else 0.0
 
 
 def _base(view: StepView) -> dict[str, float]:
@@ -173,14 +171,25 @@ def context_scores(view: StepView) -> dict[str, float]:
     The other non-empty reasoning steps of ``view.trace_steps`` that follow an observation
     count; with none, every score is 0.0.
     """
-    others = [
-        _base(u)
-        for u in view.trace_steps
-        if u.kind == "reasoning" and u.pos != view.pos and u.n_prior_obs > 0 and not u.is_empty
-    ]
-    out = {f"ctx_{n}": (sum(sc[n] for sc in others) / len(others) if others else 0.0) for n in CONTEXT_OF}
-    out["ctx_n"] = float(bool(others))
-    return out
+    # The trace's sums once (kept with its first view; keyed by the trace's length, in case views
+    # are scored before the trace is complete), minus the step's own: linear in the trace's length.
+    steps = view.trace_steps
+    holder = steps[0].cache if steps else view.cache
+    key = ("context_sums", len(steps))
+    if key not in holder:
+        counted = [_base(u) for u in steps if _counts(u)]
+        holder[key] = (len(counted), {n: sum(sc[n] for sc in counted) for n in CONTEXT_OF})
+    n, sums = holder[key]
+    own = _base(view) if _counts(view) and view.pos < len(steps) and steps[view.pos] is view else None
+    k = n - (own is not None)
+    # Rounded: the sum-minus-own arithmetic differs from a direct mean in the last bits, and a
+    # tree split on a tie would follow such noise (the embedding scores are rounded for the same reason).
+    out = {c: (round((sums[c] - (own[c] if own else 0.0)) / k, 6) if k else 0.0) for c in CONTEXT_OF}
+    return {**{f"ctx_{c}": v for c, v in out.items()}, "ctx_n": float(k > 0)}
+
+
+def _counts(u: StepView) -> bool:
+    return u.kind == "reasoning" and u.n_prior_obs > 0 and not u.is_empty
 
 
 def grounding_scores(view: StepView) -> dict[str, float]:
