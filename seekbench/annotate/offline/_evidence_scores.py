@@ -115,8 +115,8 @@ def evidence_scores(view: StepView) -> dict[str, float]:
     >>> sc = evidence_scores(v)  # new words: died, 1971, thames, ditton; each document holds 2 of 4
     >>> sc["doc_max_new"], sc["num_share"], sc["ent_share"]
     (0.5, 1.0, 0.0)
-    >>> sc["q_seen_best"], sc["n_new_ent"]  # question words leo, bennett, die: in no document
-    (0.0, 4.0)
+    >>> sc["q_seen_best"], sc["n_new_ent"]  # leo, bennett, die in no document; names 1971, thames, ditton
+    (0.0, 3.0)
     """
     words = content_words(view.text)
     new = words - content_words(view.question)
