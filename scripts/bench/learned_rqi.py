@@ -10,7 +10,7 @@ Without ``--data`` the figures are read from the shipped validation record
 (``seekbench/judges/validation/learned.json``, written by ``scripts/train_learned_judge.py``).
 With ``--data`` the cross-validation is rerun (a few minutes) and, per agent, the bootstrap
 standard error of the judge-minus-humans difference over the agent's traces is printed too:
-with 34 to 40 traces per agent it is 0.036 to 0.055, so a difference below 0.05 for all five
+with 34 to 40 traces per agent it is 0.036 to 0.060, so a difference below 0.05 for all five
 agents is partly luck even for a judge whose errors do not depend on the agent.
 
 Usage (from the repository root)::
