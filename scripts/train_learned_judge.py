@@ -15,7 +15,9 @@ under ``--out-dir`` (default ``seekbench/judges``):
   measured on all 190 traces).
 
 Hyperparameters are the learned judge's fixed ``PARAMS`` (logistic regression, C = 1,
-balanced classes, TF-IDF word 1-2-grams). The one value learned beyond the coefficients, the
+balanced classes, TF-IDF word 1-2-grams) and, for the grounding of reasoning steps, whose
+probability is the mean of that regression's and of boosted trees on the numeric scores,
+``TREE_PARAMS`` (``seekbench/annotate/offline/_trees.py``). The one value learned beyond the fits, the
 decision threshold of grounding on reasoning steps, is chosen inside each training fold by an
 inner 5-fold cross-validation grouped by question (prior matching: the threshold that labels
 the training share of Grounded steps), so nothing is chosen on a test fold. Deterministic:
@@ -111,7 +113,8 @@ def build(data: Path, *, seed: int = 0, folds: int = 5, n_boot: int = 2000, limi
     model = train_learned_model(traces, labels, seed=seed, n_splits=folds, source=data.name, cv=False,
                                 encoder=encoder, trained_at=None)
     method = f"GroupKFold(n_splits={n_folds}) on the question; pooled out-of-fold labels"
-    model.card["cv"] = {"method": method, "n_splits": n_folds, "per_feature_set": cv_summaries}
+    model.card["cv"] = {"method": method, "n_splits": n_folds, "per_feature_set": cv_summaries,
+                        "rqi": {r["features"]: r["rqi"] for r in results}}
     model.card["training_data"]["license"] = "Apache-2.0 (SeekBench release; see NOTICE and the LICENSE file beside)"
     model.card["training_data"]["source"] = f"{data.name} ({DATA_SOURCE})"
     block = data_block(traces, labels)
@@ -162,6 +165,8 @@ def summary(files: dict[str, str]) -> str:
     for i, a in enumerate(rules["rqi"]):
         cells = [f"{res['rqi'][i]['judge']:.3f}" for res in cols.values()]
         lines.append(f"| {a['agent']} | {a['reference']:.3f} | " + " | ".join(cells) + " |")
+    worst = [f"{max(abs(r['judge'] - r['reference']) for r in res['rqi']):.3f}" for res in cols.values()]
+    lines.append("| max abs difference | | " + " | ".join(worst) + " |")
     return "\n".join(lines)
 
 

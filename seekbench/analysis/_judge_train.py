@@ -82,6 +82,11 @@ def model_card_markdown(model: LearnedModel) -> str:
         )
     for table, label in ((model.fields, "lexical"), (model.embed_fields, "with embeddings")):
         for key, m in sorted(table.items()):
+            if m.trees is not None:
+                lines.append(
+                    f"- `{key}` ({label}): probability of {m.classes[1]} = mean of the logistic regression's and "
+                    f"that of {len(m.trees['trees'])} boosted trees on its {len(m.score_names)} numeric scores"
+                )
             if m.threshold is not None:
                 lines.append(
                     f"- `{key}` ({label}): predicts {m.classes[1]} when its probability is at least "
@@ -105,5 +110,22 @@ def model_card_markdown(model: LearnedModel) -> str:
             ]
             for row, r in per_field.items():
                 lines.append(f"| {row} | {r['n']} | {format_number(r['accuracy'])} | {format_number(r['kappa'])} |")
+            rqi = (cv.get("rqi") or {}).get(features)
+            if rqi:  # the training script adds RQI per agent from the same out-of-fold labels
+                lines += [
+                    "",
+                    "RQI per agent (share of grounded reasoning, spec section 3), humans against the "
+                    "out-of-fold labels:",
+                    "",
+                    "| agent | humans | judge | difference |",
+                    "|---|---:|---:|---:|",
+                ]
+                lines += [
+                    f"| {r['agent']} | {format_number(r['reference'])} | {format_number(r['judge'])} | "
+                    f"{r['judge'] - r['reference']:+.3f} |"
+                    for r in rqi
+                ]
+                worst = max(abs(r["judge"] - r["reference"]) for r in rqi)
+                lines.append(f"\nLargest difference: {worst:.3f}.")
     lines += ["", c.get("note", CARD_NOTE), ""]
     return "\n".join(lines)

@@ -37,7 +37,8 @@ TRAIN_HELP = "train the learned offline judge on human-labeled traces"
 
 TRAIN_DESCRIPTION = (
     "Fit one logistic regression per label field on human step labels (TF-IDF of the step text "
-    "plus lexical overlap scores), report grouped cross-validation (folds never share a "
+    "plus lexical overlap scores; for the grounding of reasoning steps, averaged with boosted "
+    "trees on those scores), report grouped cross-validation (folds never share a "
     "question or a trace), and save the model as JSON with a model card (MODEL.card.md)."
 )
 

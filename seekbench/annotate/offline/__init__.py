@@ -5,8 +5,9 @@ Two judges, each built from a judge file by :func:`load_offline_judge`:
 - ``rules`` (:class:`RulesJudge`): deterministic lexical heuristics over each
   step and the documents it can see, fixed in advance, never fitted.
 - ``learned`` (:class:`LearnedJudge`): one scikit-learn logistic regression per
-  (step kind, field), trained on human labels (``seekbench judge train``),
-  saved as JSON (never pickle) with a model card.
+  (step kind, field), averaged with boosted trees for the grounding of reasoning
+  steps, trained on human labels (``seekbench judge train``), saved as JSON
+  (never pickle) with a model card.
 
 Both return annotation records for every applicable field of every reasoning,
 search and observation step: a value, or None with an ``unscored_reason``.

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from .._rules_derived import RuleLabel, rule_labels
-from ._text import content_words
+from ._text import content_words, word_bigrams
 
 #: Characters of each document kept as observation text (long pages are cut, not dropped).
 MAX_DOC_CHARS = 2000
@@ -51,11 +51,20 @@ class StepView:
     seen_doc_words, last_doc_words : list of set of str
         Content words of each document of all earlier observations, and of the latest one (an
         observation without documents counts as one document: its text).
-    seen_obs_text : str
-        The earlier observations' text, lowercased (numbers and answers are looked up in it).
+    seen_obs_text, last_obs_text : str
+        The earlier observations' text, and the latest one's, lowercased (numbers and answers are
+        looked up in them; reasoning steps only).
+    seen_bigrams : list of set of tuple of str
+        Word bigrams (:func:`._text.word_bigrams`) of the documents of each earlier observation
+        (one set per observation, shared between views, so a long trace holds each set once).
+    last_bigrams : set of tuple of str
+        The latest observation's.
     steps_since_obs : int
         Steps between the latest earlier observation and this step (0: right after it); -1 when none.
     n_prior_obs, n_prior_searches : int
+    trace_steps : list of StepView
+        Every view of the same trace, in order (shared by them; complete once the trace's views
+        have all been yielded): scores that read the trace as a whole look at the other steps.
     cache : dict
         Memo of derived values (the step's scores), so each is computed once per view.
     """
@@ -81,9 +90,13 @@ class StepView:
     seen_doc_words: list = field(default_factory=list)
     last_doc_words: list = field(default_factory=list)
     seen_obs_text: str = ""
+    last_obs_text: str = ""
+    seen_bigrams: list = field(default_factory=list)
+    last_bigrams: set = field(default_factory=set)
     steps_since_obs: int = -1
     n_prior_obs: int = 0
     n_prior_searches: int = 0
+    trace_steps: list = field(default_factory=list, repr=False, compare=False)
     cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -146,6 +159,10 @@ def iter_step_views(trace: dict) -> Iterator[StepView]:
     seen_docs: list[set[str]] = []
     last_docs: list[set[str]] = []
     seen_text: list[str] = []
+    last_text = ""
+    seen_bigrams: list[set[tuple[str, str]]] = []
+    last_bigrams: set[tuple[str, str]] = set()
+    siblings: list[StepView] = []
     last_obs_pos = -1
     prev_query: str | None = None
     n_obs = n_search = 0
@@ -168,10 +185,15 @@ def iter_step_views(trace: dict) -> Iterator[StepView]:
             seen_doc_words=seen_docs,
             last_doc_words=last_docs,
             seen_obs_text=" ".join(seen_text) if kind == "reasoning" else "",
+            last_obs_text=last_text if kind == "reasoning" else "",
+            seen_bigrams=seen_bigrams,
+            last_bigrams=last_bigrams,
             steps_since_obs=pos - last_obs_pos - 1 if last_obs_pos >= 0 else -1,
             n_prior_obs=n_obs,
             n_prior_searches=n_search,
+            trace_steps=siblings,
         )
+        siblings.append(view)
         if kind == "search":
             q = st.get("query") or st.get("url")
             view.query, view.prev_query = q, prev_query
@@ -193,6 +215,14 @@ def iter_step_views(trace: dict) -> Iterator[StepView]:
             ]
             seen_docs = seen_docs + last_docs
             seen_text.append(own.lower())
+            last_text = own.lower()
+            # A new list, never mutated: earlier views keep the one they saw.
+            last_bigrams = (
+                set().union(*(word_bigrams(f"{d.get('title') or ''} {d.get('text') or ''}") for d in view.documents))
+                if view.documents
+                else word_bigrams(own)
+            )
+            seen_bigrams = [*seen_bigrams, last_bigrams]
             last_obs_pos = pos
             n_obs += 1
         elif kind == "reasoning":

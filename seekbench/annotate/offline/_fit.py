@@ -63,9 +63,10 @@ def prior_matched_threshold(
     Returns
     -------
     float or None
-        The ``1 - share`` quantile of the out-of-fold probabilities of ``classes[1]`` (sorted
-        class names), where ``share`` is its share of ``ys``; None (the default 0.5 decision)
-        when there are fewer than two groups or an inner training fold has a single class.
+        The ``1 - share`` quantile of the out-of-fold probabilities of ``classes[1]``
+        (sorted class names; :meth:`._learned.FieldModel.proba`, trees included), where
+        ``share`` is its share of ``ys``; None (the default 0.5 decision) when there are
+        fewer than two groups or an inner training fold has a single class.
     """
     from sklearn.model_selection import GroupKFold
 
@@ -80,8 +81,7 @@ def prior_matched_threshold(
             return None
         m = fit_field_model(kind, field_name, [views[i] for i in tr], list(y[tr]), seed=seed, features=features)
         texts, scores = view_inputs([views[i] for i in te], m.score_names)
-        z = m.decision(texts, scores).ravel()
-        proba[te] = 1.0 / (1.0 + np.exp(-z))
+        proba[te] = m.proba(texts, scores)
     share = float(np.mean(y == classes[1]))
     # Strictly inside (0, 1): a model file's threshold is checked to be there.
     return float(np.clip(np.quantile(proba, 1.0 - share), 1e-6, 1.0 - 1e-6))

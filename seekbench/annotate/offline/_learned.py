@@ -5,14 +5,18 @@ documents; word 1-2-grams, sublinear tf) next to the standardised lexical
 scores of :mod:`._scores` (overlaps with earlier evidence and with the previous
 query, cue-phrase counts, position, turn); the grounding of reasoning steps also
 reads the evidence-detail scores of :mod:`._evidence_scores` (single documents,
-numbers, names). Each classifier is scikit-learn's
-``LogisticRegression(class_weight="balanced")``; a binary one may carry a decision
+numbers, names, bigrams, question coverage of single documents, and the same
+scores of the trace's other reasoning steps). Each classifier is scikit-learn's
+``LogisticRegression(class_weight="balanced")``; the grounding of reasoning steps
+averages its probability with that of boosted trees on the numeric scores
+(:data:`TREE_FIELDS`, :mod:`._trees`); a binary one may carry a decision
 threshold chosen by inner cross-validation (:mod:`._fit`).
 
 Models are saved as plain JSON (vocabulary, idf, scaler, coefficients and a
-model card), never pickle, so loading a model file cannot run code. Prediction
-recomputes the features from the JSON with numpy and scipy, the same code path
-right after training and after loading.
+model card; trees as node arrays), never pickle, so loading a model file cannot
+run code. Prediction recomputes the features from the JSON with numpy and scipy
+(and walks the trees with numpy), the same code path right after training and
+after loading.
 
 With an embedder (the ``local-embed`` extra, :mod:`._embed`), a second set of
 classifiers is fitted on the same features plus the embedding similarities of
@@ -45,18 +49,24 @@ from ..._errors import UserInputError
 from ...traces import LABEL_VALUES
 from ._context import StepView
 from ._embed import EMBED_SCORE_NAMES, Encoder, embedding_scores
-from ._evidence_scores import EVIDENCE_SCORE_NAMES, evidence_scores
+from ._evidence_scores import CONTEXT_SCORE_NAMES, EVIDENCE_SCORE_NAMES, grounding_scores
 from ._human import LabelMap
 from ._judge import applicable_fields, rule_search_type
 from ._scores import SCORE_NAMES, step_scores
+from ._trees import check_trees, fit_trees, tree_proba
 
 FORMAT = "seekbench.offline.learned"
-FORMAT_VERSION = 3
-#: Model files this version reads (1: no embedding variant; 2: no decision thresholds).
-READ_VERSIONS = (1, 2, 3)
+FORMAT_VERSION = 4
+#: Model files this version reads (1: no embedding variant; 2: no decision thresholds; 3: no trees).
+READ_VERSIONS = (1, 2, 3, 4)
 
 #: Extra score columns of one (kind, field) classifier: grounding of reasoning reads single documents.
-FIELD_SCORE_NAMES: dict[tuple[str, str], tuple[str, ...]] = {("reasoning", "grounding"): EVIDENCE_SCORE_NAMES}
+FIELD_SCORE_NAMES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("reasoning", "grounding"): EVIDENCE_SCORE_NAMES + CONTEXT_SCORE_NAMES
+}
+
+#: (kind, field) classifiers that average the logistic regression with boosted trees on the scores (:mod:`._trees`).
+TREE_FIELDS: frozenset[tuple[str, str]] = frozenset({("reasoning", "grounding")})
 
 #: Feature sets: the lexical ones always; the MiniLM similarities with the ``local-embed`` extra.
 LEXICAL = "lexical"
@@ -96,6 +106,9 @@ class FieldModel:
     #: Binary classifiers: predict ``classes[1]`` when its probability is at least this (None: 0.5,
     #: i.e. ``LogisticRegression.predict``); chosen by inner cross-validation (:mod:`._fit`).
     threshold: float | None = None
+    #: Binary classifiers of :data:`TREE_FIELDS`: boosted trees on the raw scores (:func:`._trees.fit_trees`),
+    #: whose probability is averaged with the logistic regression's.
+    trees: dict | None = None
 
     def features(self, texts: Sequence[str], scores: np.ndarray) -> sp.csr_matrix:
         """The feature matrix: l2-normalised sublinear TF-IDF of ``texts`` then standardised ``scores``."""
@@ -123,16 +136,21 @@ class FieldModel:
         """The linear scores (``LogisticRegression.decision_function``): one column, or one per class."""
         return np.asarray(self.features(texts, scores) @ np.asarray(self.coef).T + np.asarray(self.intercept))
 
+    def proba(self, texts: Sequence[str], scores: np.ndarray) -> np.ndarray:
+        """A binary classifier's probability of ``classes[1]``: the regression's, averaged with the trees' if any."""
+        p = 1.0 / (1.0 + np.exp(-self.decision(texts, scores).ravel()))
+        if self.trees is not None:
+            p = 0.5 * (p + tree_proba(self.trees, np.asarray(scores, dtype=np.float64).reshape(len(texts), -1)))
+        return p
+
     def predict(self, texts: Sequence[str], scores: np.ndarray) -> list[str]:
-        """Predicted labels: ``LogisticRegression.predict``, or the probability against :attr:`threshold`."""
-        z = self.decision(texts, scores)
+        """Predicted labels: ``LogisticRegression.predict``, or :meth:`proba` against :attr:`threshold` (or 0.5)."""
         if len(self.classes) == 2:
-            z = z.ravel()
-            if self.threshold is None:
-                return [self.classes[int(v > 0)] for v in z]
-            p = 1.0 / (1.0 + np.exp(-z))
-            return [self.classes[int(v >= self.threshold)] for v in p]
-        return [self.classes[i] for i in z.argmax(axis=1)]
+            if self.threshold is None and self.trees is None:
+                return [self.classes[int(v > 0)] for v in self.decision(texts, scores).ravel()]
+            cut = 0.5 if self.threshold is None else self.threshold
+            return [self.classes[int(v >= cut)] for v in self.proba(texts, scores)]
+        return [self.classes[i] for i in self.decision(texts, scores).argmax(axis=1)]
 
 
 def score_names(kind: str, features: str, field_name: str | None = None) -> list[str]:
@@ -157,11 +175,7 @@ def add_embedding_scores(views_per_trace: Sequence[Sequence[StepView]], encode: 
 
 
 def _evidence(v: StepView) -> dict[str, float]:
-    if v.kind != "reasoning":
-        return {}
-    if "evidence" not in v.cache:
-        v.cache["evidence"] = evidence_scores(v)
-    return v.cache["evidence"]
+    return grounding_scores(v) if v.kind == "reasoning" else {}
 
 
 def view_inputs(views: Sequence[StepView], names: Sequence[str]) -> tuple[list[str], np.ndarray]:
@@ -207,6 +221,9 @@ def fit_field_model(
             C=PARAMS["C"], class_weight="balanced", max_iter=PARAMS["max_iter"], random_state=seed
         ).fit(x, list(y))
     counts = {c: int(sum(1 for v in y if v == c)) for c in clf.classes_}
+    trees = None
+    if (kind, field_name) in TREE_FIELDS and len(clf.classes_) == 2:
+        trees = fit_trees(scores, np.asarray(y) == clf.classes_[1], seed=seed)
     return FieldModel(
         kind=kind,
         field=field_name,
@@ -222,6 +239,7 @@ def fit_field_model(
         n_train=len(y),
         class_counts=counts,
         feature_set=features,
+        trees=trees,
     )
 
 
@@ -276,12 +294,14 @@ class LearnedModel:
     @property
     def sha256(self) -> str:
         """Hash of the classifiers (not the card), naming the model in label provenance."""
-        # A lexical-only model keeps the hash it had before feature sets existed.
-        parts: dict = {
-            k: {a: v for a, v in asdict(m).items() if a != "feature_set"} for k, m in sorted(self.fields.items())
-        }
+
+        # A lexical-only model keeps the hash it had before feature sets (and trees) existed.
+        def plain(m: FieldModel, drop: tuple[str, ...]) -> dict:
+            return {a: v for a, v in asdict(m).items() if a not in drop and not (a == "trees" and v is None)}
+
+        parts: dict = {k: plain(m, ("feature_set",)) for k, m in sorted(self.fields.items())}
         if self.embed_fields:
-            parts["embed"] = {k: asdict(m) for k, m in sorted(self.embed_fields.items())}
+            parts["embed"] = {k: plain(m, ()) for k, m in sorted(self.embed_fields.items())}
         body = json.dumps(parts, sort_keys=True)
         return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
@@ -348,6 +368,10 @@ def _check_shapes(m: FieldModel) -> None:
         raise ValueError(f"unknown score names {sorted(unknown)}")
     if m.threshold is not None and (len(m.classes) != 2 or not 0.0 < m.threshold < 1.0):
         raise ValueError("a threshold needs a binary classifier and a value in (0, 1)")
+    if m.trees is not None:
+        if len(m.classes) != 2:
+            raise ValueError("trees need a binary classifier")
+        check_trees(m.trees, len(m.score_names))
     width = len(m.vocabulary) + len(m.score_names)
     rows = 1 if len(m.classes) == 2 else len(m.classes)
     if (

@@ -66,7 +66,8 @@ class LearnedJudge(OfflineJudge):
         if todo:
             texts, scores = view_inputs([views[i] for i in todo], m.score_names)
             predicted = dict(zip(todo, m.predict(texts, scores), strict=True))
-        basis = f"logistic-regression:{key}" + ("" if m.feature_set == LEXICAL else f" ({m.feature_set})")
+        method = "logistic-regression" if m.trees is None else "logistic-regression+boosted-trees"
+        basis = f"{method}:{key}" + ("" if m.feature_set == LEXICAL else f" ({m.feature_set})")
         return [
             Decision(None, reason=f"{kind} step has no text to judge")
             if v.is_empty

@@ -73,6 +73,19 @@ def entity_terms(text: str | None) -> set[str]:
     return out
 
 
+def word_bigrams(text: str | None) -> set[tuple[str, str]]:
+    """Pairs of adjacent tokens of ``text``, leaving out pairs of two stop words.
+
+    A step that repeats a phrase of a document shares its bigrams; one that only
+    reuses its words in another order does not.
+
+    >>> sorted(word_bigrams("Born in the city of Leeds"))  # ("in", "the"): two stop words
+    [('born', 'in'), ('city', 'of'), ('of', 'leeds'), ('the', 'city')]
+    """
+    toks = tokens(text)
+    return {(a, b) for a, b in zip(toks, toks[1:], strict=False) if not (a in STOPWORDS and b in STOPWORDS)}
+
+
 def coverage(needles: set[str], haystack: set[str]) -> float:
     """Share of ``needles`` found in ``haystack``, in [0, 1]; NaN-free: 0.0 when ``needles`` is empty.
 

@@ -10,7 +10,8 @@ from ._context import StepView
 from ._embed import Encoder
 from ._fit import CALIBRATED, INNER_SPLITS, fit_learned_model
 from ._human import LabelMap, question_groups, training_data_sha256
-from ._learned import FORMAT, LEXICAL, PARAMS, WITH_MINILM, LearnedModel
+from ._learned import FORMAT, LEXICAL, PARAMS, TREE_FIELDS, WITH_MINILM, LearnedModel
+from ._trees import TREE_PARAMS
 
 CARD_NOTE = (
     "Quality is whatever grouped cross-validation measured (train and test folds never share a "
@@ -73,6 +74,14 @@ def fit_with_card(
             class_weight="balanced",
             classifier="LogisticRegression",
             text="TF-IDF word 1-2-grams, sublinear tf, l2",
+            trees={
+                f"{k}.{f}": dict(
+                    TREE_PARAMS,
+                    classifier="HistGradientBoostingClassifier on the numeric scores",
+                    combined="mean of its probability and the logistic regression's",
+                )
+                for k, f in sorted(TREE_FIELDS)
+            },
             decision_threshold={
                 f"{k}.{f}": (
                     f"probability threshold matching the training class shares, from {INNER_SPLITS}-fold inner "

@@ -7,7 +7,13 @@ import math
 import pytest
 
 from seekbench.annotate.offline._context import StepView, iter_step_views
-from seekbench.annotate.offline._evidence_scores import EVIDENCE_SCORE_NAMES, evidence_scores
+from seekbench.annotate.offline._evidence_scores import (
+    CONTEXT_SCORE_NAMES,
+    EVIDENCE_SCORE_NAMES,
+    context_scores,
+    evidence_scores,
+    grounding_scores,
+)
 
 
 @pytest.fixture
@@ -55,3 +61,45 @@ def test_numbers_looked_up_in_the_seen_text():
     sc = evidence_scores(v)
     assert sc["has_nums"] == 1.0
     assert sc["num_share"] == 0.5  # 1901 seen, 1971 not
+
+
+def test_question_bigram_and_name_scores(reasoning):
+    sc = evidence_scores(reasoning[3])
+    # Question content words: river, flows, past, town, leo, bennett, died (7); its capitalised
+    # ones: leo, bennett. Document 1 of step 2 holds river, leo, bennett, died (4/7) and both names.
+    assert sc["q_last_best"] == sc["q_seen_best"] == pytest.approx(4 / 7)
+    assert sc["qent_last_best"] == sc["qent_seen_best"] == 1.0
+    # The step's new words thames, ditton, surrey are best covered by document 1, whose question share is 4/7.
+    assert sc["best_doc_q"] == pytest.approx(4 / 7)
+    # Names not in the question: thames, ditton, surrey; all in document 1.
+    assert sc["n_new_ent"] == 3.0 and sc["n_new_ent_sup"] == 3.0
+    # Bigrams (pairs of two stop words left out): documents-leo, leo-bennett, bennett-died, died-at,
+    # at-thames, thames-ditton, ditton-in, in-surrey (8); document 1 reads "leo bennett died at thames
+    # ditton surrey in": 5 of them.
+    assert sc["bigram_seen"] == sc["bigram_last"] == pytest.approx(5 / 8) and sc["n_bigram_seen"] == 5.0
+    # Content words leo, bennett, died, thames, ditton, surrey: 3 restate the question, 3 are new.
+    assert sc["q_restate"] == 0.5 and sc["new_ratio"] == 0.5
+    assert sc["starts_plan"] == 0.0
+    assert sc["ans_last"] == 0.0  # "river thames" is not in step 2's text ("... by the river.")
+
+
+def test_plan_opening_and_answer_in_the_latest_observation(reasoning):
+    assert evidence_scores(reasoning[0])["starts_plan"] == 1.0  # "I need to find out ..."
+    assert evidence_scores(reasoning[10])["ans_last"] == 1.0  # step 9: "The River Thames flows past ..."
+
+
+def test_trace_context_averages_the_other_reasoning_steps_after_retrieval(reasoning):
+    # Step 3's others: step 10 only (step 0 precedes any observation, step 6 is empty).
+    ctx = context_scores(reasoning[3])
+    assert list(ctx) == list(CONTEXT_SCORE_NAMES)
+    assert ctx["ctx_n"] == 1.0
+    assert ctx["ctx_doc_max_all"] == round(1 / 3, 6)  # step 10's (test above), rounded to 6 decimals
+    assert ctx["ctx_cue_plan"] == 0.0
+    # Step 0's others: steps 3 and 10; step 3's six content words all in document 1 (1.0), step 10's 1/3.
+    assert context_scores(reasoning[0])["ctx_doc_max_all"] == round((1 + 1 / 3) / 2, 6)
+    # A lone step has no others: zeros and the flag off.
+    lone = StepView("t", 0, 0, "reasoning", 1, 0, "Leo Bennett died.", "Where?")
+    lone.trace_steps.append(lone)
+    assert set(context_scores(lone).values()) == {0.0}
+    # grounding_scores joins both, in the classifier's column order.
+    assert list(grounding_scores(reasoning[3])) == [*EVIDENCE_SCORE_NAMES, *CONTEXT_SCORE_NAMES]

@@ -13,6 +13,7 @@ from seekbench.annotate.offline import LearnedModel, fit_learned_model, human_la
 from seekbench.annotate.offline._context import trace_views
 from seekbench.annotate.offline._fit import CALIBRATED, prior_matched_threshold
 from seekbench.annotate.offline._learned import PARAMS, fit_field_model, training_examples, view_inputs
+from seekbench.annotate.offline._trees import TREE_PARAMS, tree_proba
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +25,9 @@ def grounding(sample_traces):
 
 
 def test_threshold_equals_an_independent_rebuild(grounding):
-    """Inner GroupKFold, a scikit-learn pipeline per inner fold, the (1 - share) quantile of P(classes[1])."""
+    """Inner GroupKFold, a scikit-learn pipeline per inner fold (the regression's probability averaged
+    with boosted trees' on the scores), the (1 - share) quantile of P(classes[1])."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import GroupKFold
@@ -43,7 +46,9 @@ def test_threshold_equals_an_independent_rebuild(grounding):
         x_te = sp.hstack([vec.transform([texts[i] for i in te]), sc.transform(scores[te])], format="csr")
         clf = LogisticRegression(C=PARAMS["C"], class_weight="balanced", max_iter=PARAMS["max_iter"],
                                  random_state=0).fit(x_tr, y[tr])
-        proba[te] = clf.predict_proba(x_te)[:, 1]
+        trees = HistGradientBoostingClassifier(**TREE_PARAMS, early_stopping=False, random_state=0)
+        trees.fit(scores[tr], (y[tr] == sorted(set(ys))[1]).astype(int))
+        proba[te] = 0.5 * (clf.predict_proba(x_te)[:, 1] + trees.predict_proba(scores[te])[:, 1])
     share = np.mean(y == sorted(set(ys))[1])
     expected = np.quantile(proba, 1 - share)
     got = prior_matched_threshold("reasoning", "grounding", steps, ys, groups)
@@ -73,7 +78,7 @@ def test_model_without_thresholds_still_loads(tmp_path, sample_traces):
     raw = model.to_dict()
     raw["format_version"] = 2
     for entry in raw["fields"].values():
-        del entry["threshold"]
+        del entry["threshold"], entry["trees"]
     path = tmp_path / "old.json"
     path.write_text(json.dumps(raw))
     old = LearnedModel.load(path)
@@ -83,6 +88,37 @@ def test_model_without_thresholds_still_loads(tmp_path, sample_traces):
     texts, scores = view_inputs(steps, m.score_names)
     z = m.decision(texts, scores).ravel()
     assert m.predict(texts, scores) == [m.classes[int(v > 0)] for v in z]
+
+
+def test_model_without_trees_still_loads(tmp_path, sample_traces):
+    """A format-3 file (a threshold, no trees) predicts with the regression's probability alone."""
+    model = fit_learned_model(sample_traces, human_labels(sample_traces), seed=0)
+    raw = model.to_dict()
+    raw["format_version"] = 3
+    for entry in raw["fields"].values():
+        del entry["trees"]
+    path = tmp_path / "v3.json"
+    path.write_text(json.dumps(raw))
+    m = LearnedModel.load(path).fields["reasoning.grounding"]
+    assert m.trees is None and m.threshold is not None
+    steps = [v for vs in trace_views(sample_traces) for v in vs if v.kind == "reasoning" and not v.is_empty]
+    texts, scores = view_inputs(steps, m.score_names)
+    p = 1 / (1 + np.exp(-m.decision(texts, scores).ravel()))
+    assert m.predict(texts, scores) == [m.classes[int(v >= m.threshold)] for v in p]
+    # The shipped format keeps them: the same model with its trees predicts from the averaged probability.
+    full = model.fields["reasoning.grounding"]
+    assert full.trees is not None
+    avg = 0.5 * (p + tree_proba(full.trees, scores))
+    assert full.predict(texts, scores) == [full.classes[int(v >= full.threshold)] for v in avg]
+
+
+def test_malformed_trees_refused(tmp_path, sample_traces):
+    raw = fit_learned_model(sample_traces, human_labels(sample_traces), seed=0).to_dict()
+    raw["fields"]["reasoning.grounding"]["trees"]["n_features"] += 1
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(raw))
+    with pytest.raises(UserInputError, match="trees"):
+        LearnedModel.load(path)
 
 
 @pytest.mark.parametrize("value", [0.0, 1.0, 1.5])

@@ -16,7 +16,8 @@ from seekbench import SeekbenchWarning, UserInputError
 from seekbench.analysis import cross_validate_learned, grouped_folds, train_learned_model
 from seekbench.annotate.offline import LearnedJudge, LearnedModel, fit_learned_model, human_labels, load_offline_judge
 from seekbench.annotate.offline._context import trace_views
-from seekbench.annotate.offline._learned import PARAMS, training_examples, view_inputs
+from seekbench.annotate.offline._learned import PARAMS, TREE_FIELDS, training_examples, view_inputs
+from seekbench.annotate.offline._trees import TREE_PARAMS
 from seekbench.traces import FIELDS_BY_KIND, LABEL_VALUES
 
 
@@ -26,7 +27,9 @@ def sample_model(sample_traces):
 
 
 def test_json_model_predicts_like_sklearn(sample_traces, sample_model):
-    """The numpy/scipy prediction from the JSON arrays equals a pipeline fitted directly with scikit-learn."""
+    """The numpy/scipy prediction from the JSON arrays equals a pipeline fitted directly with scikit-learn
+    (for the grounding of reasoning steps, averaged with boosted trees fitted directly on the scores)."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import StandardScaler
@@ -40,10 +43,14 @@ def test_json_model_predicts_like_sklearn(sample_traces, sample_model):
         scaler = StandardScaler().fit(scores)
         x = sp.hstack([vec.fit_transform(texts), scaler.transform(scores)], format="csr")
         clf = LogisticRegression(C=1.0, class_weight="balanced", max_iter=PARAMS["max_iter"], random_state=0).fit(x, y)
+        proba = clf.predict_proba(x)[:, -1]
+        if (kind, field) in TREE_FIELDS:
+            trees = HistGradientBoostingClassifier(**TREE_PARAMS, early_stopping=False, random_state=0)
+            proba = 0.5 * (proba + trees.fit(scores, np.asarray(y) == clf.classes_[1]).predict_proba(scores)[:, 1])
         if m.threshold is None:
             expected = clf.predict(x).tolist()
         else:  # a calibrated field: classes[1] when its probability reaches the threshold
-            expected = [clf.classes_[int(p >= m.threshold)] for p in clf.predict_proba(x)[:, 1]]
+            expected = [clf.classes_[int(p >= m.threshold)] for p in proba]
         assert m.predict(texts, scores) == expected, (kind, field)
         ours = m.features(texts, scores) @ np.asarray(m.coef).T + np.asarray(m.intercept)
         theirs = clf.decision_function(x).reshape(ours.shape)

@@ -1,0 +1,49 @@
+"""scripts/bench/learned_rqi.py: RQI per trace and per agent, derived by hand, and the shipped record's figures."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def script():
+    spec = importlib.util.spec_from_file_location("learned_rqi", REPO / "scripts" / "bench" / "learned_rqi.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_rqi_per_trace_counts_only_the_labeled_steps_asked_for(script):
+    labels = {("a", 1, "grounding"): "Grounded", ("a", 3, "grounding"): "NotGrounded",
+              ("a", 5, "grounding"): "Grounded", ("b", 1, "grounding"): "NotGrounded",
+              ("b", 2, "reasoning_type"): "PlanFormation"}
+    # Trace a: steps 1, 3, 5 asked for, 2 of 3 Grounded; b: step 1 NotGrounded (0.0); c: no label, left out.
+    got = script.per_trace_rqi(labels, {("a", 1), ("a", 3), ("a", 5), ("b", 1), ("c", 1)})
+    assert got == {"a": pytest.approx(2 / 3), "b": 0.0}
+    # Step 5 not asked for: a is 1 of 2.
+    assert script.per_trace_rqi(labels, {("a", 1), ("a", 3)}) == {"a": 0.5}
+
+
+def test_record_figures_and_exit_code(script, tmp_path, capsys):
+    rec = {"results": [{"features": "lexical", "rqi": [
+        {"agent": "x", "reference": 0.25, "judge": 0.28}, {"agent": "y", "reference": 0.40, "judge": 0.33}]}]}
+    path = tmp_path / "learned.json"
+    path.write_text(json.dumps(rec))
+    assert script.from_record(path) == {"lexical": [("x", 0.25, 0.28, None), ("y", 0.40, 0.33, None)]}
+    # Largest |difference| 0.07 (y): above 0.05 -> exit 1, within 0.08 -> exit 0.
+    assert script.main(["--record", str(path)]) == 1
+    assert "max |difference| 0.070 (above 0.05)" in capsys.readouterr().out
+    assert script.main(["--record", str(path), "--tolerance", "0.08"]) == 0
+
+
+def test_shipped_record_states_rqi_for_every_agent_and_feature_set(script):
+    got = script.from_record(script.RECORD)
+    assert set(got) == {"lexical", "lexical+minilm"}
+    for rows in got.values():
+        assert len(rows) == 5 and all(0 <= h <= 1 and 0 <= j <= 1 for _, h, j, _ in rows)
