@@ -151,6 +151,88 @@ def _plan_row(counts, statistic, ci, n_overlap, target, projection) -> dict:
     return out
 
 
+def _check_options(
+    n_raters: int,
+    target: float,
+    assurance: float,
+    order: str,
+    n_boot: int,
+    n_worlds: int,
+    n_draws: int,
+    spread: float,
+) -> None:
+    """A user error for a plan without a judge or with an option out of its range."""
+    if not n_raters:
+        raise UserInputError("give at least one judge's labels (--rater) to plan against the reference")
+    if not target > 0:
+        raise UserInputError(f"--target must be > 0, got {target}")
+    if not 0.5 <= assurance < 1:
+        raise UserInputError(f"--assurance must be in [0.5, 1), got {assurance}")
+    if order not in ORDERS:
+        raise UserInputError(f"--order must be one of {', '.join(ORDERS)}, got {order!r}")
+    if n_boot < 0 or (0 < n_boot < 10) or n_worlds < 1 or n_draws < 10 or not spread >= 1:
+        raise UserInputError("n_boot must be 0 or >= 10, n_worlds >= 1, n_draws >= 10 and spread >= 1")
+
+
+def _kappa_rows(
+    items: dict, overlap: dict, target: float, projection: dict, *, n_boot: int, seed: int | None, alpha: float
+) -> list[dict]:
+    """Per (judge, field, step kind) with items compared: kappa now, its CI and the traces needed."""
+    rows = []
+    for (j, f, k), it in items.items():
+        if not len(it):
+            continue
+        q = len(field_labels(f))
+        _, counts = trace_counts(it, f)
+        res = cohen_kappa(
+            it["reference"].tolist(),
+            it["rater"].tolist(),
+            labels=list(field_labels(f)),
+            groups=it["trace_id"].astype(str).tolist(),
+            n_boot=n_boot,
+            seed=seed,
+            alpha=alpha,
+        )
+        base = {"rater": j, "field": f, "step_kind": k, "n_traces": counts.shape[0], "n_items": res.n}
+        base.update(kappa=res.value, kappa_lower=res.ci[0], kappa_upper=res.ci[1])
+        base.update(_plan_row(counts, kappa_statistic(q), np.array(res.ci), len(overlap[j]), target, projection))
+        rows.append(base)
+    return rows
+
+
+def _difference_rows(
+    items: dict,
+    pairs: list[tuple],
+    overlap: dict,
+    target: float,
+    projection: dict,
+    *,
+    n_boot: int,
+    seed: int | None,
+    alpha: float,
+) -> list[dict]:
+    """Per (judge a, judge b, field, step kind) of ``pairs`` on the items the reference and both labeled:
+    kappa_a - kappa_b now, its CI and the traces needed."""
+    diffs = []
+    for a, b, f, k in pairs:
+        ia, ib = items[(a, f, k)], items[(b, f, k)]
+        both = ia.merge(ib[["trace_id", "step", "rater"]], on=["trace_id", "step"], suffixes=("", "_b"))
+        if not len(both):
+            continue
+        q = len(field_labels(f))
+        _, counts = trace_counts(both, f, ("rater", "rater_b"))
+        stat = kappa_difference_statistic(q)
+        with np.errstate(invalid="ignore"):
+            value = float(stat(counts.sum(axis=0)))
+        ci = cluster_bootstrap_ci(counts, stat, n_boot=n_boot, seed=seed, alpha=alpha)
+        n_both = len(overlap[a] & overlap[b])
+        row = {"rater_a": a, "rater_b": b, "field": f, "step_kind": k, "n_traces": counts.shape[0]}
+        row.update(n_items=len(both), difference=value, difference_lower=ci[0], difference_upper=ci[1])
+        row.update(_plan_row(counts, stat, np.array(ci), n_both, target, projection))
+        diffs.append(row)
+    return diffs
+
+
 def plan_annotation(
     reference: AnnotationSet,
     *raters: AnnotationSet,
@@ -241,16 +323,7 @@ def plan_annotation(
     >>> bool(row["traces_needed"] > 0), len(plan.ranking)  # t8 .. t11 are not labeled yet
     (True, 4)
     """
-    if not raters:
-        raise UserInputError("give at least one judge's labels (--rater) to plan against the reference")
-    if not target > 0:
-        raise UserInputError(f"--target must be > 0, got {target}")
-    if not 0.5 <= assurance < 1:
-        raise UserInputError(f"--assurance must be in [0.5, 1), got {assurance}")
-    if order not in ORDERS:
-        raise UserInputError(f"--order must be one of {', '.join(ORDERS)}, got {order!r}")
-    if n_boot < 0 or (0 < n_boot < 10) or n_worlds < 1 or n_draws < 10 or not spread >= 1:
-        raise UserInputError("n_boot must be 0 or >= 10, n_worlds >= 1, n_draws >= 10 and spread >= 1")
+    _check_options(len(raters), target, assurance, order, n_boot, n_worlds, n_draws, spread)
     sets = rater_sets(reference, raters)
     ref_name, *judge_names = list(sets)
     ref = sets[ref_name]
@@ -283,45 +356,12 @@ def plan_annotation(
             f"no step is labeled by both the reference {ref_name!r} and a judge ({', '.join(judges)}); "
             "the judges must label the traces the reference labels"
         )
-    rows, msgs = [], []
+    msgs: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UndefinedMetricWarning)
-        for (j, f, k), it in items.items():
-            if not len(it):
-                continue
-            q = len(field_labels(f))
-            _, counts = trace_counts(it, f)
-            res = cohen_kappa(
-                it["reference"].tolist(),
-                it["rater"].tolist(),
-                labels=list(field_labels(f)),
-                groups=it["trace_id"].astype(str).tolist(),
-                n_boot=n_boot,
-                seed=seed,
-                alpha=alpha,
-            )
-            base = {"rater": j, "field": f, "step_kind": k, "n_traces": counts.shape[0], "n_items": res.n}
-            base.update(kappa=res.value, kappa_lower=res.ci[0], kappa_upper=res.ci[1])
-            base.update(_plan_row(counts, kappa_statistic(q), np.array(res.ci), len(overlap[j]), target, projection))
-            rows.append(base)
-        diffs = []
-        for a, b in itertools.combinations(judges, 2):
-            for f, k in all_strata:
-                ia, ib = items[(a, f, k)], items[(b, f, k)]
-                both = ia.merge(ib[["trace_id", "step", "rater"]], on=["trace_id", "step"], suffixes=("", "_b"))
-                if not len(both):
-                    continue
-                q = len(field_labels(f))
-                _, counts = trace_counts(both, f, ("rater", "rater_b"))
-                stat = kappa_difference_statistic(q)
-                with np.errstate(invalid="ignore"):
-                    value = float(stat(counts.sum(axis=0)))
-                ci = cluster_bootstrap_ci(counts, stat, n_boot=n_boot, seed=seed, alpha=alpha)
-                n_both = len(overlap[a] & overlap[b])
-                row = {"rater_a": a, "rater_b": b, "field": f, "step_kind": k, "n_traces": counts.shape[0]}
-                row.update(n_items=len(both), difference=value, difference_lower=ci[0], difference_upper=ci[1])
-                row.update(_plan_row(counts, stat, np.array(ci), n_both, target, projection))
-                diffs.append(row)
+        rows = _kappa_rows(items, overlap, target, projection, n_boot=n_boot, seed=seed, alpha=alpha)
+        pairs = [(a, b, f, k) for a, b in itertools.combinations(judges, 2) for f, k in all_strata]
+        diffs = _difference_rows(items, pairs, overlap, target, projection, n_boot=n_boot, seed=seed, alpha=alpha)
     msgs += list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, UndefinedMetricWarning)))
     msgs += [
         f"judge {j!r}: no step compared with the reference (no label, or all unscored)"
