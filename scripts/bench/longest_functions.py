@@ -25,11 +25,7 @@ def _docstring_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     if not node.body:
         return 0
     first = node.body[0]
-    if (
-        isinstance(first, ast.Expr)
-        and isinstance(first.value, ast.Constant)
-        and isinstance(first.value.value, str)
-    ):
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
         return (first.end_lineno or first.lineno) - first.lineno + 1
     return 0
 
