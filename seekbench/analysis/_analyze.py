@@ -130,7 +130,14 @@ def analyze(
     )
     outcome = analyze_outcome(steps, traces, trace_dicts)
     completeness = _completeness(
-        steps, traces, trace_dicts, stats, process.summary if by == ("agent",) else None, conformal, alpha, options
+        steps,
+        traces,
+        trace_dicts,
+        stats,
+        process=process.summary if by == ("agent",) else None,
+        conformal=conformal,
+        alpha=alpha,
+        options=options,
     )
     data = None
     if explorer:
@@ -172,11 +179,11 @@ def analyze(
     )
 
 
-def _completeness(steps, traces, trace_dicts, stats, process, conformal, alpha, options):
+def _completeness(steps, traces, trace_dicts, stats, *, process, conformal, alpha, options):
     """The seeking episodes' completeness (None without episodes), with each seeking agent's own
     completeness estimates calibrated at ``alpha``; agents that never estimated fall back to a
-    synthetic-state estimator named like them (:meth:`~seekbench.env.conformal.ConformalResult.for_agents`), when
-    ``conformal`` (from estimates) is given."""
+    synthetic-state estimator named like them
+    (:meth:`~seekbench.env.conformal.ConformalResult.for_agents`), when ``conformal`` (from estimates) is given."""
     per_agent = agent_self_conformal(trace_dicts, alpha=alpha, seed=options.get("seed", 0))
     if per_agent.empty:
         per_agent = conformal.for_agents(sorted(traces["agent"].unique())) if conformal is not None else None
