@@ -169,6 +169,7 @@ def _agent_data(
     traces: pd.DataFrame,
     statistics: pd.DataFrame | None,
     opts: MetricOptions,
+    *,
     overcautious_window: int,
     agents: list[str],
     values: dict[str, dict[str, float]],
@@ -316,7 +317,9 @@ def compare_agents(
         return None
     baseline, best_baseline = _baseline(baseline, traces, groups)
     values = {m.key: {a: float(groups[a][m.key]) for a in agents} for m in HEADLINE_METRICS}
-    data = _agent_data(steps, traces, statistics, opts, overcautious_window, agents, values)
+    data = _agent_data(
+        steps, traces, statistics, opts, overcautious_window=overcautious_window, agents=agents, values=values
+    )
     differences = PairedDifferences(data, resampler=resampler, alpha=alpha)
     metric_rows, value_rows, diff_rows = [], [], []
     for m in HEADLINE_METRICS:
