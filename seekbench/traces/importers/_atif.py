@@ -148,6 +148,32 @@ def _agent_name(doc: dict, ctx: RecordContext, prefix: str, fallback: str | None
     return f"{base}/{model}" if model and name else base
 
 
+def _record_id(doc: dict, ctx: RecordContext, prefix: str) -> str | None:
+    """The trajectory's ``session_id``, else its ``trajectory_id`` (None when neither is a non-empty string)."""
+    rid = None
+    for key in ("session_id", "trajectory_id"):
+        if doc.get(key) is not None:
+            expect_type(doc[key], str, what=key, path=f"{prefix}.{key}", **ctx)
+            rid = rid or doc[key] or None
+    return rid
+
+
+def _agent_model(doc: dict, info: object, prefix: str, origin: dict, deviations: list[str]) -> dict:
+    """``doc`` with ``agent.model`` read as ``agent.model_name`` (a deviation, noted) when only the former is
+    given; ``origin`` gets where the agent name was read (``agent.name``, joined with the model's)."""
+    model_key = "model_name"
+    if isinstance(info, dict) and info.get("model_name") is None and isinstance(info.get("model"), str):
+        deviations.append("agent.model in place of agent.model_name")
+        doc = {**doc, "agent": {**info, "model_name": info["model"]}}
+        model_key = "model"
+    if isinstance(info, dict) and info.get("name"):  # "name/model" is joined from both
+        joined = bool(info.get(model_key))
+        origin["agent"] = (
+            f"joined: {prefix}.agent.name, {prefix}.agent.{model_key}" if joined else f"{prefix}.agent.name"
+        )
+    return doc
+
+
 def _schema_version(doc: dict, ctx: RecordContext, prefix: str, deviations: list[str]) -> str:
     """The trajectory's ``schema_version``; a bare ``1.x`` of a trajectory with ATIF steps is a deviation
     (noted), any other version that is not ATIF's a user error."""
@@ -191,11 +217,7 @@ def _convert(
 ) -> ImportedRecord:
     ctx: RecordContext = {"file": file, "line": line, "trace_id": None}
     doc = expect_type(doc, dict, what="trajectory", path=prefix, **ctx)
-    rid = None
-    for key in ("session_id", "trajectory_id"):
-        if doc.get(key) is not None:
-            expect_type(doc[key], str, what=key, path=f"{prefix}.{key}", **ctx)
-            rid = rid or doc[key] or None
+    rid = _record_id(doc, ctx, prefix)
     trace_id = rid or f"{os.path.basename(file)}:{line}" + ("" if prefix == "$" else prefix[1:])
     ctx["trace_id"] = trace_id
     deviations: list[str] = []  # what in this trajectory is not ATIF as specified but reads one way only
@@ -210,16 +232,7 @@ def _convert(
     if rid is not None:
         origin["trace_id"] = next(f"{prefix}.{k}" for k in ("session_id", "trajectory_id") if doc.get(k) == rid)
     info = doc.get("agent")
-    model_key = "model_name"
-    if isinstance(info, dict) and info.get("model_name") is None and isinstance(info.get("model"), str):
-        deviations.append("agent.model in place of agent.model_name")
-        doc = {**doc, "agent": {**info, "model_name": info["model"]}}
-        model_key = "model"
-    if isinstance(info, dict) and info.get("name"):  # "name/model" is joined from both
-        joined = bool(info.get(model_key))
-        origin["agent"] = (
-            f"joined: {prefix}.agent.name, {prefix}.agent.{model_key}" if joined else f"{prefix}.agent.name"
-        )
+    doc = _agent_model(doc, info, prefix, origin, deviations)
     trace = new_trace(
         trace_id=trace_id,
         agent=_agent_name(doc, ctx, prefix, agent),
