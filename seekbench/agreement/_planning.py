@@ -135,6 +135,34 @@ def _check_options(
         raise UserInputError("n_boot must be 0 or >= 10, n_worlds >= 1, n_draws >= 10 and spread >= 1")
 
 
+def _fields(fields: list[str] | None, ref: AnnotationSet) -> list[str]:
+    """The label fields to plan for: ``fields``, else those the reference labels in ontology order; an
+    unknown field is a user error."""
+    if fields is None:
+        fields = [f for f in FIELDS if f in set(ref.records["field"])]
+    bad = [f for f in fields if f not in FIELDS]
+    if bad:
+        raise UserInputError(f"unknown label field {bad[0]!r}; choose from: {', '.join(FIELDS)}")
+    return fields
+
+
+def _compared(
+    ref: AnnotationSet, ref_name: str, judges: dict[str, AnnotationSet], all_strata: list, kinds: dict
+) -> tuple[dict, dict[str, set[str]]]:
+    """Per (judge, field, step kind) the items the reference and the judge both labeled, and per judge the
+    traces holding them; a user error when no judge labeled a step the reference labeled."""
+    items = {(j, f, k): compared_items(ref, judges[j], f, k, kinds) for j in judges for f, k in all_strata}
+    overlap = {
+        j: {t for (jj, _, _), it in items.items() if jj == j for t in it["trace_id"].astype(str)} for j in judges
+    }
+    if not any(overlap.values()):
+        raise UserInputError(
+            f"no step is labeled by both the reference {ref_name!r} and a judge ({', '.join(judges)}); "
+            "the judges must label the traces the reference labels"
+        )
+    return items, overlap
+
+
 def plan_annotation(
     reference: AnnotationSet,
     *raters: AnnotationSet,
@@ -243,11 +271,7 @@ def plan_annotation(
     if not ref_ids & trace_ids:
         raise UserInputError(f"the reference {ref_name!r} labels none of the traces given; check the trace ids")
     judges = {n: split_rule_derived(sets[n])[0] for n in judge_names}
-    if fields is None:
-        fields = [f for f in FIELDS if f in set(ref.records["field"])]
-    bad = [f for f in fields if f not in FIELDS]
-    if bad:
-        raise UserInputError(f"unknown label field {bad[0]!r}; choose from: {', '.join(FIELDS)}")
+    fields = _fields(fields, ref)
     kinds = step_kinds(traces, *sets.values())
     all_strata = strata([ref, *judges.values()], list(fields), kinds)
     projection = {
@@ -258,15 +282,7 @@ def plan_annotation(
         "seed": seed,
         "spread": spread,
     }
-    items = {(j, f, k): compared_items(ref, judges[j], f, k, kinds) for j in judges for f, k in all_strata}
-    overlap = {
-        j: {t for (jj, _, _), it in items.items() if jj == j for t in it["trace_id"].astype(str)} for j in judges
-    }
-    if not any(overlap.values()):
-        raise UserInputError(
-            f"no step is labeled by both the reference {ref_name!r} and a judge ({', '.join(judges)}); "
-            "the judges must label the traces the reference labels"
-        )
+    items, overlap = _compared(ref, ref_name, judges, all_strata, kinds)
     msgs: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UndefinedMetricWarning)
