@@ -11,27 +11,20 @@ between two judges; and the unlabeled traces ranked to label next
 from __future__ import annotations
 
 import itertools
-import math
 import warnings
 from dataclasses import dataclass, field
 from typing import Literal
 
-import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning, UserInputError
 from ..labels import AnnotationSet
-from ._align import FIELDS, field_labels, rater_sets
-from ._kappa import cohen_kappa
+from ._align import FIELDS, rater_sets
 from ._next_traces import ORDERS, rank_traces, trace_disagreements
 from ._plan_counts import (
-    cluster_bootstrap_ci,
     compared_items,
-    kappa_difference_statistic,
-    kappa_statistic,
-    trace_counts,
 )
-from ._projection import size_for_half_width
+from ._plan_rows import difference_rows, kappa_rows
 from ._strata import split_rule_derived, step_kinds, strata
 
 #: The columns of :attr:`AnnotationPlan.kappa`.
@@ -118,37 +111,56 @@ class AnnotationPlan:
         }
 
 
-def _plan_row(counts, statistic, ci, n_overlap, target, projection) -> dict:
-    """Half-width now and additional whole traces needed, from one stratum's per-trace counts."""
-    n = counts.shape[0]
-    half = (ci[1] - ci[0]) / 2 if np.isfinite(ci).all() else float("nan")
-    out = {
-        "half_width": half,
-        "traces_needed": float("nan"),
-        "traces_searched": float("nan"),
-        "projected_half_width": float("nan"),
-        "note": "",
+def _check_options(
+    n_raters: int,
+    *,
+    target: float,
+    assurance: float,
+    order: str,
+    n_boot: int,
+    n_worlds: int,
+    n_draws: int,
+    spread: float,
+) -> None:
+    """A user error for a plan without a judge or with an option out of its range."""
+    if not n_raters:
+        raise UserInputError("give at least one judge's labels (--rater) to plan against the reference")
+    if not target > 0:
+        raise UserInputError(f"--target must be > 0, got {target}")
+    if not 0.5 <= assurance < 1:
+        raise UserInputError(f"--assurance must be in [0.5, 1), got {assurance}")
+    if order not in ORDERS:
+        raise UserInputError(f"--order must be one of {', '.join(ORDERS)}, got {order!r}")
+    if n_boot < 0 or (0 < n_boot < 10) or n_worlds < 1 or n_draws < 10 or not spread >= 1:
+        raise UserInputError("n_boot must be 0 or >= 10, n_worlds >= 1, n_draws >= 10 and spread >= 1")
+
+
+def _fields(fields: list[str] | None, ref: AnnotationSet) -> list[str]:
+    """The label fields to plan for: ``fields``, else those the reference labels in ontology order; an
+    unknown field is a user error."""
+    if fields is None:
+        fields = [f for f in FIELDS if f in set(ref.records["field"])]
+    bad = [f for f in fields if f not in FIELDS]
+    if bad:
+        raise UserInputError(f"unknown label field {bad[0]!r}; choose from: {', '.join(FIELDS)}")
+    return fields
+
+
+def _compared(
+    ref: AnnotationSet, ref_name: str, judges: dict[str, AnnotationSet], all_strata: list, kinds: dict
+) -> tuple[dict, dict[str, set[str]]]:
+    """Per (judge, field, step kind) the items the reference and the judge both labeled, and per judge the
+    traces holding them; a user error when no judge labeled a step the reference labeled."""
+    items = {(j, f, k): compared_items(ref, judges[j], f, k, kinds) for j in judges for f, k in all_strata}
+    overlap = {
+        j: {t for (jj, _, _), it in items.items() if jj == j for t in it["trace_id"].astype(str)} for j in judges
     }
-    if not np.isfinite(half):
-        out["note"] = "no CI (kappa undefined: one label on every item, or too few items)"
-        return out
-    if half <= target:
-        out.update(traces_needed=0, projected_half_width=half)
-        if half == 0:
-            out["note"] = "every resample gives the same value (a rater gives one label throughout)"
-        return out
-    max_size = max(1000, 50 * n)
-    size, h = size_for_half_width(counts, statistic, target, max_size=max_size, **projection)
-    # the projection counts traces with items of this stratum; a new trace has such items as often
-    # as the traces labeled so far do (share n / n_overlap), so whole traces are k / share
-    share = n / n_overlap
-    beyond = math.ceil((max_size - n) / share)
-    if size is None:
-        out["note"] = f"target not reached within {beyond} more traces (projected half-width there {h:.3f})"
-        out.update(projected_half_width=h, traces_searched=beyond)
-        return out
-    out.update(traces_needed=max(1, math.ceil((size - n) / share)), projected_half_width=h, traces_searched=beyond)
-    return out
+    if not any(overlap.values()):
+        raise UserInputError(
+            f"no step is labeled by both the reference {ref_name!r} and a judge ({', '.join(judges)}); "
+            "the judges must label the traces the reference labels"
+        )
+    return items, overlap
 
 
 def plan_annotation(
@@ -241,16 +253,16 @@ def plan_annotation(
     >>> bool(row["traces_needed"] > 0), len(plan.ranking)  # t8 .. t11 are not labeled yet
     (True, 4)
     """
-    if not raters:
-        raise UserInputError("give at least one judge's labels (--rater) to plan against the reference")
-    if not target > 0:
-        raise UserInputError(f"--target must be > 0, got {target}")
-    if not 0.5 <= assurance < 1:
-        raise UserInputError(f"--assurance must be in [0.5, 1), got {assurance}")
-    if order not in ORDERS:
-        raise UserInputError(f"--order must be one of {', '.join(ORDERS)}, got {order!r}")
-    if n_boot < 0 or (0 < n_boot < 10) or n_worlds < 1 or n_draws < 10 or not spread >= 1:
-        raise UserInputError("n_boot must be 0 or >= 10, n_worlds >= 1, n_draws >= 10 and spread >= 1")
+    _check_options(
+        len(raters),
+        target=target,
+        assurance=assurance,
+        order=order,
+        n_boot=n_boot,
+        n_worlds=n_worlds,
+        n_draws=n_draws,
+        spread=spread,
+    )
     sets = rater_sets(reference, raters)
     ref_name, *judge_names = list(sets)
     ref = sets[ref_name]
@@ -259,11 +271,7 @@ def plan_annotation(
     if not ref_ids & trace_ids:
         raise UserInputError(f"the reference {ref_name!r} labels none of the traces given; check the trace ids")
     judges = {n: split_rule_derived(sets[n])[0] for n in judge_names}
-    if fields is None:
-        fields = [f for f in FIELDS if f in set(ref.records["field"])]
-    bad = [f for f in fields if f not in FIELDS]
-    if bad:
-        raise UserInputError(f"unknown label field {bad[0]!r}; choose from: {', '.join(FIELDS)}")
+    fields = _fields(fields, ref)
     kinds = step_kinds(traces, *sets.values())
     all_strata = strata([ref, *judges.values()], list(fields), kinds)
     projection = {
@@ -274,54 +282,13 @@ def plan_annotation(
         "seed": seed,
         "spread": spread,
     }
-    items = {(j, f, k): compared_items(ref, judges[j], f, k, kinds) for j in judges for f, k in all_strata}
-    overlap = {
-        j: {t for (jj, _, _), it in items.items() if jj == j for t in it["trace_id"].astype(str)} for j in judges
-    }
-    if not any(overlap.values()):
-        raise UserInputError(
-            f"no step is labeled by both the reference {ref_name!r} and a judge ({', '.join(judges)}); "
-            "the judges must label the traces the reference labels"
-        )
-    rows, msgs = [], []
+    items, overlap = _compared(ref, ref_name, judges, all_strata, kinds)
+    msgs: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UndefinedMetricWarning)
-        for (j, f, k), it in items.items():
-            if not len(it):
-                continue
-            q = len(field_labels(f))
-            _, counts = trace_counts(it, f)
-            res = cohen_kappa(
-                it["reference"].tolist(),
-                it["rater"].tolist(),
-                labels=list(field_labels(f)),
-                groups=it["trace_id"].astype(str).tolist(),
-                n_boot=n_boot,
-                seed=seed,
-                alpha=alpha,
-            )
-            base = {"rater": j, "field": f, "step_kind": k, "n_traces": counts.shape[0], "n_items": res.n}
-            base.update(kappa=res.value, kappa_lower=res.ci[0], kappa_upper=res.ci[1])
-            base.update(_plan_row(counts, kappa_statistic(q), np.array(res.ci), len(overlap[j]), target, projection))
-            rows.append(base)
-        diffs = []
-        for a, b in itertools.combinations(judges, 2):
-            for f, k in all_strata:
-                ia, ib = items[(a, f, k)], items[(b, f, k)]
-                both = ia.merge(ib[["trace_id", "step", "rater"]], on=["trace_id", "step"], suffixes=("", "_b"))
-                if not len(both):
-                    continue
-                q = len(field_labels(f))
-                _, counts = trace_counts(both, f, ("rater", "rater_b"))
-                stat = kappa_difference_statistic(q)
-                with np.errstate(invalid="ignore"):
-                    value = float(stat(counts.sum(axis=0)))
-                ci = cluster_bootstrap_ci(counts, stat, n_boot=n_boot, seed=seed, alpha=alpha)
-                n_both = len(overlap[a] & overlap[b])
-                row = {"rater_a": a, "rater_b": b, "field": f, "step_kind": k, "n_traces": counts.shape[0]}
-                row.update(n_items=len(both), difference=value, difference_lower=ci[0], difference_upper=ci[1])
-                row.update(_plan_row(counts, stat, np.array(ci), n_both, target, projection))
-                diffs.append(row)
+        rows = kappa_rows(items, overlap, target, projection, n_boot=n_boot, seed=seed, alpha=alpha)
+        pairs = [(a, b, f, k) for a, b in itertools.combinations(judges, 2) for f, k in all_strata]
+        diffs = difference_rows(items, pairs, overlap, target, projection, n_boot=n_boot, seed=seed, alpha=alpha)
     msgs += list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, UndefinedMetricWarning)))
     msgs += [
         f"judge {j!r}: no step compared with the reference (no label, or all unscored)"

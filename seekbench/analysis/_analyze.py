@@ -129,19 +129,15 @@ def analyze(
         recovery=options.get("recovery", "evidence_or_correct"),
     )
     outcome = analyze_outcome(steps, traces, trace_dicts)
-    # Each seeking agent's own completeness estimates calibrated; agents that never estimated fall back
-    # to a synthetic-state estimator named like them (ConformalResult.for_agents), when estimates were given.
-    per_agent = agent_self_conformal(trace_dicts, alpha=alpha, seed=options.get("seed", 0))
-    if per_agent.empty:
-        per_agent = conformal.for_agents(sorted(traces["agent"].unique())) if conformal is not None else None
-    completeness = analyze_completeness(
+    completeness = _completeness(
         steps,
         traces,
-        list(trace_dicts),
+        trace_dicts,
+        stats,
         process=process.summary if by == ("agent",) else None,
-        conformal=per_agent,
-        metric_options={k: v for k, v in options.items() if k != "n_boot"},
-        statistics=stats,
+        conformal=conformal,
+        alpha=alpha,
+        options=options,
     )
     data = None
     if explorer:
@@ -180,6 +176,25 @@ def analyze(
         explorer=data,
         comparison=comparison,
         judge_records=judge_records([*([labels] if labels is not None else []), *raters]),
+    )
+
+
+def _completeness(steps, traces, trace_dicts, stats, *, process, conformal, alpha, options):
+    """The seeking episodes' completeness (None without episodes), with each seeking agent's own
+    completeness estimates calibrated at ``alpha``; agents that never estimated fall back to a
+    synthetic-state estimator named like them
+    (:meth:`~seekbench.env.conformal.ConformalResult.for_agents`), when ``conformal`` (from estimates) is given."""
+    per_agent = agent_self_conformal(trace_dicts, alpha=alpha, seed=options.get("seed", 0))
+    if per_agent.empty:
+        per_agent = conformal.for_agents(sorted(traces["agent"].unique())) if conformal is not None else None
+    return analyze_completeness(
+        steps,
+        traces,
+        list(trace_dicts),
+        process=process,
+        conformal=per_agent,
+        metric_options={k: v for k, v in options.items() if k != "n_boot"},
+        statistics=stats,
     )
 
 

@@ -26,30 +26,26 @@ equal values never makes a difference clear). The rules of spec section 3 decide
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from .._errors import UserInputError
 from .._renamed import renamed_keyword
-from ..metrics import (
-    MetricOptions,
-    MetricsSummary,
-    Resampler,
-    check_bootstrap_options,
-    cluster_labels,
-    evidence_prevalence,
-    far_side_share,
-    monte_carlo_borderline,
-    newcombe_interval,
-    percentile_interval,
+from ..metrics import MetricOptions, MetricsSummary, Resampler, check_bootstrap_options, evidence_prevalence
+from ._differences import (
+    BORDERLINE,
+    CLEAR,
+    NOT_CLEAR,
+    TIE,
+    AgentData,
+    PairedDifferences,
+    shared_questions,
 )
-from ._headline import HEADLINE_METRICS, HeadlineMetric, headline_columns
+from ._headline import HEADLINE_METRICS, HeadlineMetric
 from ._result import Comparison
 from ._statistics import analysis_statistics
 
-_TIE = 1e-12
 DIFFERENCE_COLUMNS = [
     "metric",
     "agent",
@@ -84,109 +80,6 @@ def _join(names: Sequence[str], *, limit: int = 4) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-class _AgentData:
-    """One agent's trace ids, question ids, and per metric its columns and statistic."""
-
-    def __init__(self, st, tr, opts, overcautious_window, prevalence, defined):
-        self.ids = tr["trace_id"].tolist()
-        self.questions = tr["question_id"].tolist() if "question_id" in tr else [None] * len(tr)
-        self.question_set = frozenset(q for q in self.questions if q is not None and not pd.isna(q))
-        self.parts = headline_columns(
-            st, options=opts, overcautious_window=overcautious_window, global_prevalence=prevalence, defined=defined
-        )
-
-
-#: Headline metrics that are per-agent rates (a share of traces): a degenerate paired bootstrap of
-#: their difference gives way to Newcombe's hybrid score interval (spec section 3).
-RATE_METRICS = ("accuracy", "overconfident", "overcautious")
-
-#: How a difference's interval was computed (the ``interval`` column).
-BOOTSTRAP, NEWCOMBE = "paired bootstrap", "Newcombe hybrid score"
-
-#: The three verdicts of a difference (the ``verdict`` column).
-CLEAR, BORDERLINE, NOT_CLEAR = "clear", "borderline", "not clear"
-
-
-class _Draws(NamedTuple):
-    """A difference's bootstrap interval with what its verdict needs: the share of draws on the far side
-    of 0, the number of finite draws, and whether every draw gave the same value."""
-
-    lower: float
-    upper: float
-    far_share: float
-    n_draws: int
-    degenerate: bool
-
-
-def _pair(a: _AgentData, b: _AgentData, *, resampler: Resampler, alpha: float) -> dict[str, _Draws]:
-    """Per metric the CI of M(a) - M(b), one bootstrap over both agents' traces clustered by question."""
-    keys = list(a.parts)
-    blocks_a = [a.parts[k][0] for k in keys]
-    blocks_b = [b.parts[k][0] for k in keys]
-    wa, wb = sum(c.shape[1] for c in blocks_a), sum(c.shape[1] for c in blocks_b)
-    na, nb = len(a.ids), len(b.ids)
-    full = np.zeros((na + nb, wa + wb))
-    if na:
-        full[:na, :wa] = np.concatenate(blocks_a, axis=1)
-    if nb:
-        full[na:, wa:] = np.concatenate(blocks_b, axis=1)
-    units = cluster_labels(a.ids + b.ids, a.questions + b.questions, cluster="question")
-    universe = sorted(set(units))  # the draws depend on the set of units only, not on which agent is first
-    if not resampler.n_boot or not len(units):
-        return dict.fromkeys(keys, _Draws(np.nan, np.nan, np.nan, 0, False))
-    sums = resampler.with_clusters(units, universe=universe).resampled_sums(full)
-    out, ca, cb = {}, 0, wa
-    with np.errstate(invalid="ignore", divide="ignore"):
-        for k, xa, xb in zip(keys, blocks_a, blocks_b, strict=True):
-            da = a.parts[k][1](sums[:, ca : ca + xa.shape[1]])
-            db = b.parts[k][1](sums[:, cb : cb + xb.shape[1]])
-            d = da - db
-            lo, hi = percentile_interval(d, alpha=alpha)
-            finite = d[np.isfinite(d)]
-            degenerate = bool(finite.size) and float(finite.max() - finite.min()) <= _TIE
-            out[k] = _Draws(lo, hi, far_side_share(d, tie=_TIE), int(finite.size), degenerate)
-            ca += xa.shape[1]
-            cb += xb.shape[1]
-    return out
-
-
-def _counts(data: _AgentData, key: str) -> tuple[float, float]:
-    """A rate's count and denominator for one agent: the sums of its ``[v, defined]`` columns."""
-    cols = data.parts[key][0]
-    return float(cols[:, 0].sum()), float(cols[:, 1].sum())
-
-
-def _at_one_boundary(a: tuple[float, float], b: tuple[float, float]) -> bool:
-    """Both rates at 0, or both at 1 (with traces): the degenerate case spec section 3 names. A bootstrap
-    that is degenerate for another reason (two agents identical on every shared question, fully paired)
-    keeps its [0, 0]: the paired draws do vary nothing there, and an unpaired interval would not pair."""
-    (xa, na), (xb, nb) = a, b
-    return na > 0 and nb > 0 and ((xa == 0 and xb == 0) or (xa == na and xb == nb))
-
-
-def _interval(a: _AgentData, b: _AgentData, key: str, draws: _Draws, *, alpha: float) -> tuple[float, float, str, str]:
-    """The difference's interval, how it was computed and its verdict (spec section 3).
-
-    The paired bootstrap's percentile interval, unless every draw gave the same value for a rate
-    with both agents at 0, or both at 1: then Newcombe's hybrid score interval of the two rates. The
-    verdict is *clear* when the interval excludes 0, and *borderline* instead of clear or not clear
-    when the bootstrap's bound is within Monte Carlo error of 0
-    (:func:`~seekbench.metrics.monte_carlo_borderline`); Newcombe's interval has no Monte Carlo error.
-    """
-    lo, hi = draws.lower, draws.upper
-    if draws.degenerate and key in RATE_METRICS and a is not b and _at_one_boundary(_counts(a, key), _counts(b, key)):
-        lo, hi = newcombe_interval(*_counts(a, key), *_counts(b, key), alpha=alpha)
-        return lo, hi, NEWCOMBE, CLEAR if _clear(lo, hi) else NOT_CLEAR
-    if monte_carlo_borderline(draws.far_share, draws.n_draws, alpha=alpha):
-        return lo, hi, BOOTSTRAP, BORDERLINE
-    return lo, hi, BOOTSTRAP, CLEAR if _clear(lo, hi) else NOT_CLEAR
-
-
-def _clear(lo: float, hi: float) -> bool:
-    """The CI excludes 0 (beyond rounding: sums of equal per-trace values can differ in the last bit)."""
-    return bool(lo > _TIE or hi < -_TIE)
-
-
 def _order(values: dict[str, float], better: str) -> list[str]:
     """Agents with a value, best first; ties keep the agents' order."""
     defined = [a for a, v in values.items() if np.isfinite(v)]
@@ -199,7 +92,7 @@ def _rank(values: dict[str, float], order: list[str], agent: str, better: str) -
     if agent not in order:
         return np.nan
     v = values[agent]
-    ahead = [o for o in order if (values[o] - v > _TIE if better == "higher" else v - values[o] > _TIE)]
+    ahead = [o for o in order if (values[o] - v > TIE if better == "higher" else v - values[o] > TIE)]
     return float(1 + len(ahead))
 
 
@@ -255,6 +148,89 @@ def _sentence(
             what = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) == 3 else ", ".join(parts)
             clarity = f"{what} ({f'{level}% CI includes 0; ' if by[NOT_CLEAR] else ''}vs {runner}: {gap})"
     return f"{subject} {m.comparative} than {whom}; {clarity}{tail}."
+
+
+def _baseline(baseline: str | None, traces: pd.DataFrame, groups: dict) -> tuple[str, bool]:
+    """The baseline agent, and whether it is each metric's best (``"best"``, unless an agent has that name)."""
+    if baseline is None:  # the first agent of the input, as the report orders them
+        baseline = next(
+            (str(a) for a in dict.fromkeys(traces["agent"].astype(str)) if str(a) in groups), list(groups)[0]
+        )
+    best_baseline = baseline == "best" and "best" not in groups  # an agent named "best" keeps its name
+    if baseline not in groups and not best_baseline:
+        raise UserInputError(
+            f"--baseline {baseline!r} is not an agent of these traces; choose one of: best, {', '.join(groups)}"
+        )
+    return baseline, best_baseline
+
+
+def _agent_data(
+    steps: pd.DataFrame,
+    traces: pd.DataFrame,
+    statistics: pd.DataFrame | None,
+    opts: MetricOptions,
+    *,
+    overcautious_window: int,
+    agents: list[str],
+    values: dict[str, dict[str, float]],
+) -> dict[str, AgentData]:
+    """Per agent its traces and each headline metric's columns and statistic (``values``: which are defined)."""
+    prevalence = None
+    if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global":
+        prevalence = evidence_prevalence(
+            steps, traces, decision_points=opts.decision_points, **opts.evidence
+        ).to_numpy()
+    stats = analysis_statistics(steps, traces, statistics, dict(opts.as_dict()))
+    agent_of = traces["agent"].astype(str).to_numpy()
+    rows = {a: np.flatnonzero(agent_of == a) for a in agents}
+    return {
+        a: AgentData(
+            stats.iloc[rows[a]],
+            traces.iloc[rows[a]],
+            opts,
+            overcautious_window,
+            prevalence,
+            {m.key: bool(np.isfinite(values[m.key][a])) for m in HEADLINE_METRICS},
+        )
+        for a in agents
+    }
+
+
+def _difference_row(m: HeadlineMetric, vals: dict, a: str, b: str, differences: PairedDifferences) -> dict:
+    """One row of :attr:`Comparison.differences`: M(a) - M(b) with its interval and verdict."""
+    lo, hi, how, verdict = differences.interval(a, b, m.key)
+    d = vals[a] - vals[b]
+    shared = shared_questions(differences.data[a], differences.data[b])
+    return {
+        "metric": m.key,
+        "agent": a,
+        "other": b,
+        "value": vals[a],
+        "other_value": vals[b],
+        "difference": d,
+        "lower": lo,
+        "upper": hi,
+        "clear": verdict == CLEAR,
+        "verdict": verdict,
+        "interval": how,
+        "better": bool(d > TIE if m.better == "higher" else d < -TIE),
+        "paired": bool(shared),
+        "n_shared_questions": shared,
+    }
+
+
+def _value_row(m: HeadlineMetric, vals: dict, order: list[str], leaders: list[str], agent: str, group: dict) -> dict:
+    """One row of :attr:`Comparison.values`: the agent's value, its CI from the summary, its rank."""
+    lo, hi = group.get(f"{m.key}_ci") or (np.nan, np.nan)
+    return {
+        "metric": m.key,
+        "agent": agent,
+        "value": vals[agent],
+        "lower": np.nan if lo is None else float(lo),
+        "upper": np.nan if hi is None else float(hi),
+        "rank": _rank(vals, order, agent, m.better),
+        "best": agent in leaders,
+    }
 
 
 def compare_agents(
@@ -339,88 +315,23 @@ def compare_agents(
     agents = list(groups)
     if len(agents) < 2:
         return None
-    if baseline is None:  # the first agent of the input, as the report orders them
-        baseline = next((str(a) for a in dict.fromkeys(traces["agent"].astype(str)) if str(a) in groups), agents[0])
-    best_baseline = baseline == "best" and "best" not in groups  # an agent named "best" keeps its name
-    if baseline not in groups and not best_baseline:
-        raise UserInputError(
-            f"--baseline {baseline!r} is not an agent of these traces; choose one of: best, {', '.join(agents)}"
-        )
-    prevalence = None
-    if opts.ce_aggregate == "pooled" and opts.ce_prevalence == "global":
-        prevalence = evidence_prevalence(
-            steps, traces, decision_points=opts.decision_points, **opts.evidence
-        ).to_numpy()
+    baseline, best_baseline = _baseline(baseline, traces, groups)
     values = {m.key: {a: float(groups[a][m.key]) for a in agents} for m in HEADLINE_METRICS}
-    stats = analysis_statistics(steps, traces, statistics, dict(opts.as_dict()))
-    agent_of = traces["agent"].astype(str).to_numpy()
-    rows = {a: np.flatnonzero(agent_of == a) for a in agents}
-    data = {
-        a: _AgentData(
-            stats.iloc[rows[a]],
-            traces.iloc[rows[a]],
-            opts,
-            overcautious_window,
-            prevalence,
-            {m.key: bool(np.isfinite(values[m.key][a])) for m in HEADLINE_METRICS},
-        )
-        for a in agents
-    }
-    cache: dict[tuple[str, str], dict] = {}
-
-    def diff_ci(a: str, b: str, key: str) -> tuple[float, float, str, str]:
-        first, second = sorted((a, b))
-        if (first, second) not in cache:
-            cache[(first, second)] = _pair(data[first], data[second], resampler=resampler, alpha=alpha)
-        lo, hi, how, verdict = _interval(data[first], data[second], key, cache[(first, second)][key], alpha=alpha)
-        if a != first:
-            lo, hi = 0.0 - hi, 0.0 - lo  # 0.0 - x: no -0.0
-        return lo, hi, how, verdict
-
+    data = _agent_data(
+        steps, traces, statistics, opts, overcautious_window=overcautious_window, agents=agents, values=values
+    )
+    differences = PairedDifferences(data, resampler=resampler, alpha=alpha)
     metric_rows, value_rows, diff_rows = [], [], []
     for m in HEADLINE_METRICS:
         vals = values[m.key]
         order = _order(vals, m.better)
-        leaders = [a for a in order if abs(vals[a] - vals[order[0]]) <= _TIE] if order else []
+        leaders = [a for a in order if abs(vals[a] - vals[order[0]]) <= TIE] if order else []
         base = (leaders[0] if leaders else agents[0]) if best_baseline else baseline
         wanted = [(a, base) for a in agents] + [(lead, o) for lead in leaders for o in order if o not in leaders]
-        diffs = {}
-        for a, b in dict.fromkeys(wanted):
-            lo, hi, how, verdict = diff_ci(a, b, m.key)
-            diffs[(a, b)] = (lo, hi, verdict)
-            d = vals[a] - vals[b]
-            diff_rows.append(
-                {
-                    "metric": m.key,
-                    "agent": a,
-                    "other": b,
-                    "value": vals[a],
-                    "other_value": vals[b],
-                    "difference": d,
-                    "lower": lo,
-                    "upper": hi,
-                    "clear": verdict == CLEAR,
-                    "verdict": verdict,
-                    "interval": how,
-                    "better": bool(d > _TIE if m.better == "higher" else d < -_TIE),
-                    "paired": bool(_shared(data[a], data[b])),
-                    "n_shared_questions": _shared(data[a], data[b]),
-                }
-            )
-        ci_key = f"{m.key}_ci"
-        for a in agents:
-            lo, hi = groups[a].get(ci_key) or (np.nan, np.nan)
-            value_rows.append(
-                {
-                    "metric": m.key,
-                    "agent": a,
-                    "value": vals[a],
-                    "lower": np.nan if lo is None else float(lo),
-                    "upper": np.nan if hi is None else float(hi),
-                    "rank": _rank(vals, order, a, m.better),
-                    "best": a in leaders,
-                }
-            )
+        rows = [_difference_row(m, vals, a, b, differences) for a, b in dict.fromkeys(wanted)]
+        diff_rows += rows
+        value_rows += [_value_row(m, vals, order, leaders, a, groups[a]) for a in agents]
+        diffs = {(r["agent"], r["other"]): (r["lower"], r["upper"], r["verdict"]) for r in rows}
         metric_rows.append(
             {
                 "metric": m.key,
@@ -447,8 +358,3 @@ def compare_agents(
             "overcautious_window": overcautious_window,
         },
     )
-
-
-def _shared(a: _AgentData, b: _AgentData) -> int:
-    """Questions both agents answered (traces without a question id never pair)."""
-    return len(a.question_set & b.question_set)

@@ -10,14 +10,12 @@ its label carries one) that the page loads on demand.
 from __future__ import annotations
 
 import inspect
-import math
 import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import numpy as np
 import pandas as pd
 
 from .._errors import UndefinedMetricWarning
@@ -27,18 +25,16 @@ from ..metrics import (
     FLAG_DEFINITIONS,
     FLAGS,
     audit_flag_rates,
-    evidence_by_turn,
     evidence_unknown,
     observation_evidence,
-    step_evidence,
     trace_audit,
 )
 from ..traces import LABEL_FIELDS
 from ._explorer_agreement import _explanation, explorer_agreement
+from ._explorer_traces import RECOVERIES, clean, step_turns_and_evidence, trace_details, trace_index
 
 #: Where a label chip comes from: the labels the metrics used, the reference, or a judge.
 ROLES = ("labels", "reference", "judge")
-_NO_ANSWER = -1
 #: Audit options and their defaults, read from trace_audit's signature so they never drift apart.
 AUDIT_OPTION_DEFAULTS = {
     name: p.default
@@ -94,40 +90,12 @@ class ExplorerData:
         return self._build()
 
 
-def _clean(value):
-    """JSON-safe scalars: NaN and NA become None, numpy scalars Python numbers."""
-    if value is None or value is pd.NA:
-        return None
-    if isinstance(value, (np.bool_, bool)):
-        return bool(value)
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return None if math.isnan(value) else float(value)
-    return value
-
-
 def _single_raters(sets: Sequence[AnnotationSet]) -> list[AnnotationSet]:
     out: list[AnnotationSet] = []
     for s in sets:
         s = normalize_annotations(s)
         out.extend(s.for_rater(r) for r in s.raters)
     return out
-
-
-def _step_evidence_after(
-    steps: pd.DataFrame, mapping: Literal["sum", "sufficiency_first"], scope: Literal["cumulative", "latest"]
-) -> pd.Series:
-    """E after each step: E at its turn, except a tool call, which comes before its observation (E of turn - 1)."""
-    e = step_evidence(steps, mapping=mapping, scope=scope)
-    calls = steps["kind"].eq("search") & steps["turn"].gt(0)
-    if calls.any():
-        ebt = evidence_by_turn(steps, mapping=mapping, scope=scope)[["trace_id", "turn", "E"]]
-        prev = steps.loc[calls, ["trace_id", "turn"]].assign(turn=lambda d: d["turn"] - 1).reset_index()
-        prev = prev.merge(ebt, on=["trace_id", "turn"], how="left").set_index("index")["E"]
-        e = e.astype(float)
-        e.loc[prev.index] = prev.to_numpy(dtype=float)
-    return e
 
 
 def _metric_label_chips(steps: pd.DataFrame, trace_dicts: Sequence[dict], labels: AnnotationSet | None) -> dict:
@@ -256,7 +224,7 @@ def _agent_rates(
         {
             "agent": a,
             "n": int(rates.loc[a, "n_traces"]),
-            "correct": _clean(correct.get(a)),
+            "correct": clean(correct.get(a)),
             "flagged": float(rates.loc[a, "flagged"]),
             "mean_score": float(rates.loc[a, "mean_score"]),
             "flags": [float(rates.loc[a, f]) for f in FLAGS],
@@ -264,6 +232,24 @@ def _agent_rates(
         }
         for a in agents
     ]
+
+
+def _agreement(
+    reference: AnnotationSet,
+    raters: Sequence[AnnotationSet],
+    agreement: AgreementResult | None,
+    trace_dicts: Sequence[dict],
+    ref: list[AnnotationSet],
+) -> AgreementResult:
+    """The agreement of the raters with the reference: ``agreement`` when given (it must compare that
+    reference, ``ref[0]``), else :func:`~seekbench.agreement.compare_annotations` with its defaults."""
+    if agreement is None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)  # the rows carry their notes
+            agreement = compare_annotations(reference, *raters, traces=list(trace_dicts))
+    if agreement.reference != ref[0].name:
+        raise ValueError(f"agreement compares {agreement.reference!r}, not the reference {ref[0].name!r}")
+    return agreement
 
 
 def explorer_data(
@@ -324,107 +310,26 @@ def explorer_data(
     ev: dict[str, Any] = {"evidence_mapping": evidence_mapping, "evidence_scope": evidence_scope}
     if audit is None:
         audit = trace_audit(steps, traces, **ev, recovery=recovery, **audit_options)
+    order = [str(t["trace_id"]) for t in trace_dicts]
     label_sets: list[tuple[str, AnnotationSet]] = []
     by_trace_dis: dict = {}
     agree_meta: dict | None = None
     judges: list[AnnotationSet] = []
-    order = [str(t["trace_id"]) for t in trace_dicts]
     if reference is not None and raters:
         ref = _single_raters([reference])
         judges = _single_raters(raters)
-        label_sets += [("reference", s) for s in ref] + [("judge", s) for s in judges]
-        if agreement is None:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UndefinedMetricWarning)  # the rows carry their notes
-                agreement = compare_annotations(reference, *raters, traces=list(trace_dicts))
-        if agreement.reference != ref[0].name:
-            raise ValueError(f"agreement compares {agreement.reference!r}, not the reference {ref[0].name!r}")
+        label_sets = [("reference", s) for s in ref] + [("judge", s) for s in judges]
+        agreement = _agreement(reference, raters, agreement, trace_dicts, ref)
         agree_meta, by_trace_dis = explorer_agreement(agreement, judges, order)
     chips = _chips(_metric_label_chips(steps, trace_dicts, labels), label_sets)
-
-    e_after = _step_evidence_after(steps, evidence_mapping, evidence_scope)
-    step_info = {}
-    for tid, idx in steps.groupby("trace_id", sort=False).indices.items():
-        step_info[str(tid)] = dict(
-            zip(
-                steps["step"].to_numpy()[idx].tolist(),
-                zip(steps["turn"].to_numpy()[idx].tolist(), e_after.to_numpy()[idx].tolist(), strict=True),
-                strict=True,
-            )
-        )
-
+    step_info = step_turns_and_evidence(steps, evidence_mapping, evidence_scope)
     agents = list(dict.fromkeys(str(a) for a in audit["agent"]))
-    agent_idx = {a: i for i, a in enumerate(agents)}
-    recoveries = ["recovered", "stopped", "cut_off"]
-    a = {str(r["trace_id"]): r for r in audit.to_dict("records")}
+    rows = {str(r["trace_id"]): r for r in audit.to_dict("records")}
     last_turn = traces.set_index(traces["trace_id"].astype(str))["last_turn"]
-    index: dict[str, list] = {
-        k: [] for k in ("id", "agent", "q", "correct", "E", "flags", "score", "steps", "turns", "rec", "dis")
-    }
-    for t in trace_dicts:
-        tid = str(t["trace_id"])
-        row = a[tid]
-        flags = [f for f in str(row["flags"]).split(",") if f]
-        dis = by_trace_dis.get(tid, [])
-        correct = _clean(row["correct"])
-        e_ans = _clean(row["evidence_at_answer"])
-        index["id"].append(tid)
-        index["agent"].append(agent_idx[str(row["agent"])])
-        index["q"].append(t.get("question") or "")
-        index["correct"].append(-1 if correct is None else int(bool(correct)))
-        index["E"].append(_NO_ANSWER if e_ans is None else int(e_ans))
-        index["flags"].append(sum(1 << FLAGS.index(f) for f in flags))
-        index["score"].append(round(float(row["score"]), 3))
-        index["steps"].append(int(row["n_steps"]))
-        index["turns"].append(int(_clean(last_turn.get(tid)) or 0))
-        index["rec"].append(recoveries.index(row["recovery"]) if row["recovery"] in recoveries else -1)
-        index["dis"].append(len(dis))
+    index = trace_index(trace_dicts, rows, agents, last_turn, by_trace_dis)
 
     def build() -> Iterator[dict]:
-        for t in trace_dicts:
-            tid = str(t["trace_id"])
-            row = a[tid]
-            info = step_info.get(tid, {})
-            out_steps = []
-            for st in t.get("steps") or []:
-                i = int(st["index"])
-                turn, e = info.get(i, (None, None))
-                e = _clean(e)
-                s = {
-                    "i": i,
-                    "kind": st.get("kind"),
-                    "turn": _clean(turn),
-                    "E": None if e is None else int(e),
-                    "chips": chips.get((tid, i), []),
-                }
-                for key in ("text", "query", "tool", "url"):
-                    if st.get(key):
-                        s[key] = st[key]
-                if st.get("documents"):
-                    s["docs"] = [
-                        {k: d[k] for k in ("rank", "title", "text", "url") if d.get(k) is not None}
-                        for d in st["documents"]
-                    ]
-                out_steps.append(s)
-            yield {
-                "id": tid,
-                "agent": str(t.get("agent")),
-                "question": t.get("question") or "",
-                "gold": list(t.get("gold_answers") or []),
-                "answer": t.get("final_answer"),
-                "correct": _clean(row["correct"]),
-                "E": _clean(row["evidence_at_answer"]),
-                "recovery": row["recovery"],
-                "recovery_turn": _clean(row["recovery_turn"]),
-                "flags": [f for f in str(row["flags"]).split(",") if f],
-                "score": round(float(row["score"]), 3),
-                "ungrounded_share": _clean(row["ungrounded_share"]),
-                "n_reasoning_labeled": int(row["n_reasoning_labeled"]),
-                "repeated_queries": int(row["repeated_queries"]),
-                "n_queries": int(row["n_queries"]),
-                "steps": out_steps,
-                "dis": by_trace_dis.get(tid, []),
-            }
+        return trace_details(trace_dicts, rows, step_info, chips, by_trace_dis)
 
     rater_names = sorted({c[2] for cs in chips.values() for c in cs})
     meta = {
@@ -432,8 +337,8 @@ def explorer_data(
         "agents": agents,
         "flags": list(FLAGS),
         "flag_definitions": flag_definitions(audit_options),
-        "audit_options": {k: _clean(v) for k, v in {**AUDIT_OPTION_DEFAULTS, **audit_options}.items()},
-        "recovery": recoveries,
+        "audit_options": {k: clean(v) for k, v in {**AUDIT_OPTION_DEFAULTS, **audit_options}.items()},
+        "recovery": list(RECOVERIES),
         "fields": list(agreement.fields) if agreement is not None and judges else [],
         "label_source": label_source,
         "raters": list(dict.fromkeys(rater_names)),

@@ -110,6 +110,11 @@ def _load_sets(args, traces):
     return reference, raters
 
 
+def _label_fields(args: argparse.Namespace) -> list[str] | None:
+    """The label fields ``--fields`` names (comma-separated), or None for every field the reference labels."""
+    return [f.strip() for f in args.fields.split(",") if f.strip()] if args.fields else None
+
+
 def load_judged_sets(args: argparse.Namespace, traces: list[dict]):
     """``(reference, raters)`` as ``--reference`` and ``--rater`` say; ``(None, [])`` without a ``--rater``."""
     return _load_sets(args, traces) if args.raters else (None, [])
@@ -121,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     options = metric_options(args)
     read = read_input(args)
     reference, raters = _load_sets(args, read.traces)
-    fields = [f.strip() for f in args.fields.split(",") if f.strip()] if args.fields else None
+    fields = _label_fields(args)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)  # reported once, in result.warnings
         result = compare_annotations(

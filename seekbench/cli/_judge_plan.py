@@ -9,7 +9,7 @@ import warnings
 from pathlib import Path
 
 from .._errors import UndefinedMetricWarning, UserInputError
-from ._agree import _ci, _diff_ci, _f, _load_sets
+from ._agree import _ci, _diff_ci, _f, _label_fields, _load_sets
 from ._inputs import add_input_arguments, read_input
 from ._options import add_command, add_json, add_output, add_reference_options, add_seed
 from ._output import finish, fixed_width
@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     _check(args)
     read = read_input(args)
     reference, raters = _load_sets(args, read.traces)
-    fields = [f.strip() for f in args.fields.split(",") if f.strip()] if args.fields else None
+    fields = _label_fields(args)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)  # reported once, in plan.warnings
         plan = plan_annotation(

@@ -156,6 +156,78 @@ def _same_ranking(rankings: pd.DataFrame) -> pd.DataFrame:
     return rankings.drop(columns="note").assign(same_ranking=same)
 
 
+def _confusion_html(result, figures: dict[str, bytes]) -> list[str]:
+    """The confusion-matrix figures, one per stratum ([] without them)."""
+    conf_figs = [k for k in figures if k.startswith("agreement_confusion_")]
+    if not conf_figs:
+        return []
+    names = {f"agreement_confusion_{f}_{k}": _stratum_name(f, k) for f, k in result.strata}
+    return ["<h3>Confusion matrices</h3>"] + [
+        f"<figure>{_img(figures[k], k)}<figcaption>{html.escape(names.get(k, k))}: "
+        "counts; colour is the share of the reference's row.</figcaption></figure>"
+        for k in conf_figs
+    ]
+
+
+def _multi_rater_html(result) -> list[str]:
+    """Krippendorff's alpha and Fleiss' kappa of all raters, and each stratum's pairwise kappas ([] with two raters)."""
+    if not len(result.multi_rater):
+        return []
+    parts = [
+        (
+            "<h3>All raters together</h3><p>Krippendorff's alpha (nominal) uses every step two or more "
+            "raters labeled; Fleiss' kappa the steps every rater labeled (n/a: no such step).</p>"
+        ),
+        _table(result.multi_rater, left=("field", "step_kind")),
+    ]
+    for (f, k), m in result.pairwise.items():
+        parts += [
+            f"<details><summary>Pairwise Cohen's kappa: {html.escape(_stratum_name(f, k))}</summary>",
+            _table(m.reset_index(), left=("rater",)),
+            "</details>",
+        ]
+    return parts
+
+
+def _costs_html(agreement: AgreementAnalysis, figures: dict[str, bytes]) -> list[str]:
+    """What each judge cost, and the kappa-against-cost figure ([] without costs)."""
+    result = agreement.result
+    if not len(result.costs):
+        return []
+    return [
+        "<h3>What each judge cost</h3><p>From label provenance; n/a = not recorded.</p>",
+        _table(result.costs, left=("rater", "kind", "top_unscored_reason")),
+        figure_html(
+            figures,
+            "agreement_kappa_cost",
+            "kappa vs cost",
+            f"Pooled kappa against {AXIS_LABELS.get(str(agreement.cost_axis), 'cost')}; the red staircase "
+            "is the Pareto front.",
+            note=NO_COST_PLOT,
+        ),
+    ]
+
+
+def _sensitivity_html(sens: Any) -> list[str]:
+    """How far each judge's labels move RQI, CE and ERF(8) per agent, and whether the agents' order holds."""
+    t = sens.table
+    shown = t.assign(
+        **{"difference [95% CI]": [f"{fmt(r.difference)} [{fmt(r.lower)}, {fmt(r.upper)}]" for r in t.itertuples()]}
+    )
+    shown = shown[["rater", "agent", "metric", "reference", "judged", "difference [95% CI]", "n_traces"]]
+    return [
+        "<h3>How far the judge's labels move the metrics</h3>",
+        (
+            "<p>RQI, CE and ERF at turn 8 per agent from the reference labels and from each rater's; "
+            "difference = judged - reference with a paired bootstrap CI over the agent's traces. Kendall's "
+            "tau compares the agent rankings (1 = same order). n/a: the label source lacks the labels the "
+            "metric needs (see the notes below).</p>"
+        ),
+        _table(shown, left=("rater", "agent", "metric")),
+        _table(_same_ranking(sens.rankings), left=("rater", "metric", "same_ranking")),
+    ]
+
+
 def render_agreement_section(agreement: AgreementAnalysis, figures: dict[str, bytes], *, explorer: bool = False) -> str:
     """The agreement section as an HTML fragment (``<section>``), figures embedded as data URIs.
 
@@ -187,33 +259,12 @@ def render_agreement_section(agreement: AgreementAnalysis, figures: dict[str, by
             "<h3>Steps not compared</h3>",
             _table(result.exclusions, left=("rater", "field", "step_kind", "reason")),
         ]
-    conf_figs = [k for k in figures if k.startswith("agreement_confusion_")]
-    if conf_figs:
-        parts.append("<h3>Confusion matrices</h3>")
-        names = {f"agreement_confusion_{f}_{k}": _stratum_name(f, k) for f, k in result.strata}
-        parts += [
-            f"<figure>{_img(figures[k], k)}<figcaption>{html.escape(names.get(k, k))}: "
-            "counts; colour is the share of the reference's row.</figcaption></figure>"
-            for k in conf_figs
-        ]
+    parts += _confusion_html(result, figures)
     parts += [
         "<h3>Label prevalence on the compared steps</h3>",
         _table(result.prevalence, left=("rater", "field", "step_kind", "label")),
     ]
-    if len(result.multi_rater):
-        parts += [
-            (
-                "<h3>All raters together</h3><p>Krippendorff's alpha (nominal) uses every step two or more "
-                "raters labeled; Fleiss' kappa the steps every rater labeled (n/a: no such step).</p>"
-            ),
-            _table(result.multi_rater, left=("field", "step_kind")),
-        ]
-        for (f, k), m in result.pairwise.items():
-            parts += [
-                f"<details><summary>Pairwise Cohen's kappa: {html.escape(_stratum_name(f, k))}</summary>",
-                _table(m.reset_index(), left=("rater",)),
-                "</details>",
-            ]
+    parts += _multi_rater_html(result)
     if result.panel is not None:
         parts += [
             (
@@ -222,39 +273,10 @@ def render_agreement_section(agreement: AgreementAnalysis, figures: dict[str, by
             ),
             _table(result.panel.summary, left=("members", "tiebreaker")),
         ]
-    if len(result.costs):
-        parts += [
-            "<h3>What each judge cost</h3><p>From label provenance; n/a = not recorded.</p>",
-            _table(result.costs, left=("rater", "kind", "top_unscored_reason")),
-        ]
-        parts.append(
-            figure_html(
-                figures,
-                "agreement_kappa_cost",
-                "kappa vs cost",
-                f"Pooled kappa against {AXIS_LABELS.get(str(agreement.cost_axis), 'cost')}; the red staircase "
-                "is the Pareto front.",
-                note=NO_COST_PLOT,
-            )
-        )
+    parts += _costs_html(agreement, figures)
     sens: Any = result.sensitivity
     if sens is not None:
-        t = sens.table
-        shown = t.assign(
-            **{"difference [95% CI]": [f"{fmt(r.difference)} [{fmt(r.lower)}, {fmt(r.upper)}]" for r in t.itertuples()]}
-        )
-        shown = shown[["rater", "agent", "metric", "reference", "judged", "difference [95% CI]", "n_traces"]]
-        parts += [
-            "<h3>How far the judge's labels move the metrics</h3>",
-            (
-                "<p>RQI, CE and ERF at turn 8 per agent from the reference labels and from each rater's; "
-                "difference = judged - reference with a paired bootstrap CI over the agent's traces. Kendall's "
-                "tau compares the agent rankings (1 = same order). n/a: the label source lacks the labels the "
-                "metric needs (see the notes below).</p>"
-            ),
-            _table(shown, left=("rater", "agent", "metric")),
-            _table(_same_ranking(sens.rankings), left=("rater", "metric", "same_ranking")),
-        ]
+        parts += _sensitivity_html(sens)
     notes = [*result.warnings, *(sens.warnings if sens is not None else [])]
     if notes:
         parts.append("<div class='warn'>" + "<br>".join(html.escape(w) for w in dict.fromkeys(notes)) + "</div>")

@@ -30,7 +30,7 @@ from ._estimators import (
     read_estimates,
     write_estimates,
 )
-from ._evaluate import ConformalResult, calibration_mask, clopper_pearson, evaluate_conformal
+from ._evaluate import ConformalResult, calibration_mask, evaluate_conformal
 from ._llm import (
     DEFAULT_PROMPT,
     DEFAULT_PROMPT_VERSION,
@@ -41,6 +41,7 @@ from ._llm import (
     parse_completeness_answer,
     render_messages,
 )
+from ._repeat import clopper_pearson
 from ._split_conformal import (
     SplitConformal,
     conformal_interval,

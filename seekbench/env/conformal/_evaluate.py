@@ -25,31 +25,10 @@ import pandas as pd
 
 from ..._errors import SeekbenchWarning, UndefinedMetricWarning, UserInputError
 from ._estimators import cross_fit_predict
-from ._split_conformal import _check_alpha, conformal_interval, conformal_quantile, nonconformity
+from ._repeat import States, evaluate_repeat
+from ._split_conformal import _check_alpha, conformal_quantile, nonconformity
 
 METRICS = ("q_hat", "coverage", "width", "r2")
-
-
-def clopper_pearson(k: int, n: int, *, confidence: float = 0.95) -> tuple[float, float]:
-    """Exact binomial CI for k successes in n trials.
-
-    lower = Beta^{-1}(a / 2; k, n - k + 1) (0 when k = 0),
-    upper = Beta^{-1}(1 - a / 2; k + 1, n - k) (1 when k = n), a = 1 - confidence.
-    Returns (nan, nan) for n = 0.
-
-    Examples
-    --------
-    >>> [round(x, 4) for x in clopper_pearson(9, 10)]
-    [0.555, 0.9975]
-    """
-    from scipy.stats import beta
-
-    if n <= 0:
-        return float("nan"), float("nan")
-    a = 1.0 - confidence
-    lo = 0.0 if k <= 0 else float(beta.ppf(a / 2, k, n - k + 1))
-    hi = 1.0 if k >= n else float(beta.ppf(1 - a / 2, k + 1, n - k))
-    return lo, hi
 
 
 def calibration_mask(
@@ -169,11 +148,6 @@ def _state_table(estimates: pd.DataFrame | None, features: pd.DataFrame | None) 
     return states.sort_values(["doc_id", "state_id"], kind="stable").reset_index(drop=True)
 
 
-def _r2(c: np.ndarray, c_hat: np.ndarray) -> float:
-    ss_tot = float(np.sum((c - c.mean()) ** 2)) if c.size else 0.0
-    return float("nan") if c.size < 2 or ss_tot == 0 else 1.0 - float(np.sum((c - c_hat) ** 2)) / ss_tot
-
-
 def _split_means(rows: pd.DataFrame, keys: list[str], metrics: Iterable[str]) -> pd.DataFrame:
     """Mean over seeds within each split, then mean and std (ddof=1) over the S split means."""
     per_split = rows.groupby([*keys, "split"], sort=False)[list(metrics)].mean()
@@ -183,6 +157,35 @@ def _split_means(rows: pd.DataFrame, keys: list[str], metrics: Iterable[str]) ->
     for m in metrics:
         out[f"{m}_std"] = std[m]
     return out.reset_index()
+
+
+def _check_options(
+    n_splits: int, n_seeds: int, n_bins: int, baselines: Mapping[str, object] | None, features: pd.DataFrame | None
+) -> None:
+    """A user error for a count that is not a positive integer, or baselines without features."""
+    for name, v in (("n_splits", n_splits), ("n_seeds", n_seeds), ("n_bins", n_bins)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise UserInputError(f"{name} must be an integer >= 1, got {v!r}")
+    if baselines and features is None:
+        raise UserInputError("baselines need features (baseline_features(states, views))")
+
+
+def _fixed_estimates(estimates: pd.DataFrame | None, sid: np.ndarray) -> tuple[dict[str, np.ndarray], list[tuple]]:
+    """Per estimator its c_hat in ``sid`` order (NaN: unscored or not estimated), and the
+    ``(estimator, reason, n)`` rows counting the states left out."""
+    fixed: dict[str, np.ndarray] = {}
+    unscored_rows: list[tuple] = []
+    if estimates is None:
+        return fixed, unscored_rows
+    for name, g in estimates.groupby("estimator", sort=True):
+        fixed[name] = g.set_index("state_id")["c_hat"].reindex(sid).to_numpy(dtype=float)
+        reasons = g.loc[g["c_hat"].isna(), "reason"].fillna("unscored")
+        absent = int(len(sid) - g["state_id"].nunique())
+        for reason, n in reasons.value_counts().items():
+            unscored_rows.append((name, reason, int(n)))
+        if absent:
+            unscored_rows.append((name, "not estimated", absent))
+    return fixed, unscored_rows
 
 
 def evaluate_conformal(
@@ -233,33 +236,15 @@ def evaluate_conformal(
         lower is tighter; r2 <= 1, higher is better.
     """
     alpha = _check_alpha(alpha)
-    for name, v in (("n_splits", n_splits), ("n_seeds", n_seeds), ("n_bins", n_bins)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise UserInputError(f"{name} must be an integer >= 1, got {v!r}")
-    if baselines and features is None:
-        raise UserInputError("baselines need features (baseline_features(states, views))")
-    states = _state_table(estimates, features)
-    if split == "document" and states["doc_id"].nunique() < 2:
+    _check_options(n_splits, n_seeds, n_bins, baselines, features)
+    table = _state_table(estimates, features)
+    if split == "document" and table["doc_id"].nunique() < 2:
         raise UserInputError("a split by document needs states from at least 2 documents; use --split state")
-    sid = states["state_id"].to_numpy()
-    c = states["true_completeness"].to_numpy(dtype=float)
-    docs = states["doc_id"].to_numpy()
-    fixed: dict[str, np.ndarray] = {}
-    unscored_rows = []
-    if estimates is not None:
-        for name, g in estimates.groupby("estimator", sort=True):
-            fixed[name] = g.set_index("state_id")["c_hat"].reindex(sid).to_numpy(dtype=float)
-            reasons = g.loc[g["c_hat"].isna(), "reason"].fillna("unscored")
-            absent = int(len(sid) - g["state_id"].nunique())
-            for reason, n in reasons.value_counts().items():
-                unscored_rows.append((name, reason, int(n)))
-            if absent:
-                unscored_rows.append((name, "not estimated", absent))
-    feats = None if features is None else features.reindex(sid)
+    states = States.of(table, n_bins)
+    c, docs = states.c, states.docs
+    fixed, unscored_rows = _fixed_estimates(estimates, states.sid)
+    feats = None if features is None else features.reindex(states.sid)
     names = list(fixed) + [b for b in (baselines or {}) if b not in fixed]
-    edges = np.linspace(0.0, 1.0, n_bins + 1)
-    bin_idx = np.clip(np.searchsorted(edges, c, side="left") - 1, 0, n_bins - 1)
-    bin_labels = [f"{edges[i]:.2f}-{edges[i + 1]:.2f}" for i in range(n_bins)]
     rows, bin_rows, ref_rows, ref_scores = [], [], [], {}
     for s in range(n_splits):
         for r in range(n_seeds):
@@ -271,60 +256,12 @@ def evaluate_conformal(
                 else:
                     # a name not in fixed is one of the baselines: names is built from the two
                     c_hat = _refit(cast(Mapping[str, object], baselines)[name], feats, c, docs, cal, rng, n_folds)
-                ok = np.isfinite(c_hat)
-                cal_i, test_i = cal & ok, ~cal & ok
-                scores = nonconformity(c[cal_i], c_hat[cal_i])
-                q = float(conformal_quantile(scores, alpha))
-                e_test = nonconformity(c[test_i], c_hat[test_i])
-                covered = e_test <= q + 1e-12
-                lo, hi = conformal_interval(c_hat[test_i], q)
-                n_test = int(test_i.sum())
-                ci = clopper_pearson(int(covered.sum()), n_test, confidence=confidence)
-                rows.append(
-                    {
-                        "estimator": name,
-                        "split": s,
-                        "seed": r,
-                        "n_cal": int(cal_i.sum()),
-                        "n_test": n_test,
-                        "q_hat": q,
-                        "coverage": covered.mean() if n_test else np.nan,
-                        "coverage_ci_lower": ci[0],
-                        "coverage_ci_upper": ci[1],
-                        "width": float(np.mean(hi - lo)) if n_test else np.nan,
-                        "r2": _r2(c[test_i], c_hat[test_i]),
-                    }
-                )
-                b = bin_idx[test_i]
-                for i in range(n_bins):
-                    m = b == i
-                    bin_rows.append(
-                        {
-                            "estimator": name,
-                            "split": s,
-                            "seed": r,
-                            "bin": bin_labels[i],
-                            "n": int(m.sum()),
-                            "coverage": covered[m].mean() if m.any() else np.nan,
-                        }
-                    )
-                if s == 0 and r == 0:
-                    ref_scores[name] = scores
-                    ref_rows.append(
-                        pd.DataFrame(
-                            {
-                                "estimator": name,
-                                "state_id": sid[test_i],
-                                "doc_id": docs[test_i],
-                                "true_completeness": c[test_i],
-                                "c_hat": c_hat[test_i],
-                                "lower": lo,
-                                "upper": hi,
-                                "covered": covered,
-                                "q_hat": q,
-                            }
-                        )
-                    )
+                rep = evaluate_repeat(states, c_hat, cal, alpha=alpha, confidence=confidence)
+                rows.append({"estimator": name, "split": s, "seed": r, **rep.row})
+                bin_rows += [{"estimator": name, "split": s, "seed": r, **b} for b in rep.bins]
+                if s == 0 and r == 0:  # the reference repeat: its scores and per-state intervals are kept
+                    ref_scores[name] = rep.scores
+                    ref_rows.append(rep.states_frame(name))
     splits_df = pd.DataFrame(rows)
     warn = _warnings(splits_df, unscored_rows, alpha)
     summary = _summary(splits_df, names, c, docs, fixed, baselines, feats, alpha, n_folds, seed, unscored_rows)

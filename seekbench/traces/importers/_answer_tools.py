@@ -83,3 +83,13 @@ def answer_call(step: dict, answer_tools: frozenset[str] | None) -> str | None:
     step.pop("query", None)
     step.pop("url", None)
     return step["text"]
+
+
+def answer_source(steps: list[dict], answered: str | None) -> str | None:
+    """Where the final answer was read (``convert --explain``): ``answered``, the arguments' path of an answer
+    tool's call, when the last answer step is a tool's; else that step's path; None without an answer step."""
+    answers = [s for s in steps if s["kind"] == "answer"]
+    if not answers:
+        return None
+    last = answers[-1]
+    return answered if answered and last.get("tool") else last["source_ref"]["path"]

@@ -43,7 +43,7 @@ from typing import cast
 
 from ..._errors import UserInputError
 from ..._limits import ReadLimits
-from ._answer_tools import resolve_answer_tools
+from ._answer_tools import answer_source, resolve_answer_tools
 from ._base import ImportedRecord, RecordContext, expect_type, new_trace
 from ._fields import HEADER_FIELDS, apply_fields, record_fields
 from ._openai_chat import StepBuilder, content_text, import_documents, search_step
@@ -148,6 +148,61 @@ def _agent_name(doc: dict, ctx: RecordContext, prefix: str, fallback: str | None
     return f"{base}/{model}" if model and name else base
 
 
+def _record_id(doc: dict, ctx: RecordContext, prefix: str) -> str | None:
+    """The trajectory's ``session_id``, else its ``trajectory_id`` (None when neither is a non-empty string)."""
+    rid = None
+    for key in ("session_id", "trajectory_id"):
+        if doc.get(key) is not None:
+            expect_type(doc[key], str, what=key, path=f"{prefix}.{key}", **ctx)
+            rid = rid or doc[key] or None
+    return rid
+
+
+def _agent_model(doc: dict, info: object, prefix: str, origin: dict, deviations: list[str]) -> dict:
+    """``doc`` with ``agent.model`` read as ``agent.model_name`` (a deviation, noted) when only the former is
+    given; ``origin`` gets where the agent name was read (``agent.name``, joined with the model's)."""
+    model_key = "model_name"
+    if isinstance(info, dict) and info.get("model_name") is None and isinstance(info.get("model"), str):
+        deviations.append("agent.model in place of agent.model_name")
+        doc = {**doc, "agent": {**info, "model_name": info["model"]}}
+        model_key = "model"
+    if isinstance(info, dict) and info.get("name"):  # "name/model" is joined from both
+        joined = bool(info.get(model_key))
+        origin["agent"] = (
+            f"joined: {prefix}.agent.name, {prefix}.agent.{model_key}" if joined else f"{prefix}.agent.name"
+        )
+    return doc
+
+
+def _schema_version(doc: dict, ctx: RecordContext, prefix: str, deviations: list[str]) -> str:
+    """The trajectory's ``schema_version``; a bare ``1.x`` of a trajectory with ATIF steps is a deviation
+    (noted), any other version that is not ATIF's a user error."""
+    version = doc.get("schema_version")
+    version = expect_type(version, str, what="schema_version", path=f"{prefix}.schema_version", **ctx)
+    if _BARE_VERSION.match(version) and is_atif(doc):  # canonical traces say "1.0" too: ATIF steps decide
+        deviations.append(f"schema_version {version!r} has no 'ATIF-v' prefix")
+    elif not version.upper().startswith("ATIF"):
+        raise UserInputError(
+            f"schema_version {version!r} is not an ATIF version (ATIF-v1.x); pick the importer that fits this file",
+            path=f"{prefix}.schema_version",
+            **ctx,
+        )
+    return version
+
+
+def _metadata(doc: dict, info: object, version: str, extra: dict | None) -> dict:
+    """The trace's metadata: the schema version, the agent object as written (``info``), notes, final
+    metrics, and the ``extra`` fields the trace has no field for."""
+    meta: dict = {"schema_version": version}
+    for key in ("agent", "notes", "final_metrics"):
+        if doc.get(key) is not None:
+            meta[key] = info if key == "agent" else doc[key]
+    rest = {k: v for k, v in (extra or {}).items() if k not in EXTRA_FIELDS}
+    if rest:
+        meta["extra"] = rest
+    return meta
+
+
 def _convert(
     doc: object,
     *,
@@ -162,24 +217,11 @@ def _convert(
 ) -> ImportedRecord:
     ctx: RecordContext = {"file": file, "line": line, "trace_id": None}
     doc = expect_type(doc, dict, what="trajectory", path=prefix, **ctx)
-    rid = None
-    for key in ("session_id", "trajectory_id"):
-        if doc.get(key) is not None:
-            expect_type(doc[key], str, what=key, path=f"{prefix}.{key}", **ctx)
-            rid = rid or doc[key] or None
+    rid = _record_id(doc, ctx, prefix)
     trace_id = rid or f"{os.path.basename(file)}:{line}" + ("" if prefix == "$" else prefix[1:])
     ctx["trace_id"] = trace_id
-    version = doc.get("schema_version")
-    version = expect_type(version, str, what="schema_version", path=f"{prefix}.schema_version", **ctx)
     deviations: list[str] = []  # what in this trajectory is not ATIF as specified but reads one way only
-    if _BARE_VERSION.match(version) and is_atif(doc):  # canonical traces say "1.0" too: ATIF steps decide
-        deviations.append(f"schema_version {version!r} has no 'ATIF-v' prefix")
-    elif not version.upper().startswith("ATIF"):
-        raise UserInputError(
-            f"schema_version {version!r} is not an ATIF version (ATIF-v1.x); pick the importer that fits this file",
-            path=f"{prefix}.schema_version",
-            **ctx,
-        )
+    version = _schema_version(doc, ctx, prefix, deviations)
     steps = doc.get("steps")
     steps = expect_type(steps, list, what="steps", path=f"{prefix}.steps", **ctx)
     extra = doc.get("extra")
@@ -190,17 +232,7 @@ def _convert(
     if rid is not None:
         origin["trace_id"] = next(f"{prefix}.{k}" for k in ("session_id", "trajectory_id") if doc.get(k) == rid)
     info = doc.get("agent")
-    if isinstance(info, dict) and info.get("model_name") is None and isinstance(info.get("model"), str):
-        deviations.append("agent.model in place of agent.model_name")
-        doc = {**doc, "agent": {**info, "model_name": info["model"]}}
-        model_key = "model"
-    else:
-        model_key = "model_name"
-    if isinstance(info, dict) and info.get("name"):  # "name/model" is joined from both
-        joined = bool(info.get(model_key))
-        origin["agent"] = (
-            f"joined: {prefix}.agent.name, {prefix}.agent.{model_key}" if joined else f"{prefix}.agent.name"
-        )
+    doc = _agent_model(doc, info, prefix, origin, deviations)
     trace = new_trace(
         trace_id=trace_id,
         agent=_agent_name(doc, ctx, prefix, agent),
@@ -211,13 +243,7 @@ def _convert(
         record_id=rid,
         path=prefix,
     )
-    meta: dict = {"schema_version": version}
-    for key in ("agent", "notes", "final_metrics"):
-        if doc.get(key) is not None:
-            meta[key] = info if key == "agent" else doc[key]
-    rest = {k: v for k, v in (extra or {}).items() if k not in EXTRA_FIELDS}
-    if rest:
-        meta["extra"] = rest
+    meta = _metadata(doc, info, version, extra)
     given = fields["question"] if fields["question"] is not None else question
     sources = [s.get("source") if isinstance(s, dict) else None for s in steps]
     last_agent = max((i for i, s in enumerate(sources) if s == "agent"), default=-1)
@@ -267,10 +293,9 @@ def _convert(
     trace["steps"] = b.finish()
     trace["metadata"] = meta
     record_tool_kinds(trace, kinds)
-    answers = [s for s in trace["steps"] if s["kind"] == "answer"]
-    if answers and trace["final_answer"] is not None:
-        last = answers[-1]
-        origin["final_answer"] = answered if answered and last.get("tool") else last["source_ref"]["path"]
+    at = answer_source(trace["steps"], answered)
+    if at is not None and trace["final_answer"] is not None:
+        origin["final_answer"] = at
     notes = [
         f"note: {file}: trajectory {trace_id} does not conform to ATIF: {'; '.join(dict.fromkeys(deviations))}; "
         "read as the ATIF fields they stand for"

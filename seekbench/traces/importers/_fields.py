@@ -37,6 +37,15 @@ def get_path(rec: dict, path: str) -> object:
     return value
 
 
+def named_field(rec: dict, field: str, option: str, ctx: RecordContext, prefix: str, *, what: str = "record") -> str:
+    """The text at the dotted path ``field`` that the user named with ``option`` (``--question-field``);
+    a user error when it is missing or not a string."""
+    value = get_path(rec, field)
+    if value is None:
+        raise UserInputError(f"no field {field!r} (from {option}) in this {what}", path=f"{prefix}.{field}", **ctx)
+    return expect_type(value, str, what=field, path=f"{prefix}.{field}", **ctx)
+
+
 def question_key(question: str | None, dataset: str | None) -> str | None:
     """The question id used when a record gives none: dataset plus the whitespace-folded, lowercased question."""
     if not question or not question.strip():
@@ -112,15 +121,8 @@ def record_fields(
         elif key != "model":
             out.setdefault(key, None)
     if question_field is not None:
-        value = get_path(rec, question_field)
-        if value is None:
-            raise UserInputError(
-                f"no field {question_field!r} (from --question-field) in this record",
-                path=f"{prefix}.{question_field}",
-                **ctx,
-            )
-        value = expect_type(value, str, what=question_field, path=f"{prefix}.{question_field}", **ctx)
-        out["question"], out["sources"]["question"] = value, f"{prefix}.{question_field}"
+        out["question"] = named_field(rec, question_field, "--question-field", ctx, prefix)
+        out["sources"]["question"] = f"{prefix}.{question_field}"
     out["question_id"] = record_id(rec, ctx, prefix, "question_id")
     out["gold_answers"] = []
     keys = (answer_field,) if answer_field else GOLD_FIELDS + (COMMON_GOLD_FIELDS if common else ())

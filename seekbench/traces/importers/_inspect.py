@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator
 
 from ..._errors import UserInputError
 from ..._limits import ReadLimits
-from ._answer_tools import resolve_answer_tools
+from ._answer_tools import answer_source, resolve_answer_tools
 from ._base import ImportedRecord, RecordContext, expect_type, new_trace
 from ._inspect_log import Reader, is_eval_zip, is_log_document, read_log
 from ._jsonpath import key_part
@@ -235,10 +235,9 @@ def convert_sample(
     trace["steps"], answered = _steps(messages, trace, meta, ctx, f"{where}.messages", answer_tag, tools, kinds)
     trace["metadata"] = meta
     record_tool_kinds(trace, kinds)
-    answers = [s for s in trace["steps"] if s["kind"] == "answer"]
-    if answers and trace["final_answer"] is not None:
-        last = answers[-1]
-        sources["final_answer"] = answered if answered and last.get("tool") else last["source_ref"]["path"]
+    at = answer_source(trace["steps"], answered)
+    if at is not None and trace["final_answer"] is not None:
+        sources["final_answer"] = at
     return trace
 
 

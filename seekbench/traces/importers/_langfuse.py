@@ -56,7 +56,7 @@ from typing import cast
 
 from ..._errors import UserInputError
 from ..._limits import ReadLimits
-from ._answer_tools import resolve_answer_tools
+from ._answer_tools import answer_source, resolve_answer_tools
 from ._base import ImportedRecord, RecordContext, agent_note, default_agent, expect_type, new_trace
 from ._fields import apply_fields, gold_list, record_fields, verdict
 from ._json_documents import iter_documents
@@ -260,10 +260,9 @@ def _convert(
         parts = ([f"{where}.name"] if name else []) + ([f"{tree.path[with_model['id']]}.model"] if with_model else [])
         # two values joined with "/": said in words (a map names one path per field)
         sources["agent"] = f"joined: {', '.join(parts)}" if len(parts) > 1 else parts[0]
-    answer_steps = [st for st in b.steps if st["kind"] == "answer"]
-    if answer_steps:
-        last = answer_steps[-1]
-        sources["final_answer"] = b.answered if b.answered and last.get("tool") else last["source_ref"]["path"]
+    at = answer_source(b.steps, b.answered)
+    if at is not None:
+        sources["final_answer"] = at
     if trace["final_answer"] is None and rec.get("output") is not None:
         text = _answer_text(rec["output"])
         b.obs = {}

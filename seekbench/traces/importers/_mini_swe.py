@@ -31,7 +31,7 @@ from ..._errors import UserInputError
 from ..._limits import ReadLimits
 from ._action_steps import ActionSteps
 from ._base import ImportedRecord, RecordContext, agent_note, default_agent, expect_type, new_trace
-from ._fields import get_path, question_key
+from ._fields import get_path, named_field, question_key
 from ._json_documents import import_documents
 from ._tools import resolve_search_tools
 
@@ -188,14 +188,7 @@ def _convert(
     b = ActionSteps(FORMAT, ctx, search_tools)
     question: str | None = None
     if question_field is not None:
-        value = get_path(doc, question_field)
-        if value is None:
-            raise UserInputError(
-                f"no field {question_field!r} (from --question-field) in this trajectory",
-                path=f"{prefix}.{question_field}",
-                **ctx,
-            )
-        question = expect_type(value, str, what=question_field, path=f"{prefix}.{question_field}", **ctx)
+        question = named_field(doc, question_field, "--question-field", ctx, prefix, what="trajectory")
         sources["question"] = f"{prefix}.{question_field}"
     pending: list[tuple[str | None, dict]] = []  # calls waiting for their output, in order
     exit_submission = None

@@ -42,6 +42,7 @@ from ._fields import (  # noqa: F401
     consumed_fields,
     get_path,
     gold_list,
+    named_field,
     question_key,
     record_fields,
     record_id,
@@ -249,10 +250,7 @@ def _first_role(text: str) -> str:
 def _text_field(rec: dict, field: str | None, ctx: RecordContext, prefix: str) -> str:
     """The dotted path of the record's text field; a user error naming the fields to add or set."""
     if field is not None:
-        value = get_path(rec, field)
-        if value is None:
-            raise UserInputError(f"no field {field!r} (from --field) in this record", path=f"{prefix}.{field}", **ctx)
-        expect_type(value, str, what=field, path=f"{prefix}.{field}", **ctx)
+        named_field(rec, field, "--field", ctx, prefix)
         return field
     for key in TEXT_FIELDS:
         value = rec.get(key)

@@ -38,7 +38,7 @@ from ..._errors import UserInputError
 from ..._limits import ReadLimits
 from ._action_steps import ActionSteps
 from ._base import ImportedRecord, RecordContext, agent_note, default_agent, expect_type, new_trace
-from ._fields import get_path, question_key
+from ._fields import get_path, named_field, question_key
 from ._json_documents import import_documents
 from ._tools import resolve_search_tools
 
@@ -133,12 +133,7 @@ def _replay_config(doc: dict, ctx: RecordContext, prefix: str) -> dict:
 def _task(doc: dict, config: dict, ctx: RecordContext, prefix: str, field: str | None) -> tuple[str, str]:
     """``(question, where it came from)``: the task, never a demonstration."""
     if field is not None:
-        value = get_path(doc, field)
-        if value is None:
-            raise UserInputError(
-                f"no field {field!r} (from --question-field) in this trajectory", path=f"{prefix}.{field}", **ctx
-            )
-        return expect_type(value, str, what=field, path=f"{prefix}.{field}", **ctx), f"{prefix}.{field}"
+        return named_field(doc, field, "--question-field", ctx, prefix, what="trajectory"), f"{prefix}.{field}"
     text = get_path(config, "problem_statement.text")
     if isinstance(text, str) and text.strip():
         return text.strip(), f"{prefix}.replay_config.problem_statement.text"

@@ -140,18 +140,7 @@ def _convert(
         trace_id=trace_id, agent=name, question="", fmt=FORMAT, file=file, line=line, record_id=rid, path=prefix
     )
     ended = run.get("termination_reason") in _ENDED or run.get("termination_reason") is None
-    last_said = max(
-        (
-            i
-            for i, m in enumerate(messages)
-            if isinstance(m, dict)
-            and m.get("role") == "assistant"
-            and not m.get("tool_calls")
-            and isinstance(m.get("content"), str)
-            and m["content"].strip()
-        ),
-        default=-1,
-    )
+    last_said = _last_said(messages)
     b = ActionSteps(FORMAT, ctx, search_tools)
     pending: dict[str, dict] = {}
     question = None
@@ -179,31 +168,63 @@ def _convert(
                     trace["final_answer"], sources["final_answer"] = content, f"{p}.content"
             else:
                 b.add("other", content, f"{p}.content", original_kind=str(role))
-        calls = m.get("tool_calls") or []
-        calls = expect_type(calls, list, what="tool_calls", path=f"{p}.tool_calls", **ctx)
-        for j, tc in enumerate(calls):
-            tp = f"{p}.tool_calls[{j}]"
-            tc = expect_type(tc, dict, what="tool call", path=tp, **ctx)
-            tool = expect_type(tc.get("name"), str, what="tool name", path=f"{tp}.name", **ctx)
-            args: dict = tc["arguments"] if isinstance(tc.get("arguments"), dict) else {}
-            text = json.dumps(tc.get("arguments"), ensure_ascii=False)
-            if role != "assistant" or tc.get("requestor", "assistant") != "assistant":  # the user acts, not the agent
-                step = b.add("other", f"{tool} {text}", tp, original_kind="user_tool_call")
-            else:
-                query, url = call_fields(args)
-                step = b.call(tool, text, tp, query=query, url=url)
-            if tc.get("id") is not None:
-                pending[str(tc["id"])] = step
+        _tool_calls(b, m, role, p, pending)
     if question is None:
         raise UserInputError("simulation without a user message: no question to read", path=f"{prefix}.messages", **ctx)
     trace["question"] = question
     b.finish(trace)
+    _task_fields(trace, sources, run, info, tasks, prefix)
+    return ImportedRecord(line, trace=trace, notes=notes, sources=sources)
+
+
+def _last_said(messages: list) -> int:
+    """The position of the last assistant message with text and no tool call (-1 without one)."""
+    return max(
+        (
+            i
+            for i, m in enumerate(messages)
+            if isinstance(m, dict)
+            and m.get("role") == "assistant"
+            and not m.get("tool_calls")
+            and isinstance(m.get("content"), str)
+            and m["content"].strip()
+        ),
+        default=-1,
+    )
+
+
+def _tool_calls(b: ActionSteps, m: dict, role: object, p: str, pending: dict[str, dict]) -> None:
+    """The tool calls of the message ``m`` at ``p``: the agent's are calls awaiting their result (kept in
+    ``pending`` by id), the user's (tau2's user acts on the environment too) ``other`` steps."""
+    ctx = b.ctx
+    calls = m.get("tool_calls") or []
+    calls = expect_type(calls, list, what="tool_calls", path=f"{p}.tool_calls", **ctx)
+    for j, tc in enumerate(calls):
+        tp = f"{p}.tool_calls[{j}]"
+        tc = expect_type(tc, dict, what="tool call", path=tp, **ctx)
+        tool = expect_type(tc.get("name"), str, what="tool name", path=f"{tp}.name", **ctx)
+        args: dict = tc["arguments"] if isinstance(tc.get("arguments"), dict) else {}
+        text = json.dumps(tc.get("arguments"), ensure_ascii=False)
+        if role != "assistant" or tc.get("requestor", "assistant") != "assistant":  # the user acts, not the agent
+            step = b.add("other", f"{tool} {text}", tp, original_kind="user_tool_call")
+        else:
+            query, url = call_fields(args)
+            step = b.call(tool, text, tp, query=query, url=url)
+        if tc.get("id") is not None:
+            pending[str(tc["id"])] = step
+
+
+def _task_fields(trace: dict, sources: dict, run: dict, info: dict, tasks: dict, prefix: str) -> None:
+    """The dataset (the run's domain), question id, correctness (the reward) and metadata (the task's
+    reason for the call) of the trace of ``run`` at ``prefix``."""
     domain = get_path(info, "environment_info.domain_name")
     trace["dataset"] = domain if isinstance(domain, str) else None
     if trace["dataset"] is not None:  # read beside agent_info, in the results object holding this run
         sources["dataset"] = prefix.rsplit(".simulations[", 1)[0] + ".info.environment_info.domain_name"
     trace["question_id"] = (
-        f"{trace['dataset'] or ''}::{run['task_id']}" if "task_id" in run else question_key(question, trace["dataset"])
+        f"{trace['dataset'] or ''}::{run['task_id']}"
+        if "task_id" in run
+        else question_key(trace["question"], trace["dataset"])
     )
     reward = get_path(run, "reward_info.reward")
     if isinstance(reward, (int, float)) and not isinstance(reward, bool):
@@ -214,4 +235,3 @@ def _convert(
     if isinstance(reason, str):
         meta["reason_for_call"] = reason
     trace["metadata"] = {**meta, **trace.get("metadata", {})}
-    return ImportedRecord(line, trace=trace, notes=notes, sources=sources)
