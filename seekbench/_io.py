@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import IO
 
 from ._errors import UserInputError
+from ._fast_json import SLOW, fast_loads
 from ._limits import DEFAULT_LIMITS, RECORD_BYTES, limit_error
 from ._write_errors import is_write_error, write_error
 
@@ -174,7 +175,9 @@ def iter_jsonl(
             if lineno == 1 and raw.startswith(b"PK\x03\x04"):
                 yield lineno, UserInputError(ZIP_NOT_TEXT, file=name)
                 return
-            value = parse_jsonl_bytes(raw, file=name, line=lineno)
+            value = fast_loads(raw)
+            if value is SLOW:
+                value = parse_jsonl_bytes(raw, file=name, line=lineno)
             if value is not BLANK:
                 yield lineno, value
 
