@@ -233,6 +233,12 @@ def paused_gc() -> Iterator[None]:
     trick that pays (issue 28): ``read_traces`` of the 1x canonical corpus, default install,
     5.8 -> 4.1 CPU s (30%, it keeps every trace: see ``scripts/bench/results/tricks.md``);
     where traces are dropped as they are read (``seekbench metrics``) it buys 0-5%.
+
+    On exit, the objects made meanwhile join the oldest generation unexamined (``gc.freeze`` then
+    ``gc.unfreeze``, both public): else the first allocation after ``gc.enable`` starts a young
+    collection that walks every one of them, once, for nothing (they are acyclic). That walk cost
+    0.23-0.27 of the 2.2-3.0 CPU s of ``read_traces`` of the 1x release corpus (issue 28,
+    ``scripts/bench/release_speed.py``).
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -240,6 +246,8 @@ def paused_gc() -> Iterator[None]:
         yield
     finally:
         if was_enabled:
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
 
 

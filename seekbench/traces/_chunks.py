@@ -8,8 +8,9 @@ checks and the same one-line errors (file, line, trace id, field), collected in 
 
 The fast paths skip what a sequential read spends its time on: canonical JSONL lines are
 parsed by orjson where it reads them as the standard reader does (:mod:`seekbench._fast_json`;
-other lines go to the standard reader, which words the error), and seekbench Parquet goes from columns to tables without trace dicts
-(:mod:`.importers._parquet_fragments`). Other formats stream through their importer.
+other lines go to the standard reader, which words the error), and seekbench Parquet goes from
+columns to tables without trace dicts (:mod:`.importers._parquet_fragments`). Other formats
+stream through their importer.
 Duplicate trace ids within a fragment are found here; across fragments the caller finds
 them from :attr:`FragmentLog.ids` and :attr:`FragmentLog.lines`.
 """

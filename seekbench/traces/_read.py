@@ -79,7 +79,8 @@ def _iter_traces(
             yield rec.line, rec.error
             continue
         try:
-            validate_trace(rec.trace, file=file, line=rec.line)
+            if not rec.valid:  # valid by construction (see ImportedRecord.valid): checked as it was built
+                validate_trace(rec.trace, file=file, line=rec.line)
             tid = rec.trace["trace_id"]
             if tid in seen:
                 raise duplicate_id_error(tid, file=file, line=rec.line, first_line=seen[tid])
