@@ -69,7 +69,7 @@ def _iter_traces(
         )
     seen: dict[str, int | None] = {}
     for rec in importer_for(fmt).iter_records(path, **accepted):
-        if out is not None:
+        if out is not None and (rec.notes or rec.warnings):  # most records have neither
             out.notes.extend(n for n in rec.notes if n not in out.notes)
             out.n_warnings += len(rec.warnings)  # kept up to a bound: streaming memory stays flat
             out.warnings.extend(rec.warnings[: max(0, MAX_WARNINGS - len(out.warnings))])
