@@ -225,7 +225,7 @@ class _Spellings:
                 raise UserInputError("step type missing or not a string", path=f"{path}.type", **ctx)
             kind = "other"
         if raw.__class__ is str:
-            self.kinds[raw] = kind  # type: ignore[index]
+            self.kinds[raw] = kind
         return kind
 
     def field(self, name: str, path: str, ctx: RecordContext) -> str:
@@ -247,7 +247,7 @@ class _Spellings:
                 **ctx,
             )
         if raw.__class__ is str:
-            self.values[field][raw] = value  # type: ignore[index]
+            self.values[field][raw] = value
         return value
 
 
@@ -258,7 +258,7 @@ def _convert_step(s: object, pos: int, path: str, ctx: RecordContext, names: _Sp
     # Paths of errors are made only when there is an error; ``path`` is the step's (its source_ref's).
     if s.__class__ is not dict:
         s = expect_type(s, dict, what="step", path=path, **ctx)
-    get = s.get  # type: ignore[attr-defined]
+    get = s.get
     raw_type = get("type")
     kind = names.kinds.get(raw_type) if raw_type.__class__ is str else None
     if kind is None:
@@ -283,13 +283,13 @@ def _convert_step(s: object, pos: int, path: str, ctx: RecordContext, names: _Sp
         if text.__class__ is not str:
             text = expect_type(text, str, what="content", path=f"{path}.content", **ctx)
         step["text"] = text
-    if "query" in s:  # type: ignore[operator]
-        query = s["query"]  # type: ignore[index]
+    if "query" in s:
+        query = s["query"]
         if query is not None and query.__class__ is not str:
             expect_type(query, (str, type(None)), what="query", path=f"{path}.query", **ctx)
         step["query"] = query
-    if "documents" in s:  # type: ignore[operator]
-        step["documents"] = _documents(s["documents"], path, ctx)  # type: ignore[index]
+    if "documents" in s:
+        step["documents"] = _documents(s["documents"], path, ctx)
     dependency = get("trace_dependency")
     if dependency is not None and isinstance(dependency, dict):
         dep = dependency.get("dependent_on")
@@ -315,7 +315,7 @@ def _documents(docs: object, step_path: str, ctx: RecordContext) -> list[dict[st
         docs = expect_type(docs, list, what="documents", path=f"{step_path}.documents", **ctx)
     out: list[dict[str, Any]] = []
     append = out.append
-    for r, d in enumerate(docs, start=1):  # type: ignore[arg-type]
+    for r, d in enumerate(docs, start=1):
         if d.__class__ is not dict:
             if isinstance(d, str):
                 append({"id": None, "title": None, "text": d, "rank": r})
@@ -351,11 +351,11 @@ def _labels(ann: object, kind: str, path: str, ctx: RecordContext, names: _Spell
     labels: dict[str, str] = {}
     type_field = _TYPE_FIELD_BY_KIND.get(kind)
     if type_field is not None:
-        raw = ann.get("type")  # type: ignore[attr-defined]
+        raw = ann.get("type")
         if raw is not None:
             value = names.values[type_field].get(raw) if raw.__class__ is str else None
             labels[type_field] = value or names.value(type_field, raw, f"{path}.annotation.type", ctx)
-    attrs = ann.get("attributes") or {}  # type: ignore[attr-defined]
+    attrs = ann.get("attributes") or {}
     if attrs.__class__ is not dict:
         attrs = expect_type(attrs, dict, what="annotation attributes", path=f"{path}.annotation.attributes", **ctx)
     fields, values = names.fields, names.values
