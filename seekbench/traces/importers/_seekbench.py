@@ -198,6 +198,11 @@ def _question_id(rec: dict[str, Any], dataset: str | None) -> str | None:
     return f"{dataset or ''}::{' '.join(q.split()).lower()}" if isinstance(q, str) else None
 
 
+#: Spellings kept per table of :class:`_Spellings`: a real file has a few dozen; a file with a new step type
+#: on every line must not grow the reader's memory (the rest are worked out each time, as before).
+_MAX_SPELLINGS = 1024
+
+
 class _Spellings:
     """The canonical step kind, label field and label value of each spelling one file uses, worked out
     once per file: a file spells its few step types and labels over and over (a dict lookup per label
@@ -224,7 +229,7 @@ class _Spellings:
             if not isinstance(raw, str):
                 raise UserInputError("step type missing or not a string", path=f"{path}.type", **ctx)
             kind = "other"
-        if raw.__class__ is str:
+        if raw.__class__ is str and len(self.kinds) < _MAX_SPELLINGS:
             self.kinds[raw] = kind
         return kind
 
@@ -233,7 +238,7 @@ class _Spellings:
         field = canonical_field(name)
         if field is None or field == "reasoning_type":
             raise UserInputError(f"unknown label field {name!r}", path=f"{path}.annotation.attributes.{name}", **ctx)
-        if name.__class__ is str:
+        if name.__class__ is str and len(self.fields) < _MAX_SPELLINGS:
             self.fields[name] = field
         return field
 
@@ -246,7 +251,7 @@ class _Spellings:
                 path=where,
                 **ctx,
             )
-        if raw.__class__ is str:
+        if raw.__class__ is str and len(self.values[field]) < _MAX_SPELLINGS:
             self.values[field][raw] = value
         return value
 
