@@ -143,7 +143,7 @@ def test_the_check_sees_what_it_checks():
     """The walk finds module-level core imports, deferred extra imports and both kinds of guard."""
     found = {(file, module, deferred) for file, module, _, deferred in _imports()}
     assert ("seekbench/traces/_fragments.py", "fsspec", True) in found  # inside a function
-    assert ("seekbench/traces/_chunks.py", "orjson", True) in found  # try / except ImportError
+    assert ("seekbench/_fast_json.py", "orjson", True) in found  # try / except ImportError
     assert ("seekbench/env/_embedders.py", "sentence_transformers", True) in found  # TYPE_CHECKING
     assert any(module == "numpy" and not deferred for _, module, deferred in found)
 

@@ -7,9 +7,10 @@ checks and the same one-line errors (file, line, trace id, field), collected in 
 :class:`FragmentLog` in record order; without ``skip_invalid`` reading stops at the first.
 
 The fast paths skip what a sequential read spends its time on: canonical JSONL lines are
-parsed by orjson (a line it refuses is parsed again by the standard reader, which words the
-error), and seekbench Parquet goes from columns to tables without trace dicts
-(:mod:`.importers._parquet_fragments`). Other formats stream through their importer.
+parsed by orjson where it reads them as the standard reader does (:mod:`seekbench._fast_json`;
+other lines go to the standard reader, which words the error), and seekbench Parquet goes from
+columns to tables without trace dicts (:mod:`.importers._parquet_fragments`). Other formats
+stream through their importer.
 Duplicate trace ids within a fragment are found here; across fragments the caller finds
 them from :attr:`FragmentLog.ids` and :attr:`FragmentLog.lines`.
 """
@@ -21,15 +22,11 @@ import os
 from collections.abc import Iterator
 
 from .._errors import UserInputError
+from .._fast_json import SLOW, fast_loads
 from .._io import BLANK, ZIP_NOT_TEXT, parse_jsonl_bytes
 from .._limits import DEFAULT_LIMITS, ReadLimits, limit_error
 from ._fragment_log import FragmentLog, Tables, dict_chunks
 from ._fragments import Fragment, is_url, local_path, open_binary
-
-try:  # the scale extra: about 4 times faster than the json module on trace lines
-    import orjson as _orjson
-except ImportError:  # pragma: no cover (the standard reader, line by line)
-    _orjson = None  # type: ignore[assignment]
 
 #: Traces per chunk: bounds the tables made at once (a few MiB per thousand traces; no trace dicts
 #: are held). Each chunk costs the chunk function a fixed overhead (``trace_statistics``: pandas
@@ -148,14 +145,11 @@ def _fragment_bytes(fragment: Fragment) -> tuple[bytes | mmap.mmap, int, int]:
 
 
 def _loads(raw: bytes | memoryview, *, file: str, line: int) -> object:
-    """A line's value by orjson; a line it refuses (or no orjson) goes to the standard reader, which
-    words the error exactly (or reads what orjson does not: integers beyond 64 bits)."""
-    if _orjson is not None:
-        try:
-            return _orjson.loads(raw)
-        except _orjson.JSONDecodeError:
-            pass
-    return parse_jsonl_bytes(bytes(raw), file=file, line=line)
+    """A line's value by orjson where it reads the line as the standard reader does; else (a line it
+    refuses or reads differently, or no orjson) by the standard reader, which words the error exactly."""
+    raw = bytes(raw)  # one copy of the line: the check of :func:`fast_loads` translates bytes
+    value = fast_loads(raw)
+    return parse_jsonl_bytes(raw, file=file, line=line) if value is SLOW else value
 
 
 def _imported_records(

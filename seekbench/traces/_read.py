@@ -69,7 +69,7 @@ def _iter_traces(
         )
     seen: dict[str, int | None] = {}
     for rec in importer_for(fmt).iter_records(path, **accepted):
-        if out is not None:
+        if out is not None and (rec.notes or rec.warnings):  # most records have neither
             out.notes.extend(n for n in rec.notes if n not in out.notes)
             out.n_warnings += len(rec.warnings)  # kept up to a bound: streaming memory stays flat
             out.warnings.extend(rec.warnings[: max(0, MAX_WARNINGS - len(out.warnings))])
@@ -79,7 +79,8 @@ def _iter_traces(
             yield rec.line, rec.error
             continue
         try:
-            validate_trace(rec.trace, file=file, line=rec.line)
+            if not rec.valid:  # valid by construction (see ImportedRecord.valid): checked as it was built
+                validate_trace(rec.trace, file=file, line=rec.line)
             tid = rec.trace["trace_id"]
             if tid in seen:
                 raise duplicate_id_error(tid, file=file, line=rec.line, first_line=seen[tid])

@@ -290,3 +290,19 @@ def test_import_summary_counts_as_trace_by_trace(tmp_path):
     assert got == want and list(got.steps) == list(want.steps)
     assert want.action_calls == 1 and min(want.no_tool_call, want.empty_question, want.no_answer) >= 1
     assert want.formats["search_r1"] == 1
+
+
+def test_an_integer_beyond_64_bits_is_read_exactly_by_the_fragment_reader(tmp_path):
+    # orjson would read 2**64 as the float 1.8446744073709552e+19; the fragment reader must give the
+    # sequential reader's error, which names the exact integer (the schema's maximum is 2**63 - 1).
+    tr = copy.deepcopy(SAMPLE[0])
+    tr["steps"][0]["index"] = 2**64
+    path = tmp_path / "big.jsonl"
+    write_jsonl(path, [tr])
+    with pytest.raises(UserInputError) as sequential:
+        read_traces(path)
+    fr = plan_fragments([str(path)], ["canonical"])[0]
+    log = FragmentLog(fr)
+    list(iter_fragment_tables(fr, log))
+    assert log.errors[0][1].one_line() == sequential.value.one_line()
+    assert "18446744073709551616 is greater than the maximum of 9223372036854775807" in sequential.value.one_line()

@@ -78,3 +78,17 @@ def test_label_outside_ontology(tmp_path):
     msg = str(e.value)
     assert msg.startswith(f"{p}:1, trace 1, at $.trace[0].annotation.attributes.groundness: ")
     assert "'Sorta' is outside the ontology for grounding" in msg
+
+
+def test_spellings_are_kept_up_to_a_bound(tmp_path):
+    # A step type spelled anew on every line must not grow the reader's memory: past the bound the
+    # spellings are worked out each time (the same kinds either way: unknown types are "other").
+    from seekbench.traces.importers._seekbench import _MAX_SPELLINGS, _Spellings, convert
+
+    names = _Spellings()
+    n = _MAX_SPELLINGS + 50
+    for i in range(n):
+        rec = _record(id=i, trace=[{"type": f"custom-{i}", "step_index": 0}, {"type": "think", "step_index": 1}])
+        trace = convert(rec, file="t.jsonl", line=i + 1, rater="r", names=names)
+        assert [s["kind"] for s in trace["steps"]] == ["other", "reasoning"]
+    assert len(names.kinds) == _MAX_SPELLINGS

@@ -41,6 +41,11 @@ class ImportedRecord:
     #: from, or words where no one path names it (``joined: $.task_id, $.trial``, a span of an OTel trace).
     #: A field that was not found has no entry. ``messages`` and ``tagged`` name where the steps were read.
     sources: dict[str, str] = field(default_factory=dict)
+    #: True when the importer vouches that ``trace`` satisfies ``trace.schema.json`` and the step order
+    #: rules of :func:`~seekbench.traces.validate_trace`, so the reader does not check it again. Only an
+    #: importer that builds every part of the trace itself and checks what it copies may say so, with a
+    #: property test holding its output to jsonschema (the seekbench importer: see its module docstring).
+    valid: bool = False
 
 
 def new_trace(
