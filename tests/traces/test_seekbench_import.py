@@ -92,3 +92,16 @@ def test_spellings_are_kept_up_to_a_bound(tmp_path):
         trace = convert(rec, file="t.jsonl", line=i + 1, rater="r", names=names)
         assert [s["kind"] for s in trace["steps"]] == ["other", "reasoning"]
     assert len(names.kinds) == _MAX_SPELLINGS
+
+
+def test_a_score_beyond_float_range_is_not_kept(tmp_path):
+    # 10**400 and -10**309 are beyond float range (float() raised OverflowError: a traceback)
+    rec = _record()
+    docs = [{"title": "a", "content": "x", "score": 10**400}, {"title": "b", "content": "y", "score": -(10**309)},
+            {"title": "c", "content": "z", "score": 2}]
+    rec["trace"].insert(2, {"type": "search_result", "documents": docs, "step_index": 2})
+    rec["trace"][3]["step_index"] = 3
+    p = tmp_path / "t.jsonl"
+    p.write_text(json.dumps(rec) + "\n")
+    got = read_traces(p, format="seekbench").traces[0]["steps"][2]["documents"]
+    assert ["score" in d for d in got] == [False, False, True] and got[2]["score"] == 2.0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from typing import Any, TypedDict, TypeVar, overload
@@ -144,6 +145,22 @@ def expect_type(
         got = names.get(type(value), type(value).__name__)
         raise UserInputError(f"{what} must be {want}, got {got}", file=file, line=line, trace_id=trace_id, path=path)
     return value
+
+
+def finite_score(value: object) -> float | None:
+    """A document's retrieval score as a float: None for a non-number, a bool, NaN, an infinity or an
+    integer beyond float range (``float(10**400)`` raises), none of which is a score.
+
+    >>> finite_score(3), finite_score(True), finite_score(10**400), finite_score(float("nan"))
+    (3.0, None, None, None)
+    """
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    try:
+        score = float(value)
+    except OverflowError:
+        return None
+    return score if math.isfinite(score) else None
 
 
 def starts_with_bytes(path: str | os.PathLike, magic: bytes) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ._base import finite_score
 from ._otel_messages import indexed
 from ._otel_spans import Span, json_value
 
@@ -40,8 +41,8 @@ def _document(did: object, content: object, score: object, meta: dict) -> dict:
     url = meta.get("url", meta.get("source"))
     if isinstance(url, str):
         doc["url"] = url
-    if isinstance(score, (int, float)) and not isinstance(score, bool) and score == score:
-        doc["score"] = float(score)
+    if finite_score(score) is not None:
+        doc["score"] = finite_score(score)
     return doc
 
 

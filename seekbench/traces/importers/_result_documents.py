@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ._base import finite_score
+
 #: Keys holding the result list, tried in this order before any other key (an API's own first).
 DOC_LIST_KEYS = (
     "results",
@@ -169,8 +171,8 @@ def json_documents(value: object) -> list[dict] | None:
             url = next((meta[k] for k in (*URL_KEYS, "source") if isinstance(meta.get(k), str)), None)
         if url is not None:
             doc["url"] = url
-        if isinstance(d.get("score"), (int, float)) and not isinstance(d["score"], bool):
-            doc["score"] = float(d["score"])
+        if finite_score(d.get("score")) is not None:
+            doc["score"] = finite_score(d["score"])
         docs.append(doc)
     return docs
 

@@ -32,7 +32,7 @@ from ..._io import iter_jsonl
 from ..._limits import DEFAULT_LIMITS, ReadLimits
 from .._ontology import LABEL_VALUES, canonical_field, canonical_kind, canonical_value
 from .._trace_check import INT64_MAX
-from ._base import ImportedRecord, RecordContext, expect_type, new_trace
+from ._base import ImportedRecord, RecordContext, expect_type, finite_score, new_trace
 
 FORMAT = "seekbench"
 _TYPE_FIELD_BY_KIND = {"reasoning": "reasoning_type", "search": "search_type"}
@@ -337,8 +337,10 @@ def _documents(docs: object, step_path: str, ctx: RecordContext) -> list[dict[st
             "rank": r,
         }
         score = get("score")
-        if score is not None and isinstance(score, (int, float)) and not isinstance(score, bool):
-            doc["score"] = float(score)
+        if score is not None:
+            score = finite_score(score)  # a retrieval score is kept only as a finite number
+            if score is not None:
+                doc["score"] = score
         url = get("url")
         if url is not None and isinstance(url, str):
             doc["url"] = url
