@@ -2,8 +2,9 @@
 
 Issue 28: a speed trick stays only if it buys at least 10% of the wall time. Each trick is
 measured on ``seekbench metrics FILE --json`` (B = 2000, the defaults: all cores) over the 1x
-corpora of ``make_corpus.py`` (canonical JSONL and seekbench Parquet), on the default install
-(orjson hidden: it comes with the ``scale`` extra only). One round runs, in a shuffled order,
+corpora of ``make_corpus.py`` (canonical JSONL and seekbench Parquet), on the default install as it
+was when the tricks were measured (orjson hidden: then it came with the ``scale`` extra only; it
+is a core dependency since, see ``release_speed.py``). One round runs, in a shuffled order,
 the command with every trick on and then once with each trick off (the others on); the
 rounds repeat ``--repeats`` times, so a load change hits both settings alike. A trick's gain
 is ``(median off - median on) / median off``: the share of the wall time it saves (the CPU
