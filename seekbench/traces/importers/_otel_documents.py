@@ -41,8 +41,9 @@ def _document(did: object, content: object, score: object, meta: dict) -> dict:
     url = meta.get("url", meta.get("source"))
     if isinstance(url, str):
         doc["url"] = url
-    if finite_score(score) is not None:
-        doc["score"] = finite_score(score)
+    score = finite_score(score)
+    if score is not None:
+        doc["score"] = score
     return doc
 
 

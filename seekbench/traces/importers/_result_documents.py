@@ -171,8 +171,9 @@ def json_documents(value: object) -> list[dict] | None:
             url = next((meta[k] for k in (*URL_KEYS, "source") if isinstance(meta.get(k), str)), None)
         if url is not None:
             doc["url"] = url
-        if finite_score(d.get("score")) is not None:
-            doc["score"] = finite_score(d["score"])
+        score = finite_score(d.get("score"))
+        if score is not None:
+            doc["score"] = score
         docs.append(doc)
     return docs
 
