@@ -166,10 +166,9 @@ def _one(
         # certainty): the Wilson interval of the human values instead, with the estimate it centres.
         # The same for the Wilson intervals: an error variance of 0 seen on a few labeled traces
         # would give a huge n_eff, and at lambda = 0 the human values' own interval is the one to show.
-        lo, hi = wilson_interval(float(y.sum()), len(y), alpha=alpha)
-        if est.lam == 0 or not lo <= est.value <= hi:
-            est = replace(est, value=float(y.mean()), lam=0.0)
-        est = replace(est, ci=(lo, hi), se=(hi - lo) / 2.0 / normal_quantile(1.0 - alpha / 2.0), reason="")
+        wilson = _with_human_wilson(est, y, alpha)
+        lo, hi = wilson.ci
+        est = wilson if est.lam != 0 and lo <= est.value <= hi else replace(wilson, value=float(y.mean()), lam=0.0)
         if not len(fu):
             reasons.append("every trace is human-labeled: the human-only value")
         elif est.lam == 0:
@@ -212,10 +211,13 @@ def _human_only_estimate(
     """The lambda = 0 estimate of the same construction: the human values' Wilson interval for a
     rate, else :func:`ppi_mean` with ``lam=0`` (the classical interval of the human values)."""
     est = ppi_mean(y, f, fu, alpha=alpha, lam=0.0, interval=interval)
-    if interval.startswith("wilson"):
-        lo, hi = wilson_interval(float(y.sum()), len(y), alpha=alpha)
-        est = replace(est, ci=(lo, hi), se=(hi - lo) / 2.0 / normal_quantile(1.0 - alpha / 2.0), reason="")
-    return est
+    return _with_human_wilson(est, y, alpha) if interval.startswith("wilson") else est
+
+
+def _with_human_wilson(est: PPIEstimate, y: np.ndarray, alpha: float) -> PPIEstimate:
+    """``est`` with the human values' Wilson interval, and the standard error that interval implies."""
+    lo, hi = wilson_interval(float(y.sum()), len(y), alpha=alpha)
+    return replace(est, ci=(lo, hi), se=(hi - lo) / 2.0 / normal_quantile(1.0 - alpha / 2.0), reason="")
 
 
 def corrected_metrics(
@@ -263,9 +265,10 @@ def corrected_metrics(
         per agent: docs/metrics/ppi.md) apply to every metric. Any way, for a 0/1 metric whose
         labeled errors have no spread (or lambda = 0) the interval is the human values' Wilson
         interval, and wherever the interval at PPI++'s lambda is wider than the lambda = 0 one of
-        the same construction (the human values' Wilson interval for a rate, their classical
-        interval otherwise; compared before clipping to [0, 1]) lambda is 0 and the row shows the
-        human-only value with that interval: the judge is used only where it narrows it.
+        the same construction (the human values' Wilson interval for the rates' Wilson interval,
+        their classical t or normal interval for ``"t"`` and ``"clt"``; compared before clipping to
+        [0, 1]) lambda is 0 and the row shows the human-only value with that interval: the judge is
+        used only where it narrows it.
     n_boot, seed : int
         The bootstrap of the check interval and of the RQI and CE intervals.
 
