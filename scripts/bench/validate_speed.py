@@ -13,7 +13,7 @@ so jsonschema checks every record), on the first ``--reference-limit`` records.
 ``--fastjsonschema`` also times, cold, the schema check alone as ``fastjsonschema`` compiles it,
 as ``seekbench.traces._fastschema`` does, and the hand-written quick check in front of them
 (``seekbench.traces._trace_check``, schema and order rules) (issue 28: fastjsonschema would be
-used if it were as fast; ``pip install fastjsonschema``).
+used if it were as fast; ``pip install -e '.[bench]'``).
 
 Run (from the repo root)::
 
