@@ -44,6 +44,13 @@ ungrounded one mixes the question's words with the model's own knowledge.
 ``starts_plan`` / ``q_restate`` / ``new_ratio``
     The step opens like a plan ("I need to", "let me", ...); the share of its content words
     that restate the question; the share that are new.
+``subject_claim_last``
+    Over the documents of the latest observation, the best of the smaller of two coverages:
+    of the question's names and of the step's new names (capitalised words and numbers); -1
+    when the question or the step names nothing. High when one document names both the
+    question's subject and what the step claims of it; a step that takes its claim from a page
+    about something else (a namesake, a neighbouring topic) scores low on it although its
+    words are all in the documents, and annotators call such steps not grounded.
 
 Trace context (:data:`CONTEXT_SCORE_NAMES`): annotators label a trace's reasoning steps alike
 (in the SeekBench human labels, a step after retrieval is grounded 66% of the time when another
@@ -92,6 +99,7 @@ EVIDENCE_SCORE_NAMES: tuple[str, ...] = (
     "starts_plan",
     "q_restate",
     "new_ratio",
+    "subject_claim_last",
 )
 
 #: The scores averaged over the other reasoning steps of the trace (``ctx_<name>``).
@@ -156,6 +164,11 @@ def evidence_scores(view: StepView) -> dict[str, float]:
         "starts_plan": float(bool(_PLAN_START.match(view.text.strip().lower()))),
         "q_restate": coverage(words, q_words),
         "new_ratio": len(new) / len(words) if words else 0.0,
+        "subject_claim_last": max(
+            (min(coverage(q_ents, d), coverage(step_ents, d)) for d in view.last_doc_words), default=0.0
+        )
+        if q_ents and step_ents
+        else -1.0,
     }
 
 

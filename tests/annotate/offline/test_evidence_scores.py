@@ -103,3 +103,25 @@ def test_trace_context_averages_the_other_reasoning_steps_after_retrieval(reason
     assert set(context_scores(lone).values()) == {0.0}
     # grounding_scores joins both, in the classifier's column order.
     assert list(grounding_scores(reasoning[3])) == [*EVIDENCE_SCORE_NAMES, *CONTEXT_SCORE_NAMES]
+
+
+def test_subject_and_claim_named_by_one_document(reasoning):
+    # Step 3: the question names leo, bennett; the step's new names thames, ditton, surrey;
+    # document 1 of step 2 holds all five, so both coverages are 1.
+    assert evidence_scores(reasoning[3])["subject_claim_last"] == 1.0
+    # Step 0 names nothing new (leo, bennett are the question's): -1.
+    assert evidence_scores(reasoning[0])["subject_claim_last"] == -1.0
+
+
+def test_subject_and_claim_on_different_pages_score_low():
+    def score(docs):
+        v = StepView("t", 3, 3, "reasoning", 4, 1, "Night Train was produced by Ofra Bikel.", "Who produced Night Train?",
+                     last_doc_words=docs, n_prior_obs=1, n_prior_searches=1)
+        return evidence_scores(v)["subject_claim_last"]
+
+    # Question names night, train; the step's new names ofra, bikel.
+    # A page about the producer (0 of 2 question names) and one about the film (0 of 2 claim names): 0.
+    assert score([{"ofra", "bikel", "producer"}, {"night", "train", "film"}]) == 0.0
+    # One page naming the film and half the claim: min(2/2, 1/2) = 0.5, the best over the documents.
+    assert score([{"ofra", "bikel"}, {"night", "train", "ofra"}]) == 0.5
+    assert score([]) == 0.0  # no documents in the latest observation
