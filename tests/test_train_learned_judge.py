@@ -59,8 +59,8 @@ def test_shipped_record_matches_a_recomputed_fold(shared_traces, shipped):
     assert [r["features"] for r in record["results"]] == ["lexical", "lexical+minilm"]
     # Grounding's decision threshold is part of each fit (inner CV on the training data only), so
     # the fold model refitted below chooses its own, never seeing the fold's test traces.
-    for table in (model.fields, model.embed_fields):
-        assert 0 < table["reasoning.grounding"].threshold < 1
+    assert 0 < model.fields["reasoning.grounding"].threshold < 1
+    assert "reasoning.grounding" not in model.embed_fields  # lexical only (LEXICAL_ONLY_FIELDS)
     assert "inner cross-validation" in record["method_detail"]
     # Fold 0 of the lexical variant, refitted here: its grounding kappa is the card's first fold kappa.
     train_idx, test_idx = grouped_folds(traces, n_splits=5)[0]

@@ -80,6 +80,12 @@ def model_card_markdown(model: LearnedModel) -> str:
             f"- feature sets: lexical, and lexical + {model.embedder} similarities (used when the "
             "`local-embed` extra is installed)"
         )
+        lexical_only = sorted(set(model.fields) - set(model.embed_fields))
+        if lexical_only:
+            lines.append(
+                f"- no embedding variant (labeled by the lexical classifier in both feature sets): "
+                f"{', '.join(f'`{k}`' for k in lexical_only)}"
+            )
     for table, label in ((model.fields, "lexical"), (model.embed_fields, "with embeddings")):
         for key, m in sorted(table.items()):
             if m.trees is not None:

@@ -21,6 +21,7 @@ from ._human import LabelMap, question_groups
 from ._judge import applicable_fields
 from ._learned import (
     LEXICAL,
+    LEXICAL_ONLY_FIELDS,
     WITH_MINILM,
     FieldModel,
     LearnedModel,
@@ -118,7 +119,8 @@ def fit_learned_model(
         ``_context.trace_views(traces)`` when already computed (embedding scores already in
         their caches are reused).
     encoder : callable, optional
-        An embedder (:func:`._embed.minilm_encoder`): also fit the embedding variant.
+        An embedder (:func:`._embed.minilm_encoder`): also fit the embedding variant (of every
+        field but those of :data:`._learned.LEXICAL_ONLY_FIELDS`).
 
     Returns
     -------
@@ -148,7 +150,7 @@ def fit_learned_model(
                 continue
             groups = [group_of[str(v.trace_id)] for v in field_views]
             fields[key] = _fit(kind, f, field_views, ys, groups, seed, LEXICAL)
-            if encoder is not None:
+            if encoder is not None and (kind, f) not in LEXICAL_ONLY_FIELDS:
                 embed_fields[key] = _fit(kind, f, field_views, ys, groups, seed, WITH_MINILM)
     return LearnedModel(
         fields=fields,

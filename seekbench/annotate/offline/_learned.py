@@ -68,6 +68,13 @@ FIELD_SCORE_NAMES: dict[tuple[str, str], tuple[str, ...]] = {
 #: (kind, field) classifiers that average the logistic regression with boosted trees on the scores (:mod:`._trees`).
 TREE_FIELDS: frozenset[tuple[str, str]] = frozenset({("reasoning", "grounding")})
 
+#: (kind, field) classifiers with no embedding variant: with the ``local-embed`` extra the judge labels
+#: them with the lexical classifier. On the SeekBench human labels (grouped cross-validation, seven fold
+#: assignments, ``scripts/bench/learned_grounding_variants.py``) the MiniLM similarities lowered the kappa
+#: of reasoning grounding (0.485 against 0.508 in the mean) and moved one agent's RQI further from the
+#: humans' (issue 30).
+LEXICAL_ONLY_FIELDS: frozenset[tuple[str, str]] = frozenset({("reasoning", "grounding")})
+
 #: Feature sets: the lexical ones always; the MiniLM similarities with the ``local-embed`` extra.
 LEXICAL = "lexical"
 WITH_MINILM = "lexical+minilm"

@@ -22,7 +22,9 @@ class LearnedJudge(OfflineJudge):
     encoder : callable, "auto" or None, default "auto"
         The embedder for the model's embedding variant: ``"auto"`` uses MiniLM when the
         ``local-embed`` extra is installed; None never embeds. A model without an embedding
-        variant never embeds either. :attr:`features` says which feature set labels the steps.
+        variant never embeds either. :attr:`features` says which feature set labels the steps;
+        a field the embedding variant has no classifier for (:data:`._learned.LEXICAL_ONLY_FIELDS`)
+        is labeled by the lexical one, and its labels' ``heuristic`` says so.
     """
 
     kind = "learned"
@@ -56,8 +58,9 @@ class LearnedJudge(OfflineJudge):
 
     def _decide(self, kind: str, field: str, views: Sequence[StepView]) -> list[Decision]:
         key = LearnedModel.key(kind, field)
-        table = self.model.embed_fields if self._encoder is not None else self.model.fields
-        m = table.get(key)
+        m = self.model.embed_fields.get(key) if self._encoder is not None else None
+        # Fields without an embedding variant (LEXICAL_ONLY_FIELDS) keep the lexical classifier.
+        m = m or self.model.fields.get(key)
         if m is None:
             reason = self.model.unsupported.get(key, f"the model has no classifier for {field} on {kind} steps")
             return [Decision(None, reason=reason) for _ in views]
@@ -67,7 +70,8 @@ class LearnedJudge(OfflineJudge):
             texts, scores = view_inputs([views[i] for i in todo], m.score_names)
             predicted = dict(zip(todo, m.predict(texts, scores), strict=True))
         method = "logistic-regression" if m.trees is None else "logistic-regression+boosted-trees"
-        basis = f"{method}:{key}" + ("" if m.feature_set == LEXICAL else f" ({m.feature_set})")
+        plain = m.feature_set == LEXICAL and self._encoder is None
+        basis = f"{method}:{key}" + ("" if plain else f" ({m.feature_set})")
         return [
             Decision(None, reason=f"{kind} step has no text to judge")
             if v.is_empty

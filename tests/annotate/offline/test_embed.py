@@ -18,6 +18,7 @@ from seekbench.annotate.offline import (
     trace_views,
 )
 from seekbench.annotate.offline._embed import embedding_scores, sentences
+from seekbench.annotate.offline._learned import LEXICAL_ONLY_FIELDS
 
 # A toy encoder: one axis per keyword (plus one for "none of them"), L2-normalised, so every cosine
 # below is derived by hand from which keywords two texts share.
@@ -80,7 +81,9 @@ def two_variant_model(sample_traces):
 
 def test_model_holds_both_variants_and_judge_says_which(sample_traces, two_variant_model, tmp_path):
     m = two_variant_model
-    assert set(m.embed_fields) == set(m.fields) and m.embedder
+    # Every field has an embedding variant but the lexical-only ones (reasoning grounding).
+    assert set(m.embed_fields) == set(m.fields) - {"reasoning.grounding"} and m.embedder
+    assert LEXICAL_ONLY_FIELDS == {("reasoning", "grounding")}
     for key, fm in m.embed_fields.items():
         assert fm.score_names[-len(EMBED_SCORE_NAMES[fm.kind]):] == list(EMBED_SCORE_NAMES[fm.kind]), key
     path = tmp_path / "m.json"
@@ -91,7 +94,11 @@ def test_model_holds_both_variants_and_judge_says_which(sample_traces, two_varia
     without = LearnedJudge(loaded, encoder=None).label_traces(sample_traces[:6], rater="l")
     judged = [r for r in with_embed if r["provenance"]["kind"] == "judge" and r["value"] is not None]
     assert judged and all(r["provenance"]["model"].endswith("+minilm") for r in judged)
-    assert all("(lexical+minilm)" in r["provenance"]["heuristic"] for r in judged)
+    # Reasoning grounding is labeled by the lexical classifier even with the embedder, and says so.
+    grounding = [r for r in judged if ":reasoning.grounding" in r["provenance"]["heuristic"]]
+    assert grounding and all(r["provenance"]["heuristic"].endswith("(lexical)") for r in grounding)
+    assert all("(lexical+minilm)" in r["provenance"]["heuristic"] for r in judged if r not in grounding)
+    assert len(grounding) < len(judged)
     plain = [r for r in without if r["provenance"]["kind"] == "judge" and r["value"] is not None]
     assert plain and not any(r["provenance"]["model"].endswith("+minilm") for r in plain)
     assert not any("minilm" in r["provenance"]["heuristic"] for r in plain)
@@ -138,3 +145,10 @@ def test_shipped_judge_without_the_extra_uses_the_lexical_variant(monkeypatch, s
     recs = judge.label_traces(sample_traces[:2], rater="learned")
     models = {r["provenance"]["model"] for r in recs if r["provenance"]["kind"] == "judge"}
     assert models == {f"learned@1:{judge.model.sha256[:12]}"}
+
+
+def test_card_names_the_fields_without_embedding_variant(two_variant_model):
+    from seekbench.analysis import model_card_markdown
+
+    card = model_card_markdown(two_variant_model)
+    assert "- no embedding variant (labeled by the lexical classifier in both feature sets): `reasoning.grounding`" in card
