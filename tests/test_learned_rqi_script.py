@@ -47,3 +47,19 @@ def test_shipped_record_states_rqi_for_every_agent_and_feature_set(script):
     assert set(got) == {"lexical", "lexical+minilm"}
     for rows in got.values():
         assert len(rows) == 5 and all(0 <= h <= 1 and 0 <= j <= 1 for _, h, j, _ in rows)
+
+
+def test_shuffled_folds_keep_questions_together_and_depend_on_the_seed(script):
+    # 12 traces of 6 questions (two traces each); 3 folds.
+    traces = [{"trace_id": f"t{i}", "question_id": f"q{i // 2}", "question": f"question {i // 2}?"} for i in range(12)]
+    seen = set()
+    for seed in (1, 2, 3):
+        folds = script.shuffled_folds(traces, seed, n_splits=3)
+        tests = [set(te.tolist()) for _, te in folds]
+        assert sorted(i for t in tests for i in t) == list(range(12))  # every trace tested exactly once
+        for tr, te in folds:
+            assert {i // 2 for i in tr}.isdisjoint({i // 2 for i in te})  # no question on both sides
+            assert len(te) == 4  # 6 questions dealt round-robin: 2 per fold
+        seen.add(tuple(sorted(tuple(sorted(t)) for t in tests)))
+    assert len(seen) > 1  # the seed changes the assignment
+

@@ -240,6 +240,7 @@ def cross_validate_learned(
     name: str = "learned",
     encoder: Callable | None = None,
     views: list | None = None,
+    folds: list[tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> CVResult:
     """Grouped cross-validation of the learned judge (see the module docstring).
 
@@ -257,12 +258,22 @@ def cross_validate_learned(
         on labels, so computing them once for all traces leaks nothing between folds.
     views : list of list of StepView, optional
         ``trace_views(traces)`` when already computed (embedding scores in their caches are reused).
+    folds : list of (train_idx, test_idx), optional
+        Index arrays into ``traces`` to use instead of :func:`grouped_folds` (another assignment of
+        the questions to folds, to see how much a figure depends on it); a question on both sides
+        of a fold is refused.
 
     Returns
     -------
     CVResult
     """
-    folds = grouped_folds(traces, n_splits=n_splits)
+    if folds is None:
+        folds = grouped_folds(traces, n_splits=n_splits)
+    else:
+        groups = question_groups(traces)
+        for train_idx, test_idx in folds:
+            if {groups[i] for i in train_idx} & {groups[i] for i in test_idx}:
+                raise UserInputError("folds: a question has traces on both sides of a fold")
     views = trace_views(traces) if views is None else views
     records: list[dict] = []
     fold_tables = []

@@ -216,3 +216,20 @@ def test_shared_cv_kappas(shared_cv):
     assert math.isnan(table.loc["grounding (search)", "kappa"])
     summary = shared_cv.summary()
     assert len(summary["reasoning_type"]["fold_kappas"]) == 5
+
+
+def test_cross_validation_refuses_folds_that_split_a_question(sample_traces):
+    import numpy as np
+
+    from seekbench import UserInputError
+    from seekbench.analysis import cross_validate_learned
+    from seekbench.annotate.offline import human_labels, question_groups
+
+    traces = sample_traces
+    groups = question_groups(traces)
+    first = [i for i, g in enumerate(groups) if g == groups[0]]
+    assert len(first) > 1  # the sample data has several agents per question
+    idx = np.arange(len(traces))
+    bad = [(idx[idx != first[0]], np.array([first[0]]))]  # one trace of a question tested, the others trained on
+    with pytest.raises(UserInputError, match="a question has traces on both sides of a fold"):
+        cross_validate_learned(traces, human_labels(traces), folds=bad)
