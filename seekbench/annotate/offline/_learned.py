@@ -20,7 +20,8 @@ after loading.
 
 With an embedder (the ``local-embed`` extra, :mod:`._embed`), a second set of
 classifiers is fitted on the same features plus the embedding similarities of
-:data:`._embed.EMBED_SCORE_NAMES`. A model file holds both; the judge uses the
+:data:`._embed.EMBED_SCORE_NAMES` (not for the fields of :data:`LEXICAL_ONLY_FIELDS`,
+which keep their lexical classifier). A model file holds both; the judge uses the
 embedding variant when the extra is installed and the lexical one otherwise,
 and says which in every label's provenance (``model`` ends in ``+minilm`` and
 ``heuristic`` names the feature set).
