@@ -43,7 +43,7 @@ from seekbench.agreement._plan_counts import (
     kappa_statistic,
     trace_counts,
 )
-from seekbench.agreement._planning import _plan_row
+from seekbench.agreement._plan_rows import plan_row
 from seekbench.agreement._strata import split_rule_derived, step_kinds, strata
 from seekbench.annotate import annotate
 from seekbench.labels import AnnotationSet, load_annotations
@@ -114,7 +114,7 @@ def _one_pilot(p: int, strata_list, all_ids, args) -> list[dict]:
     for s in strata_list:
         counts = s.counts[np.isin(s.ids, list(pilot))]
         ci = cluster_bootstrap_ci(counts, s.statistic, n_boot=2000, seed=p, alpha=0.05)
-        plan = _plan_row(counts, s.statistic, np.array(ci), args.pilot_size, args.target, {**projection, "seed": p})
+        plan = plan_row(counts, s.statistic, np.array(ci), args.pilot_size, args.target, {**projection, "seed": p})
         row = {"stratum": s.name, "field": s.field, "kind": s.kind, "pilot": p, "half_now": plan["half_width"]}
         k = plan["traces_needed"]
         row["planned"] = k
