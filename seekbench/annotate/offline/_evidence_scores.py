@@ -127,14 +127,14 @@ def evidence_scores(view: StepView) -> dict[str, float]:
     (0.0, 3.0)
     """
     words = content_words(view.text)
-    new = words - content_words(view.question)
-    numbers = set(_NUMBER.findall(view.text))
-    names = entity_terms(view.text) - entity_terms(view.question)
-    answer = normalize_answer(view.final_answer) if view.final_answer else ""
     q_words, q_ents = content_words(view.question), entity_terms(view.question)
+    new = words - q_words
+    numbers = set(_NUMBER.findall(view.text))
+    step_ents = entity_terms(view.text) - q_ents  # the step's names not in the question
+    answer = normalize_answer(view.final_answer) if view.final_answer else ""
     docs = view.seen_doc_words
     best = max(range(len(docs)), key=lambda i: coverage(new, docs[i]), default=None)  # first of the best
-    step_ents = entity_terms(view.text) - q_ents
+    qent_last = [coverage(q_ents, d) for d in view.last_doc_words]  # per document of the latest observation
     bigrams = word_bigrams(view.text)
     seen = {b for b in bigrams if any(b in s for s in view.seen_bigrams)}
     return {
@@ -145,13 +145,13 @@ def evidence_scores(view: StepView) -> dict[str, float]:
         "support_all": coverage(words, view.seen_obs_words),
         "num_share": sum(n in view.seen_obs_text for n in numbers) / len(numbers) if numbers else -1.0,
         "has_nums": float(bool(numbers)),
-        "ent_share": coverage(names, view.seen_obs_words),
+        "ent_share": coverage(step_ents, view.seen_obs_words),
         "log_len": math.log1p(len(tokens(view.text))),
         "steps_since_obs": float(view.steps_since_obs),
         "answer_seen": float(bool(answer) and f" {answer} " in f" {normalize_answer(view.seen_obs_text)} "),
         "n_prior_obs": float(view.n_prior_obs),
         "q_last_best": max((coverage(q_words, d) for d in view.last_doc_words), default=0.0),
-        "qent_last_best": max((coverage(q_ents, d) for d in view.last_doc_words), default=0.0),
+        "qent_last_best": max(qent_last, default=0.0),
         "q_seen_best": max((coverage(q_words, d) for d in docs), default=0.0),
         "qent_seen_best": max((coverage(q_ents, d) for d in docs), default=0.0),
         "ans_last": float(bool(answer) and f" {answer} " in f" {normalize_answer(view.last_obs_text)} "),
@@ -165,7 +165,8 @@ def evidence_scores(view: StepView) -> dict[str, float]:
         "q_restate": coverage(words, q_words),
         "new_ratio": len(new) / len(words) if words else 0.0,
         "subject_claim_last": max(
-            (min(coverage(q_ents, d), coverage(step_ents, d)) for d in view.last_doc_words), default=0.0
+            (min(q, coverage(step_ents, d)) for q, d in zip(qent_last, view.last_doc_words, strict=True)),
+            default=0.0,
         )
         if q_ents and step_ents
         else -1.0,
