@@ -73,19 +73,16 @@ def shuffled_folds(traces: list[dict], seed: int, n_splits: int = 5) -> list[tup
     return [(np.where(test != k)[0], np.where(test == k)[0]) for k in range(n_splits)]
 
 
-def from_cv(data: Path, *, embed: bool, n_boot: int, seed: int,
-            folds: list | None = None) -> dict[str, list[tuple[str, float, float, float]]]:
-    """Rerun the grouped CV; per feature set and agent: human RQI, OOF RQI, bootstrap SE of their difference."""
-    from seekbench.analysis import cross_validate_learned
+def load(data: Path, *, embed: bool) -> tuple[list[dict], dict, list, list]:
+    """The traces sorted by id, their human labels, their step views, and the encoders to score with.
+
+    The encoders are None (lexical) and, with ``embed``, MiniLM, whose scores are computed here once
+    and kept in the views for every cross-validation run.
+    """
     from seekbench.annotate.offline import add_embedding_scores, human_labels, minilm_encoder, trace_views
     from seekbench.traces import read_traces
 
     traces = sorted(read_traces(data).traces, key=lambda t: str(t["trace_id"]))
-    reference = human_labels(traces)
-    if callable(folds):
-        folds = folds(traces)
-    agent = {str(t["trace_id"]): str(t.get("agent")) for t in traces}
-    reasoning = {(str(t["trace_id"]), s["index"]) for t in traces for s in t["steps"] if s["kind"] == "reasoning"}
     views = trace_views(traces)
     encoders: list = [None]
     if embed:
@@ -94,6 +91,18 @@ def from_cv(data: Path, *, embed: bool, n_boot: int, seed: int,
             raise SystemExit("the local-embed extra is not installed (or pass --no-embed)")
         add_embedding_scores(views, enc)
         encoders.append(enc)
+    return traces, human_labels(traces), views, encoders
+
+
+def from_cv(loaded: tuple, *, n_boot: int, seed: int,
+            folds: list | None = None) -> dict[str, list[tuple[str, float, float, float]]]:
+    """Rerun the grouped CV on :func:`load`'s data (``folds``: another assignment); per feature set and
+    agent: human RQI, OOF RQI, bootstrap SE of their difference."""
+    from seekbench.analysis import cross_validate_learned
+
+    traces, reference, views, encoders = loaded
+    agent = {str(t["trace_id"]): str(t.get("agent")) for t in traces}
+    reasoning = {(str(t["trace_id"]), s["index"]) for t in traces for s in t["steps"] if s["kind"] == "reasoning"}
     out = {}
     rng = np.random.default_rng(seed)
     for enc in encoders:
@@ -125,8 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fold-seeds", type=int, default=0,
                    help="with --data: also rerun with this many other fold assignments (seeds 1..N) and summarise")
     args = p.parse_args(argv)
-    tables = (from_cv(args.data, embed=not args.no_embed, n_boot=args.n_boot, seed=args.seed)
-              if args.data else from_record(args.record))
+    loaded = load(args.data, embed=not args.no_embed) if args.data else None
+    tables = from_cv(loaded, n_boot=args.n_boot, seed=args.seed) if loaded else from_record(args.record)
     ok = True
     for features, rows in tables.items():
         print(f"\n{features}\n| agent | human RQI | out-of-fold RQI | difference | bootstrap SE |")
@@ -136,16 +145,16 @@ def main(argv: list[str] | None = None) -> int:
         worst = max(abs(j - h) for _, h, j, _ in rows)
         ok &= worst <= args.tolerance
         print(f"max |difference| {worst:.3f} ({'within' if worst <= args.tolerance else 'above'} {args.tolerance})")
-    if args.data and args.fold_seeds:
-        robustness(args, tables)
+    if loaded and args.fold_seeds:
+        robustness(args, loaded, tables)
     return 0 if ok else 1
 
 
-def robustness(args: argparse.Namespace, shipped: dict) -> None:
+def robustness(args: argparse.Namespace, loaded: tuple, shipped: dict) -> None:
     """Per feature set: the mean difference per agent and each assignment's largest, over other fold assignments."""
+    traces = loaded[0]
     runs = [shipped] + [
-        from_cv(args.data, embed=not args.no_embed, n_boot=0, seed=args.seed,
-                folds=lambda traces, s=s: shuffled_folds(traces, s))
+        from_cv(loaded, n_boot=0, seed=args.seed, folds=shuffled_folds(traces, s))
         for s in range(1, args.fold_seeds + 1)
     ]
     for features in shipped:
