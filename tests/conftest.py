@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import socket
 import subprocess
@@ -34,6 +35,31 @@ def shared_data() -> Path:
 def real_format():
     """A real public file of a producer's format, read in place (never copied into the project)."""
     return lambda name: _require(REAL_FORMATS / name, "real public format file")
+
+
+BENCH = REPO / "scripts" / "bench"
+
+
+@pytest.fixture(scope="session")
+def bench_script():
+    """Load a benchmark script of scripts/bench by name (``"learned_rqi"``) as a fresh module; nothing runs.
+
+    The scripts' own folder is on the path while it loads (some import a sibling script), and the
+    module is registered in ``sys.modules`` (dataclasses look their module up while being built).
+    """
+
+    def load(name: str):
+        spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        sys.path.insert(0, str(BENCH))
+        try:
+            spec.loader.exec_module(module)
+        finally:
+            sys.path.remove(str(BENCH))
+        return module
+
+    return load
 
 
 @pytest.fixture(scope="session")

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
 from seekbench.llm import compact_kappas, read_record
 
-REPO = Path(__file__).resolve().parent.parent
-
 
 @pytest.mark.shared_data
-def test_judge_kappa_writes_a_record(shared_data, tmp_path):
-    spec = importlib.util.spec_from_file_location("judge_kappa", REPO / "scripts" / "bench" / "judge_kappa.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+def test_judge_kappa_writes_a_record(shared_data, tmp_path, bench_script):
+    mod = bench_script("judge_kappa")
     record_path = tmp_path / "judges" / "validation" / "local.json"
     code = mod.main(["--judge", "local", "--mock-server", "--limit", "3", "--n-boot", "10", "--no-progress",
                      "--data", str(shared_data), "--out-dir", str(tmp_path / "out"),

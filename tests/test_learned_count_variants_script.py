@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-
 
 @pytest.fixture(scope="module")
-def script():
-    path = REPO / "scripts" / "bench" / "learned_count_variants.py"
-    spec = importlib.util.spec_from_file_location("learned_count_variants", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def script(bench_script):
+    return bench_script("learned_count_variants")
 
 
 IDS = [("a", 1), ("a", 2), ("a", 3), ("b", 1), ("b", 2)]

@@ -2,27 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-
 
 @pytest.fixture(scope="module")
-def script():
-    path = REPO / "scripts" / "bench" / "learned_grounding_variants.py"
-    spec = importlib.util.spec_from_file_location("learned_grounding_variants", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(path.parent))  # it imports its sibling learned_rqi
-    try:
-        spec.loader.exec_module(mod)
-    finally:
-        sys.path.remove(str(path.parent))
-    return mod
+def script(bench_script):
+    return bench_script("learned_grounding_variants")  # it imports its sibling learned_rqi
 
 
 def _data(strict_agent_b: bool):

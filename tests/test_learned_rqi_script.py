@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-
 
 @pytest.fixture(scope="module")
-def script():
-    spec = importlib.util.spec_from_file_location("learned_rqi", REPO / "scripts" / "bench" / "learned_rqi.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def script(bench_script):
+    return bench_script("learned_rqi")
 
 
 def test_rqi_per_trace_counts_only_the_labeled_steps_asked_for(script):
@@ -62,4 +55,3 @@ def test_shuffled_folds_keep_questions_together_and_depend_on_the_seed(script):
             assert len(te) == 4  # 6 questions dealt round-robin: 2 per fold
         seen.add(tuple(sorted(tuple(sorted(t)) for t in tests)))
     assert len(seen) > 1  # the seed changes the assignment
-

@@ -6,20 +6,13 @@ scripts/bench/results/ppi_sim.md; here the bounds are looser, for 200 estimates 
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "bench" / "ppi_sim.py"
-
 
 @pytest.fixture(scope="module")
-def sim(shared_data):
-    spec = importlib.util.spec_from_file_location("ppi_sim", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+def sim(shared_data, bench_script):
+    mod = bench_script("ppi_sim")
     judge, human = mod.value_tables(shared_data, "rules")
     mod.SIZES = (40,)
     return mod.simulate(judge, human, draws=40, seed=7)

@@ -3,7 +3,6 @@ labels, the judge-vs-reference view, a screenshot; and a 28,493-trace explorer (
 
 from __future__ import annotations
 
-import importlib.util
 import time
 from pathlib import Path
 
@@ -202,23 +201,16 @@ def test_a_judges_disagreement_link_lists_that_judges_disagreements(two_judges_d
     assert browser.errors == []
 
 
-def _make_corpus():
-    spec = importlib.util.spec_from_file_location("make_corpus", REPO / "scripts" / "bench" / "make_corpus.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.shared_data
-def test_explorer_at_paper_scale(shared_traces, tmp_path, browser):
+def test_explorer_at_paper_scale(shared_traces, tmp_path, browser, bench_script):
     """28,493 traces resampled from the shared 190: written, opened and filtered; timings printed."""
     import copy
 
     from seekbench.cli import main
 
-    mc = _make_corpus()
+    mc = bench_script("make_corpus")
     corpus = tmp_path / "corpus_1x.jsonl"
     t0 = time.perf_counter()
     n, n_steps = mc.write_corpus(corpus, [copy.deepcopy(t) for t in shared_traces], mc.PAPER_TRACES, seed=0,
